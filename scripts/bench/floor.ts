@@ -1,0 +1,333 @@
+// The bench FLOOR: what the REST endpoints cost with nothing between HTTP and PostgreSQL. A bare
+// node:http + pg server answering the benched requests with hand-written SQL: the same JWT check
+// (jose, HS256 allow-list, exp required), the same membership check, the same JSON shapes and the
+// same work per request (a page and its total in one round trip; the form submit in one transaction
+// under the same advisory lock). Not a product: no rate limits, logging or complete validation.
+// Env: DATABASE_URL, AUTH_JWT_SECRET, PORT (0 = any), DATABASE_POOL_MAX (default 10).
+import { webcrypto } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { jwtVerify } from 'jose';
+import pg from 'pg';
+import { uuidv7 } from './dataset.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const CONTACT_TYPES = new Set(['lead', 'client', 'past_client', 'vendor', 'other']);
+const SOURCES = new Set(['website', 'referral', 'social_media', 'advertising', 'cold_outreach', 'repeat_client', 'other']);
+const DEAL_STATUS = new Set(['open', 'won', 'lost', 'abandoned']);
+const INVOICE_STATUS = new Set(['draft', 'sent', 'viewed', 'partial', 'paid', 'overdue', 'cancelled', 'refunded']);
+const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+class HttpError extends Error {
+  constructor(readonly status: number, readonly body: object) {
+    super(String(status));
+  }
+}
+const unauthorized = () => new HttpError(401, { error: 'Unauthorized' });
+const forbidden = () => new HttpError(403, { error: 'Forbidden: no access to this account' });
+const invalid = (details: Record<string, string[]>) => new HttpError(400, { error: 'Invalid payload', details });
+
+export function createFloor(opts: { databaseUrl: string; jwtSecret: string; poolMax?: number }) {
+  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolMax ?? 10 });
+  pool.on('error', () => {});
+  // Imported once, as the service does (given raw bytes, jose imports the key on every verification).
+  const secret = webcrypto.subtle.importKey('raw', new TextEncoder().encode(opts.jwtSecret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+
+  async function userOf(req: IncomingMessage): Promise<string> {
+    const token = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!token) throw unauthorized();
+    try {
+      const { payload } = await jwtVerify(token, await secret, { algorithms: ['HS256'], requiredClaims: ['exp'], clockTolerance: 30 });
+      if (typeof payload.sub !== 'string' || !UUID.test(payload.sub)) throw unauthorized();
+      return payload.sub.toLowerCase();
+    } catch {
+      throw unauthorized();
+    }
+  }
+
+  /** Owner or team member, else 403 (an unknown account too). */
+  async function requireMember(accountId: unknown, userId: string): Promise<string> {
+    if (typeof accountId !== 'string' || !UUID.test(accountId)) throw invalid({ account_id: ['Must be a UUID'] });
+    const { rows } = await pool.query(
+      `SELECT a.owner_id = $2 OR EXISTS (SELECT 1 FROM team_members m WHERE m.account_id = a.id AND m.user_id = $2) AS ok
+       FROM accounts a WHERE a.id = $1`,
+      [accountId, userId],
+    );
+    if (!rows[0]?.ok) throw forbidden();
+    return accountId;
+  }
+
+  function paging(q: URLSearchParams): { page: number; pageSize: number } {
+    const page = Number(q.get('page') ?? 1);
+    const pageSize = Number(q.get('page_size') ?? 25);
+    const details: Record<string, string[]> = {};
+    if (!Number.isInteger(page) || page < 1) details.page = ['Must be at least 1'];
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) details.page_size = ['Must be from 1 to 100'];
+    if (Object.keys(details).length) throw invalid(details);
+    return { page, pageSize };
+  }
+
+  /** One round trip: the page as JSON rows and the total of the same filter. */
+  async function list(table: string, columns: string, joins: string, where: string[], params: unknown[], page: number, pageSize: number) {
+    const filter = where.join(' AND ');
+    params.push(pageSize, (page - 1) * pageSize);
+    const limit = `$${params.length - 1}`;
+    const offset = `$${params.length}`;
+    // The page is cut first (the index serves ORDER BY ... LIMIT), then formatted and joined: a deep
+    // page must not format or join the 50,000 rows it skips.
+    const { rows } = await pool.query(
+      `SELECT (SELECT count(*) FROM ${table} t WHERE ${filter})::int AS total,
+              (SELECT coalesce(json_agg(p), '[]') FROM (
+                 SELECT ${columns} FROM (
+                   SELECT * FROM ${table} t WHERE ${filter} ORDER BY t.created_at DESC, t.id DESC LIMIT ${limit} OFFSET ${offset}
+                 ) t ${joins}
+                 ORDER BY t.created_at DESC, t.id DESC) p) AS data`,
+      params,
+    );
+    return { data: rows[0].data, total: rows[0].total, page, page_size: pageSize };
+  }
+
+  async function listContacts(req: IncomingMessage, q: URLSearchParams) {
+    const accountId = await requireMember(q.get('account_id'), await userOf(req));
+    const { page, pageSize } = paging(q);
+    const where = ['t.account_id = $1'];
+    const params: unknown[] = [accountId];
+    const type = q.get('type');
+    if (type) {
+      if (!CONTACT_TYPES.has(type)) throw invalid({ type: ['Invalid value'] });
+      params.push(type);
+      where.push(`t.contact_type = $${params.length}::contact_type`);
+    }
+    const search = q.get('search')?.trim().replace(/[\\%_]/g, '\\$&');
+    if (search) {
+      params.push(search);
+      const s = `$${params.length}`;
+      const across = [...search.matchAll(/ /g)].map(({ index }) => {
+        params.push(search.slice(0, index), search.slice(index + 1));
+        return `(t.first_name ILIKE '%' || $${params.length - 1} AND t.last_name ILIKE $${params.length} || '%')`;
+      });
+      const anywhere = `'%' || ${s} || '%'`;
+      where.push(`(t.first_name ILIKE ${anywhere} OR t.last_name ILIKE ${anywhere} OR t.email ILIKE ${anywhere}${across.map((a) => ` OR ${a}`).join('')})`);
+    }
+    return list(
+      'contacts',
+      `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, ${ISO('t.created_at')} AS created_at`,
+      '', where, params, page, pageSize,
+    );
+  }
+
+  async function listDeals(req: IncomingMessage, q: URLSearchParams) {
+    const accountId = await requireMember(q.get('account_id'), await userOf(req));
+    const { page, pageSize } = paging(q);
+    const where = ['t.account_id = $1'];
+    const params: unknown[] = [accountId];
+    const status = q.get('status');
+    if (status) {
+      if (!DEAL_STATUS.has(status)) throw invalid({ status: ['Invalid value'] });
+      params.push(status);
+      where.push(`t.status = $${params.length}::deal_status`);
+    }
+    return list(
+      'deals',
+      `t.id, t.title, t.value::float8 AS value, t.probability, t.status, to_char(t.expected_close_date, 'YYYY-MM-DD') AS expected_close_date,
+       CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
+       CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object('id', s.id, 'name', s.name) END AS pipeline_stages`,
+      'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id LEFT JOIN pipeline_stages s ON s.account_id = t.account_id AND s.id = t.stage_id',
+      where, params, page, pageSize,
+    );
+  }
+
+  async function listInvoices(req: IncomingMessage, q: URLSearchParams) {
+    const accountId = await requireMember(q.get('account_id'), await userOf(req));
+    const { page, pageSize } = paging(q);
+    const where = ['t.account_id = $1'];
+    const params: unknown[] = [accountId];
+    const status = q.get('status');
+    if (status) {
+      if (!INVOICE_STATUS.has(status)) throw invalid({ status: ['Invalid value'] });
+      params.push(status);
+      where.push(`t.status = $${params.length}::invoice_status`);
+    }
+    return list(
+      'invoices',
+      `t.id, t.invoice_number, t.amount::float8 AS amount, t.status, to_char(t.due_date, 'YYYY-MM-DD') AS due_date,
+       CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
+       ${ISO('t.created_at')} AS created_at`,
+      'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id',
+      where, params, page, pageSize,
+    );
+  }
+
+  async function createContact(req: IncomingMessage) {
+    const userId = await userOf(req);
+    const body = await readJson(req);
+    const details: Record<string, string[]> = {};
+    const text = (key: string, max: number, required = false): string | null => {
+      const value = body[key];
+      if (value === undefined || value === null || value === '') {
+        if (required) details[key] = ['Required'];
+        return null;
+      }
+      if (typeof value !== 'string' || value.trim().length > max) details[key] = [`Must be at most ${max} characters`];
+      return typeof value === 'string' ? value.trim() || null : null;
+    };
+    const firstName = text('first_name', 100, true);
+    const lastName = text('last_name', 100);
+    const email = text('email', 254);
+    if (email && !EMAIL.test(email)) details.email = ['Must be a valid e-mail address'];
+    const phone = text('phone', 50);
+    const company = text('company', 200);
+    const contactType = (body.contact_type as string | undefined) ?? 'lead';
+    const source = (body.source as string | undefined) ?? 'other';
+    if (!CONTACT_TYPES.has(contactType)) details.contact_type = ['Invalid value'];
+    if (!SOURCES.has(source)) details.source = ['Invalid value'];
+    if (typeof body.account_id !== 'string' || !UUID.test(body.account_id)) details.account_id = ['Must be a UUID'];
+    if (Object.keys(details).length) throw invalid(details);
+    const accountId = await requireMember(body.account_id, userId);
+    const { rows } = await pool.query(
+      `INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::contact_type, $9::contact_source)
+       RETURNING id, first_name, last_name, email, contact_type, source, ${ISO('created_at')} AS created_at`,
+      [uuidv7(Date.now()), accountId, firstName, lastName, email, phone, company, contactType, source],
+    );
+    return { data: rows[0] };
+  }
+
+  async function submitForm(req: IncomingMessage, formId: string) {
+    const notFound = new HttpError(404, { error: 'Form not found or inactive' });
+    if (!UUID.test(formId)) throw notFound;
+    const { rows: forms } = await pool.query(
+      `SELECT f.id, f.account_id, f.active, f.success_message, f.redirect_url,
+              (SELECT json_agg(x ORDER BY x.position) FROM lead_form_fields x WHERE x.form_id = f.id) AS fields
+       FROM lead_forms f WHERE f.id = $1`,
+      [formId],
+    );
+    const form = forms[0];
+    if (!form?.active) throw notFound;
+    const body = await readJson(req);
+    const data = (body.data ?? {}) as Record<string, unknown>;
+    const metadata = (body.metadata ?? {}) as Record<string, unknown>;
+    const values: Record<string, string> = {};
+    const contact: Record<string, string> = {};
+    const details: Record<string, string[]> = {};
+    for (const field of form.fields as { key: string; required: boolean; maps_to: string | null; type: string; max_length: number; options: string[] }[]) {
+      const raw = data[field.key];
+      if (raw !== undefined && typeof raw !== 'string') { details[field.key] = ['Expected a string']; continue; }
+      const value = (raw ?? '').trim();
+      if (raw !== undefined) values[field.key] = value;
+      if (!value) { if (field.required) details[field.key] = ['Required']; continue; }
+      if (value.length > field.max_length) details[field.key] = [`Must be at most ${field.max_length} characters`];
+      else if ((field.type === 'email' || field.maps_to === 'email') && !EMAIL.test(value)) details[field.key] = ['Must be a valid e-mail address'];
+      else if (field.type === 'select' && !field.options.includes(value)) details[field.key] = ['Must be one of the options'];
+      if (field.maps_to) contact[field.maps_to] = value;
+    }
+    if (Object.keys(details).length) throw invalid(details);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      let contactId: string | null = null;
+      if (contact.email) {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))', [`${form.account_id}:${contact.email.toLowerCase()}`]);
+        const found = await client.query(
+          'SELECT id FROM contacts WHERE account_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1',
+          [form.account_id, contact.email],
+        );
+        contactId = found.rows[0]?.id ?? null;
+      }
+      if (contactId) {
+        await client.query(
+          `UPDATE contacts SET first_name = coalesce($2, first_name), last_name = coalesce($3, last_name), phone = coalesce($4, phone),
+           company = coalesce($5, company), updated_at = now() WHERE id = $1`,
+          [contactId, contact.first_name ?? null, contact.last_name ?? null, contact.phone ?? null, contact.company ?? null],
+        );
+      } else {
+        contactId = uuidv7(Date.now());
+        await client.query(
+          `INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 'lead', 'website')`,
+          [contactId, form.account_id, contact.first_name ?? contact.email!.split('@')[0], contact.last_name ?? null,
+            contact.email ?? null, contact.phone ?? null, contact.company ?? null],
+        );
+      }
+      await client.query(
+        `INSERT INTO form_submissions (id, account_id, form_id, contact_id, data, referrer, page, client_ip, user_agent)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [uuidv7(Date.now()), form.account_id, form.id, contactId, values, str(metadata.referrer), str(metadata.page),
+          req.socket.remoteAddress ?? 'unknown', req.headers['user-agent'] ?? null],
+      );
+      await client.query('COMMIT');
+      return { success: true, contact_id: contactId, successMessage: form.success_message, redirectUrl: form.redirect_url };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async function route(req: IncomingMessage): Promise<[number, object]> {
+    const url = new URL(req.url ?? '/', 'http://floor');
+    const path = url.pathname;
+    if (req.method === 'GET' && path === '/healthz') return [200, { status: 'ok' }];
+    if (req.method === 'GET' && path === '/api/v1/contacts') return [200, await listContacts(req, url.searchParams)];
+    if (req.method === 'POST' && path === '/api/v1/contacts') return [201, await createContact(req)];
+    if (req.method === 'GET' && path === '/api/v1/deals') return [200, await listDeals(req, url.searchParams)];
+    if (req.method === 'GET' && path === '/api/v1/invoices') return [200, await listInvoices(req, url.searchParams)];
+    const submit = /^\/api\/v1\/forms\/([^/]+)\/submit$/.exec(path);
+    if (req.method === 'POST' && submit) return [200, await submitForm(req, decodeURIComponent(submit[1]!))];
+    return [404, { error: 'Not found' }];
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    route(req).then(
+      ([status, body]) => send(res, status, body),
+      (error: unknown) => {
+        if (error instanceof HttpError) return send(res, error.status, error.body);
+        console.error(error);
+        send(res, 500, { error: 'Internal server error' });
+      },
+    );
+  });
+  return { server, close: async () => { await new Promise((r) => server.close(r)); await pool.end(); } };
+}
+
+const str = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim().slice(0, 2048) : null);
+
+function send(res: ServerResponse, status: number, body: object) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1 << 20) throw new HttpError(413, { error: 'Payload too large' });
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    const value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value;
+  } catch { /* below */ }
+  throw invalid({ body: ['Expected a JSON object'] });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const databaseUrl = process.env.DATABASE_URL;
+  const jwtSecret = process.env.AUTH_JWT_SECRET;
+  if (!databaseUrl || !jwtSecret) {
+    process.stderr.write('floor: DATABASE_URL and AUTH_JWT_SECRET are required\n');
+    process.exit(1);
+  }
+  const floor = createFloor({ databaseUrl, jwtSecret, poolMax: Number(process.env.DATABASE_POOL_MAX) || 10 });
+  floor.server.keepAliveTimeout = 65_000;
+  floor.server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+    const address = floor.server.address();
+    process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : ''}\n`);
+  });
+  const stop = () => void floor.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

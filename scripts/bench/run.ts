@@ -1,0 +1,435 @@
+// npm run bench -- [--contacts 100000] [--duration 10] [--rounds 2] [--warmup 2] [--connections 32] [--pool 10]
+//                  [--cases contacts-first,deals,...] [--deep-page 2000] [--search nakamura]
+//                  [--type client] [--no-exports] [--log-level info]
+// Against the machine's PostgreSQL (DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test):
+// makes and fills the bench database when needed, starts the service (NODE_ENV=production) and
+// the FLOOR (scripts/bench/floor.ts) on the same data, drives both with autocannon, one case at a
+// time, and prints the table. See BENCHMARKS.md.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type RawResult } from 'autocannon';
+import { print } from 'graphql';
+import pg from 'pg';
+import { mintToken } from '../../src/auth/token.js';
+import { ListContactsDocument } from '../../src/rest/operations/generated.js';
+import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, numberFlag, parseFlags } from './common.js';
+import { DATA_FLAGS, progressBar, sizeFromFlags } from './data.js';
+import { ensureDataset, removeBenchWrites, type Dataset, type DatasetSize } from './dataset.js';
+import { rssOf, sampleRss, startServer, type Server } from './processes.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export type BenchOptions = {
+  size: DatasetSize;
+  /** The bench database; default from benchDatabaseUrl(). */
+  databaseUrl?: string;
+  /** Seconds per case and server, split over `rounds` alternating runs. */
+  duration: number;
+  rounds: number;
+  warmup: number;
+  connections: number;
+  poolMax: number;
+  deepPage: number;
+  search: string;
+  type: string;
+  /** Case names to run (default: all). */
+  cases?: string[];
+  exports: boolean;
+  logLevel: string;
+  log: (line: string) => void;
+  /** Shows the dataset progress bar (TTY runs). */
+  progress?: boolean;
+};
+
+export type Stats = { rps: number; p50: number; p99: number; requests: number; failures: number; statuses: Record<string, number> };
+export type CaseResult = { name: string; label: string; kind: 'list' | 'write' | 'graphql'; service: Stats; floor: Stats | null; check: string };
+export type ExportResult = { name: string; label: string; rows: number; bytes: number; seconds: number; rowsPerSecond: number; rssBefore: number; rssPeak: number; growth: number; rssSource: string };
+export type BenchReport = {
+  startedAt: string;
+  machine: { cpus: number; cpuModel: string; memoryGb: number; loadBefore: number[]; loadAfter: number[]; node: string; postgres: string };
+  settings: Omit<BenchOptions, 'log' | 'progress' | 'cases'> & { database: string };
+  dataset: Pick<Dataset, 'contacts' | 'deals' | 'invoices' | 'submissions' | 'smallAccounts'>;
+  cases: CaseResult[];
+  exports: ExportResult[];
+  serviceRss: { start: number; end: number };
+};
+
+type Case = {
+  name: string;
+  label: string;
+  kind: CaseResult['kind'];
+  method: 'GET' | 'POST';
+  path: string;
+  body?: () => string;
+  headers: Record<string, string>;
+  /** The floor's case this one is compared with (the GraphQL row: the REST list's floor). */
+  floorCase?: string | null;
+  expect: number;
+};
+
+export const CASE_NAMES = ['contacts-first', 'contacts-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'create-contact', 'submit-form'];
+
+function buildCases(dataset: Dataset, token: string, opts: BenchOptions): Case[] {
+  const auth = { authorization: `Bearer ${token}` };
+  const json = { 'content-type': 'application/json' };
+  const a = dataset.accountId;
+  let visitor = 0;
+  const runId = Date.now().toString(36);
+  return [
+    { name: 'contacts-first', label: 'GET /contacts (page 1)', kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}`, headers: auth, expect: 200 },
+    { name: 'contacts-deep', label: `GET /contacts (page ${opts.deepPage})`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&page=${opts.deepPage}`, headers: auth, expect: 200 },
+    { name: 'contacts-search', label: `GET /contacts (search "${opts.search}")`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&search=${encodeURIComponent(opts.search)}`, headers: auth, expect: 200 },
+    { name: 'contacts-type', label: `GET /contacts (type=${opts.type})`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&type=${opts.type}`, headers: auth, expect: 200 },
+    { name: 'deals', label: 'GET /deals (page 1)', kind: 'list', method: 'GET', path: `/api/v1/deals?account_id=${a}`, headers: auth, expect: 200 },
+    { name: 'invoices', label: 'GET /invoices (page 1)', kind: 'list', method: 'GET', path: `/api/v1/invoices?account_id=${a}`, headers: auth, expect: 200 },
+    {
+      name: 'graphql-contacts', label: 'POST /graphql (contacts page 1)', kind: 'graphql', method: 'POST', path: '/graphql',
+      headers: { ...auth, ...json }, floorCase: 'contacts-first', expect: 200,
+      body: constant(JSON.stringify({ query: print(ListContactsDocument), operationName: 'ListContacts', variables: { accountId: a } })),
+    },
+    {
+      name: 'create-contact', label: 'POST /contacts', kind: 'write', method: 'POST', path: '/api/v1/contacts', headers: { ...auth, ...json }, expect: 201,
+      body: constant(JSON.stringify({ account_id: a, first_name: 'Bench', last_name: 'Writer', email: 'bench.writer@example.com', company: 'Bench Ltd', contact_type: 'lead', source: 'referral' })),
+    },
+    {
+      // A new visitor each time (distinct e-mail): the create path, as most real submissions.
+      name: 'submit-form', label: 'POST /forms/{id}/submit', kind: 'write', method: 'POST', path: `/api/v1/forms/${dataset.formId}/submit`, headers: json, expect: 200,
+      body: () => JSON.stringify({
+        data: { first_name: 'Visitor', last_name: `No ${++visitor}`, email: `visitor-${runId}-${visitor}@example.com`, topic: 'Pricing', message: 'Hello' },
+        metadata: { referrer: 'https://www.google.com/', page: '/contact' },
+      }),
+    },
+  ].filter((c) => !opts.cases || opts.cases.includes(c.name)) as Case[];
+}
+
+const constant = (text: string) => () => text;
+
+/** Drives `c` for `seconds`; the raw result (not aggregated) so rounds can be merged. */
+function drive(server: Server, c: Case, seconds: number, connections: number): Promise<RawResult> {
+  const body = c.body;
+  return autocannon({
+    url: server.baseUrl,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    skipAggregateResult: true,
+    requests: [{
+      method: c.method,
+      path: c.path,
+      headers: c.headers,
+      ...(body ? { setupRequest: (request) => ({ ...request, body: body() }) } : {}),
+    }],
+  }) as unknown as Promise<RawResult>;
+}
+
+/** Rounds merged: requests and time summed, latency percentiles from the merged histograms. */
+function stats(rounds: RawResult[], server: Server, connections: number, expect: number): Stats {
+  const seconds = rounds.reduce((sum, r) => sum + r.duration, 0);
+  const statuses: Record<string, number> = {};
+  for (const r of rounds) for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) statuses[code] = (statuses[code] ?? 0) + s.count;
+  const requests = rounds.reduce((sum, r) => sum + r.totalCompletedRequests, 0);
+  const errors = rounds.reduce((sum, r) => sum + r.errors + r.timeouts, 0);
+  // aggregateResult adds the status counts into the first round's object: give it copies.
+  const merged = autocannon.aggregateResult(rounds.map((r) => ({ ...r, statusCodeStats: {} })), { url: server.baseUrl, connections });
+  const ok = statuses[String(expect)] ?? 0;
+  return { rps: ok / seconds, p50: merged.latency.p50, p99: merged.latency.p99, requests, failures: requests - ok + errors, statuses };
+}
+
+/** One request to each server: same status, same total and the same keys in the same nesting. */
+async function compare(service: Server, floor: Server, c: Case): Promise<string> {
+  const call = async (s: Server, target: Case) => {
+    const response = await fetch(s.baseUrl + target.path, { method: target.method, headers: target.headers, body: target.body?.() });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try { parsed = JSON.parse(text); } catch { /* text */ }
+    return { status: response.status, body: parsed as Record<string, unknown> };
+  };
+  const mine = await call(service, c);
+  if (mine.status !== c.expect) return `service answered ${mine.status}: ${JSON.stringify(mine.body).slice(0, 200)}`;
+  const floorCase = c.floorCase === undefined ? c : null;
+  if (!floorCase) return 'ok';
+  const theirs = await call(floor, floorCase);
+  if (theirs.status !== c.expect) return `floor answered ${theirs.status}: ${JSON.stringify(theirs.body).slice(0, 200)}`;
+  const a = shape(mine.body);
+  const b = shape(theirs.body);
+  if (a !== b) return `shapes differ: service ${a} / floor ${b}`;
+  if (c.kind === 'list') {
+    const [x, y] = [mine.body as { total: number; data: unknown[] }, theirs.body as { total: number; data: unknown[] }];
+    if (x.total !== y.total || x.data.length !== y.data.length) return `service total ${x.total} (${x.data.length} rows), floor ${y.total} (${y.data.length} rows)`;
+    if (JSON.stringify(x.data[0]) !== JSON.stringify(y.data[0])) return `first rows differ: ${JSON.stringify(x.data[0])} / ${JSON.stringify(y.data[0])}`;
+  }
+  return 'ok';
+}
+
+/** Keys of an answer, arrays by their first item: `{data:[{id,...}],total}`. */
+function shape(value: unknown): string {
+  if (Array.isArray(value)) return value.length ? `[${shape(value[0])}]` : '[]';
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => {
+      const v = (value as Record<string, unknown>)[k];
+      return v && typeof v === 'object' ? `${k}:${shape(v)}` : k;
+    }).join(',')}}`;
+  }
+  return '';
+}
+
+/** Downloads one export, counting rows as they stream; RSS of the service sampled meanwhile. */
+async function measureExport(service: Server, label: string, name: string, pathAndQuery: string, token: string, countRows: (chunk: Uint8Array, state: { rows: number; last: number }) => void, headerRows: number): Promise<ExportResult> {
+  const rss = sampleRss(service.pid);
+  const started = performance.now();
+  const response = await fetch(service.baseUrl + pathAndQuery, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(600_000) });
+  if (!response.ok || !response.body) throw new Error(`${name}: service answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const state = { rows: 0, last: 0 };
+  let bytes = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    countRows(chunk, state);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const { before, peak, source } = rss.stop();
+  if (countRows === countLines && bytes > 0 && state.last !== LF) state.rows++; // an unterminated last line
+  const rows = state.rows - headerRows;
+  return { name, label, rows, bytes, seconds, rowsPerSecond: rows / seconds, rssBefore: before, rssPeak: peak, growth: peak - before, rssSource: source };
+}
+
+const LF = 10;
+const BRACE = 123;
+/** CSV: one row per line (the last line has no line break of its own: see finishLines). */
+const countLines = (chunk: Uint8Array, state: { rows: number; last: number }) => {
+  for (let i = 0; i < chunk.length; i++) if (chunk[i] === LF) state.rows++;
+  if (chunk.length > 0) state.last = chunk[chunk.length - 1]!;
+};
+/** Account export: every record starts a line with `{` (records are one line each). */
+const countRecords = (chunk: Uint8Array, state: { rows: number; last: number }) => {
+  for (let i = 0; i < chunk.length; i++) {
+    if (chunk[i] === BRACE && state.last === LF) state.rows++;
+    state.last = chunk[i]!;
+  }
+};
+
+export async function runBench(opts: BenchOptions): Promise<BenchReport> {
+  const log = opts.log;
+  const startedAt = new Date().toISOString();
+  const loadBefore = loadavg();
+  const url = opts.databaseUrl ?? benchDatabaseUrl(opts.size.contacts);
+  const bar = opts.progress ? progressBar(opts.size) : null;
+  let dataset: Dataset;
+  try {
+    dataset = await ensureDataset(url, opts.size, { onProgress: bar?.onProgress, log });
+  } finally {
+    bar?.stop();
+  }
+  const leftovers = await removeBenchWrites(dataset);
+  if (leftovers > 0) log(`dataset: removed ${leftovers} rows an earlier run wrote`);
+  const postgres = await pgVersion(url);
+
+  const token = await mintToken(BENCH_JWT_SECRET, { sub: dataset.ownerId, expiresIn: '2h' });
+  const logDir = path.join(tmpdir(), `crm-bench-${process.pid}`);
+  mkdirSync(logDir, { recursive: true });
+  const common = { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, DATABASE_POOL_MAX: String(opts.poolMax), NODE_ENV: 'production' };
+  const servers: Server[] = [];
+  const cases: CaseResult[] = [];
+  const exports: ExportResult[] = [];
+  let serviceRss = { start: 0, end: 0 };
+  try {
+    log('starting the service and the floor');
+    const [service, floor] = await Promise.all([
+      startServer({
+        name: 'service', cwd: ROOT, logFile: path.join(logDir, 'service.log'),
+        args: ['--import', 'tsx', 'src/main.ts'],
+        env: { ...common, RATE_LIMITS: 'off', LOG_LEVEL: opts.logLevel },
+      }),
+      startServer({ name: 'floor', cwd: ROOT, logFile: path.join(logDir, 'floor.log'), args: ['--import', 'tsx', 'scripts/bench/floor.ts'], env: common }),
+    ]);
+    servers.push(service, floor);
+    serviceRss.start = rssNow(service.pid);
+
+    const planned = buildCases(dataset, token, opts);
+    const floorResults = new Map<string, Stats>();
+    const runCase = async (c: Case): Promise<CaseResult> => {
+      const check = await compare(service, floor, c);
+      if (check !== 'ok') log(`  ${c.name}: CHECK FAILED: ${check}`);
+      // Rounds alternate service and floor, so a change in the machine's load falls on both.
+      const measured = c.floorCase === undefined ? [service, floor] : [service];
+      const rounds = new Map<Server, RawResult[]>(measured.map((m) => [m, []]));
+      for (const m of measured) if (opts.warmup > 0) await drive(m, c, opts.warmup, opts.connections);
+      for (let round = 0; round < opts.rounds; round++) {
+        for (const m of measured) rounds.get(m)!.push(await drive(m, c, opts.duration / opts.rounds, opts.connections));
+      }
+      const s = stats(rounds.get(service)!, service, opts.connections, c.expect);
+      let f: Stats | null = null;
+      if (c.floorCase === undefined) floorResults.set(c.name, (f = stats(rounds.get(floor)!, floor, opts.connections, c.expect)));
+      else if (c.floorCase) f = floorResults.get(c.floorCase) ?? null;
+      log(`  ${c.label.padEnd(36)} service ${fmt(s.rps, 0).padStart(6)} req/s p99 ${fmt(s.p99, 1)} ms` +
+        (f ? ` | floor ${fmt(f.rps, 0).padStart(6)} req/s p99 ${fmt(f.p99, 1)} ms | ${fmt(s.rps / f.rps, 2)}x` : ''));
+      return { name: c.name, label: c.label, kind: c.kind, service: s, floor: f, check };
+    };
+
+    // Reads, then the exports (of the dataset as generated), then the writes.
+    for (const c of planned.filter((x) => x.kind !== 'write')) cases.push(await runCase(c));
+    if (opts.exports) {
+      const a = dataset.accountId;
+      exports.push(await measureExport(service, 'GET /contacts/export (CSV)', 'export-csv', `/api/v1/contacts/export?account_id=${a}`, token, countLines, 1));
+      log(`  CSV export: ${exports.at(-1)!.rows} rows in ${fmt(exports.at(-1)!.seconds, 1)} s`);
+      exports.push(await measureExport(service, 'GET /account/export (JSON)', 'export-json', `/api/v1/account/export?account_id=${a}`, token, countRecords, 0));
+      log(`  JSON export: ${exports.at(-1)!.rows} records in ${fmt(exports.at(-1)!.seconds, 1)} s`);
+    }
+    for (const c of planned.filter((x) => x.kind === 'write')) cases.push(await runCase(c));
+    serviceRss.end = rssNow(service.pid);
+  } finally {
+    for (const s of servers.reverse()) await s.stop();
+    await removeBenchWrites(dataset).catch(() => 0);
+  }
+  const { log: _log, progress: _progress, cases: _cases, ...settings } = opts;
+  return {
+    startedAt,
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      loadBefore,
+      loadAfter: loadavg(),
+      node: process.version,
+      postgres,
+    },
+    settings: { ...settings, database: new URL(url).pathname.slice(1) },
+    dataset: { contacts: dataset.contacts, deals: dataset.deals, invoices: dataset.invoices, submissions: dataset.submissions, smallAccounts: dataset.smallAccounts },
+    cases,
+    exports,
+    serviceRss,
+  };
+}
+
+const rssNow = (pid: number) => rssOf(pid) ?? 0;
+
+async function pgVersion(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
+  } finally {
+    await client.end();
+  }
+}
+
+// ---- the table ---------------------------------------------------------------------------------
+
+const fmt = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+
+export const TARGETS = { rps: 0.7, p99: 2, restOverGraphql: 0.1, exportGrowthMb: 100, searchOverFirst: 3 };
+
+export function verdicts(report: BenchReport): string[] {
+  const lines: string[] = [];
+  for (const c of report.cases.filter((x) => x.kind === 'list' && x.floor)) {
+    if (c.service.rps === 0 || c.floor!.rps === 0) {
+      lines.push(`NOT met  ${c.label}: no request completed within a round (service ${c.service.requests}, floor ${c.floor!.requests})`);
+      continue;
+    }
+    const r = c.service.rps / c.floor!.rps;
+    const p = c.service.p99 / Math.max(c.floor!.p99, 1);
+    const ok = r >= TARGETS.rps && p <= TARGETS.p99;
+    lines.push(`${ok ? 'met    ' : 'NOT met'}  ${c.label}: ${fmt(r, 2)}x the floor's req/s (target ≥ ${TARGETS.rps}), p99 ${fmt(p, 2)}x (target ≤ ${TARGETS.p99})`);
+  }
+  const rest = report.cases.find((c) => c.name === 'contacts-first');
+  const gql = report.cases.find((c) => c.name === 'graphql-contacts');
+  if (rest && gql) {
+    const cost = 1 - rest.service.rps / gql.service.rps;
+    lines.push(`${cost <= TARGETS.restOverGraphql ? 'met    ' : 'NOT met'}  REST over /graphql (same contacts query): REST costs ${fmt(cost * 100, 1)}% (target ≤ 10%; negative = REST is faster)`);
+  }
+  for (const e of report.exports) {
+    const growthMb = e.growth / 2 ** 20;
+    // The target is the contacts CSV's; the account export is measured and shown, not judged.
+    if (e.name !== 'export-csv') lines.push(`info     ${e.label}: peak RSS growth ${fmt(growthMb, 0)} MB over ${e.rows} records, ${fmt(e.rowsPerSecond, 0)} records/s`);
+    else lines.push(`${growthMb <= TARGETS.exportGrowthMb ? 'met    ' : 'NOT met'}  ${e.label}: peak RSS growth ${fmt(growthMb, 0)} MB over ${e.rows} rows (target ≤ ${TARGETS.exportGrowthMb} MB)`);
+  }
+  const search = report.cases.find((c) => c.name === 'contacts-search');
+  if (rest && search && (search.service.rps === 0 || rest.service.rps === 0)) {
+    lines.push('NOT met  search vs first page: no search request completed within a round');
+  } else if (rest && search) {
+    const ratio = search.service.p50 / Math.max(rest.service.p50, 1);
+    const at = report.dataset.contacts;
+    lines.push(`${ratio <= TARGETS.searchOverFirst ? 'met    ' : 'NOT met'}  search p50 ${fmt(ratio, 2)}x the first page's at ${at} contacts (target ≤ ${TARGETS.searchOverFirst}x${at >= 1_000_000 ? '' : '; the target is stated for 1,000,000'})`);
+  }
+  return lines;
+}
+
+export function formatReport(report: BenchReport): string {
+  const { machine: m, settings: s, dataset: d } = report;
+  const out: string[] = [];
+  out.push(`Bench ${report.startedAt}: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}, PostgreSQL ${m.postgres}`);
+  out.push(`load average before ${m.loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${m.loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
+  out.push(`dataset: ${d.contacts} contacts, ${d.deals} deals, ${d.invoices} invoices, ${d.submissions} submissions in one account + ${d.smallAccounts} small accounts (database ${s.database})`);
+  out.push(`${s.connections} connections, ${s.duration} s per case and server (${s.rounds} alternating rounds) after ${s.warmup} s warm-up, pool ${s.poolMax} connections per server, LOG_LEVEL=${s.logLevel}`);
+  out.push('');
+  out.push('| case | service req/s | floor req/s | ratio | service p50 / p99 ms | floor p50 / p99 ms | p99 ratio | errors |');
+  out.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const c of report.cases) {
+    const f = c.floor;
+    const errors = c.service.failures + (c.floor && c.kind !== 'graphql' ? c.floor.failures : 0);
+    out.push(`| ${c.label}${c.check === 'ok' ? '' : ' ⚠'} | ${fmt(c.service.rps, 0)} | ${f ? fmt(f.rps, 0) : '–'}${c.kind === 'graphql' ? ' (REST list)' : ''} | ${f ? fmt(c.service.rps / f.rps, 2) : '–'} | ${fmt(c.service.p50, 0)} / ${fmt(c.service.p99, 0)} | ${f ? `${fmt(f.p50, 0)} / ${fmt(f.p99, 0)}` : '–'} | ${f ? fmt(c.service.p99 / Math.max(f.p99, 1), 2) : '–'} | ${errors} |`);
+  }
+  if (report.exports.length) {
+    out.push('');
+    out.push('| export | rows | seconds | rows/s | MB | service RSS before | peak | growth |');
+    out.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const e of report.exports) {
+      out.push(`| ${e.label} | ${e.rows} | ${fmt(e.seconds, 1)} | ${fmt(e.rowsPerSecond, 0)} | ${fmt(e.bytes / 2 ** 20, 1)} | ${mb(e.rssBefore)} | ${mb(e.rssPeak)} | ${mb(e.growth)} |`);
+    }
+  }
+  const failed = report.cases.filter((c) => c.check !== 'ok');
+  if (failed.length) {
+    out.push('');
+    for (const c of failed) out.push(`⚠ ${c.label}: ${c.check}`);
+  }
+  out.push('');
+  out.push('Targets:');
+  for (const line of verdicts(report)) out.push(`  ${line}`);
+  return out.join('\n');
+}
+
+export const BENCH_FLAGS = [...DATA_FLAGS.filter((f) => f !== 'force'), 'duration', 'rounds', 'warmup', 'connections', 'pool', 'cases', 'deep-page', 'search', 'type', 'no-exports', 'log-level', 'out'];
+
+export function optionsFromFlags(flags: Record<string, string>, log: (line: string) => void): BenchOptions {
+  const cases = flags.cases?.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const name of cases ?? []) if (!CASE_NAMES.includes(name)) throw new Error(`unknown case "${name}" (cases: ${CASE_NAMES.join(', ')})`);
+  return {
+    size: sizeFromFlags(flags),
+    duration: numberFlag(flags, 'duration', 10, 0.2, 300),
+    rounds: intFlag(flags, 'rounds', 2, 1, 20),
+    warmup: numberFlag(flags, 'warmup', 2, 0, 60),
+    connections: intFlag(flags, 'connections', 32, 1, 1000),
+    poolMax: intFlag(flags, 'pool', 10, 1, 200),
+    deepPage: intFlag(flags, 'deep-page', 2000, 1, 1_000_000),
+    search: flags.search ?? 'nakamura',
+    type: flags.type ?? 'client',
+    cases,
+    exports: flags['no-exports'] !== 'true',
+    logLevel: flags['log-level'] ?? 'info',
+    log,
+  };
+}
+
+async function main() {
+  const flags = parseFlags(process.argv.slice(2), BENCH_FLAGS);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const opts = { ...optionsFromFlags(flags, log), progress: Boolean(process.stderr.isTTY) };
+  const report = await runBench(opts);
+  const text = formatReport(report);
+  process.stdout.write(`\n${text}\n`);
+  const dir = flags.out ?? path.join(ROOT, '.data', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const stamp = report.startedAt.replace(/[:.]/g, '-');
+  writeFileSync(path.join(dir, `${stamp}-${report.dataset.contacts}.json`), JSON.stringify(report, null, 2));
+  writeFileSync(path.join(dir, `latest-${report.dataset.contacts === DEFAULT_CONTACTS ? 'default' : report.dataset.contacts}.md`), `${text}\n`);
+  log(`\nresults: ${dir}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}

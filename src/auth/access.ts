@@ -1,0 +1,17 @@
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { isUuid } from '../validation.js';
+
+export type Role = 'owner' | 'member';
+
+/** The caller's role in an account, or null when the account is unknown or not theirs. */
+export async function loadRole(db: PrismaClient, accountId: string, userId: string): Promise<Role | null> {
+  if (!isUuid(accountId) || !isUuid(userId)) return null;
+  // One round trip (Prisma's nested select takes two): every request that reads account data asks.
+  const [row] = await db.$queryRaw<{ owner: boolean; member: boolean }[]>`
+    SELECT a.owner_id = ${userId}::uuid AS owner,
+           EXISTS (SELECT 1 FROM team_members m WHERE m.account_id = a.id AND m.user_id = ${userId}::uuid) AS member
+    FROM accounts a WHERE a.id = ${accountId}::uuid`;
+  if (!row) return null;
+  if (row.owner) return 'owner';
+  return row.member ? 'member' : null;
+}

@@ -1,0 +1,53 @@
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { forbidden, MESSAGES, unauthenticated } from '../errors.js';
+import { isAllowedOrigin } from './origin.js';
+import { readToken, type TokenClaims } from './token.js';
+
+export type Viewer = { id: string; email: string | null; name: string | null };
+
+export type ViewerDeps = {
+  db: PrismaClient;
+  verifyToken: (token: string) => Promise<TokenClaims>;
+  cookieName: string;
+  allowedOrigins: string[];
+  knownUsers: KnownUsers;
+};
+
+/**
+ * Who is calling: 401 without a valid token; 403 when a cookie-authenticated POST comes from
+ * another site (a bearer token cannot be sent by a browser on its own, a cookie can).
+ */
+export async function resolveViewer(request: Request, deps: ViewerDeps): Promise<Viewer> {
+  const found = readToken(request.headers, deps.cookieName);
+  if (!found) throw unauthenticated();
+  let claims: TokenClaims;
+  try {
+    claims = await deps.verifyToken(found.token);
+  } catch {
+    throw unauthenticated();
+  }
+  if (found.source === 'cookie' && request.method === 'POST' && !isAllowedOrigin(request.headers, deps.allowedOrigins)) {
+    throw forbidden(MESSAGES.crossSite);
+  }
+  const viewer: Viewer = { id: claims.sub, email: claims.email ?? null, name: claims.name ?? null };
+  await deps.knownUsers.ensure(deps.db, viewer);
+  return viewer;
+}
+
+/**
+ * The identity provider owns identities: a `sub` seen for the first time becomes a user row.
+ * Remembers (boundedly) whom it has already written so a request costs no write.
+ */
+export class KnownUsers {
+  private readonly seen = new Map<string, string>();
+  constructor(private readonly capacity = 10_000) {}
+
+  async ensure(db: PrismaClient, viewer: Viewer): Promise<void> {
+    const fingerprint = `${viewer.email ?? ''}\u0000${viewer.name ?? ''}`;
+    if (this.seen.get(viewer.id) === fingerprint) return;
+    const profile = { email: viewer.email, name: viewer.name };
+    await db.user.upsert({ where: { id: viewer.id }, create: { id: viewer.id, ...profile }, update: profile });
+    if (this.seen.size >= this.capacity) this.seen.delete(this.seen.keys().next().value as string);
+    this.seen.set(viewer.id, fingerprint);
+  }
+}

@@ -1,0 +1,154 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { parseAllowedOrigins } from './auth/origin.js';
+
+/** Every environment variable the service reads, validated once at start (decisions.md §10). */
+export type Config = {
+  port: number;
+  host: string;
+  production: boolean;
+  databaseUrl?: string;
+  /** Connections in the PostgreSQL pool (DATABASE_POOL_MAX). */
+  databasePoolMax: number;
+  dataDir: string;
+  redisUrl?: string;
+  auth: {
+    jwtSecret?: string;
+    jwksUrl?: string;
+    issuer?: string;
+    audience?: string;
+    cookieName: string;
+  };
+  allowedOrigins: string[];
+  /** How many proxy hops of X-Forwarded-For to trust; 0 = use the socket address. */
+  trustProxy: number;
+  /** GraphQL introspection and GraphiQL; on by default outside production. */
+  introspection: boolean;
+  logLevel: LogLevel;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** RATE_LIMITS=off lifts every rate limit: load tests only (scripts/bench). On unless set so. */
+  rateLimits: boolean;
+};
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const NODE_ENVS = ['development', 'test', 'production'];
+// RFC 6265 cookie-name: an RFC 7230 token.
+const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// A DNS name (RFC 1123 labels) when HOST is not an IP address.
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = env[name]?.trim();
+    if (!raw) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error();
+      return raw;
+    } catch {
+      problems.push(`${name} must be a ${protocols.join(' or ')} URL`);
+      return undefined;
+    }
+  };
+  const origins = (raw: string | undefined): string[] => {
+    const list: string[] = [];
+    // One line per bad entry: parseAllowedOrigins stops at the first, so it is given one at a time.
+    for (const item of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+      try {
+        for (const origin of parseAllowedOrigins(item)) if (!list.includes(origin)) list.push(origin);
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    }
+    return list;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+    return fallback;
+  };
+  const host = (): string => {
+    const raw = env.HOST?.trim();
+    if (!raw) return '127.0.0.1';
+    if (isIP(raw) || HOST_NAME.test(raw)) return raw;
+    problems.push(`HOST must be an IP address or a host name (got "${raw}")`);
+    return '127.0.0.1';
+  };
+  const cookieName = (): string => {
+    const raw = env.AUTH_COOKIE_NAME?.trim();
+    if (!raw) return 'session';
+    if (COOKIE_NAME.test(raw)) return raw;
+    problems.push(`AUTH_COOKIE_NAME must be a cookie name: letters, digits and !#$%&'*+-.^_\`|~ only (got "${raw}")`);
+    return 'session';
+  };
+
+  const nodeEnv = oneOf('NODE_ENV', NODE_ENVS, 'development');
+  const production = nodeEnv === 'production';
+  const config: Config = {
+    port: int('PORT', 3000, 0, 65535),
+    host: host(),
+    production,
+    databaseUrl: url('DATABASE_URL', ['postgresql:', 'postgres:']),
+    databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
+    dataDir: path.resolve(env.DATA_DIR?.trim() || '.data'),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    auth: {
+      jwtSecret: env.AUTH_JWT_SECRET || undefined,
+      jwksUrl: url('AUTH_JWKS_URL', ['https:', 'http:']),
+      issuer: env.AUTH_JWT_ISSUER || undefined,
+      audience: env.AUTH_JWT_AUDIENCE || undefined,
+      cookieName: cookieName(),
+    },
+    allowedOrigins: origins(env.ALLOWED_ORIGINS),
+    trustProxy: int('TRUST_PROXY', 0, 0, 10),
+    introspection: oneOf('GRAPHQL_INTROSPECTION', ['true', 'false'], production ? 'false' : 'true') === 'true',
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    rateLimits: oneOf('RATE_LIMITS', ['on', 'off'], 'on') === 'on',
+  };
+  if (config.auth.jwtSecret !== undefined && config.auth.jwtSecret.length < 32) {
+    problems.push('AUTH_JWT_SECRET must be at least 32 characters');
+  }
+  if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
+    problems.push('METRICS_TOKEN must be at least 16 characters');
+  }
+  if (production && !config.auth.jwtSecret && !config.auth.jwksUrl) {
+    problems.push('NODE_ENV=production needs AUTH_JWT_SECRET or AUTH_JWKS_URL');
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return config;
+}
+
+/**
+ * Development convenience: variables from `.env` (dotenv syntax) fill in what the real environment
+ * does not set; a real variable always wins. Never in production. Returns the names it set.
+ */
+export function loadDotenv(env: NodeJS.ProcessEnv = process.env, file = path.resolve('.env')): string[] {
+  if (env.NODE_ENV === 'production' || !existsSync(file)) return [];
+  const set: string[] = [];
+  for (const [name, value] of Object.entries(parseDotenv(readFileSync(file)))) {
+    if (env[name] !== undefined) continue;
+    env[name] = value;
+    set.push(name);
+  }
+  return set;
+}

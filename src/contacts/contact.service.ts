@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { ContactSource, ContactType, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { listArgs, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
+
+export const createContactInput = z.object({
+  accountId: uuid,
+  firstName: requiredText(100),
+  lastName: optionalText(100),
+  email: optionalEmail,
+  phone: optionalText(50),
+  company: optionalText(200),
+  contactType: z.enum(ContactType).nullish().transform((value) => value ?? ContactType.lead),
+  source: z.enum(ContactSource).nullish().transform((value) => value ?? ContactSource.other),
+});
+
+export const listContactsArgs = listArgs.extend({
+  search: text()
+    .trim()
+    .max(200, 'Must be at most 200 characters')
+    .nullish()
+    .transform((value) => value || null),
+  type: z.enum(ContactType).nullish(),
+});
+
+export function createContact(db: PrismaClient, input: z.output<typeof createContactInput>) {
+  return db.contact.create({ data: input });
+}
+
+/**
+ * Case-insensitive substring match on first name, last name, e-mail and "first last".
+ * A match across the space is split at each space of the search: the part before must end the
+ * first name and the part after must begin the last name. `%` and `_` match literally.
+ */
+export function contactsWhere(args: z.output<typeof listContactsArgs>): Prisma.ContactWhereInput {
+  const where: Prisma.ContactWhereInput = { accountId: args.accountId };
+  if (args.type) where.contactType = args.type;
+  // Prisma hands the text to (I)LIKE as is: escape its wildcards so they match themselves.
+  const search = args.search?.replace(/[\\%_]/g, '\\$&');
+  if (search) {
+    const contains = { contains: search, mode: 'insensitive' as const };
+    const acrossTheSpace = [...search.matchAll(/ /g)].map(({ index }) => ({
+      firstName: { endsWith: search.slice(0, index), mode: 'insensitive' as const },
+      lastName: { startsWith: search.slice(index + 1), mode: 'insensitive' as const },
+    }));
+    where.OR = [{ firstName: contains }, { lastName: contains }, { email: contains }, ...acrossTheSpace];
+  }
+  return where;
+}

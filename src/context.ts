@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { AppDeps } from './app.js';
+import { loadRole, type Role } from './auth/access.js';
+import { resolveViewer, type Viewer } from './auth/viewer.js';
+import { AppError, MESSAGES } from './errors.js';
+import type { PrismaClient } from './generated/prisma/client.js';
+import type { LimitResult, LimitRule } from './ratelimit/limiter.js';
+
+/** What every resolver gets: the database and who is asking, checked lazily and at most once. */
+export type Context = {
+  db: PrismaClient;
+  deps: AppDeps;
+  request: Request;
+  requestId: string;
+  clientIp: string;
+  userAgent: string | null;
+  viewer(): Promise<Viewer>;
+  role(accountId: string): Promise<Role | null>;
+  /** Counts one call against `rule` for `identity`; throws RATE_LIMITED past the limit. */
+  charge(rule: LimitRule, identity: string): Promise<void>;
+  state: RequestState;
+};
+
+/** Per-request facts the HTTP layers read back after execution (headers). */
+export type RequestState = {
+  requestId: string;
+  /** The tightest limit met by this request, for the RateLimit-* headers. */
+  rateLimit: LimitResult | null;
+  /** Rules the REST layer already charged before validating input (one call each). */
+  prepaid: Set<string>;
+};
+
+// Yoga copies the context object, so mutable per-request state lives here, found by the request.
+const states = new WeakMap<Request, RequestState>();
+
+export function requestState(request: Request): RequestState {
+  let state = states.get(request);
+  if (!state) states.set(request, (state = { requestId: requestIdOf(request), rateLimit: null, prepaid: new Set() }));
+  return state;
+}
+
+/** What the HTTP server hands Yoga: Node's request when there is a socket, else a test's address. */
+export type ServerContext = { req?: IncomingMessage; clientAddress?: string };
+
+export function createContext(deps: AppDeps, request: Request, server: ServerContext): Context {
+  let viewer: Promise<Viewer> | undefined;
+  const roles = new Map<string, Promise<Role | null>>();
+  const db = deps.db.prisma;
+  const state = requestState(request);
+  const context: Context = {
+    db,
+    deps,
+    request,
+    requestId: state.requestId,
+    clientIp: clientIpOf(request, server, deps.config.trustProxy),
+    userAgent: request.headers.get('user-agent'),
+    viewer: () =>
+      (viewer ??= resolveViewer(request, {
+        db,
+        verifyToken: deps.verifyToken,
+        cookieName: deps.config.auth.cookieName,
+        allowedOrigins: deps.config.allowedOrigins,
+        knownUsers: deps.knownUsers,
+      })),
+    role: async (accountId) => {
+      const { id } = await context.viewer();
+      let role = roles.get(accountId);
+      if (!role) roles.set(accountId, (role = loadRole(db, accountId, id)));
+      return role;
+    },
+    charge: async (rule, identity) => {
+      if (state.prepaid.delete(rule.name)) return;
+      const result = await deps.limiter.consume(rule, identity);
+      if (!state.rateLimit || result.remaining <= state.rateLimit.remaining) state.rateLimit = result;
+      if (!result.allowed) {
+        throw new AppError('RATE_LIMITED', MESSAGES.rateLimited, undefined, { retryAfter: result.resetSeconds });
+      }
+    },
+    state,
+  };
+  return context;
+}
+
+const SANE_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+function requestIdOf(request: Request): string {
+  const given = request.headers.get('x-request-id');
+  return given && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** The socket address, unless TRUST_PROXY says how many proxies in front append X-Forwarded-For. */
+export function clientIpOf(request: Request, server: ServerContext, trustProxy: number): string {
+  const socket = server.req?.socket.remoteAddress ?? server.clientAddress ?? 'unknown';
+  if (trustProxy === 0) return socket;
+  const hops = (request.headers.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  // Each trusted proxy appended the address it saw; the client is the one the outermost trusted proxy saw.
+  return hops[hops.length - trustProxy] ?? hops[0] ?? socket;
+}

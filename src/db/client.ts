@@ -1,0 +1,114 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import pg from 'pg';
+import { PrismaClient } from '../generated/prisma/client.js';
+import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
+
+export type Database = {
+  prisma: PrismaClient;
+  kind: 'pglite' | 'postgres';
+  /** The PostgreSQL connection pool (for metrics); absent on PGlite. */
+  pool?: pg.Pool;
+  /** A driver adapter factory for the schema engine (src/db/migrate.ts); close it after use. */
+  adapterFactory(): MigrationAdapterFactory;
+  close(): Promise<void>;
+};
+
+export type OpenDatabaseOptions = {
+  /** postgres:// URL; absent = embedded PGlite in `dataDir`. */
+  databaseUrl?: string;
+  /** Directory of the embedded database; `memory://` keeps it in memory (tests). */
+  dataDir: string;
+  /** Connections in the PostgreSQL pool (default 10). */
+  poolMax?: number;
+  /** Told about connection errors that happen outside any query (default: console.warn). */
+  onConnectionError?: (err: Error) => void;
+};
+
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  const onError = opts.onConnectionError ?? ((err) => console.warn('database connection error:', err.message));
+  if (opts.databaseUrl) {
+    const url = opts.databaseUrl;
+    const pool = new pg.Pool({ connectionString: url, max: opts.poolMax ?? 10 });
+    // An idle client losing its server (restart, failover) emits 'error' on the pool; unhandled,
+    // that would crash the process. The pool drops the client; the next query reconnects.
+    pool.on('error', onError);
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onConnectionError: onError }) });
+    return {
+      prisma,
+      kind: 'postgres',
+      pool,
+      // Migrations get their own one-connection pool: the engine's advisory lock is per session.
+      adapterFactory: () => postgresMigrationFactory(url),
+      close: async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+  if (!opts.dataDir.startsWith('memory://')) await mkdir(opts.dataDir, { recursive: true });
+  const pglite = await PGlite.create({ dataDir: opts.dataDir, extensions: PGLITE_EXTENSIONS });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    prisma,
+    kind: 'pglite',
+    // PGlite is one connection in this process; migrations must share it (a second instance on
+    // the same directory would corrupt it).
+    adapterFactory: () => pgliteMigrationFactory(pglite),
+    close: async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+// Prisma: can't reach server, timed out, database missing, access denied, TLS, server closed the
+// connection, operations timed out, no free pool connection.
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1003', 'P1008', 'P1010', 'P1011', 'P1017', 'P2024']);
+// Driver adapters (MappedError kinds) describing a connection-level failure.
+const ADAPTER_KINDS = new Set([
+  'DatabaseNotReachable', 'DatabaseDoesNotExist', 'DatabaseAccessDenied', 'AuthenticationFailed',
+  'ConnectionClosed', 'TlsConnectionError', 'SocketTimeout', 'TooManyConnections',
+]);
+// Socket errors from Node.
+const ERRNO_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH',
+]);
+// PostgreSQL SQLSTATE: class 08 (connection exception), shutting down / starting up, too many clients.
+const SQLSTATE = /^(08...|57P0[123]|53300)$/;
+// pg and PGlite throw these as plain Errors with no code at all, so only their text identifies them.
+const CODELESS_MESSAGES = [
+  /^Connection terminated/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+  /^timeout exceeded when trying to connect$/,
+  /^Cannot use a pool after calling end on the pool$/,
+  /^PGlite is closed$/,
+];
+
+/** True when `err` means "the database can't be reached right now", so callers can answer 503. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let depth = 0, e = err as ErrorLike | undefined; e && typeof e === 'object' && depth < 8; depth++) {
+    const code = e.code ?? e.errorCode; // errorCode: PrismaClientInitializationError
+    if (typeof code === 'string') {
+      if (PRISMA_CODES.has(code) || ERRNO_CODES.has(code) || SQLSTATE.test(code)) return true;
+    } else if (typeof e.message === 'string' && CODELESS_MESSAGES.some((re) => re.test(e!.message!))) {
+      return true;
+    }
+    if (typeof e.kind === 'string' && ADAPTER_KINDS.has(e.kind)) return true;
+    // Prisma keeps the adapter's error in meta (e.g. P2010 "raw query failed" hides a lost server).
+    e = e.meta?.driverAdapterError ?? e.cause;
+  }
+  return false;
+}
+
+type ErrorLike = {
+  code?: unknown;
+  errorCode?: unknown;
+  kind?: unknown;
+  message?: string;
+  cause?: ErrorLike;
+  meta?: { driverAdapterError?: ErrorLike };
+};

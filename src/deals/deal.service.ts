@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { DealStatus, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { AppError, badInput, type ErrorDetails } from '../errors.js';
+import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
+import { listArgs, money, requiredText, uuid } from '../validation.js';
+
+export const NOT_IN_ACCOUNT = 'Not found in this account';
+
+const optionalId = uuid.nullish().transform((value) => value ?? null);
+
+export const createDealInput = z.object({
+  accountId: uuid,
+  title: requiredText(200),
+  contactId: optionalId,
+  stageId: optionalId,
+  value: money.nullish().transform((value) => value ?? 0),
+  probability: z
+    .number()
+    .min(0, 'Must be from 0 to 100')
+    .max(100, 'Must be from 0 to 100')
+    .nullish()
+    .transform((value) => value ?? 50),
+  // The Date scalar already refused anything but a real YYYY-MM-DD day.
+  expectedCloseDate: z.date().nullish().transform((value) => value ?? null),
+});
+
+export const listDealsArgs = listArgs.extend({ status: z.enum(DealStatus).nullish() });
+
+export const setDealStatusArgs = z.object({ id: uuid, status: z.enum(DealStatus) });
+
+export function dealsWhere(args: z.output<typeof listDealsArgs>): Prisma.DealWhereInput {
+  return args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
+}
+
+/**
+ * Linked rows must live in the caller's account (checked after access, so an outsider learns
+ * nothing about ids). Every failing field is named at once.
+ */
+export async function assertInAccount(
+  db: PrismaClient,
+  accountId: string,
+  refs: { contactId?: string | null; stageId?: string | null },
+): Promise<void> {
+  const [contact, stage] = await Promise.all([
+    refs.contactId ? db.contact.findUnique({ where: { accountId_id: { accountId, id: refs.contactId } }, select: { id: true } }) : true,
+    refs.stageId ? db.pipelineStage.findUnique({ where: { accountId_id: { accountId, id: refs.stageId } }, select: { id: true } }) : true,
+  ]);
+  const details: ErrorDetails = {};
+  if (!contact) details.contactId = [NOT_IN_ACCOUNT];
+  if (!stage) details.stageId = [NOT_IN_ACCOUNT];
+  if (Object.keys(details).length > 0) throw badInput(details);
+}
+
+/** A new deal is always `open` (the contract's only creation transition). */
+export async function createDeal(db: PrismaClient, input: z.output<typeof createDealInput>) {
+  await assertInAccount(db, input.accountId, input);
+  return db.deal.create({ data: { ...input, status: DealStatus.open } });
+}
+
+const ATTEMPTS = 5;
+
+/**
+ * Moves a deal along the §8 machine. The update only applies while the row still holds the state
+ * we checked, so two concurrent moves from one state cannot both win; the loser is re-judged
+ * against the state the winner left.
+ */
+export async function setDealStatus(db: PrismaClient, deal: { id: string; status: DealStatus }, to: DealStatus) {
+  let from = deal.status;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    assertTransition(DEAL_MACHINE, from, to);
+    const closedAt = to === DealStatus.open ? null : new Date();
+    const { count } = await db.deal.updateMany({ where: { id: deal.id, status: from }, data: { status: to, closedAt } });
+    if (count === 1) return;
+    from = (await db.deal.findUniqueOrThrow({ where: { id: deal.id }, select: { status: true } })).status;
+  }
+  throw new AppError('INVALID_TRANSITION', `Cannot move a deal from ${from} to ${to}: it keeps changing`, undefined, { from, to });
+}

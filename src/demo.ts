@@ -1,0 +1,99 @@
+import { mintToken } from './auth/token.js';
+import type { PrismaClient } from './generated/prisma/client.js';
+
+// Fixed ids so the README's examples work against every fresh `npm start`.
+export const DEMO = {
+  ownerId: '00000000-0000-4000-8000-000000000001',
+  memberId: '00000000-0000-4000-8000-000000000002',
+  accountId: '00000000-0000-4000-8000-0000000000a1',
+  formId: '00000000-0000-4000-8000-0000000000f1',
+} as const;
+
+const PEOPLE = [
+  ['Ada', 'Lovelace', 'ada@example.com', 'Analytical Engines Ltd', 'client', 'referral'],
+  ['Grace', 'Hopper', 'grace@example.com', 'COBOL Systems', 'lead', 'website'],
+  ['Alan', 'Turing', 'alan@example.com', 'Bletchley Consulting', 'past_client', 'repeat_client'],
+  ['Katherine', 'Johnson', 'katherine@example.com', 'Orbital Mechanics Inc', 'client', 'social_media'],
+  ['Linus', 'Torvalds', 'linus@example.com', 'Kernel Works', 'vendor', 'cold_outreach'],
+  ['Margaret', 'Hamilton', 'margaret@example.com', 'Apollo Software', 'lead', 'advertising'],
+] as const;
+
+/** Seeds the demo account once (idempotent) and returns a banner with a fresh token and curl lines. */
+export async function seedDemo(db: PrismaClient, secret: string) {
+  const exists = await db.account.findUnique({ where: { id: DEMO.accountId }, select: { id: true } });
+  if (!exists) await createDemoData(db);
+  const token = await mintToken(secret, { sub: DEMO.ownerId, email: 'owner@demo.example', name: 'Demo Owner', expiresIn: '7d' });
+  return {
+    token,
+    banner: (baseUrl: string) =>
+      [
+        '',
+        'Demo account ready. Token for the demo owner (valid 7 days):',
+        `  export TOKEN=${token}`,
+        'Try:',
+        `  curl -s -H "Authorization: Bearer $TOKEN" "${baseUrl}/api/v1/contacts?account_id=${DEMO.accountId}"`,
+        `  curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"query":"{ me { id accounts { id name } } }"}' ${baseUrl}/graphql`,
+        '',
+      ].join('\n'),
+  };
+}
+
+async function createDemoData(db: PrismaClient): Promise<void> {
+  await db.$transaction(async (tx) => {
+    await tx.user.createMany({
+      data: [
+        { id: DEMO.ownerId, email: 'owner@demo.example', name: 'Demo Owner' },
+        { id: DEMO.memberId, email: 'member@demo.example', name: 'Demo Member' },
+      ],
+      skipDuplicates: true,
+    });
+    await tx.account.create({ data: { id: DEMO.accountId, name: 'Demo Company', ownerId: DEMO.ownerId } });
+    await tx.teamMember.create({ data: { accountId: DEMO.accountId, userId: DEMO.memberId, email: 'member@demo.example' } });
+    const stages = await Promise.all(
+      ['Qualified', 'Proposal', 'Negotiation'].map((name, position) =>
+        tx.pipelineStage.create({ data: { accountId: DEMO.accountId, name, position } }),
+      ),
+    );
+    for (const [index, [firstName, lastName, email, company, contactType, source]] of PEOPLE.entries()) {
+      const contact = await tx.contact.create({
+        data: { accountId: DEMO.accountId, firstName, lastName, email, company, contactType, source },
+      });
+      await tx.deal.create({
+        data: {
+          accountId: DEMO.accountId,
+          contactId: contact.id,
+          stageId: stages[index % stages.length]!.id,
+          title: `${company} project`,
+          value: 1000 * (index + 1),
+          probability: 20 + index * 10,
+          expectedCloseDate: new Date(Date.UTC(2027, index, 15)),
+        },
+      });
+      await tx.invoice.create({
+        data: {
+          accountId: DEMO.accountId,
+          contactId: contact.id,
+          invoiceNumber: `INV-${String(index + 1).padStart(6, '0')}`,
+          amount: 250.5 * (index + 1),
+          status: index % 2 === 0 ? 'sent' : 'draft',
+          dueDate: new Date(Date.UTC(2027, index, 1)),
+        },
+      });
+    }
+    await tx.account.update({ where: { id: DEMO.accountId }, data: { nextInvoiceNumber: PEOPLE.length + 1 } });
+    await tx.leadForm.create({
+      data: {
+        id: DEMO.formId,
+        accountId: DEMO.accountId,
+        name: 'Website contact form',
+        fields: {
+          create: [
+            { key: 'name', label: 'Your name', type: 'text', required: true, mapsTo: 'first_name', position: 0 },
+            { key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email', position: 1 },
+            { key: 'message', label: 'Message', type: 'textarea', position: 2 },
+          ],
+        },
+      },
+    });
+  });
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { ExportKind, type ExportLog, type PrismaClient } from '../generated/prisma/client.js';
+import { formatDate } from '../graphql/scalars.js';
+import { uuid } from '../validation.js';
+
+export const exportArgs = z.object({ accountId: uuid });
+
+/** The download's name; its date is the UTC day the export was recorded (decisions.md §6). */
+export function exportFileName(log: Pick<ExportLog, 'kind' | 'accountId' | 'createdAt'>): string {
+  const day = formatDate(log.createdAt);
+  switch (log.kind) {
+    case ExportKind.contacts_csv:
+      return `contacts-${day}.csv`;
+    case ExportKind.account_json:
+      return `service-data-export-${log.accountId}-${day}.json`;
+  }
+}
+
+/** Writes the audit row (who, which account, what, when) before any byte is produced. */
+export function recordExport(
+  db: PrismaClient,
+  entry: { accountId: string; userId: string; kind: ExportKind },
+  query: { select?: object; include?: object } = {},
+) {
+  return db.exportLog.create({ ...(query as object), data: entry });
+}

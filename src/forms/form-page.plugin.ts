@@ -1,0 +1,96 @@
+// GET /forms/{form_id}: the embeddable lead-form page, its data read through Query.publicLeadForm.
+import { randomBytes } from 'node:crypto';
+import { parse, validate, type GraphQLError } from 'graphql';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
+import type { AppDeps } from '../app.js';
+import type { Context, ServerContext } from '../context.js';
+import { isDatabaseUnavailable } from '../db/client.js';
+import { schema } from '../graphql/schema.js';
+import { contentSecurityPolicy, renderFormPage, renderMessagePage, type PublicForm } from './form-page.js';
+
+const PAGE_PATH = /^\/forms\/([^/]+)\/?$/;
+
+const QUERY = parse(/* GraphQL */ `
+  query PublicLeadFormPage($id: ID!) {
+    publicLeadForm(id: $id) { id name successMessage honeypotField fields { key label type required options maxLength autocomplete } }
+  }
+`);
+
+type Page = { status: number; title?: string; text?: string; form?: PublicForm; headers?: Record<string, string> };
+
+function respond(page: Page, request: Request, url: URL): Response {
+  const nonce = randomBytes(16).toString('base64');
+  const html = page.form
+    ? renderFormPage(page.form, nonce, url.searchParams)
+    : renderMessagePage(page.title ?? 'Error', page.text ?? '', nonce);
+  return new Response(request.method === 'HEAD' ? null : html, {
+    status: page.status,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': contentSecurityPolicy(nonce, Boolean(page.form)),
+      'Referrer-Policy': 'strict-origin-when-cross-origin',
+      // The nonce is new on every answer, so no cache may keep the page.
+      'Cache-Control': 'no-store',
+      ...page.headers,
+    },
+  });
+}
+
+const NOT_FOUND: Page = { status: 404, title: 'Form not found', text: 'This form does not exist or is no longer accepting submissions.' };
+
+/** Serves the page inside Yoga (like /api/v1), so the query runs with the same context and masking. */
+export function useFormPage(deps: AppDeps): Plugin<Context> {
+  const problems = validate(schema, QUERY);
+  if (problems.length > 0) throw new Error(`form page query is invalid: ${problems.map((e) => e.message).join('; ')}`);
+  let yoga: YogaServerInstance<ServerContext, Context>;
+  return {
+    onYogaInit: ({ yoga: instance }) => {
+      yoga = instance as unknown as YogaServerInstance<ServerContext, Context>;
+    },
+    onRequest: async ({ request, url, serverContext, endResponse }) => {
+      const match = PAGE_PATH.exec(url.pathname);
+      if (!match) return;
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        endResponse(respond({ status: 405, title: 'Method not allowed', text: 'This page can only be read.', headers: { Allow: 'GET, HEAD' } }, request, url));
+        return;
+      }
+      endResponse(respond(await load(yoga, deps, match[1]!, request, serverContext as ServerContext), request, url));
+    },
+  };
+}
+
+async function load(
+  yoga: YogaServerInstance<ServerContext, Context>,
+  deps: AppDeps,
+  rawId: string,
+  request: Request,
+  serverContext: ServerContext,
+): Promise<Page> {
+  let id: string;
+  try {
+    id = decodeURIComponent(rawId);
+  } catch {
+    return NOT_FOUND; // a path that does not even decode
+  }
+  try {
+    const enveloped = yoga.getEnveloped({ request, ...serverContext } as never);
+    const contextValue = await enveloped.contextFactory();
+    const result = (await enveloped.execute({ schema, document: QUERY, variableValues: { id }, contextValue })) as {
+      data?: { publicLeadForm: PublicForm | null } | null;
+      errors?: readonly GraphQLError[];
+    };
+    if (result.errors?.length) return failure(result.errors[0], deps);
+    return result.data?.publicLeadForm ? { status: 200, form: result.data.publicLeadForm } : NOT_FOUND;
+  } catch (error) {
+    return failure(error, deps);
+  }
+}
+
+function failure(error: unknown, deps: AppDeps): Page {
+  const code = (error as GraphQLError | undefined)?.extensions?.code;
+  if (code === 'SERVICE_UNAVAILABLE' || isDatabaseUnavailable(error)) {
+    return { status: 503, title: 'Temporarily unavailable', text: 'The form cannot be shown right now. Please try again in a moment.', headers: { 'Retry-After': '5' } };
+  }
+  if (code !== 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error }, 'form page failed'); // masked errors were logged already
+  return { status: 500, title: 'Something went wrong', text: 'The form cannot be shown right now.' };
+}

@@ -1,0 +1,62 @@
+/** Query.publicLeadForm */
+import { builder } from '../graphql/builder.js';
+import { ContactField } from '../generated/prisma/client.js';
+import { isUuid } from '../validation.js';
+import { FormFieldTypeEnum } from './form.schema.js';
+
+// The HTML autocomplete token for each contact column, so browsers can fill the form (WCAG 1.3.5).
+const AUTOCOMPLETE: Record<ContactField, string> = {
+  first_name: 'given-name',
+  last_name: 'family-name',
+  email: 'email',
+  phone: 'tel',
+  company: 'organization',
+};
+
+export const PublicLeadFormField = builder.prismaObject('LeadFormField', {
+  variant: 'PublicLeadFormField',
+  description: 'A field as the visitor sees it: how it maps onto a contact stays private.',
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'The key of this value in the submission\'s `data`' }),
+    label: t.exposeString('label'),
+    type: t.expose('type', { type: FormFieldTypeEnum }),
+    required: t.exposeBoolean('required'),
+    options: t.exposeStringList('options'),
+    maxLength: t.exposeInt('maxLength'),
+    autocomplete: t.string({
+      nullable: true,
+      description: 'HTML autocomplete token for the input, when the field fills a contact column',
+      resolve: (field) => (field.mapsTo ? AUTOCOMPLETE[field.mapsTo] : null),
+    }),
+  }),
+});
+
+export const PublicLeadForm = builder.prismaObject('LeadForm', {
+  variant: 'PublicLeadForm',
+  description: 'An active lead form as its public page shows it: nothing about the account behind it.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    successMessage: t.exposeString('successMessage'),
+    honeypotField: t.exposeString('honeypotField', {
+      nullable: true,
+      description: 'Render as an input people never see or fill in; the page shows it to bots anyway',
+    }),
+    fields: t.relation('fields', { type: PublicLeadFormField, query: { orderBy: { position: 'asc' } } }),
+  }),
+});
+
+builder.queryField('publicLeadForm', (t) =>
+  t.prismaField({
+    type: PublicLeadForm,
+    nullable: true,
+    description: 'Public: no token needed. Null when the id is not a UUID, unknown or the form is inactive (one answer: no oracle).',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => {
+      const id = String(args.id);
+      if (isUuid(id)) return ctx.db.leadForm.findFirst({ ...query, where: { id, active: true } });
+      void { ...query }; // nothing to load for a malformed id: mark the selection as seen, not forgotten
+      return null;
+    },
+  }),
+);

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import {
+  ContactField,
+  ContactSource,
+  ContactType,
+  FormFieldType,
+  type LeadForm,
+  type LeadFormField,
+  type PrismaClient,
+} from '../generated/prisma/client.js';
+import { badInput, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
+import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
+
+export type FormWithFields = LeadForm & { fields: LeadFormField[] };
+type FieldRule = Pick<LeadFormField, 'key' | 'type' | 'required' | 'mapsTo' | 'options' | 'maxLength'>;
+
+/** A validated submission: the defined values (trimmed) and what they say about the contact. */
+export type Submission = {
+  values: Record<string, string>;
+  contact: Partial<Record<ContactField, string>>;
+  referrer: string | null;
+  page: string | null;
+};
+
+export type SubmissionOrigin = { clientIp: string; userAgent: string | null };
+export type SubmissionResult = { success: true; contactId: string; successMessage: string; redirectUrl: string | null };
+
+// A mapped value must also fit its contact column (decisions.md §4), whatever the field allows.
+const COLUMN_MAX: Record<ContactField, number> = { first_name: 100, last_name: 100, email: 254, phone: 50, company: 200 };
+
+const metadataSchema = z.object({
+  metadata: z.object({ referrer: optionalText(2048), page: optionalText(2048) }).nullish(),
+});
+
+/** The form a visitor may submit to: 404 for an id that is not a UUID, unknown, or inactive. */
+export async function findActiveForm(db: PrismaClient, formId: string): Promise<FormWithFields> {
+  const form = isUuid(formId)
+    ? await db.leadForm.findUnique({ where: { id: formId }, include: { fields: { orderBy: { position: 'asc' } } } })
+    : null;
+  if (!form?.active) throw notFound(MESSAGES.formNotFound);
+  return form;
+}
+
+/**
+ * Public submission (decisions.md §5) to a form found by findActiveForm: a filled honeypot is kept
+ * apart as spam with the ordinary answer; otherwise 400 on the values, then the contact and the record.
+ */
+export async function submitToForm(
+  db: PrismaClient,
+  form: FormWithFields,
+  args: { data: unknown; metadata?: unknown },
+  origin: SubmissionOrigin,
+): Promise<SubmissionResult> {
+  const answer = { success: true as const, successMessage: form.successMessage, redirectUrl: form.redirectUrl };
+  if (filledHoneypot(form, args.data)) {
+    await recordSpam(db, form, args.data as Record<string, unknown>, origin);
+    // A bot must not learn it was caught: an ordinary answer with an id that names no contact.
+    return { ...answer, contactId: randomUUID() };
+  }
+  const submission = validateSubmission(form.fields, args.data, args.metadata);
+  const contactId = await recordSubmission(db, form, submission, origin);
+  return { ...answer, contactId };
+}
+
+function filledHoneypot(form: LeadForm, data: unknown): boolean {
+  if (!form.honeypotField || typeof data !== 'object' || data === null) return false;
+  // Own keys only: a honeypot named `constructor` or `toString` must not find Object.prototype's.
+  const value = Object.hasOwn(data, form.honeypotField) ? (data as Record<string, unknown>)[form.honeypotField] : undefined;
+  return typeof value === 'string' ? value.trim() !== '' : value !== undefined && value !== null;
+}
+
+/** Spam keeps the defined string values and where it came from, and touches no contact. */
+async function recordSpam(db: PrismaClient, form: FormWithFields, data: Record<string, unknown>, origin: SubmissionOrigin) {
+  const values: Record<string, string> = {};
+  for (const key of [...form.fields.map((f) => f.key), form.honeypotField!]) {
+    const value = Object.hasOwn(data, key) ? data[key] : undefined;
+    // Kept as evidence, never refused (a bot must not learn it was caught): made storable instead.
+    if (typeof value === 'string') values[key] = storable(value.slice(0, 10_000));
+  }
+  await db.formSubmission.create({
+    data: {
+      accountId: form.accountId,
+      formId: form.id,
+      data: values,
+      isSpam: true,
+      clientIp: origin.clientIp.slice(0, 64),
+      userAgent: origin.userAgent?.slice(0, 1000) ?? null,
+    },
+  });
+}
+
+const storable = (value: string): string =>
+  isStorableText(value) ? value : [...value].map((c) => (isStorableText(c) ? c : '\ufffd')).join('');
+
+/** Checks `data` against the form's fields; details are keyed by the field key as the form defines it. */
+export function validateSubmission(fields: FieldRule[], data: unknown, metadata?: unknown): Submission {
+  // No prototype: a form field keyed `constructor` or `toString` is just another key to report.
+  const details: ErrorDetails = Object.create(null) as ErrorDetails;
+  const fail = (key: string, message: string) => (details[key] ??= []).push(message);
+  const submission: Submission = { values: {}, contact: {}, referrer: null, page: null };
+  const meta = metadataSchema.safeParse({ metadata });
+  if (meta.success) {
+    submission.referrer = meta.data.metadata?.referrer ?? null;
+    submission.page = meta.data.metadata?.page ?? null;
+  } else Object.assign(details, toDetails(meta.error));
+
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    fail('data', 'Expected an object of string values');
+    throw badInput(details);
+  }
+  const given = data as Record<string, unknown>;
+  for (const field of fields) {
+    // Only keys the form defines are read: anything else is ignored and never stored.
+    const raw = Object.hasOwn(given, field.key) ? given[field.key] : undefined;
+    if (raw !== undefined && typeof raw !== 'string') {
+      fail(field.key, 'Expected a string');
+      continue;
+    }
+    if (raw !== undefined && !isStorableText(raw)) {
+      fail(field.key, UNSTORABLE_TEXT);
+      continue;
+    }
+    const value = (raw ?? '').trim();
+    if (raw !== undefined) submission.values[field.key] = value;
+    if (value === '') {
+      if (field.required) fail(field.key, 'Required');
+      continue;
+    }
+    const max = field.mapsTo ? Math.min(field.maxLength, COLUMN_MAX[field.mapsTo]) : field.maxLength;
+    if (value.length > max) fail(field.key, `Must be at most ${max} characters`);
+    else if ((field.type === FormFieldType.email || field.mapsTo === ContactField.email) && !emailSchema.safeParse(value).success) {
+      fail(field.key, 'Must be a valid e-mail address');
+    } else if (field.type === FormFieldType.select && !field.options.includes(value)) {
+      fail(field.key, 'Must be one of the options');
+    }
+    if (field.mapsTo) submission.contact[field.mapsTo] = value;
+  }
+  // A new contact needs a first name; the e-mail's local part stands in when none is given.
+  if (Object.keys(details).length === 0 && !submission.contact.first_name && !submission.contact.email) {
+    const named = fields.find((f) => f.mapsTo === ContactField.first_name) ?? fields.find((f) => f.mapsTo === ContactField.email);
+    fail(named?.key ?? 'data', 'Required');
+  }
+  if (Object.keys(details).length > 0) throw badInput(details);
+  return submission;
+}
+
+const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
+
+/**
+ * Finds or creates the contact and records the submission in one transaction. A transaction-scoped
+ * advisory lock on (account, lower(e-mail)) serialises submissions for the same address, so two at
+ * once cannot both miss the lookup and create two contacts; it is released at commit or rollback.
+ */
+export async function recordSubmission(
+  db: PrismaClient,
+  form: LeadForm,
+  submission: Submission,
+  origin: SubmissionOrigin,
+): Promise<string> {
+  const { accountId } = form;
+  const { first_name, last_name, email, phone, company } = submission.contact;
+  return db.$transaction(async (tx) => {
+    let contactId: string | null = null;
+    if (email) {
+      const lockKey = `${accountId}:${email.toLowerCase()}`;
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}::text, 0))`;
+      // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
+      const rows = await tx.$queryRaw<{ id: string }[]>`
+        SELECT id FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
+        ORDER BY created_at ASC, id ASC LIMIT 1`;
+      contactId = rows[0]?.id ?? null;
+    }
+    if (contactId) {
+      // The address already matches; only the other non-empty mapped values overwrite.
+      const update = { firstName: first_name, lastName: last_name, phone, company };
+      await tx.contact.update({ where: { id: contactId }, data: update });
+    } else {
+      const created = await tx.contact.create({
+        data: {
+          accountId,
+          firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, COLUMN_MAX.first_name),
+          lastName: last_name ?? null,
+          email: email ?? null,
+          phone: phone ?? null,
+          company: company ?? null,
+          contactType: ContactType.lead,
+          source: ContactSource.website,
+        },
+        select: { id: true },
+      });
+      contactId = created.id;
+    }
+    await tx.formSubmission.create({
+      data: {
+        accountId,
+        formId: form.id,
+        contactId,
+        data: submission.values,
+        referrer: submission.referrer,
+        page: submission.page,
+        clientIp: origin.clientIp.slice(0, 64),
+        userAgent: origin.userAgent?.slice(0, 1000) ?? null,
+      },
+    });
+    return contactId;
+  }, TX_OPTIONS);
+}

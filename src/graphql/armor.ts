@@ -1,0 +1,79 @@
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { GraphQLError } from 'graphql';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { readJsonObject, RestRefusal } from '../rest/body.js';
+
+/**
+ * Limits on what one /graphql document may ask for (OWASP API4: resource consumption). The REST
+ * layer runs its own fixed, pre-validated operations and is not affected. Rate limits still count
+ * every aliased call of a limited field; these bounds only keep one document cheap to parse and plan.
+ */
+export const GRAPHQL_LIMITS = {
+  maxTokens: 2_000,
+  maxDepth: 8,
+  maxAliases: 30,
+  maxDirectives: 20,
+  maxCost: 5_000,
+} as const;
+
+export function graphqlArmor(production: boolean): Plugin[] {
+  const plugins: Plugin[] = [
+    maxTokensPlugin({ n: GRAPHQL_LIMITS.maxTokens }) as Plugin,
+    maxDepthPlugin({ n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true }) as Plugin,
+    maxAliasesPlugin({ n: GRAPHQL_LIMITS.maxAliases }) as Plugin,
+    maxDirectivesPlugin({ n: GRAPHQL_LIMITS.maxDirectives }) as Plugin,
+    costLimitPlugin({ maxCost: GRAPHQL_LIMITS.maxCost, ignoreIntrospection: true }) as Plugin,
+  ];
+  if (production) plugins.push(hideSuggestions());
+  return plugins;
+}
+
+// graphql-js words its hints `Did you mean "x"?`, `Did you mean "x" or "y"?`, `Did you mean the enum value "x"?`.
+const SUGGESTION = /\s*Did you mean [^?]*\?/g;
+
+/**
+ * "Did you mean ...?" hints reveal the schema when introspection is off. They come from validation
+ * and from variable values (checked only when the operation executes); graphql-armor's
+ * block-field-suggestions plugin covers the first and only the `Did you mean "x"?` wording.
+ */
+export function hideSuggestions(): Plugin {
+  const scrub = (errors: readonly unknown[] | undefined) => {
+    for (const error of errors ?? []) if (error instanceof GraphQLError) error.message = error.message.replace(SUGGESTION, '');
+  };
+  return {
+    onValidate: () => ({ valid, result }) => {
+      if (!valid) scrub(result);
+    },
+    onExecute: () => ({
+      onExecuteDone: ({ result }) => {
+        if ('errors' in result) scrub(result.errors);
+      },
+    }),
+  };
+}
+
+/**
+ * /graphql takes POSTed JSON only (no form encodings a cross-site form could send), within the same
+ * 1 MiB as REST; GET stays for queries (Yoga refuses mutations over GET).
+ */
+export function graphqlBodyLimit(): Plugin {
+  return {
+    onRequestParse: ({ request, url, setRequestParser }) => {
+      if (request.method !== 'POST' || url.pathname !== '/graphql') return;
+      setRequestParser(async (req) => {
+        try {
+          return (await readJsonObject(req)) as GraphQLParams;
+        } catch (error) {
+          if (!(error instanceof RestRefusal)) throw error;
+          throw new GraphQLError(error.refusal.body.error, {
+            extensions: { code: 'BAD_REQUEST', http: { status: error.refusal.status } },
+          });
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import type PrismaTypes from '../generated/pothos-types.js';
+import { getDatamodel } from '../generated/pothos-types.js';
+import type { Context } from '../context.js';
+
+/** The one Pothos builder. Types live in the domain folders; src/graphql/schema.ts assembles them. */
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  PrismaTypes: PrismaTypes;
+  DefaultFieldNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    Date: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  plugins: [PrismaPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    // Per request, so each app (and each test app) talks to its own database.
+    client: (ctx) => ctx.db,
+    dmmf: getDatamodel(),
+    filterConnectionTotalCount: true,
+    onUnusedQuery: process.env.NODE_ENV === 'production' ? null : 'warn',
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});

@@ -1,0 +1,102 @@
+import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { builder } from './builder.js';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Parses YYYY-MM-DD that names a real calendar day (no 2025-02-30), as UTC midnight. */
+export function parseCalendarDate(value: unknown): Date | null {
+  if (typeof value !== 'string') return null;
+  const match = DATE.exec(value);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  return real ? date : null;
+}
+
+export const formatDate = (date: Date): string => date.toISOString().slice(0, 10);
+
+const stringLiteral = (ast: ValueNode): unknown => (ast.kind === Kind.STRING ? ast.value : undefined);
+
+builder.scalarType('Date', {
+  description: 'A calendar date, YYYY-MM-DD',
+  serialize: (value) => formatDate(value),
+  parseValue: (value) => {
+    const date = parseCalendarDate(value);
+    if (!date) throw new GraphQLError('Must be a real date in the form YYYY-MM-DD');
+    return date;
+  },
+  parseLiteral: (ast) => {
+    const date = parseCalendarDate(stringLiteral(ast));
+    if (!date) throw new GraphQLError('Must be a real date in the form YYYY-MM-DD');
+    return date;
+  },
+});
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function parseTimestamp(value: unknown): Date {
+  const date = typeof value === 'string' && ISO_TIMESTAMP.test(value) ? new Date(value) : null;
+  if (!date || Number.isNaN(date.getTime())) {
+    throw new GraphQLError('Must be an ISO 8601 timestamp with a time zone');
+  }
+  return date;
+}
+
+builder.scalarType('DateTime', {
+  description: 'An ISO 8601 timestamp, always returned in UTC with Z',
+  serialize: (value) => value.toISOString(),
+  parseValue: parseTimestamp,
+  parseLiteral: (ast) => parseTimestamp(stringLiteral(ast)),
+});
+
+function literalToJson(ast: ValueNode, variables?: Record<string, unknown> | null): unknown {
+  switch (ast.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return ast.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(ast.value);
+    case Kind.NULL:
+      return null;
+    case Kind.LIST:
+      return ast.values.map((item) => literalToJson(item, variables));
+    case Kind.OBJECT:
+      return Object.fromEntries(ast.fields.map((field) => [field.name.value, literalToJson(field.value, variables)]));
+    case Kind.VARIABLE:
+      return variables?.[ast.name.value];
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * JSON nested deeper than this is refused: nothing the service keeps needs more, and a deeper value
+ * (a 1 MiB body holds 500,000 levels) would overflow the stack of whatever walks it (hashing, the driver).
+ */
+export const JSON_MAX_DEPTH = 32;
+
+/** Walks without recursion, so the check itself cannot overflow. */
+export function jsonDepthWithin(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > max) return false;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
+const boundedJson = (value: unknown): unknown => {
+  if (!jsonDepthWithin(value, JSON_MAX_DEPTH)) throw new GraphQLError(`Must be nested at most ${JSON_MAX_DEPTH} levels deep`);
+  return value;
+};
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value',
+  serialize: (value) => value,
+  parseValue: boundedJson,
+  parseLiteral: (ast, variables) => boundedJson(literalToJson(ast, variables)),
+});

@@ -1,0 +1,17 @@
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from './builder.js';
+import './scalars.js';
+import '../accounts/account.schema.js';
+import '../contacts/contact.schema.js';
+import '../deals/stage.schema.js';
+import '../deals/deal.schema.js';
+import '../invoices/invoice.schema.js';
+import '../forms/form.schema.js';
+import '../forms/form-page.schema.js';
+import '../records/record.schema.js';
+import '../exports/export.schema.js';
+
+export const schema = builder.toSchema();
+
+/** The SDL committed as schema.graphql (sorted so diffs show real changes only). */
+export const printedSchema = (): string => `${printSchema(lexicographicSortSchema(schema))}\n`;

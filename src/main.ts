@@ -1,0 +1,61 @@
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig, loadDotenv } from './config.js';
+import { loadOrCreateDevSecret } from './auth/dev-secret.js';
+import { seedDemo } from './demo.js';
+import { startDraining } from './health.js';
+import { createLogger, wantsPrettyLogs } from './logger.js';
+import { openDeps, usesDevAuth } from './runtime.js';
+
+let log = createLogger({ level: 'info' }); // until the configuration (LOG_LEVEL checked) says otherwise
+
+async function main(): Promise<void> {
+  const fromDotenv = loadDotenv(); // development only; the real environment wins
+  const config = loadConfig();
+  log = createLogger({ level: config.logLevel, pretty: wantsPrettyLogs(config.production) });
+  if (fromDotenv.length > 0) log.info({ variables: fromDotenv }, 'read .env');
+  const deps = await openDeps(config, log);
+  const app = createApp(deps);
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  log.info({ baseUrl, database: deps.db.kind, redis: Boolean(config.redisUrl) }, 'listening');
+
+  if (usesDevAuth(config) && !config.databaseUrl) {
+    const demo = await seedDemo(deps.db.prisma, await loadOrCreateDevSecret(config.dataDir));
+    process.stdout.write(demo.banner(baseUrl));
+  }
+
+  // Graceful shutdown: stop accepting, let in-flight requests finish, then release the pools.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    startDraining(deps); // /readyz answers 503 from now on
+    const force = setTimeout(() => {
+      log.error('shutdown timed out; closing remaining connections');
+      server.closeAllConnections();
+    }, 20_000);
+    force.unref();
+    server.close(async () => {
+      await deps.close().catch((err: unknown) => log.error({ err }, 'error while closing'));
+      clearTimeout(force);
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    for (const line of error.message.split('\n')) process.stderr.write(`config: ${line}\n`);
+  } else {
+    log.fatal({ err: error }, 'failed to start');
+  }
+  process.exit(1);
+});

@@ -1,0 +1,122 @@
+/** GET /metrics: Prometheus text format, one registry per app instance. */
+import { timingSafeEqual } from 'node:crypto';
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AppDeps } from '../app.js';
+import type { Context } from '../context.js';
+import { EXAMPLE_OPERATION_NAMES } from '../graphiql.js';
+import { routes } from '../rest/routes.js';
+import { requestInfo } from './request-info.js';
+
+export const METRICS_PATH = '/metrics';
+
+/**
+ * Names a client sends to /graphql get a series only when known here; any other is 'anonymous', so
+ * labels stay bounded. Operations the server runs itself (REST routes, form pages) are fixed code.
+ */
+const KNOWN_OPERATIONS = new Set([
+  ...routes.map((r) => getOperationAST(r.operation)?.name?.value).filter((n): n is string => Boolean(n)),
+  ...EXAMPLE_OPERATION_NAMES,
+]);
+const GRAPHQL_ROUTE = '/graphql';
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const ERROR_CODES = new Set([
+  'UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'NOT_FOUND', 'RATE_LIMITED', 'INVALID_TRANSITION',
+  'IDEMPOTENCY_CONFLICT', 'SERVICE_UNAVAILABLE', 'INTERNAL_SERVER_ERROR',
+]);
+
+/** A pg Pool's counters, when the database has one (PGlite has none). */
+type PoolStats = { totalCount: number; idleCount: number; waitingCount: number };
+
+export function createMetrics(deps: Pick<AppDeps, 'db'> & { config: Pick<AppDeps['config'], 'metricsToken'> }) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to the response headers, by route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const rejections = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429, by rate-limit rule',
+    labelNames: ['rule'] as const,
+    registers: [registry],
+  });
+  const operations = new Histogram({
+    name: 'graphql_operation_duration_seconds',
+    help: 'GraphQL execution time by operation name (REST routes run named operations too)',
+    labelNames: ['operation', 'type'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const operationErrors = new Counter({
+    name: 'graphql_operation_errors_total',
+    help: 'GraphQL errors by operation name and error code',
+    labelNames: ['operation', 'code'] as const,
+    registers: [registry],
+  });
+
+  const pool: PoolStats | undefined = deps.db.pool;
+  if (pool) {
+    const gauge = (name: string, help: string, read: (p: PoolStats) => number) =>
+      new Gauge({ name, help, registers: [registry], collect() { this.set(read(pool)); } });
+    gauge('db_pool_connections', 'Connections open in the PostgreSQL pool', (p) => p.totalCount);
+    gauge('db_pool_idle_connections', 'Idle connections in the PostgreSQL pool', (p) => p.idleCount);
+    gauge('db_pool_waiting_requests', 'Queries waiting for a free connection', (p) => p.waitingCount);
+  }
+
+  const token = deps.config.metricsToken;
+  const authorized = (request: Request) => {
+    if (!token) return true;
+    const given = Buffer.from(request.headers.get('authorization') ?? '');
+    const expected = Buffer.from(`Bearer ${token}`);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+
+  const plugin: Plugin<Context> = {
+    onRequest: async ({ request, url, endResponse }) => {
+      if (url.pathname !== METRICS_PATH) return;
+      if (request.method !== 'GET') return endResponse(new Response(null, { status: 405, headers: { Allow: 'GET' } }));
+      if (!authorized(request)) return endResponse(new Response(null, { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } }));
+      endResponse(new Response(await registry.metrics(), { status: 200, headers: { 'Content-Type': registry.contentType } }));
+    },
+    onExecute: ({ args }) => {
+      const operation = getOperationAST(args.document, args.operationName);
+      const name = operation?.name?.value;
+      const request = (args.contextValue as Partial<Context>).request;
+      const fromClient = !request || requestInfo(request).route === GRAPHQL_ROUTE;
+      const labels = {
+        operation: name && (!fromClient || KNOWN_OPERATIONS.has(name)) ? name : 'anonymous',
+        type: operation?.operation ?? 'unknown',
+      };
+      const stop = operations.startTimer(labels);
+      return {
+        onExecuteDone: ({ result }) => {
+          stop();
+          for (const error of 'errors' in result ? (result.errors ?? []) : []) {
+            const code = String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
+            operationErrors.inc({ operation: labels.operation, code: ERROR_CODES.has(code) ? code : 'OTHER' });
+          }
+        },
+      };
+    },
+    onResponse: ({ request, response }) => {
+      const info = requestInfo(request);
+      const method = METHODS.has(request.method) ? request.method : 'OTHER';
+      requests.inc({ method, route: info.route, status: String(response.status) });
+      duration.observe({ method, route: info.route }, (performance.now() - info.start) / 1000);
+      for (const rule of info.rateLimited) rejections.inc({ rule });
+    },
+  };
+  return { registry, plugin };
+}

@@ -1,0 +1,92 @@
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Context } from '../context.js';
+import { routes } from '../rest/routes.js';
+
+/** What the logs and the metrics learn about one request while it runs (never a token or a body). */
+export type RequestInfo = {
+  /** performance.now() when the request arrived. */
+  start: number;
+  /** The route pattern: bounded, never the URL as sent. */
+  route: string;
+  /** The GraphQL operation that ran (REST routes run one too); 'anonymous' when it has no name. */
+  operation?: string;
+  userId?: string;
+  accountId?: string;
+  /** Names of the rate-limit rules that refused this request. */
+  rateLimited: string[];
+};
+
+const infos = new WeakMap<Request, RequestInfo>();
+
+export function requestInfo(request: Request): RequestInfo {
+  let info = infos.get(request);
+  if (!info) infos.set(request, (info = { start: performance.now(), route: routeOf(new URL(request.url).pathname), rateLimited: [] }));
+  return info;
+}
+
+const restRoutes = [...new Set(routes.map((r) => r.path))].map((pattern) => ({ pattern, segments: pattern.split('/') }));
+/** Paths served outside the REST table (GraphQL, health, metrics, the API reference; form pages below). */
+const FIXED = new Set(['/graphql', '/metrics', '/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/docs']);
+
+/** A path's route pattern (e.g. `/api/v1/forms/:form_id/submit`), or `unmatched`: a bounded label. */
+export function routeOf(pathname: string): string {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  if (FIXED.has(path)) return path;
+  if (path.startsWith('/api/v1/docs/')) return '/api/v1/docs/*';
+  if (/^\/forms\/[^/]+$/.test(path)) return '/forms/:form_id';
+  const parts = path.split('/');
+  const found = restRoutes.find(
+    ({ segments }) => segments.length === parts.length && segments.every((s, i) => s.startsWith(':') ? parts[i] !== '' : s === parts[i]),
+  );
+  return found?.pattern ?? 'unmatched';
+}
+
+/**
+ * Fills RequestInfo: the start time (before any other plugin runs), the operation name, and who
+ * asked for which account, seen through the context's own viewer()/role()/charge() (so nothing
+ * extra is resolved for logging).
+ */
+export function useRequestInfo(): Plugin<Context> {
+  return {
+    instrumentation: {
+      request: ({ request }, wrapped) => {
+        requestInfo(request);
+        return wrapped();
+      },
+    },
+    onContextBuilding: () => ({ context, extendContext }) => {
+      if (!context.request || typeof context.viewer !== 'function') return;
+      const info = requestInfo(context.request);
+      const { viewer, role, charge } = context;
+      const watchedViewer: Context['viewer'] = () => {
+        const promise = viewer();
+        promise.then((v) => (info.userId = v.id), () => {});
+        return promise;
+      };
+      extendContext({
+        viewer: watchedViewer,
+        role: async (accountId) => {
+          info.accountId ??= accountId;
+          const found = await role(accountId);
+          await watchedViewer(); // role() resolved it already: this only records who
+          return found;
+        },
+        charge: async (rule, identity) => {
+          try {
+            await charge(rule, identity);
+          } catch (error) {
+            if ((error as { extensions?: { code?: unknown } }).extensions?.code === 'RATE_LIMITED') info.rateLimited.push(rule.name);
+            throw error;
+          }
+        },
+      });
+    },
+    onExecute: ({ args }) => {
+      const request = (args.contextValue as Partial<Context>).request;
+      if (!request) return;
+      const name = getOperationAST(args.document, args.operationName)?.name?.value;
+      requestInfo(request).operation = name ? name.slice(0, 100) : 'anonymous'; // a client picks /graphql names
+    },
+  };
+}

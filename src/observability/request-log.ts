@@ -1,0 +1,34 @@
+import type { Plugin } from 'graphql-yoga';
+import { requestState } from '../context.js';
+import type { Logger } from '../logger.js';
+import { requestInfo } from './request-info.js';
+
+/** Probes hit every few seconds: logged at debug so they do not drown the requests that matter. */
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * One JSON line per request: id, method, route pattern (+ GraphQL operation), status, duration,
+ * and the user and account when known. Deliberately no headers, query string, cookies or bodies.
+ * Needs useRequestInfo() in the same app.
+ */
+export function useRequestLog(log: Logger): Plugin {
+  return {
+    onResponse: ({ request, response }) => {
+      const info = requestInfo(request);
+      const line = {
+        requestId: requestState(request).requestId,
+        method: request.method,
+        route: info.route,
+        ...(info.operation ? { operation: info.operation } : {}),
+        status: response.status,
+        durationMs: Math.round((performance.now() - info.start) * 100) / 100,
+        ...(info.userId ? { userId: info.userId } : {}),
+        ...(info.accountId ? { accountId: info.accountId } : {}),
+        ...(info.rateLimited.length ? { rateLimited: info.rateLimited } : {}),
+      };
+      if (response.status >= 500) log.error(line, 'request');
+      else if (QUIET_ROUTES.has(info.route)) log.debug(line, 'request');
+      else log.info(line, 'request');
+    },
+  };
+}

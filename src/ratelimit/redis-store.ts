@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { AtomicStore, type HitResult } from './atomic-store.js';
+
+export type Logger = (msg: string, err?: unknown) => void;
+export type RedisStoreOptions = {
+  url: string;
+  log: Logger;
+  /** Key namespace; every key starts with it. */
+  prefix?: string;
+  /** A command that takes longer fails (open): a hung Redis must not hang requests. */
+  commandTimeoutMs?: number;
+  /** At startup, how long calls wait for the first connection before failing open. */
+  startupWaitMs?: number;
+};
+
+/**
+ * One atomic step per call, in Redis time (TIME) so every instance shares one clock. A sorted set per
+ * bucket, score = timestamp, member unique (instance id + counter) so two calls in the same ms both
+ * count: drop entries out of the window, read the rest, add this call only if under the limit, trim
+ * to the newest `max`, PEXPIRE until the newest leaves the window. Returns
+ * {allowed, count, ms until the oldest leaves, timestamps before this call}.
+ */
+const HIT_SCRIPT = `
+local key, window, max, member = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local raw = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+local before = {}
+for i = 2, #raw, 2 do before[#before + 1] = tonumber(raw[i]) end
+local allowed = 0
+if #before < max then
+  redis.call('ZADD', key, now, member)
+  allowed = 1
+end
+redis.call('ZREMRANGEBYRANK', key, 0, -(max + 1))
+local oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+local newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
+redis.call('PEXPIRE', key, newest + window - now)
+return {allowed, redis.call('ZCARD', key), oldest + window - now, before}
+`;
+
+type HitReply = [number, number, number, number[]];
+type ScriptClient = Redis & {
+  rlHit(key: string, windowMs: number, max: number, member: string): Promise<HitReply>;
+};
+
+/**
+ * Shared store for every instance. If Redis fails, the call is allowed (fail open: rate limiting
+ * must not take the API down), logged once per outage, and limiting resumes by itself when ioredis
+ * reconnects. With the offline queue off, commands during an outage fail at once instead of queueing.
+ */
+export class RedisStore extends AtomicStore {
+  private readonly client: ScriptClient;
+  private readonly prefix: string;
+  private readonly log: Logger;
+  private readonly instance = randomUUID();
+  private seq = 0;
+  private down = false;
+  private started: Promise<void> | undefined;
+
+  constructor(opts: RedisStoreOptions) {
+    super();
+    this.prefix = opts.prefix ?? 'rl:';
+    this.log = opts.log;
+    this.client = new Redis(opts.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: opts.commandTimeoutMs ?? 500,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(times * 100, 1_000), // keep retrying, forever
+    }) as ScriptClient;
+    this.client.defineCommand('rlHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.client.on('error', (err) => this.markDown(err));
+    // Calls made before the first connection wait for it (briefly), else the first calls after a
+    // deploy would all go through unlimited; a refused connection or the deadline ends the wait.
+    this.started = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, opts.startupWaitMs ?? 2_000);
+      timer.unref();
+      const done = () => (clearTimeout(timer), resolve());
+      this.client.once('ready', done);
+      this.client.once('error', done);
+    }).then(() => void (this.started = undefined));
+  }
+
+  async hit(key: string, max: number, windowMs: number): Promise<HitResult> {
+    if (this.started) await this.started;
+    try {
+      const member = `${this.instance}:${(this.seq = (this.seq + 1) % Number.MAX_SAFE_INTEGER)}`;
+      const [allowed, count, resetMs, before] = await this.client.rlHit(this.prefix + key, windowMs, max, member);
+      this.markUp();
+      return { allowed: allowed === 1, count, resetMs, before };
+    } catch (err) {
+      this.markDown(err);
+      return { allowed: true, count: 1, resetMs: windowMs, before: [] };
+    }
+  }
+
+  private markDown(err: unknown): void {
+    if (this.down) return;
+    this.down = true;
+    this.log('rate limit: Redis unavailable, failing open (calls are not limited) until it is back', err);
+  }
+
+  private markUp(): void {
+    if (!this.down) return;
+    this.down = false;
+    this.log('rate limit: Redis is back, limiting again');
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect(); // not connected: just stop reconnecting
+    }
+  }
+}

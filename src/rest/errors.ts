@@ -1,0 +1,76 @@
+import type { GraphQLError } from 'graphql';
+import { HTTP_STATUS, MESSAGES, type ErrorCode, type ErrorDetails } from '../errors.js';
+
+/** Failures only the HTTP transport can have (no GraphQL operation ran). */
+export type HttpErrorCode =
+  | 'ROUTE_NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'INTERNAL_SERVER_ERROR';
+
+export type RestError = { status: number; body: { error: string; details?: ErrorDetails }; headers?: Record<string, string> };
+
+export const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } });
+
+export const restErrorResponse = (error: RestError): Response => json(error.status, error.body, error.headers);
+
+/** Where the request's input came from decides the 400 message (decisions.md §2). */
+export type InputSource = 'query' | 'body';
+
+/**
+ * The one translation of the core's error codes into the contract's bodies. Exhaustive: a new
+ * ErrorCode does not compile until this switch renders it.
+ */
+export function fromCoreError(error: GraphQLError, source: InputSource, renameField: (key: string) => string): RestError {
+  const code = error.extensions.code as ErrorCode | 'INTERNAL_SERVER_ERROR' | undefined;
+  switch (code) {
+    case 'BAD_USER_INPUT': {
+      const details = (error.extensions.details ?? {}) as ErrorDetails;
+      return invalidInput(source, Object.fromEntries(Object.entries(details).map(([k, v]) => [renameField(k), v])));
+    }
+    case 'RATE_LIMITED':
+      return { status: 429, body: { error: MESSAGES.rateLimited } };
+    case 'SERVICE_UNAVAILABLE':
+      return { status: 503, body: { error: MESSAGES.unavailable }, headers: { 'Retry-After': '5' } };
+    case 'UNAUTHENTICATED':
+    case 'FORBIDDEN':
+    case 'NOT_FOUND':
+    case 'INVALID_TRANSITION':
+    case 'IDEMPOTENCY_CONFLICT':
+    case 'IDEMPOTENCY_IN_PROGRESS':
+      return { status: HTTP_STATUS[code], body: { error: error.message } };
+    case 'INTERNAL_SERVER_ERROR':
+    case undefined:
+      return fromHttpError('INTERNAL_SERVER_ERROR');
+    default:
+      return assertNever(code);
+  }
+}
+
+export function fromHttpError(code: HttpErrorCode, allow?: string[]): RestError {
+  switch (code) {
+    case 'ROUTE_NOT_FOUND':
+      return { status: 404, body: { error: 'Not found' } };
+    case 'METHOD_NOT_ALLOWED':
+      return { status: 405, body: { error: 'Method not allowed' }, headers: { Allow: (allow ?? []).join(', ') } };
+    case 'PAYLOAD_TOO_LARGE':
+      return { status: 413, body: { error: 'Payload too large' } };
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return { status: 415, body: { error: 'Unsupported media type' } };
+    case 'INTERNAL_SERVER_ERROR':
+      return { status: 500, body: { error: 'Internal server error' } };
+    default:
+      return assertNever(code);
+  }
+}
+
+export const invalidInput = (source: InputSource, details: ErrorDetails): RestError => ({
+  status: 400,
+  body: { error: source === 'query' ? 'Invalid query' : MESSAGES.invalidInput, details },
+});
+
+function assertNever(value: never): never {
+  throw new Error(`Unhandled error code: ${String(value)}`);
+}

@@ -1,0 +1,209 @@
+import {
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  Kind,
+  type FragmentDefinitionNode,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  type GraphQLEnumType,
+  type GraphQLOutputType,
+  type GraphQLScalarType,
+  type SelectionSetNode,
+} from 'graphql';
+import { z } from 'zod';
+import { uuid } from '../validation.js';
+import { toSnake } from './input.js';
+
+/**
+ * GraphQL types (and the zod schemas behind them) as JSON Schema 2020-12, the dialect of OpenAPI 3.1.
+ * Outputs follow an operation's aliased selection set; inputs use the REST names (snake_case).
+ */
+export type JsonSchema = { [keyword: string]: unknown };
+
+const INT32 = { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 };
+
+function scalarSchema(type: GraphQLScalarType, direction: 'input' | 'output'): JsonSchema {
+  switch (type.name) {
+    case 'ID': // every id this service hands out is a UUID; an input id is checked by the core
+      return direction === 'output' ? { type: 'string', format: 'uuid' } : { type: 'string' };
+    case 'String':
+      return { type: 'string' };
+    case 'Int': // the REST layer refuses what GraphQL's Int cannot hold
+      return direction === 'input' ? { type: 'integer', ...INT32 } : { type: 'integer' };
+    case 'Float':
+      return { type: 'number' };
+    case 'Boolean':
+      return { type: 'boolean' };
+    case 'DateTime':
+      return { type: 'string', format: 'date-time' };
+    case 'Date':
+      return { type: 'string', format: 'date' };
+    default: // JSON and any other custom scalar: any JSON value
+      return type.description ? { description: type.description } : {};
+  }
+}
+
+const enumSchema = (type: GraphQLEnumType): JsonSchema => ({
+  type: 'string',
+  enum: type.getValues().map((v) => v.name),
+});
+
+/** The same schema, also allowing null (a nullable GraphQL type). */
+export function orNull(schema: JsonSchema): JsonSchema {
+  const { description, ...rest } = schema;
+  if (Object.keys(rest).length === 0) return schema; // {} already allows null
+  if (typeof schema.type === 'string') {
+    const nullable: JsonSchema = { ...schema, type: [schema.type, 'null'] };
+    if (Array.isArray(schema.enum)) nullable.enum = [...schema.enum, null];
+    return nullable;
+  }
+  return { ...(description ? { description } : {}), anyOf: [rest, { type: 'null' }] };
+}
+
+const describe = (schema: JsonSchema, description: string | null | undefined): JsonSchema =>
+  description ? { ...schema, description } : schema;
+
+type Fragments = Record<string, FragmentDefinitionNode>;
+
+/** What an operation answers for `type` and its selection set: exactly the selected keys. */
+export function outputSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments = {}): JsonSchema {
+  if (isNonNullType(type)) return nonNullOutput(type.ofType, selectionSet, fragments);
+  return orNull(nonNullOutput(type, selectionSet, fragments));
+}
+
+function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments): JsonSchema {
+  if (isListType(type)) return { type: 'array', items: outputSchema(type.ofType, selectionSet, fragments) };
+  if (isScalarType(type)) return scalarSchema(type, 'output');
+  if (isEnumType(type)) return enumSchema(type);
+  if (isObjectType(type) && selectionSet) {
+    const properties: Record<string, JsonSchema> = {};
+    const visit = (set: SelectionSetNode) => {
+      for (const selection of set.selections) {
+        if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
+        else if (selection.kind === Kind.FRAGMENT_SPREAD) visit(fragments[selection.name.value]!.selectionSet);
+        else {
+          const key = selection.alias?.value ?? selection.name.value;
+          if (selection.name.value === '__typename') properties[key] = { type: 'string', const: type.name };
+          else {
+            const field = type.getFields()[selection.name.value]!;
+            properties[key] = describe(outputSchema(field.type, selection.selectionSet, fragments), field.description);
+          }
+        }
+      }
+    };
+    visit(selectionSet);
+    return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+  }
+  throw new Error(`No JSON Schema for GraphQL output type ${String(type)}`); // interfaces, unions: not used by REST
+}
+
+/** A REST input value of GraphQL `type`; `rules` are the domain constraints of the same value. */
+export function inputSchema(type: GraphQLInputType, rules?: z.ZodType): JsonSchema {
+  if (isNonNullType(type)) return nonNullInput(type.ofType, rules);
+  return orNull(nonNullInput(type, rules));
+}
+
+export function nonNullInput(type: GraphQLInputType, rules?: z.ZodType): JsonSchema {
+  if (isNonNullType(type)) return nonNullInput(type.ofType, rules);
+  if (isListType(type)) return { type: 'array', items: inputSchema(type.ofType, rules && zodElement(rules)) };
+  if (isInputObjectType(type)) return inputObjectSchema(type, rules);
+  if (isEnumType(type)) return enumSchema(type);
+  return withConstraints(scalarSchema(type as GraphQLScalarType, 'input'), rules);
+}
+
+/** An input object as the REST layer reads it: snake_case keys, unknown keys refused. */
+export function inputObjectSchema(type: GraphQLInputObjectType, rules?: z.ZodType): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const field of Object.values(type.getFields())) {
+    const name = toSnake(field.name);
+    properties[name] = describe(inputSchema(field.type, rules && zodField(rules, field.name)), field.description);
+    if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(name);
+  }
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+// --- zod: the domain's own constraints (lengths, ranges, formats, defaults) -----------------------
+
+type ZodDef = { type: string; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType> };
+const defOf = (schema: z.ZodType): ZodDef => (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+
+/** Wrappers (optional, nullable, default, pipes, transforms) around the schema that does the checking. */
+function zodChildren(schema: z.ZodType): z.ZodType[] {
+  const def = defOf(schema);
+  return [def.innerType, def.in, def.out].filter((s): s is z.ZodType => s !== undefined);
+}
+
+/** The zod schema of one key of an object schema, looked up through wrappers. */
+export function zodField(schema: z.ZodType, key: string): z.ZodType | undefined {
+  const def = defOf(schema);
+  if (def.type === 'object') return def.shape?.[key];
+  for (const child of zodChildren(schema)) {
+    const found = zodField(child, key);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function zodElement(schema: z.ZodType): z.ZodType | undefined {
+  const def = defOf(schema);
+  if (def.type === 'array') return def.element;
+  for (const child of zodChildren(schema)) {
+    const found = zodElement(child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+const UUID_PATTERN = (z.toJSONSchema(uuid) as JsonSchema).pattern;
+const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems'];
+const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems'];
+const FIRST_WINS = ['format', 'pattern', 'default', 'multipleOf'];
+
+/**
+ * The constraints zod can state in JSON Schema, gathered through every wrapper (a pipe's checks on
+ * both sides; a transform states none): the tightest bound of each kind wins.
+ */
+export function zodConstraints(schema: z.ZodType): JsonSchema {
+  const found: JsonSchema = {};
+  const visit = (node: z.ZodType) => {
+    let json: JsonSchema = {};
+    try {
+      json = z.toJSONSchema(node, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    } catch {
+      /* a shape JSON Schema cannot state (cycles, custom types): its children may still say something */
+    }
+    const variants = Array.isArray(json.anyOf) ? (json.anyOf as JsonSchema[]) : [json];
+    for (const variant of variants.filter((v) => v.type !== 'null')) {
+      for (const key of LOWER_BOUNDS) if (typeof variant[key] === 'number') found[key] = Math.max(variant[key], (found[key] as number) ?? -Infinity);
+      for (const key of UPPER_BOUNDS) if (typeof variant[key] === 'number') found[key] = Math.min(variant[key], (found[key] as number) ?? Infinity);
+      for (const key of FIRST_WINS) if (variant[key] !== undefined && found[key] === undefined) found[key] = variant[key];
+    }
+    zodChildren(node).forEach(visit);
+  };
+  visit(schema);
+  if (found.pattern === UUID_PATTERN) {
+    delete found.pattern; // the same check, but case-insensitive: a JSON Schema pattern cannot say so
+    found.format = 'uuid';
+  }
+  if (found.format !== undefined) delete found.pattern; // a format says it in words; the regex is noise
+  return found;
+}
+
+/** Adds the zod constraints to a GraphQL scalar's schema; where both bound a value, the tighter wins. */
+function withConstraints(base: JsonSchema, rules: z.ZodType | undefined): JsonSchema {
+  if (!rules) return base;
+  const extra = zodConstraints(rules);
+  const merged: JsonSchema = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    if (key === 'format' && base.format !== undefined) continue; // GraphQL's Date/DateTime stay
+    if (LOWER_BOUNDS.includes(key) && typeof base[key] === 'number') merged[key] = Math.max(base[key], value as number);
+    else if (UPPER_BOUNDS.includes(key) && typeof base[key] === 'number') merged[key] = Math.min(base[key], value as number);
+    else merged[key] = value;
+  }
+  return merged;
+}

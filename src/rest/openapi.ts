@@ -1,0 +1,347 @@
+import {
+  getOperationAST,
+  GraphQLError,
+  isNonNullType,
+  Kind,
+  typeFromAST,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLInputType,
+  type OperationDefinitionNode,
+  type VariableDefinitionNode,
+} from 'graphql';
+import type { z } from 'zod';
+import { listContactsArgs, createContactInput } from '../contacts/contact.service.js';
+import { createDealInput, listDealsArgs } from '../deals/deal.service.js';
+import { COLLECTIONS, FORMAT_VERSION } from '../exports/account-json.js';
+import { CSV_COLUMNS } from '../exports/contacts-csv.js';
+import { exportArgs, exportFileName } from '../exports/export.service.js';
+import { MESSAGES, type ErrorCode } from '../errors.js';
+import { ExportKind } from '../generated/prisma/client.js';
+import { LIMITS, type FieldLimit } from '../graphql/limits.js';
+import { schema } from '../graphql/schema.js';
+import { listInvoicesArgs } from '../invoices/invoice.service.js';
+import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
+import { rateLimitHeaders } from './headers.js';
+import { toSnake } from './input.js';
+import { inputSchema, nonNullInput, outputSchema, zodField, type JsonSchema } from './json-schema.js';
+import { routes, type Route } from './routes.js';
+
+/** How a route's `respond` (src/rest/routes.ts) shapes the operation's result. */
+type Answer =
+  | { kind: 'as-is' } // 200 with the aliased selection set itself (list envelope, form result)
+  | { kind: 'created' } // 201 with { data: <selection> }
+  | { kind: 'download'; mediaType: string; fileName: string; schema: JsonSchema; example?: string };
+
+type RouteDoc = {
+  /** The zod schema the root field parses its arguments (or its `input`) with: the domain constraints. */
+  rules?: z.ZodType;
+  answer: Answer;
+  /** Messages of the 404 / extra 403 answers the field can give. */
+  notFound?: string;
+  forbidden?: string[];
+  /** The field honours an Idempotency-Key header (src/graphql/idempotent.ts). */
+  idempotent?: boolean;
+};
+
+const DAY = new Date(Date.UTC(2025, 0, 31));
+const SAMPLE_ACCOUNT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+
+/**
+ * The one hand-kept part of the document, keyed by the operation's root field: what no GraphQL
+ * type says (the envelope, the download) and which zod schema guards the field. A route missing
+ * here fails at start.
+ */
+export const ROUTE_DOCS: Record<string, RouteDoc> = {
+  contacts: { rules: listContactsArgs, answer: { kind: 'as-is' } },
+  createContact: { rules: createContactInput, answer: { kind: 'created' }, idempotent: true },
+  exportContacts: {
+    rules: exportArgs,
+    answer: {
+      kind: 'download',
+      mediaType: 'text/csv',
+      fileName: exportFileName({ kind: ExportKind.contacts_csv, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
+      schema: { type: 'string', description: `RFC 4180 CSV, UTF-8, oldest first. Columns: ${CSV_COLUMNS.join(', ')}.` },
+      example: `${CSV_COLUMNS.join(',')}\r\nAda,Lovelace,ada@example.com,,Analytical Engines,client,referral,2025-01-31T09:30:00.000Z\r\n`,
+    },
+  },
+  deals: { rules: listDealsArgs, answer: { kind: 'as-is' } },
+  createDeal: { rules: createDealInput, answer: { kind: 'created' }, idempotent: true },
+  invoices: { rules: listInvoicesArgs, answer: { kind: 'as-is' } },
+  submitLeadForm: { answer: { kind: 'as-is' }, notFound: MESSAGES.formNotFound, idempotent: true },
+  exportAccount: {
+    rules: exportArgs,
+    forbidden: [MESSAGES.ownerOnlyExport],
+    answer: {
+      kind: 'download',
+      mediaType: 'application/json',
+      fileName: exportFileName({ kind: ExportKind.account_json, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
+      schema: accountExportSchema(),
+    },
+  },
+};
+
+function accountExportSchema(): JsonSchema {
+  const records = { type: 'array', items: { type: 'object', description: 'One row: every column (snake_case) but secrets' } };
+  return {
+    type: 'object',
+    description: 'Every account-scoped collection; the listing is open-ended (more keys may appear).',
+    required: ['export_metadata', 'account', ...COLLECTIONS.map((c) => c.key)],
+    properties: {
+      export_metadata: {
+        type: 'object',
+        required: ['exported_at', 'account_id', 'format_version', 'gdpr_request'],
+        properties: {
+          exported_at: { type: 'string', format: 'date-time' },
+          account_id: { type: 'string', format: 'uuid' },
+          format_version: { type: 'string', const: FORMAT_VERSION },
+          gdpr_request: { type: 'boolean', const: true },
+        },
+      },
+      account: { type: 'object', description: 'The account record' },
+      ...Object.fromEntries(COLLECTIONS.map((c) => [c.key, records])),
+    },
+  };
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  400: 'Invalid input: `details` maps each failing field to its messages (a missing one reads `Required`)',
+  401: 'No valid session token',
+  403: 'Not the owner or a team member of the account (the same answer whether or not the account exists), or a cookie-authenticated POST from an origin not allowed',
+  404: 'Not found',
+  409: 'A request with the same Idempotency-Key is still in progress',
+  413: 'Body larger than 1 MiB',
+  415: 'Body is not JSON (Content-Type must be application/json)',
+  422: 'Idempotency-Key already used with a different payload',
+  429: 'Rate limit exceeded; retry after `Retry-After` seconds',
+  500: 'Unexpected failure (never any detail)',
+  503: 'The database cannot be reached; retry after `Retry-After` seconds',
+};
+
+const HEADERS: Record<string, JsonSchema> = {
+  'X-Request-Id': { description: 'Echoes a sane client X-Request-Id, else a new UUID', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'Calls allowed in the window', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Calls left in the window', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until a call is freed', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+  'Content-Disposition': { description: 'attachment; filename="…"', schema: { type: 'string' } },
+};
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const headers = (names: string[]) => Object.fromEntries(['X-Request-Id', ...names].map((n) => [n, header(n)]));
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Makes a retry safe for 24 hours: the same key and payload give back the first answer; another payload is 422',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+};
+
+const LIMITED = Object.keys(rateLimitHeaders({ allowed: true, limit: 1, remaining: 1, resetSeconds: 1 }));
+const REFUSED = Object.keys(rateLimitHeaders({ allowed: false, limit: 1, remaining: 0, resetSeconds: 1 }));
+
+/** The OpenAPI 3.1 document of /api/v1, built from the same sources the REST layer runs on. */
+export function buildOpenApi(options: { cookieName: string }): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    (paths[path] ??= {})[route.method.toLowerCase()] = describeRoute(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'CRM & billing API',
+      version: '1',
+      description: [
+        'REST interface of the CRM and billing service. Every endpoint is a named GraphQL operation run in-process',
+        '(`x-graphql-operation`); GraphQL for internal tools is served at `/graphql`.',
+        '',
+        'Errors are JSON `{"error": "<message>"}` (plus `details` on 400). An unknown path under /api/v1 is 404',
+        '`{"error":"Not found"}`; a known path with another method is 405 `{"error":"Method not allowed"}` with `Allow`.',
+        'Checks run in the order 401 → 429 → 400 → 403 (the public form: 429 → 404 → 400; the account export: 401 → 400 → 403 → 429).',
+      ].join('\n'),
+    },
+    tags: [...new Set(routes.map(tagOf))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A session token of the identity provider' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: options.cookieName,
+          description: 'The same token as a cookie; a POST with it must come from an allowed origin (ALLOWED_ORIGINS)',
+        },
+      },
+      headers: HEADERS,
+    },
+    security: [{ bearerAuth: [] }, { sessionCookie: [] }],
+  };
+}
+
+const tagOf = (route: Route) => route.path.split('/')[3]!;
+const words = (name: string) => name.replace(/(?<=[a-z0-9])([A-Z])/g, ' $1').replace(/ [A-Z]/g, (c) => c.toLowerCase());
+const per = { user: 'per user', ip: 'per client IP address', account: 'per account' } as const;
+const windowText = (window: string) => {
+  const [, n, unit] = /^(\d+)([smh])$/.exec(window)!;
+  const name = { s: 'second', m: 'minute', h: 'hour' }[unit as 's' | 'm' | 'h'];
+  return n === '1' ? name : `${n} ${name}s`;
+};
+
+function describeRoute(route: Route): JsonSchema {
+  const operation = getOperationAST(route.operation) as OperationDefinitionNode;
+  const root = operation.selectionSet.selections[0] as FieldNode;
+  const rootType = operation.operation === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
+  const field = rootType.getFields()[root.name.value]!;
+  const doc = ROUTE_DOCS[field.name];
+  if (!doc) throw new Error(`OpenAPI: ${route.method} ${route.path} (${field.name}) has no entry in ROUTE_DOCS`);
+  const limit = (LIMITS as Record<string, FieldLimit>)[field.name];
+  const fragments = Object.fromEntries(
+    route.operation.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]),
+  );
+
+  const pathParams = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+  const variables = operation.variableDefinitions ?? [];
+  const inPath = (d: VariableDefinitionNode) => pathParams.includes(toSnake(d.variable.name.value));
+  const parameters: { name: string; in: string; required: boolean }[] = [
+    ...variables.filter(inPath).map((d) => parameter(d, 'path', root, field, doc)),
+    ...(route.input === 'query' ? variables.filter((d) => !inPath(d)).map((d) => parameter(d, 'query', root, field, doc)) : []),
+    ...(doc.idempotent ? [IDEMPOTENCY_KEY] : []),
+  ];
+
+  const body = route.input === 'query' ? undefined : requestBody(route, variables.filter((d) => !inPath(d)), root, field, doc);
+  const bodyRequired = (body?.content['application/json'].schema.required ?? []) as string[];
+  const exampleField = parameters.find((p) => p.required && p.in === 'query')?.name ?? bodyRequired[0] ?? 'body';
+
+  const description = [
+    field.description,
+    limit && `Rate limit: ${limit.max} per ${windowText(limit.window)} ${per[limit.per]}.`,
+  ].filter(Boolean);
+  return {
+    operationId: operation.name!.value,
+    summary: words(operation.name!.value),
+    ...(description.length ? { description: description.join('\n\n') } : {}),
+    tags: [tagOf(route)],
+    ...(route.auth === 'public' ? { security: [] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(body ? { requestBody: body } : {}),
+    responses: {
+      ...success(doc.answer, outputSchema(field.type, root.selectionSet, fragments), limit !== undefined),
+      ...errorResponses(route, doc, limit !== undefined, exampleField),
+    },
+    'x-graphql-operation': operation.name!.value,
+    'x-graphql-field': `${rootType.name}.${field.name}`,
+  };
+}
+
+/** The argument of the root field a variable is passed to (its default, its description, its zod rule). */
+function argumentOf(root: FieldNode, field: GraphQLField<unknown, unknown>, variable: string) {
+  const node = root.arguments?.find((a) => a.value.kind === Kind.VARIABLE && a.value.name.value === variable);
+  return field.args.find((a) => a.name === (node?.name.value ?? variable));
+}
+
+function parameter(definition: VariableDefinitionNode, where: 'path' | 'query', root: FieldNode, field: GraphQLField<unknown, unknown>, doc: RouteDoc) {
+  const variable = definition.variable.name.value;
+  const type = typeFromAST(schema, definition.type) as GraphQLInputType;
+  const arg = argumentOf(root, field, variable);
+  const rules = doc.rules && arg ? zodField(doc.rules, arg.name) : undefined;
+  const value = nonNullInput(type, rules); // a query string has no null
+  const fallback = arg?.defaultValue;
+  return {
+    name: toSnake(variable),
+    in: where,
+    required: where === 'path' || isNonNullType(type),
+    ...(arg?.description ? { description: arg.description } : {}),
+    schema: ['string', 'number', 'boolean'].includes(typeof fallback) ? { ...value, default: fallback } : value,
+  };
+}
+
+function requestBody(route: Route, variables: readonly VariableDefinitionNode[], root: FieldNode, field: GraphQLField<unknown, unknown>, doc: RouteDoc) {
+  let body: JsonSchema;
+  if (route.input === 'body-as-input') {
+    body = inputSchema(field.args.find((a) => a.name === 'input')!.type, doc.rules);
+  } else {
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const definition of variables) {
+      const variable = definition.variable.name.value;
+      const type = typeFromAST(schema, definition.type) as GraphQLInputType;
+      const arg = argumentOf(root, field, variable);
+      properties[toSnake(variable)] = inputSchema(type, doc.rules && arg ? zodField(doc.rules, arg.name) : undefined);
+      if (isNonNullType(type)) required.push(toSnake(variable));
+    }
+    body = { type: 'object', properties, required, additionalProperties: false };
+  }
+  return { required: true, content: { 'application/json': { schema: body } } };
+}
+
+function success(answer: Answer, selection: JsonSchema, limited: boolean) {
+  const extra = limited ? LIMITED : [];
+  switch (answer.kind) {
+    case 'as-is':
+      return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: selection } } } };
+    case 'created': {
+      const wrapped = { type: 'object', properties: { data: selection }, required: ['data'], additionalProperties: false };
+      return { 201: { description: STATUS_TEXT[201], headers: headers(extra), content: { 'application/json': { schema: wrapped } } } };
+    }
+    case 'download':
+      return {
+        200: {
+          description: `A download named like \`${answer.fileName}\``,
+          headers: headers(['Content-Disposition', ...extra]),
+          content: { [answer.mediaType]: { schema: answer.schema, ...(answer.example ? { example: answer.example } : {}) } },
+        },
+      };
+  }
+}
+
+/** Every refusal the route can give, rendered by the REST layer's own translator (src/rest/errors.ts). */
+function errorResponses(route: Route, doc: RouteDoc, limited: boolean, exampleField: string) {
+  const source: InputSource = route.input === 'query' ? 'query' : 'body';
+  const core = (code: ErrorCode, message: string) =>
+    fromCoreError(new GraphQLError(message, { extensions: { code } }), source, (key) => key);
+
+  const refusals: RestError[] = [];
+  if (route.input !== 'query') refusals.push(fromHttpError('PAYLOAD_TOO_LARGE'), fromHttpError('UNSUPPORTED_MEDIA_TYPE'));
+  refusals.push(invalidInput(source, { [exampleField]: ['Required'] }));
+  if (route.auth === 'user') {
+    refusals.push(core('UNAUTHENTICATED', MESSAGES.unauthorized), core('FORBIDDEN', MESSAGES.noAccess));
+    if (route.method === 'POST') refusals.push(core('FORBIDDEN', MESSAGES.crossSite));
+  }
+  for (const message of doc.forbidden ?? []) refusals.push(core('FORBIDDEN', message));
+  if (doc.notFound) refusals.push(core('NOT_FOUND', doc.notFound));
+  if (doc.idempotent) refusals.push(core('IDEMPOTENCY_IN_PROGRESS', ''), core('IDEMPOTENCY_CONFLICT', ''));
+  if (limited) refusals.push(core('RATE_LIMITED', MESSAGES.rateLimited));
+  refusals.push(fromHttpError('INTERNAL_SERVER_ERROR'), core('SERVICE_UNAVAILABLE', MESSAGES.unavailable));
+
+  const byStatus = new Map<number, RestError[]>();
+  for (const refusal of refusals) byStatus.set(refusal.status, [...(byStatus.get(refusal.status) ?? []), refusal]);
+  const responses: Record<number, unknown> = {};
+  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
+    // An empty message stands for one the table above does not know word for word.
+    const messages = [...new Set(group.map((r) => r.body.error))];
+    const error = messages.includes('') ? { type: 'string' } : { type: 'string', enum: messages };
+    const withDetails = group.some((r) => r.body.details);
+    const body: JsonSchema = {
+      type: 'object',
+      properties: {
+        error,
+        ...(withDetails ? { details: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } } : {}),
+      },
+      required: withDetails ? ['error', 'details'] : ['error'],
+      additionalProperties: false,
+    };
+    const names = [...new Set(group.flatMap((r) => Object.keys(r.headers ?? {})))];
+    responses[status] = {
+      description: STATUS_TEXT[status] ?? 'Error',
+      headers: headers(status === 429 ? REFUSED : names),
+      content: { 'application/json': { schema: body, ...(messages.includes('') ? {} : { example: group[0]!.body }) } },
+    };
+  }
+  return responses;
+}

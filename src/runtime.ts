@@ -1,0 +1,57 @@
+import type { AppDeps } from './app.js';
+import { loadOrCreateDevSecret } from './auth/dev-secret.js';
+import { createTokenVerifier } from './auth/token.js';
+import { KnownUsers } from './auth/viewer.js';
+import type { Config } from './config.js';
+import { openDatabase } from './db/client.js';
+import { applyMigrations } from './db/migrate.js';
+import type { Logger } from './logger.js';
+import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
+
+/** True when the service runs with its own development secret (no identity provider configured). */
+export const usesDevAuth = (config: Config): boolean => !config.auth.jwtSecret && !config.auth.jwksUrl;
+
+/**
+ * Opens everything the app needs, applying pending migrations first (on either database), and
+ * returns a close() that releases it all in order.
+ */
+export async function openDeps(config: Config, log: Logger): Promise<AppDeps & { close(): Promise<void> }> {
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: config.databasePoolMax,
+    onConnectionError: (err) => log.warn({ err }, 'database connection error'),
+  });
+  try {
+    const applied = await applyMigrations(db);
+    if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
+    const jwtSecret = usesDevAuth(config) ? await loadOrCreateDevSecret(config.dataDir) : config.auth.jwtSecret;
+    const limiter = config.rateLimits
+      ? createRateLimiter({ redisUrl: config.redisUrl, log: (msg: string, err?: unknown) => log.warn({ err }, msg) })
+      : noLimits(log);
+    return {
+      config,
+      db,
+      limiter,
+      verifyToken: createTokenVerifier({ ...config.auth, jwtSecret }),
+      knownUsers: new KnownUsers(),
+      log,
+      close: async () => {
+        await limiter.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/** RATE_LIMITS=off: every call is allowed and nothing is counted, for load tests (scripts/bench) only. */
+function noLimits(log: Logger): RateLimiter {
+  log.warn('RATE_LIMITS=off: rate limits are lifted; never run a public service like this');
+  return {
+    consume: async (rule) => ({ allowed: true, limit: rule.max, remaining: rule.max, resetSeconds: 0 }),
+    close: async () => {},
+  };
+}

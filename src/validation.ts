@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { badInput, type ErrorDetails } from './errors.js';
+
+// A missing required value reads exactly "Required" (decisions.md §2); other type errors name
+// what was expected instead of echoing the input back.
+z.config({
+  customError: (issue) => {
+    if (issue.code === 'invalid_type') {
+      return issue.input === undefined || issue.input === null ? 'Required' : `Expected ${issue.expected}`;
+    }
+    return undefined;
+  },
+});
+
+/** Parses `value` with `schema`, or throws BAD_USER_INPUT with messages keyed by field path. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw badInput(toDetails(result.error));
+}
+
+export function toDetails(error: z.ZodError): ErrorDetails {
+  const details: ErrorDetails = Object.create(null) as ErrorDetails; // keys come from input paths
+  for (const issue of error.issues) {
+    const key = issue.path.length > 0 ? issue.path.map(String).join('.') : 'input';
+    (details[key] ??= []).push(issue.message);
+  }
+  return details;
+}
+
+// PostgreSQL text and jsonb cannot hold U+0000, and an unpaired surrogate cannot be encoded as UTF-8.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const isStorableText = (value: string): boolean => !UNSTORABLE.test(value);
+export const UNSTORABLE_TEXT = 'Must not contain NUL characters or unpaired surrogates';
+
+/** A string the database can store as it is (refused, not silently altered, when it cannot). */
+export const text = () => z.string().refine(isStorableText, UNSTORABLE_TEXT);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string): boolean => UUID.test(value);
+
+export const uuid = z.string().regex(UUID, 'Must be a UUID');
+
+/** Trimmed text; a blank optional value becomes null (decisions.md §4). */
+export const optionalText = (max: number) =>
+  text()
+    .trim()
+    .max(max, `Must be at most ${max} characters`)
+    .nullish()
+    .transform((value) => (value ? value : null));
+
+export const requiredText = (max: number) =>
+  text().trim().min(1, 'Required').max(max, `Must be at most ${max} characters`);
+
+export const email = text()
+  .trim()
+  .max(254, 'Must be at most 254 characters')
+  .pipe(z.email('Must be a valid e-mail address'));
+
+export const optionalEmail = text()
+  .trim()
+  .nullish()
+  .transform((value) => (value ? value : null))
+  .pipe(email.nullable());
+
+/** Money in numeric(12,2): finite, 0 to 9,999,999,999.99, at most two decimals. */
+export const money = z
+  .number()
+  .refine(Number.isFinite, 'Must be a finite number')
+  .refine((n) => n >= 0 && n <= 9_999_999_999.99, 'Must be from 0 to 9999999999.99')
+  .refine((n) => Math.abs(Math.round(n * 100) - n * 100) < 1e-6, 'Must have at most two decimals');
+
+export const page = z.number().int('Must be an integer').min(1, 'Must be at least 1').default(1);
+export const pageSize = z
+  .number()
+  .int('Must be an integer')
+  .min(1, 'Must be from 1 to 100')
+  .max(100, 'Must be from 1 to 100')
+  .default(25);
+
+export const listArgs = z.object({ accountId: uuid, page, pageSize });

@@ -1,0 +1,52 @@
+// `npm run bench` end to end on a tiny dataset, so the benchmark cannot rot between the runs that
+// matter: it generates data, starts the service and the floor, drives every case, measures both
+// exports and prints the table. Real PostgreSQL: DATABASE_URL, else the machine's default.
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_DATABASE_URL, dropDatabase, withDatabase } from '../../scripts/bench/common.js';
+import { CASE_NAMES, formatReport, runBench, type BenchReport } from '../../scripts/bench/run.js';
+
+const url = withDatabase(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, `crm_bench_smoke_${randomUUID().slice(0, 8)}`);
+
+describe('npm run bench (500 contacts, 1 s per case)', () => {
+  let report: BenchReport;
+  afterAll(() => dropDatabase(url));
+
+  it('runs every case against the service and the floor and prints the table', async () => {
+    const lines: string[] = [];
+    report = await runBench({
+      size: { contacts: 500, deals: 100, invoices: 100, submissions: 50, smallAccounts: 2 },
+      databaseUrl: url,
+      duration: 1,
+      rounds: 1,
+      warmup: 0.1,
+      connections: 16,
+      poolMax: 5,
+      deepPage: 3,
+      search: 'an',
+      type: 'client',
+      exports: true,
+      logLevel: 'warn',
+      log: (line) => lines.push(line),
+    });
+
+    expect(report.cases.map((c) => c.name)).toEqual(CASE_NAMES);
+    for (const c of report.cases) {
+      // Same status, same shape and the same first row from both servers, and both answered.
+      expect(c.check, c.name).toBe('ok');
+      expect(c.service.rps, c.name).toBeGreaterThan(0);
+      expect(c.service.failures, c.name).toBe(0);
+      expect(c.floor?.rps ?? 1, c.name).toBeGreaterThan(0);
+    }
+    const [csv, json] = report.exports;
+    expect(csv).toMatchObject({ name: 'export-csv', rows: 500 });
+    // Contacts, deals, invoices, submissions, stages, members, the form and its fields, the audit row.
+    expect(json!.rows).toBeGreaterThan(750);
+    expect(csv!.rssPeak).toBeGreaterThanOrEqual(csv!.rssBefore);
+
+    const table = formatReport(report);
+    expect(table).toContain('| case | service req/s | floor req/s | ratio |');
+    expect(table).toContain('GET /contacts (page 1)');
+    expect(table).toContain('Targets:');
+  }, 120_000);
+});

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { applyMigrations, defaultPaths, migrationStatus } from '../../src/db/migrate.js';
+
+// PGlite always; PostgreSQL whenever DATABASE_URL is set, and then it must work (no skipping).
+const kinds = ['pglite', ...(process.env.DATABASE_URL ? ['postgres' as const] : [])] as const;
+
+/** Fresh, empty databases of one kind; PostgreSQL ones are created and dropped on the server. */
+function freshDatabases(kind: 'pglite' | 'postgres') {
+  const created: { db: Database; name?: string }[] = [];
+  const adminUrl = process.env.DATABASE_URL ?? '';
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect(); // DATABASE_URL set but unreachable: fail here, loudly
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    async open(): Promise<Database> {
+      if (kind === 'pglite') {
+        const db = await openDatabase({ dataDir: 'memory://' });
+        created.push({ db });
+        return db;
+      }
+      const name = `crm_dbtest_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+      await admin(`CREATE DATABASE ${name}`);
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      const db = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolMax: 2 });
+      created.push({ db, name });
+      return db;
+    },
+    /** Another handle on a database opened before (a second deployer). */
+    async reopen(db: Database): Promise<Database> {
+      const entry = created.find((c) => c.db === db);
+      const url = new URL(adminUrl);
+      url.pathname = `/${entry?.name}`;
+      const other = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolMax: 2 });
+      created.push({ db: other });
+      return other;
+    },
+    async dropAll() {
+      for (const { db, name } of created.splice(0)) {
+        await db.close();
+        if (name) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }
+    },
+  };
+}
+
+const repoMigrations = async () =>
+  (await readdir(defaultPaths().migrationsDir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+
+const tableExists = async (db: Database, table: string) =>
+  (await db.prisma.$queryRawUnsafe<{ t: string | null }[]>(`SELECT to_regclass('${table}')::text AS t`))[0]?.t !== null;
+
+describe.each(kinds)('migrations on %s', { timeout: 180_000 }, (kind) => {
+  const databases = freshDatabases(kind);
+  afterAll(() => databases.dropAll());
+
+  it('every migration applies to a fresh database, and applying again applies nothing', async () => {
+    const db = await databases.open();
+    const all = await repoMigrations();
+    expect(all.length).toBeGreaterThan(0);
+    expect(await migrationStatus(db)).toMatchObject({ applied: [], pending: all, failed: [] });
+
+    expect(await applyMigrations(db)).toEqual(all);
+    expect(await applyMigrations(db)).toEqual([]);
+    expect(await migrationStatus(db)).toEqual({ applied: all, pending: [], failed: [], edited: [], unknown: [] });
+    expect(await db.prisma.account.count()).toBe(0); // the client agrees with the tables
+  });
+
+  describe('a folder with a good and a failing migration', () => {
+    let dir: string;
+    const paths = () => ({ ...defaultPaths(), migrationsDir: dir });
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(tmpdir(), 'crm-migrations-'));
+      await cp(path.join(defaultPaths().migrationsDir, 'migration_lock.toml'), path.join(dir, 'migration_lock.toml'));
+      const write = async (name: string, sql: string) => {
+        await mkdir(path.join(dir, name));
+        await writeFile(path.join(dir, name, 'migration.sql'), sql);
+      };
+      // Semicolons inside a $$ body: the script must reach the server whole, not split on ';'.
+      await write('1_good', `CREATE TABLE good (id int);
+CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$;`);
+      // The first statement succeeds, the second fails at run time.
+      await write('2_bad', 'CREATE TABLE half_done (id int);\nSELECT 1 / 0;');
+      await write('3_later', 'CREATE TABLE later (id int);');
+    });
+    afterAll(() => rm(dir, { recursive: true, force: true }));
+
+    it('a failing migration is never recorded as applied, leaves nothing behind and blocks later ones', async () => {
+      const db = await databases.open();
+      await expect(applyMigrations(db, paths())).rejects.toThrow(/division by zero/);
+
+      const status = await migrationStatus(db, paths());
+      expect(status.applied).toEqual(['1_good']);
+      expect(status.failed).toEqual(['2_bad']);
+      expect(status.pending).toEqual(['3_later']);
+      expect(await tableExists(db, 'good')).toBe(true);
+      expect(await db.prisma.$queryRawUnsafe('SELECT one() AS one')).toEqual([{ one: 1 }]);
+      expect(await tableExists(db, 'half_done')).toBe(false);
+
+      // Deploying again refuses (P3009) rather than skipping past the failure.
+      await expect(applyMigrations(db, paths())).rejects.toThrow(/failed migrations/);
+      expect(await tableExists(db, 'later')).toBe(false);
+      expect((await migrationStatus(db, paths())).applied).toEqual(['1_good']);
+    });
+  });
+
+  if (kind === 'postgres') {
+    it('two deployers at once apply each migration exactly once (advisory lock)', async () => {
+      const first = await databases.open();
+      const second = await databases.reopen(first);
+      const results = await Promise.all([applyMigrations(first), applyMigrations(second)]);
+      expect(results.flat().sort()).toEqual(await repoMigrations());
+      expect((await migrationStatus(first)).applied).toEqual(await repoMigrations());
+    });
+  }
+});

@@ -1,0 +1,256 @@
+/**
+ * Liveness, readiness and graceful shutdown (src/health.ts, src/main.ts): a real server process
+ * that gets SIGTERM while a request is in flight finishes that request, refuses new connections,
+ * and exits 0; /readyz turns 503 while draining or when the database does not answer.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { mintToken } from '../../src/auth/token.js';
+import { openDatabase } from '../../src/db/client.js';
+import { startDraining, READY_TIMEOUT_MS } from '../../src/health.js';
+import { createTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
+import { cloneDatabaseForProcess } from '../helpers/database.js';
+
+// Hundreds of sequential requests on a shared 2-core machine: generous, never part of correctness.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const START_TIMEOUT_MS = 180_000; // tsx compiles the app on start; the machine may be busy
+
+type ServerProcess = {
+  proc: ChildProcess;
+  baseUrl: string;
+  port: number;
+  output: () => string;
+  /** Calls `listener` with every later line the process writes to stdout. */
+  onLine: (listener: (line: string) => void) => void;
+  /** The exit code, or the signal that ended it. */
+  exit: Promise<number | string>;
+};
+
+/** `node --import tsx src/main.ts` with a clean environment; resolves once it listens and /readyz is 200. */
+async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    // Only what the test sets: nothing from this process's environment leaks into the server's config.
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '0', // the OS picks a free port; the "listening" log line names it
+      LOG_LEVEL: 'info',
+      RATE_LIMITS: 'on',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const lines: ((line: string) => void)[] = [];
+  let pending = '';
+  proc.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk;
+    const parts = (pending + chunk.toString()).split('\n');
+    pending = parts.pop()!;
+    for (const line of parts) for (const listener of lines) listener(line);
+  });
+  proc.stderr!.on('data', (chunk: Buffer) => void (output += chunk));
+  const exit = new Promise<number | string>((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  try {
+    const baseUrl = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), START_TIMEOUT_MS);
+      lines.push((line) => {
+        const entry = parseJson(line);
+        if (entry?.msg === 'listening') (clearTimeout(timer), resolve(entry.baseUrl as string));
+      });
+      void exit.then((code) => (clearTimeout(timer), reject(new Error(`server exited (${code}) before listening:\n${output}`))));
+    });
+    const onLine = (listener: (line: string) => void) => void lines.push(listener);
+    const server: ServerProcess = { proc, baseUrl, port: Number(new URL(baseUrl).port), output: () => output, onLine, exit };
+    await waitFor(server, async () => (await fetch(`${baseUrl}/readyz`)).status === 200);
+    return server;
+  } catch (error) {
+    proc.kill('SIGKILL'); // never leave a half-started server behind
+    throw error;
+  }
+}
+
+function parseJson(line: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+async function waitFor(server: ServerProcess, ready: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (await ready().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for the server:\n${server.output()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Resolves with the error code of a fresh TCP connection attempt, or 'connected'. */
+const connectOutcome = (port: number) =>
+  new Promise<string>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve('connected')));
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+
+/**
+ * Waits until fresh connections are refused. The "shutting down" line is written just before the
+ * listener closes, so the first attempts may still land in the kernel's accept queue: poll.
+ */
+async function refusedEventually(port: number): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  let outcome = await connectOutcome(port);
+  while (outcome === 'connected' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    outcome = await connectOutcome(port);
+  }
+  return outcome;
+}
+
+describe('graceful shutdown of a server process', () => {
+  let server: ServerProcess;
+  let database: Awaited<ReturnType<typeof cloneDatabaseForProcess>>;
+  let token: string;
+  let accountId: string;
+
+  beforeAll(async () => {
+    database = await cloneDatabaseForProcess(inject('template'));
+    server = await startServer({
+      AUTH_JWT_SECRET: TEST_SECRET,
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+      ...database.env,
+    });
+    token = await mintToken(TEST_SECRET, { sub: randomUUID() });
+    const created = await fetch(`${server.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: 'mutation { createAccount(input: { name: "Shutdown" }) { id } }' }),
+    });
+    accountId = ((await created.json()) as { data: { createAccount: { id: string } } }).data.createAccount.id;
+  }, START_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    if (server && server.proc.exitCode === null && server.proc.signalCode === null) {
+      server.proc.kill('SIGKILL');
+      await server.exit;
+    }
+    await database?.drop();
+  });
+
+  it('while running, /healthz and /readyz are 200', async () => {
+    const live = await fetch(`${server.baseUrl}/healthz`);
+    expect({ status: live.status, body: await live.json() }).toEqual({ status: 200, body: { status: 'ok' } });
+    const ready = await fetch(`${server.baseUrl}/readyz`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { status: 'ready' } });
+  });
+
+  it('SIGTERM during an in-flight request: the request finishes (201), new connections are refused, then exit 0', async () => {
+    const body = JSON.stringify({ account_id: accountId, first_name: 'Inflight' });
+    // The request is sent in two steps: headers now (the server answers "100 Continue" once it has
+    // them, so it is in flight), the body only after SIGTERM. No timing is involved.
+    const request = http.request(`${server.baseUrl}/api/v1/contacts`, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        authorization: `Bearer ${token}`,
+        expect: '100-continue',
+      },
+    });
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      request.once('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => void (text += chunk));
+        res.once('end', () => resolve({ status: res.statusCode!, body: text }));
+      });
+      request.once('error', reject);
+    });
+    response.catch(() => {}); // awaited below; a failure before then must not be an unhandled rejection
+    await new Promise<void>((resolve) => request.once('continue', resolve));
+
+    const shuttingDown = new Promise<void>((resolve) => server.onLine((line) => parseJson(line)?.msg === 'shutting down' && resolve()));
+    server.proc.kill('SIGTERM');
+    await shuttingDown;
+
+    // The listener is closed: a load balancer's new connections are refused, not accepted and dropped.
+    expect(await refusedEventually(server.port)).toBe('ECONNREFUSED');
+    expect(server.proc.exitCode).toBeNull(); // still waiting for our request
+
+    request.end(body);
+    const answer = await response;
+    expect(answer.status, answer.body).toBe(201);
+    expect(JSON.parse(answer.body)).toMatchObject({ data: { first_name: 'Inflight' } });
+
+    expect(await server.exit).toBe(0);
+    expect(server.output()).not.toMatch(/shutdown timed out/);
+  }, 120_000);
+});
+
+describe('readiness (in process)', () => {
+  let t: TestApp;
+  beforeAll(async () => void (t = await createTestApp()));
+  afterAll(() => t?.close());
+
+  it('/healthz and /readyz answer GET and HEAD, need no token, and refuse other methods with 405', async () => {
+    const head = await t.rest('HEAD', '/readyz');
+    expect({ status: head.status, text: head.text }).toEqual({ status: 200, text: '' });
+    const post = await t.rest('POST', '/healthz', { body: {} });
+    expect({ status: post.status, allow: post.headers.get('allow') }).toEqual({ status: 405, allow: 'GET, HEAD' });
+  });
+
+  it('/readyz turns 503 once the app drains, while /healthz stays 200', async () => {
+    expect((await t.rest('GET', '/readyz')).body).toEqual({ status: 'ready' });
+    startDraining(t.deps);
+    const ready = await t.rest('GET', '/readyz');
+    expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: { status: 'unavailable' } });
+    expect(ready.headers.get('cache-control')).toBe('no-store');
+    const live = await t.rest('GET', '/healthz');
+    expect({ status: live.status, body: live.body }).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('/readyz is 503 when the database refuses connections, and within about a second when it hangs', async () => {
+    // A port nothing listens on (refused), and a server that accepts and never answers (hangs).
+    const closed = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as net.AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    const sockets = new Set<net.Socket>();
+    const blackhole = net.createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
+    const hanging = (blackhole.address() as net.AddressInfo).port;
+
+    try {
+      for (const port of [closed, hanging]) {
+        const db = await openDatabase({ databaseUrl: `postgresql://nobody@127.0.0.1:${port}/none`, dataDir: '', onConnectionError: () => {} });
+        const app = createApp({ ...t.deps, db });
+        const started = Date.now();
+        const ready = await app.fetch('http://localhost/readyz');
+        expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 503, body: { status: 'unavailable' } });
+        // Bounded by the probe's timeout (generous margin for a busy machine), never hanging.
+        expect(Date.now() - started).toBeLessThan(READY_TIMEOUT_MS + 10_000);
+        expect((await app.fetch('http://localhost/healthz')).status).toBe(200);
+        for (const socket of sockets) socket.destroy();
+        await db.close().catch(() => {});
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      blackhole.close();
+    }
+  });
+});

@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { mintToken } from '../../src/auth/token.js';
+import type { Prisma } from '../../src/generated/prisma/client.js';
+import { TEST_SECRET, type TestApp, type TestUser } from '../helpers/app.js';
+
+/** Random unique values everywhere, so test files never depend on each other's rows. */
+export const unique = (prefix = 'x'): string => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+export async function createUser(t: TestApp, claims: { email?: string; name?: string } = {}): Promise<TestUser> {
+  const id = randomUUID();
+  await t.db.user.create({ data: { id, email: claims.email ?? `${unique('user')}@example.com`, name: claims.name ?? null } });
+  return { id, token: await mintToken(TEST_SECRET, { sub: id, ...claims }) };
+}
+
+export type TestAccount = { id: string; owner: TestUser; member: TestUser; outsider: TestUser };
+
+/** An account with its owner, one team member, and an outsider who belongs elsewhere. */
+export async function createAccount(t: TestApp, name = unique('Account')): Promise<TestAccount> {
+  const [owner, member, outsider] = await Promise.all([createUser(t), createUser(t), createUser(t)]);
+  const account = await t.db.account.create({ data: { name, ownerId: owner.id } });
+  await t.db.teamMember.create({ data: { accountId: account.id, userId: member.id } });
+  const elsewhere = await t.db.account.create({ data: { name: unique('Elsewhere'), ownerId: outsider.id } });
+  void elsewhere;
+  return { id: account.id, owner, member, outsider };
+}
+
+export function createContact(t: TestApp, account: { id: string }, overrides: Partial<Prisma.ContactUncheckedCreateInput> = {}) {
+  return t.db.contact.create({
+    data: { accountId: account.id, firstName: unique('First'), lastName: 'Tester', email: `${unique('c')}@example.com`, ...overrides },
+  });
+}

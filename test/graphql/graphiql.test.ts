@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
+
+// GraphiQL at GET /graphql (Accept: text/html) outside production, self-contained (no CDN).
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+/** src/href attributes of the page's tags, script and style bodies left out. */
+const tagUrls = (html: string) =>
+  [...html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, (tag) => tag.slice(0, tag.indexOf('>') + 1))
+    .replace(/<style\b[^>]*>[\s\S]*?<\/style>/gi, '')
+    .matchAll(/<[a-z]+\b[^>]*?\b(?:src|href)\s*=\s*["']?([^"'\s>]+)/gi)].map((m) => m[1]!);
+
+describe('GraphiQL', () => {
+  it('GET /graphql with Accept text/html serves GraphiQL with no external script or style', async () => {
+    const r = await t.rest('GET', '/graphql', { headers: { accept: 'text/html' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(r.text).toContain('renderYogaGraphiQL');
+    expect(r.text).not.toMatch(/<script\b[^>]*\bsrc\s*=/i);
+    for (const url of tagUrls(r.text)) expect(url).not.toMatch(/^(https?:)?\/\//i);
+  });
+
+  it('opens with example operations for internal tools', async () => {
+    const r = await t.rest('GET', '/graphql', { headers: { accept: 'text/html' } });
+    for (const name of ['query Me', 'query Contacts', 'mutation CreateContact', 'mutation SetDealStatus']) expect(r.text).toContain(name);
+  });
+
+  it('the examples are valid operations of the schema', async () => {
+    const { EXAMPLES } = await import('../../src/graphiql.js');
+    const { parse, validate } = await import('graphql');
+    const { schema } = await import('../../src/graphql/schema.js');
+    for (const tab of EXAMPLES) expect(validate(schema, parse(tab.query))).toEqual([]);
+  });
+
+  it('is not served in production', async () => {
+    const config = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: TEST_SECRET });
+    const app = createApp({ ...t.deps, config });
+    const r = await app.fetch('http://localhost/graphql', { headers: { accept: 'text/html' } });
+    const text = await r.text();
+    expect(r.headers.get('content-type') ?? '').not.toMatch(/text\/html/);
+    expect(text).not.toContain('<html');
+  });
+});

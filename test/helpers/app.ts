@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inject } from 'vitest';
+import { createApp, type AppDeps } from '../../src/app.js';
+import { createTokenVerifier } from '../../src/auth/token.js';
+import { KnownUsers } from '../../src/auth/viewer.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { PrismaClient } from '../../src/generated/prisma/client.js';
+import { createLogger } from '../../src/logger.js';
+import type { AtomicStore } from '../../src/ratelimit/atomic-store.js';
+import { createRateLimiter } from '../../src/ratelimit/limiter.js';
+import { cloneDatabase } from './database.js';
+
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+export const TEST_ORIGIN = 'https://app.example.test';
+
+export type TestUser = { id: string; token: string };
+
+type CallOptions = {
+  /** The caller; null or absent = anonymous. */
+  as?: TestUser | null;
+  headers?: Record<string, string>;
+  /** The socket address the request seems to come from (default 127.0.0.1). */
+  clientIp?: string;
+};
+
+export type GqlResult<T = any> = {
+  status: number;
+  data: T;
+  errors?: { message: string; path?: string[]; extensions?: { code?: string; details?: Record<string, string[]> } & Record<string, unknown> }[];
+  headers: Headers;
+};
+
+export type RestResult = { status: number; headers: Headers; body: any; text: string };
+
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
+
+/**
+ * The whole app on its own fresh database (and its own rate-limit namespace in Redis when
+ * REDIS_URL is set), called in-process through Yoga's fetch: no port.
+ */
+export async function createTestApp(overrides: { env?: Record<string, string>; store?: AtomicStore } = {}) {
+  const { db, drop } = await cloneDatabase(inject('template'));
+  const config: Config = loadConfig({
+    NODE_ENV: 'test',
+    AUTH_JWT_SECRET: TEST_SECRET,
+    ALLOWED_ORIGINS: TEST_ORIGIN,
+    // The test server sits on loopback; X-Forwarded-For (set from `clientIp`) names the client.
+    TRUST_PROXY: '1',
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...overrides.env,
+  });
+  const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const limiter = createRateLimiter({
+    redisUrl: config.redisUrl,
+    keyPrefix: `rl-test-${randomUUID()}:`,
+    store: overrides.store,
+    log: () => {},
+  });
+  const deps: AppDeps = {
+    config,
+    db,
+    limiter,
+    verifyToken: createTokenVerifier(config.auth),
+    knownUsers: new KnownUsers(),
+    log,
+  };
+  const app = createApp(deps);
+  // A real HTTP server on a free loopback port: tests drive the service as clients do.
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const call = (method: string, path: string, init: { body?: string; headers: Record<string, string> }, options: CallOptions) => {
+    const headers: Record<string, string> = {
+      'x-forwarded-for': options.clientIp ?? '198.51.100.1',
+      ...init.headers,
+      ...options.headers,
+    };
+    if (options.as) headers.authorization ??= `Bearer ${options.as.token}`;
+    return fetch(`${baseUrl}${path}`, { method, body: init.body, headers });
+  };
+
+  return {
+    app,
+    deps,
+    baseUrl,
+    db: db.prisma as PrismaClient,
+
+    async gql<T = any>(query: string, variables: Record<string, unknown> = {}, options: CallOptions = {}): Promise<GqlResult<T>> {
+      const response = await call('POST', '/graphql', {
+        body: JSON.stringify({ query, variables }),
+        headers: { 'content-type': 'application/json' },
+      }, options);
+      const body = (await response.json()) as { data: T; errors?: GqlResult['errors'] };
+      return { status: response.status, data: body.data, errors: body.errors, headers: response.headers };
+    },
+
+    async rest(
+      method: string,
+      path: string,
+      options: CallOptions & { body?: unknown; rawBody?: string } = {},
+    ): Promise<RestResult> {
+      const hasBody = options.body !== undefined || options.rawBody !== undefined;
+      const response = await call(method, path, {
+        body: options.rawBody ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined),
+        headers: hasBody ? { 'content-type': 'application/json' } : {},
+      }, options);
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* CSV and other non-JSON answers stay text */
+      }
+      return { status: response.status, headers: response.headers, body, text };
+    },
+
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await limiter.close();
+      await drop();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { applyMigrations } from '../../src/db/migrate.js';
+
+/**
+ * Each test file gets its own database, cloned from one migrated template made once per run:
+ * PostgreSQL `CREATE DATABASE ... TEMPLATE` when DATABASE_URL is set, else a copied PGlite directory.
+ */
+export type TemplateRef = { kind: 'postgres'; url: string; name: string } | { kind: 'pglite'; dir: string };
+
+const withDatabase = (url: string, name: string): string => {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+};
+
+async function admin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTemplate(): Promise<TemplateRef> {
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const name = `crm_template_${randomUUID().slice(0, 8)}`;
+    await admin(url, (c) => c.query(`CREATE DATABASE ${name}`));
+    const db = await openDatabase({ databaseUrl: withDatabase(url, name), dataDir: '' , poolMax: 1 });
+    await applyMigrations(db);
+    await db.close();
+    return { kind: 'postgres', url, name };
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'crm-template-'));
+  const db = await openDatabase({ dataDir: dir });
+  await applyMigrations(db);
+  await db.close();
+  return { kind: 'pglite', dir };
+}
+
+export async function dropTemplate(template: TemplateRef): Promise<void> {
+  if (template.kind === 'postgres') {
+    await admin(template.url, (c) => c.query(`DROP DATABASE IF EXISTS ${template.name} WITH (FORCE)`));
+  } else {
+    await rm(template.dir, { recursive: true, force: true });
+  }
+}
+
+/** A fresh database for one test file, and how to throw it away. */
+export async function cloneDatabase(template: TemplateRef): Promise<{ db: Database; drop(): Promise<void> }> {
+  if (template.kind === 'postgres') {
+    const name = `crm_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    await admin(template.url, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template.name}`));
+    const db = await openDatabase({ databaseUrl: withDatabase(template.url, name), dataDir: '', poolMax: 5 });
+    return {
+      db,
+      drop: async () => {
+        await db.close();
+        await admin(template.url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      },
+    };
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'crm-test-'));
+  await cp(template.dir, dir, { recursive: true });
+  const db = await openDatabase({ dataDir: dir });
+  return {
+    db,
+    drop: async () => {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A fresh database for a server started as a child process (test/e2e): the environment that points
+ * it there (DATABASE_URL, or DATA_DIR for PGlite, which only that process may then open), and how
+ * to throw it away once the process has exited.
+ */
+export async function cloneDatabaseForProcess(template: TemplateRef): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (template.kind === 'postgres') {
+    const name = `crm_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    await admin(template.url, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template.name}`));
+    return {
+      env: { DATABASE_URL: withDatabase(template.url, name) },
+      drop: () => admin(template.url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    };
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'crm-test-'));
+  await cp(template.dir, dir, { recursive: true });
+  return { env: { DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { createLogger } from '../../src/logger.js';
+import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+// One JSON line per request (src/observability/request-log.ts): id, method, route pattern,
+// operation, status, duration, user and account when known; never tokens, cookies or bodies.
+
+let t: TestApp;
+let acc: TestAccount;
+let lines: string[];
+let app: ReturnType<typeof createApp>;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  acc = await createAccount(t);
+  lines = [];
+  // The same app, but its logger writes into `lines`.
+  const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
+  app = createApp({ ...t.deps, log });
+});
+afterAll(() => t.close());
+
+async function call(path: string, init: RequestInit = {}) {
+  lines.length = 0;
+  const response = await app.fetch(`http://localhost${path}`, init);
+  await response.arrayBuffer();
+  const requestLines = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+  return { response, requestLines, raw: lines.join('') };
+}
+
+describe('request log', () => {
+  it('a REST request logs one line with id, method, route pattern, operation, status, duration, user and account', async () => {
+    await createContact(t, acc);
+    const cookie = `session=${acc.member.token}`;
+    const { response, requestLines, raw } = await call(`/api/v1/contacts?account_id=${acc.id}&search=Tester`, {
+      headers: { authorization: `Bearer ${acc.member.token}`, cookie, 'x-request-id': 'req-log-1' },
+    });
+    expect(response.status).toBe(200);
+    expect(requestLines).toHaveLength(1);
+    const [line] = requestLines;
+    expect(line).toMatchObject({
+      level: 30,
+      requestId: 'req-log-1',
+      method: 'GET',
+      route: '/api/v1/contacts',
+      operation: 'ListContacts',
+      status: 200,
+      userId: acc.member.id,
+      accountId: acc.id,
+    });
+    expect(typeof line.durationMs).toBe('number');
+    expect(line.durationMs).toBeGreaterThanOrEqual(0);
+    expect(raw).not.toContain(acc.member.token);
+    expect(raw).not.toContain('Bearer');
+    expect(raw).not.toContain('search=');
+    expect(raw).not.toContain('Tester');
+  });
+
+  it('logs the route pattern, not the URL, and no body', async () => {
+    const email = `${unique('secret')}@example.com`;
+    const { response, requestLines, raw } = await call('/api/v1/forms/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b/submit', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' },
+      body: JSON.stringify({ data: { email } }),
+    });
+    expect(response.status).toBe(404);
+    expect(requestLines).toHaveLength(1);
+    expect(requestLines[0]).toMatchObject({ route: '/api/v1/forms/:form_id/submit', status: 404, method: 'POST' });
+    expect(requestLines[0].userId).toBeUndefined();
+    expect(raw).not.toContain(email);
+    expect(raw).not.toContain('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b');
+  });
+
+  it('a GraphQL request logs /graphql with its operation name; an anonymous 401 has no user', async () => {
+    const me = await call('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${acc.owner.token}` },
+      body: JSON.stringify({ query: 'query WhoAmI { me { id } }' }),
+    });
+    expect(me.requestLines).toEqual([expect.objectContaining({ route: '/graphql', operation: 'WhoAmI', status: 200, userId: acc.owner.id })]);
+
+    const anonymous = await call(`/api/v1/deals?account_id=${acc.id}`);
+    expect(anonymous.requestLines).toEqual([expect.objectContaining({ route: '/api/v1/deals', status: 401 })]);
+    expect(anonymous.requestLines[0].userId).toBeUndefined();
+  });
+
+  it('an unknown path is logged as unmatched', async () => {
+    const { requestLines } = await call('/api/v1/nothing/here?token=abc');
+    expect(requestLines).toEqual([expect.objectContaining({ route: 'unmatched', status: 404 })]);
+  });
+});

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRateLimiter, type LimitRule, type RateLimiter } from '../../src/ratelimit/limiter.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+// Redis must be there: each Redis test fails when it is unreachable (fail-open would hide it).
+let redisChecked: Promise<void> | undefined;
+function requireRedis(): Promise<void> {
+  return (redisChecked ??= (async () => {
+    const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      if ((await probe.ping()) !== 'PONG') throw new Error('no PONG');
+    } catch (err) {
+      throw new Error(`Redis at ${REDIS_URL} is unreachable: the Redis store tests need it`, { cause: err });
+    } finally {
+      probe.disconnect();
+    }
+  })());
+}
+
+const stores = {
+  memory: async () => createRateLimiter({ log: failOnLog }),
+  // A fresh key prefix per limiter: tests never see each other's buckets.
+  redis: async () => {
+    await requireRedis();
+    return createRateLimiter({ redisUrl: REDIS_URL, keyPrefix: `rl:test:${randomUUID()}:`, log: failOnLog });
+  },
+};
+function failOnLog(msg: string, err?: unknown): void {
+  throw new Error(`unexpected rate-limit log: ${msg} ${String(err)}`);
+}
+
+describe.each(Object.entries(stores))('rate limiter over the %s store', (_, make) => {
+  let limiter: RateLimiter;
+  afterEach(() => limiter?.close());
+  const rule = (max: number, window: string): LimitRule => ({ name: `r${randomUUID()}`, max, window });
+  const consumeN = (r: LimitRule, id: string, n: number) =>
+    Promise.all(Array.from({ length: n }, () => limiter.consume(r, id)));
+
+  it('the limit+1-th call in the window is refused, with header numbers', async () => {
+    limiter = await make();
+    const r = rule(3, '1m');
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await limiter.consume(r, 'user-1'));
+    expect(results.map((x) => x.allowed)).toEqual([true, true, true, false]);
+    expect(results.map((x) => x.remaining)).toEqual([2, 1, 0, 0]);
+    expect(results.every((x) => x.limit === 3)).toBe(true);
+    expect(results[0]!.resetSeconds).toBe(60);
+    expect(results[3]!.resetSeconds).toBeGreaterThanOrEqual(1);
+    expect(results[3]!.resetSeconds).toBeLessThanOrEqual(60);
+  });
+
+  it('a different identity, or a different rule, is not affected', async () => {
+    limiter = await make();
+    const r = rule(1, '1m');
+    expect((await limiter.consume(r, 'a')).allowed).toBe(true);
+    expect((await limiter.consume(r, 'a')).allowed).toBe(false);
+    expect((await limiter.consume(r, 'b')).allowed).toBe(true);
+    expect((await limiter.consume({ ...r, name: `${r.name}-other` }, 'a')).allowed).toBe(true);
+    // ':' in names or identities (IPv6) cannot make two buckets collide.
+    const x = { name: `${r.name}:x`, max: 1, window: '1m' };
+    expect((await limiter.consume(x, 'y')).allowed).toBe(true);
+    expect((await limiter.consume(r, 'x:y')).allowed).toBe(true);
+  });
+
+  it('the window slides: a call is allowed again once the oldest leaves the window', async () => {
+    limiter = await make();
+    const r = rule(2, '2s');
+    const t0 = Date.now();
+    expect((await limiter.consume(r, 'u')).allowed).toBe(true);
+    await sleep(1_000);
+    expect((await limiter.consume(r, 'u')).allowed).toBe(true);
+    expect((await limiter.consume(r, 'u')).allowed).toBe(false);
+    await sleep(t0 + 2_150 - Date.now());
+    // The first call left the window; the second (made at ~t0+1s) still counts: no fixed-window reset.
+    expect((await limiter.consume(r, 'u')).allowed).toBe(true);
+    const refused = await limiter.consume(r, 'u');
+    expect(refused.allowed).toBe(false);
+    expect(refused.resetSeconds).toBe(1);
+  });
+
+  it('100 concurrent calls against max 30 let exactly 30 through', async () => {
+    limiter = await make();
+    const results = await consumeN(rule(30, '1m'), 'burst', 100);
+    const allowed = results.filter((x) => x.allowed);
+    expect(allowed).toHaveLength(30);
+    expect(allowed.map((x) => x.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+  });
+
+  it('refused calls are not recorded: a client that keeps retrying is let in once the window slides', async () => {
+    limiter = await make();
+    const r = rule(2, '1s');
+    await consumeN(r, 'retrier', 2);
+    const t0 = Date.now();
+    let refusals = 0;
+    while (!(await limiter.consume(r, 'retrier')).allowed) {
+      refusals++;
+      expect(Date.now() - t0).toBeLessThan(3_000);
+      await sleep(25);
+    }
+    expect(refusals).toBeGreaterThan(5);
+    expect(Date.now() - t0).toBeLessThan(1_500);
+  });
+});

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+
+// REST contract: GET /api/v1/invoices (api-contract.md; decisions.md §2, §3).
+
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const LIST_ITEM_KEYS = ['amount', 'contacts', 'created_at', 'due_date', 'id', 'invoice_number', 'status'];
+const STATES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'overdue', 'cancelled', 'refunded'] as const;
+const NO_ACCESS = { error: 'Forbidden: no access to this account' };
+const UNAUTHORIZED = { error: 'Unauthorized' };
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t?.close());
+
+const query = (params: Record<string, string | number>) =>
+  `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`;
+const list = (accountId: string, as: TestUser | null, params: Record<string, string | number> = {}) =>
+  t.rest('GET', `/api/v1/invoices${query({ account_id: accountId, ...params })}`, { as });
+
+/** A new team member of the account: a caller with a rate-limit budget of its own. */
+async function memberOf(accountId: string): Promise<TestUser> {
+  const user = await createUser(t);
+  await t.db.teamMember.create({ data: { accountId, userId: user.id } });
+  return user;
+}
+
+let numbers = 0;
+const invoice = (accountId: string, data: Record<string, unknown> = {}) =>
+  t.db.invoice.create({
+    data: { accountId, invoiceNumber: `T-${++numbers}`, amount: 100, dueDate: new Date(Date.UTC(2027, 0, 31)), ...data },
+  });
+
+describe('GET /api/v1/invoices', () => {
+  let acc: TestAccount;
+  let contact: { id: string };
+  let billed: { id: string; createdAt: Date };
+  beforeAll(async () => {
+    acc = await createAccount(t);
+    contact = await createContact(t, acc, { firstName: 'Katherine', lastName: 'Johnson' });
+    await invoice(acc.id, { invoiceNumber: 'INV-000001', amount: 0.1, createdAt: new Date(Date.UTC(2024, 0, 1)) });
+    billed = await invoice(acc.id, {
+      invoiceNumber: 'INV-000002', amount: 1234.5, status: 'sent', contactId: contact.id,
+      dueDate: new Date(Date.UTC(2024, 1, 29)), createdAt: new Date(Date.UTC(2024, 0, 2)),
+    });
+  });
+
+  it('answers 200 with the list envelope {data, total, page, page_size}, page 1 and page_size 25 by default', async () => {
+    const r = await list(acc.id, acc.owner);
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body).sort()).toEqual(['data', 'page', 'page_size', 'total']);
+    expect(r.body).toMatchObject({ total: 2, page: 1, page_size: 25 });
+  });
+
+  it('each item has exactly id, invoice_number, amount, status, due_date, contacts, created_at', async () => {
+    for (const item of (await list(acc.id, acc.owner)).body.data) expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
+  });
+
+  it('amount is a JSON number, due_date YYYY-MM-DD, created_at ISO 8601 UTC with Z, contacts {id, first_name, last_name}', async () => {
+    const r = await list(acc.id, acc.owner);
+    expect(r.body.data[0]).toEqual({
+      id: billed.id,
+      invoice_number: 'INV-000002',
+      amount: 1234.5,
+      status: 'sent',
+      due_date: '2024-02-29',
+      contacts: { id: contact.id, first_name: 'Katherine', last_name: 'Johnson' },
+      created_at: billed.createdAt.toISOString(),
+    });
+    expect(r.body.data[0].created_at).toMatch(ISO_Z);
+    expect(r.text).toContain('"amount":1234.5');
+  });
+
+  it('contacts is null when the invoice has no contact', async () => {
+    const [, item] = (await list(acc.id, acc.owner)).body.data;
+    expect(item).toMatchObject({ invoice_number: 'INV-000001', amount: 0.1, status: 'draft', contacts: null });
+  });
+
+  it("never lists another account's invoices", async () => {
+    const other = await createAccount(t);
+    await invoice(other.id, { invoiceNumber: 'INV-000001' });
+    const numbersSeen = (await list(acc.id, acc.owner)).body.data.map((i: { invoice_number: string }) => i.invoice_number);
+    expect(numbersSeen).toEqual(['INV-000002', 'INV-000001']);
+  });
+
+  describe('access', () => {
+    it('the owner and a team member may list (200)', async () => {
+      expect((await list(acc.id, acc.owner)).status).toBe(200);
+      expect((await list(acc.id, acc.member)).status).toBe(200);
+    });
+
+    it('a user who is neither owner nor team member gets 403 {"error":"Forbidden: no access to this account"}', async () => {
+      const r = await list(acc.id, acc.outsider);
+      expect([r.status, r.body]).toEqual([403, NO_ACCESS]);
+    });
+
+    it('an anonymous caller gets 401 {"error":"Unauthorized"}', async () => {
+      const r = await list(acc.id, null);
+      expect([r.status, r.body]).toEqual([401, UNAUTHORIZED]);
+    });
+
+    it('an account that does not exist gives the same 403 as a foreign one', async () => {
+      const r = await list(randomUUID(), acc.owner);
+      expect([r.status, r.body]).toEqual([403, NO_ACCESS]);
+    });
+
+    it('an account_id that is not a UUID is a 400 on account_id; a missing one is Required', async () => {
+      const r = await list('00000000-0000-0000-0000', acc.owner);
+      expect([r.status, r.body]).toEqual([400, { error: 'Invalid query', details: { account_id: ['Must be a UUID'] } }]);
+      const missing = await t.rest('GET', '/api/v1/invoices?page=1', { as: acc.owner });
+      expect([missing.status, missing.body]).toEqual([400, { error: 'Invalid query', details: { account_id: ['Required'] } }]);
+    });
+
+    it('there is no REST create: POST is a 405 with Allow: GET', async () => {
+      const r = await t.rest('POST', '/api/v1/invoices', { as: acc.owner, body: { account_id: acc.id, amount: 1 } });
+      expect([r.status, r.body]).toEqual([405, { error: 'Method not allowed' }]);
+      expect(r.headers.get('allow')).toBe('GET');
+    });
+  });
+
+  describe('paging and order', () => {
+    let paged: TestAccount;
+    let expected: string[];
+    beforeAll(async () => {
+      paged = await createAccount(t);
+      const base = Date.UTC(2024, 5, 1);
+      for (const offset of [0, 500, 500, 500, 900]) await invoice(paged.id, { createdAt: new Date(base + offset) });
+      const rows = await t.db.invoice.findMany({ where: { accountId: paged.id } });
+      expected = rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)).map((i) => i.id);
+    });
+
+    it('is newest first (created_at desc, then id desc), stable across first, middle and last pages', async () => {
+      const ids: string[] = [];
+      for (const page of [1, 2, 3]) {
+        const r = await list(paged.id, paged.owner, { page, page_size: 2 });
+        expect(r.body).toMatchObject({ total: 5, page, page_size: 2 });
+        ids.push(...r.body.data.map((i: { id: string }) => i.id));
+      }
+      expect(ids).toEqual(expected);
+    });
+
+    it('a page past the end is 200 with data [] and the true total', async () => {
+      const r = await list(paged.id, paged.owner, { page: 50, page_size: 100 });
+      expect([r.status, r.body]).toEqual([200, { data: [], total: 5, page: 50, page_size: 100 }]);
+    });
+
+    it.each([
+      ['page', '0', 'Must be at least 1'],
+      ['page', 'abc', 'Must be an integer'],
+      ['page', '2.5', 'Must be an integer'],
+      ['page_size', '0', 'Must be from 1 to 100'],
+      ['page_size', '101', 'Must be from 1 to 100'],
+      ['page_size', 'abc', 'Must be an integer'],
+      ['page_size', '2.5', 'Must be an integer'],
+    ])('%s %s is a 400 "Invalid query" on %s', async (param, value, message) => {
+      const r = await list(paged.id, await memberOf(paged.id), { [param]: value });
+      expect([r.status, r.body]).toEqual([400, { error: 'Invalid query', details: { [param]: [message] } }]);
+    });
+  });
+
+  describe('status filter', () => {
+    let filtered: TestAccount;
+    beforeAll(async () => {
+      filtered = await createAccount(t);
+      for (const status of [...STATES, 'paid'] as const) await invoice(filtered.id, { status });
+    });
+
+    it.each(STATES)('status=%s lists only invoices in that state', async (status) => {
+      const r = await list(filtered.id, await memberOf(filtered.id), { status });
+      expect(r.status).toBe(200);
+      expect(r.body.total).toBe(status === 'paid' ? 2 : 1);
+      for (const item of r.body.data) expect(item.status).toBe(status);
+    });
+
+    it('an invalid status is a 400 "Invalid query" naming status', async () => {
+      const r = await list(filtered.id, filtered.owner, { status: 'unpaid' });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe('Invalid query');
+      expect(Object.keys(r.body.details)).toEqual(['status']);
+      for (const value of STATES) expect(r.body.details.status[0]).toContain(value);
+    });
+
+    it('unknown query parameters are ignored', async () => {
+      const r = await list(filtered.id, filtered.owner, { type: 'x', search: 'INV', sort: '-amount' });
+      expect([r.status, r.body.total]).toEqual([200, 9]);
+    });
+  });
+});

@@ -1,0 +1,636 @@
+/**
+ * OWASP API1 (BOLA) and API5 (BFLA): one table row per account-scoped GraphQL root field and per REST
+ * endpoint. For every row: anonymous is refused as unauthenticated; an outsider, a user with no
+ * account and a caller naming an unknown account are refused alike (no existence oracle); a member
+ * may do what a member may and no more; the owner may. A refused call changes nothing: every row of
+ * every account-scoped table is compared before and after.
+ *
+ * The table is checked against the schema and the REST route table: a new root field or endpoint
+ * without a row here fails the first tests of this file.
+ */
+import { randomUUID } from 'node:crypto';
+import { getNamedType, isInputObjectType, type GraphQLArgument, type GraphQLInputType } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schema } from '../../src/graphql/schema.js';
+import { routes } from '../../src/rest/routes.js';
+import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
+import { createTestApp, type GqlResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { accountSnapshot } from './snapshot.js';
+
+const NO_ACCESS = 'Forbidden: no access to this account';
+const NOT_IN_ACCOUNT = 'Not found in this account';
+
+let t: TestApp;
+beforeAll(async () => void (t = await createTestApp()));
+afterAll(() => t?.close());
+
+let ipSeq = 0;
+const nextIp = () => `10.77.${Math.floor(++ipSeq / 250) % 250}.${(ipSeq % 250) + 1}`;
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures: an account with one record of each kind, and another account whose ids get smuggled.
+
+type Records = { contactId: string; stageId: string; dealId: string; invoiceId: string; formId: string };
+type Fixture = Records & { acc: TestAccount; stranger: TestUser; other: Records & { acc: TestAccount } };
+
+async function seed(acc: TestAccount): Promise<Records> {
+  const contact = await createContact(t, acc);
+  const stage = await t.db.pipelineStage.create({ data: { accountId: acc.id, name: unique('Stage').slice(0, 90), position: 0 } });
+  const deal = await t.db.deal.create({ data: { accountId: acc.id, title: unique('Deal'), contactId: contact.id, stageId: stage.id } });
+  const invoice = await t.db.invoice.create({
+    data: { accountId: acc.id, contactId: contact.id, invoiceNumber: unique('INV'), amount: 10, dueDate: new Date('2030-01-31') },
+  });
+  const form = await t.db.leadForm.create({
+    data: {
+      accountId: acc.id,
+      name: unique('Form'),
+      fields: { create: [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email', position: 0 }] },
+    },
+  });
+  return { contactId: contact.id, stageId: stage.id, dealId: deal.id, invoiceId: invoice.id, formId: form.id };
+}
+
+async function fixture(): Promise<Fixture> {
+  const acc = await createAccount(t);
+  const other = await createAccount(t);
+  return { acc, ...(await seed(acc)), stranger: await createUser(t), other: { acc: other, ...(await seed(other)) } };
+}
+
+const snapshot = (accountId: string) => accountSnapshot(t, accountId);
+
+/** Every `accountId` anywhere in an answer: all must be the caller's account. */
+function accountIdsIn(value: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((v) => accountIdsIn(v, found));
+  else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'accountId' && typeof v === 'string') found.add(v);
+      else accountIdsIn(v, found);
+    }
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The GraphQL table.
+
+type Role = 'member' | 'owner';
+type GqlRow = {
+  /** The least role that may call the field. */
+  role: Role;
+  doc: string;
+  /** Variables naming `accountId` (an id-addressed field: a record of it, or an unknown id). */
+  vars: (f: Fixture, accountId: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Ids of another account smuggled into an otherwise valid call, and the input fields that must name them. */
+  smuggle?: (f: Fixture) => { vars: Record<string, unknown>; fields: string[] };
+  ownerOnlyMessage?: string;
+};
+
+const newDeal = async (f: Fixture) => (await t.db.deal.create({ data: { accountId: f.acc.id, title: unique('Deal') } })).id;
+const newInvoice = async (f: Fixture) =>
+  (await t.db.invoice.create({ data: { accountId: f.acc.id, invoiceNumber: unique('INV'), amount: 1, dueDate: new Date('2030-01-31') } })).id;
+/** An id-addressed field: a fresh record of the fixture's account, or an id nobody has. */
+const recordOf = (f: Fixture, accountId: string, make: (f: Fixture) => Promise<string>) =>
+  accountId === f.acc.id ? make(f) : Promise.resolve(randomUUID());
+
+const input = (f: Fixture, accountId: string, extra: Record<string, unknown>) => ({ input: { accountId, ...extra } });
+const withContact = (f: Fixture, accountId: string, extra: Record<string, unknown>) =>
+  input(f, accountId, { ...extra, contactId: accountId === f.acc.id ? f.contactId : null });
+const foreignContact = (field: string, extra: (f: Fixture) => Record<string, unknown>) => (f: Fixture) => ({
+  vars: { input: { accountId: f.acc.id, ...extra(f), contactId: f.other.contactId } },
+  fields: [field],
+});
+
+const GQL: Record<string, GqlRow> = {
+  'Query.account': {
+    role: 'member',
+    doc: 'query ($id: ID!) { account(id: $id) { id name owner { id } members { accountId userId user { id email } } } }',
+    vars: (_f, a) => ({ id: a }),
+  },
+  'Query.contacts': {
+    role: 'member',
+    doc: 'query ($a: ID!) { contacts(accountId: $a) { total nodes { id accountId email } } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Query.deals': {
+    role: 'member',
+    doc: 'query ($a: ID!) { deals(accountId: $a) { total nodes { id accountId contact { id accountId } stage { id accountId } } } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Query.invoices': {
+    role: 'member',
+    doc: 'query ($a: ID!) { invoices(accountId: $a) { total nodes { id accountId contact { id accountId } } } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Query.pipelineStages': {
+    role: 'member',
+    doc: 'query ($a: ID!) { pipelineStages(accountId: $a) { id accountId name } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Query.leadForms': {
+    role: 'member',
+    doc: 'query ($a: ID!) { leadForms(accountId: $a) { id accountId honeypotField fields { key mapsTo } } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Mutation.addTeamMember': {
+    role: 'owner',
+    ownerOnlyMessage: 'Forbidden: only the account owner can do this',
+    doc: 'mutation ($input: AddTeamMemberInput!) { addTeamMember(input: $input) { accountId userId role } }',
+    vars: (f, a) => input(f, a, { userId: randomUUID() }),
+  },
+  'Mutation.createContact': {
+    role: 'member',
+    doc: 'mutation ($input: CreateContactInput!) { createContact(input: $input) { id accountId } }',
+    vars: (f, a) => input(f, a, { firstName: 'Matrix' }),
+  },
+  'Mutation.createDeal': {
+    role: 'member',
+    doc: 'mutation ($input: CreateDealInput!) { createDeal(input: $input) { id accountId contact { id accountId } stage { id accountId } } }',
+    vars: (f, a) => input(f, a, { title: 'Matrix', ...(a === f.acc.id ? { contactId: f.contactId, stageId: f.stageId } : {}) }),
+    smuggle: (f) => ({
+      vars: { input: { accountId: f.acc.id, title: 'Smuggled', contactId: f.other.contactId, stageId: f.other.stageId } },
+      fields: ['contactId', 'stageId'],
+    }),
+  },
+  'Mutation.setDealStatus': {
+    role: 'member',
+    doc: 'mutation ($id: ID!, $status: DealStatus!) { setDealStatus(id: $id, status: $status) { id accountId status } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newDeal), status: 'won' }),
+  },
+  'Mutation.createPipelineStage': {
+    role: 'member',
+    doc: 'mutation ($input: CreatePipelineStageInput!) { createPipelineStage(input: $input) { id accountId } }',
+    vars: (f, a) => input(f, a, { name: 'Matrix' }),
+  },
+  'Mutation.createInvoice': {
+    role: 'member',
+    doc: 'mutation ($input: CreateInvoiceInput!) { createInvoice(input: $input) { id accountId contact { id accountId } } }',
+    vars: (f, a) => withContact(f, a, { amount: 12.5, dueDate: '2030-06-30' }),
+    smuggle: foreignContact('contactId', () => ({ amount: 1, dueDate: '2030-06-30' })),
+  },
+  'Mutation.setInvoiceStatus': {
+    role: 'member',
+    doc: 'mutation ($id: ID!, $status: InvoiceStatus!) { setInvoiceStatus(id: $id, status: $status) { id accountId status } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newInvoice), status: 'sent' }),
+  },
+  'Mutation.createLeadForm': {
+    role: 'member',
+    doc: 'mutation ($input: CreateLeadFormInput!) { createLeadForm(input: $input) { id accountId } }',
+    vars: (f, a) => input(f, a, { name: 'Matrix', fields: [{ key: 'email', label: 'E-mail', type: 'email', mapsTo: 'email' }] }),
+  },
+  'Mutation.setLeadFormActive': {
+    role: 'member',
+    doc: 'mutation ($id: ID!, $active: Boolean!) { setLeadFormActive(id: $id, active: $active) { id accountId active } }',
+    vars: (f, a) => ({ id: a === f.acc.id ? f.formId : randomUUID(), active: false }),
+  },
+  'Mutation.createProposal': {
+    role: 'member',
+    doc: 'mutation ($input: CreateProposalInput!) { createProposal(input: $input) { id accountId contact { id accountId } } }',
+    vars: (f, a) => withContact(f, a, { title: 'Matrix', amount: 5 }),
+    smuggle: foreignContact('contactId', () => ({ title: 'Smuggled' })),
+  },
+  'Mutation.createContract': {
+    role: 'member',
+    doc: 'mutation ($input: CreateContractInput!) { createContract(input: $input) { id accountId contact { id accountId } } }',
+    vars: (f, a) => withContact(f, a, { title: 'Matrix' }),
+    smuggle: foreignContact('contactId', () => ({ title: 'Smuggled' })),
+  },
+  'Mutation.createGallery': {
+    role: 'member',
+    doc: 'mutation ($input: CreateGalleryInput!) { createGallery(input: $input) { id accountId contact { id accountId } } }',
+    vars: (f, a) => withContact(f, a, { title: 'Matrix' }),
+    smuggle: foreignContact('contactId', () => ({ title: 'Smuggled' })),
+  },
+  'Mutation.createBooking': {
+    role: 'member',
+    doc: 'mutation ($input: CreateBookingInput!) { createBooking(input: $input) { id accountId contact { id accountId } } }',
+    vars: (f, a) => withContact(f, a, { title: 'Matrix', startsAt: '2030-01-01T09:00:00Z', endsAt: '2030-01-01T10:00:00Z' }),
+    smuggle: foreignContact('contactId', () => ({ title: 'Smuggled', startsAt: '2030-01-01T09:00:00Z', endsAt: '2030-01-01T10:00:00Z' })),
+  },
+  'Mutation.createWorkflow': {
+    role: 'member',
+    doc: 'mutation ($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id accountId } }',
+    vars: (f, a) => input(f, a, { name: 'Matrix' }),
+  },
+  'Mutation.exportContacts': {
+    role: 'member',
+    doc: 'mutation ($a: ID!) { exportContacts(accountId: $a) { id accountId fileName } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Mutation.exportAccount': {
+    role: 'owner',
+    ownerOnlyMessage: 'Forbidden: only the account owner can export account data',
+    doc: 'mutation ($a: ID!) { exportAccount(accountId: $a) { id accountId fileName } }',
+    vars: (_f, a) => ({ a }),
+  },
+};
+
+/** Root fields that name no account, each with the reason; checked below to take no account id. */
+const NOT_ACCOUNT_SCOPED: Record<string, string> = {
+  'Query.me': 'the caller themself; its nested accounts are only those the caller owns or belongs to (tested below)',
+  'Mutation.createAccount': 'makes a new account owned by the caller',
+  'Query.publicLeadForm': 'public by design: an active form as its page shows it, nothing about the account behind it',
+  'Mutation.submitLeadForm': 'public by design: the lead form submit (the form decides the account, never the caller)',
+};
+
+const rootFields = (): string[] => [
+  ...Object.keys(schema.getQueryType()!.getFields()).map((name) => `Query.${name}`),
+  ...Object.keys(schema.getMutationType()?.getFields() ?? {}).map((name) => `Mutation.${name}`),
+];
+
+/** True when an argument, or any field of an input object it takes (recursively), is named accountId. */
+function takesAccountId(args: readonly GraphQLArgument[]): boolean {
+  const seen = new Set<string>();
+  const visit = (name: string, type: GraphQLInputType): boolean => {
+    if (name === 'accountId') return true;
+    const named = getNamedType(type);
+    if (!isInputObjectType(named) || seen.has(named.name)) return false;
+    seen.add(named.name);
+    return Object.values(named.getFields()).some((field) => visit(field.name, field.type));
+  };
+  return args.some((arg) => visit(arg.name, arg.type));
+}
+
+describe('the table covers the whole schema', () => {
+  it('every root field of the schema has a row in the access table or a reasoned exemption', () => {
+    const missing = rootFields().filter((name) => !(name in GQL) && !(name in NOT_ACCOUNT_SCOPED));
+    expect(missing, 'add a row to GQL in test/security/access-matrix.test.ts').toEqual([]);
+  });
+
+  it('the table names no field the schema lacks', () => {
+    const fields = new Set(rootFields());
+    expect([...Object.keys(GQL), ...Object.keys(NOT_ACCOUNT_SCOPED)].filter((name) => !fields.has(name))).toEqual([]);
+  });
+
+  it('an exempt field takes no account id, directly or inside its input', () => {
+    for (const name of Object.keys(NOT_ACCOUNT_SCOPED)) {
+      const [type, field] = name.split('.') as ['Query' | 'Mutation', string];
+      const root = type === 'Query' ? schema.getQueryType()! : schema.getMutationType()!;
+      expect(takesAccountId(root.getFields()[field]!.args), name).toBe(false);
+    }
+  });
+
+  it('every field that takes an account id has a row (so none can hide among the exemptions)', () => {
+    const scoped = rootFields().filter((name) => {
+      const [type, field] = name.split('.') as ['Query' | 'Mutation', string];
+      const root = type === 'Query' ? schema.getQueryType()! : schema.getMutationType()!;
+      return takesAccountId(root.getFields()[field]!.args);
+    });
+    expect(scoped.filter((name) => !(name in GQL))).toEqual([]);
+  });
+});
+
+const fieldOf = (name: string) => name.split('.')[1]!;
+const gql = (row: GqlRow, vars: Record<string, unknown>, as: TestUser | null) => t.gql(row.doc, vars, { as, clientIp: nextIp() });
+const codeOf = (r: GqlResult) => r.errors?.[0]?.extensions?.code;
+
+function expectRefused(r: GqlResult, name: string, code: string, message?: string) {
+  expect(r.errors?.length, `${name}: ${JSON.stringify(r.errors)}`).toBeGreaterThan(0);
+  expect(codeOf(r)).toBe(code);
+  if (message) expect(r.errors![0]!.message).toBe(message);
+  expect(r.data?.[fieldOf(name)] ?? null).toBeNull();
+}
+
+function expectAllowed(r: GqlResult, name: string, f: Fixture) {
+  expect(r.errors, name).toBeUndefined();
+  const answer = r.data[fieldOf(name)];
+  expect(answer).toBeTruthy();
+  // Nested fields too: nothing in the answer belongs to another account.
+  const ids = accountIdsIn(answer);
+  ids.delete(f.acc.id);
+  expect([...ids]).toEqual([]);
+  const text = JSON.stringify(answer);
+  for (const foreign of [f.other.acc.id, f.other.contactId, f.other.stageId, f.other.dealId, f.other.invoiceId, f.other.formId]) {
+    expect(text).not.toContain(foreign);
+  }
+}
+
+describe.each(Object.entries(GQL))('%s', (name, row) => {
+  let f: Fixture;
+  beforeAll(async () => void (f = await fixture()));
+
+  /** Calls the field as `as`, and returns the answer and whether the account's data changed. */
+  async function call(as: TestUser | null, accountId = f.acc.id) {
+    const vars = await row.vars(f, accountId);
+    const before = await snapshot(f.acc.id);
+    const r = await gql(row, vars, as);
+    return { r, changed: (await snapshot(f.acc.id)) !== before };
+  }
+
+  it('an anonymous caller is UNAUTHENTICATED and nothing is written', async () => {
+    const { r, changed } = await call(null);
+    expectRefused(r, name, 'UNAUTHENTICATED', 'Unauthorized');
+    expect(changed).toBe(false);
+  });
+
+  it('an outsider (owner of another account) is FORBIDDEN and nothing is written', async () => {
+    const { r, changed } = await call(f.acc.outsider);
+    expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+    expect(changed).toBe(false);
+  });
+
+  it('a user with no account at all is FORBIDDEN and nothing is written', async () => {
+    const { r, changed } = await call(f.stranger);
+    expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+    expect(changed).toBe(false);
+  });
+
+  it('an account or record that does not exist gives the same FORBIDDEN (no existence oracle)', async () => {
+    const { r } = await call(f.acc.owner, randomUUID());
+    expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+  });
+
+  if (row.role === 'member') {
+    it('a team member may call it', async () => {
+      const { r, changed } = await call(f.acc.member);
+      expectAllowed(r, name, f);
+      void changed;
+    });
+  } else {
+    it('a team member is FORBIDDEN (owner only) and nothing is written', async () => {
+      const { r, changed } = await call(f.acc.member);
+      expectRefused(r, name, 'FORBIDDEN', row.ownerOnlyMessage);
+      expect(changed).toBe(false);
+    });
+  }
+
+  it('the owner may call it', async () => {
+    const { r } = await call(f.acc.owner);
+    expectAllowed(r, name, f);
+  });
+
+  if (row.smuggle) {
+    it('ids of another account smuggled into the input are BAD_USER_INPUT "Not found in this account" and nothing is written', async () => {
+      const { vars, fields } = row.smuggle!(f);
+      const before = await snapshot(f.acc.id);
+      const otherBefore = await snapshot(f.other.acc.id);
+      const r = await gql(row, vars, f.acc.member);
+      expectRefused(r, name, 'BAD_USER_INPUT', 'Invalid payload');
+      expect(r.errors![0]!.extensions!.details).toEqual(Object.fromEntries(fields.map((k) => [k, [NOT_IN_ACCOUNT]])));
+      expect(await snapshot(f.acc.id)).toBe(before);
+      expect(await snapshot(f.other.acc.id)).toBe(otherBefore);
+    });
+  }
+});
+
+describe('nested fields and the caller themself', () => {
+  let f: Fixture;
+  beforeAll(async () => void (f = await fixture()));
+  const ME = 'query { me { id accounts { id members { userId user { id email } } } } }';
+
+  it("Query.me lists only the accounts the caller owns or belongs to, so another account's members stay out of reach", async () => {
+    const outsider = await t.gql(ME, {}, { as: f.acc.outsider });
+    expect(outsider.errors).toBeUndefined();
+    expect(outsider.data.me.accounts.map((a: { id: string }) => a.id)).not.toContain(f.acc.id);
+    expect(JSON.stringify(outsider.data)).not.toContain(f.acc.member.id);
+    const stranger = await t.gql(ME, {}, { as: f.stranger });
+    expect(stranger.data.me.accounts).toEqual([]);
+    const member = await t.gql(ME, {}, { as: f.acc.member });
+    expect(member.data.me.accounts.map((a: { id: string }) => a.id)).toEqual([f.acc.id]);
+  });
+
+  it('Query.me is UNAUTHENTICATED for an anonymous caller', async () => {
+    expect(codeOf(await t.gql(ME, {}, { as: null }))).toBe('UNAUTHENTICATED');
+  });
+
+  it('the database itself refuses a row that links records of two accounts (composite foreign keys)', async () => {
+    const attempts = [
+      t.db.deal.create({ data: { accountId: f.acc.id, title: 'Cross', contactId: f.other.contactId } }),
+      t.db.deal.create({ data: { accountId: f.acc.id, title: 'Cross', stageId: f.other.stageId } }),
+      t.db.invoice.create({ data: { accountId: f.acc.id, contactId: f.other.contactId, invoiceNumber: unique('X'), amount: 1, dueDate: new Date() } }),
+      t.db.formSubmission.create({ data: { accountId: f.acc.id, formId: f.other.formId, data: {} } }),
+    ];
+    for (const attempt of attempts) await expect(attempt).rejects.toThrow();
+  });
+
+  it('Query.publicLeadForm shows nothing about the account behind the form', async () => {
+    const type = schema.getType('PublicLeadForm') as unknown as { getFields(): Record<string, unknown> };
+    const fieldType = schema.getType('PublicLeadFormField') as unknown as { getFields(): Record<string, unknown> };
+    expect(Object.keys(type.getFields())).not.toContain('accountId');
+    expect(Object.keys(fieldType.getFields())).not.toContain('mapsTo');
+    const r = await t.gql('query ($id: ID!) { publicLeadForm(id: $id) { id name } }', { id: f.formId }, { as: null });
+    expect(r.data.publicLeadForm).toMatchObject({ id: f.formId });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The REST table.
+
+type RestRow = {
+  role: Role | 'public';
+  request: (f: Fixture, accountId: string) => { path: string; body?: unknown };
+  ok: number;
+  ownerOnlyMessage?: string;
+};
+
+const REST: Record<string, RestRow> = {
+  'GET /api/v1/contacts': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/contacts?account_id=${a}` }) },
+  'POST /api/v1/contacts': { role: 'member', ok: 201, request: (_f, a) => ({ path: '/api/v1/contacts', body: { account_id: a, first_name: 'Matrix' } }) },
+  'GET /api/v1/contacts/export': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/contacts/export?account_id=${a}` }) },
+  'GET /api/v1/deals': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/deals?account_id=${a}` }) },
+  'POST /api/v1/deals': {
+    role: 'member',
+    ok: 201,
+    request: (f, a) => ({
+      path: '/api/v1/deals',
+      body: { account_id: a, title: 'Matrix', ...(a === f.acc.id ? { contact_id: f.contactId, stage_id: f.stageId } : {}) },
+    }),
+  },
+  'GET /api/v1/invoices': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/invoices?account_id=${a}` }) },
+  'POST /api/v1/forms/:form_id/submit': {
+    role: 'public',
+    ok: 200,
+    request: (f) => ({ path: `/api/v1/forms/${f.formId}/submit`, body: { data: { email: `${unique('m')}@example.com` } } }),
+  },
+  'GET /api/v1/account/export': {
+    role: 'owner',
+    ok: 200,
+    ownerOnlyMessage: 'Forbidden: only the account owner can export account data',
+    request: (_f, a) => ({ path: `/api/v1/account/export?account_id=${a}` }),
+  },
+};
+
+describe('the REST table covers every route', () => {
+  it('every route of src/rest/routes.ts has a row in the access table', () => {
+    const missing = routes.map((r) => `${r.method} ${r.path}`).filter((key) => !(key in REST));
+    expect(missing, 'add a row to REST in test/security/access-matrix.test.ts').toEqual([]);
+    expect(Object.keys(REST).length).toBe(routes.length);
+  });
+
+  it('only the form submit is public', () => {
+    expect(routes.filter((r) => r.auth === 'public').map((r) => r.path)).toEqual(['/api/v1/forms/:form_id/submit']);
+    expect(Object.entries(REST).filter(([, row]) => row.role === 'public').map(([key]) => key)).toEqual(['POST /api/v1/forms/:form_id/submit']);
+  });
+});
+
+describe.each(Object.entries(REST))('%s', (key, row) => {
+  const method = key.split(' ')[0]!;
+  let f: Fixture;
+  beforeAll(async () => void (f = await fixture()));
+
+  async function call(as: TestUser | null, accountId = f.acc.id) {
+    const { path, body } = row.request(f, accountId);
+    const before = await snapshot(f.acc.id);
+    const r = await t.rest(method, path, { as, body, clientIp: nextIp() });
+    return { r, changed: (await snapshot(f.acc.id)) !== before };
+  }
+
+  if (row.role === 'public') {
+    it('anyone may call it: anonymous, an outsider, a user with no account, a member, the owner', async () => {
+      for (const as of [null, f.acc.outsider, f.stranger, f.acc.member, f.acc.owner]) {
+        const { r } = await call(as);
+        expect(r.status, r.text).toBe(row.ok);
+      }
+    });
+    return;
+  }
+
+  it('an anonymous caller gets 401 {"error":"Unauthorized"} and nothing is written', async () => {
+    const { r, changed } = await call(null);
+    expect({ status: r.status, body: r.body }).toEqual({ status: 401, body: { error: 'Unauthorized' } });
+    expect(changed).toBe(false);
+  });
+
+  it('an outsider gets 403 {"error":"Forbidden: no access to this account"} and nothing is written', async () => {
+    const { r, changed } = await call(f.acc.outsider);
+    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+    expect(changed).toBe(false);
+  });
+
+  it('a user with no account gets the same 403 and nothing is written', async () => {
+    const { r, changed } = await call(f.stranger);
+    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+    expect(changed).toBe(false);
+  });
+
+  it('an account that does not exist gives the same 403 (no existence oracle)', async () => {
+    const { r } = await call(f.acc.owner, randomUUID());
+    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+  });
+
+  if (row.role === 'member') {
+    it(`a team member gets ${row.ok}`, async () => {
+      const { r } = await call(f.acc.member);
+      expect(r.status, r.text).toBe(row.ok);
+    });
+  } else {
+    it('a team member gets the owner-only 403 and nothing is written', async () => {
+      const { r, changed } = await call(f.acc.member);
+      expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: row.ownerOnlyMessage } });
+      expect(changed).toBe(false);
+    });
+  }
+
+  it(`the owner gets ${row.ok}, and nothing of another account is in the answer`, async () => {
+    const { r } = await call(f.acc.owner);
+    expect(r.status, r.text).toBe(row.ok);
+    for (const foreign of [f.other.acc.id, f.other.contactId, f.other.stageId, f.other.dealId, f.other.invoiceId]) {
+      expect(r.text).not.toContain(foreign);
+    }
+  });
+});
+
+describe('ids smuggled in REST bodies', () => {
+  let f: Fixture;
+  beforeAll(async () => void (f = await fixture()));
+
+  const post = (body: Record<string, unknown>) => t.rest('POST', '/api/v1/deals', { as: f.acc.member, body, clientIp: nextIp() });
+
+  it.each([
+    ['contact_id', (x: Fixture) => ({ contact_id: x.other.contactId })],
+    ['stage_id', (x: Fixture) => ({ stage_id: x.other.stageId })],
+  ])('POST /api/v1/deals with another account\'s %s is a 400 "Not found in this account" and nothing is written', async (field, ids) => {
+    const before = [await snapshot(f.acc.id), await snapshot(f.other.acc.id)];
+    const r = await post({ account_id: f.acc.id, title: 'Smuggled', ...ids(f) });
+    expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { error: 'Invalid payload', details: { [field]: [NOT_IN_ACCOUNT] } } });
+    expect([await snapshot(f.acc.id), await snapshot(f.other.acc.id)]).toEqual(before);
+  });
+
+  it('both smuggled at once are both named', async () => {
+    const r = await post({ account_id: f.acc.id, title: 'Smuggled', contact_id: f.other.contactId, stage_id: f.other.stageId });
+    expect(r.body.details).toEqual({ contact_id: [NOT_IN_ACCOUNT], stage_id: [NOT_IN_ACCOUNT] });
+  });
+
+  it('an id that exists nowhere reads the same as another account\'s (no oracle)', async () => {
+    const r = await post({ account_id: f.acc.id, title: 'Nowhere', contact_id: randomUUID(), stage_id: randomUUID() });
+    expect(r.body.details).toEqual({ contact_id: [NOT_IN_ACCOUNT], stage_id: [NOT_IN_ACCOUNT] });
+  });
+
+  it('a member of two accounts cannot link records across them either', async () => {
+    await t.db.teamMember.create({ data: { accountId: f.other.acc.id, userId: f.acc.member.id } });
+    const r = await post({ account_id: f.acc.id, title: 'Bridge', contact_id: f.other.contactId });
+    expect(r.status).toBe(400);
+    expect(r.body.details).toEqual({ contact_id: [NOT_IN_ACCOUNT] });
+  });
+});
+
+describe('object properties (OWASP API3): no mass assignment, no extra data', () => {
+  let f: Fixture;
+  beforeAll(async () => void (f = await fixture()));
+
+  it.each([
+    ['POST /api/v1/contacts', '/api/v1/contacts', { first_name: 'Mass', id: randomUUID(), created_at: '2000-01-01T00:00:00Z', accountId: randomUUID() }, ['id', 'created_at', 'accountId']],
+    ['POST /api/v1/deals', '/api/v1/deals', { title: 'Mass', status: 'won', closed_at: '2000-01-01T00:00:00Z' }, ['status', 'closed_at']],
+  ])('%s refuses fields the contract does not accept, each named "Unknown field", and writes nothing', async (_name, path, extra, fields) => {
+    const before = await snapshot(f.acc.id);
+    const r = await t.rest('POST', path, { as: f.acc.owner, body: { account_id: f.acc.id, ...extra }, clientIp: nextIp() });
+    expect(r.status).toBe(400);
+    for (const field of fields) expect(r.body.details[field]).toEqual(['Unknown field']);
+    expect(await snapshot(f.acc.id)).toBe(before);
+  });
+
+  it('the form submit refuses an account_id or contact_id in its body', async () => {
+    const r = await t.rest('POST', `/api/v1/forms/${f.formId}/submit`, {
+      body: { data: { email: 'a@example.com' }, account_id: f.other.acc.id, contact_id: f.other.contactId },
+      clientIp: nextIp(),
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.details).toEqual({ account_id: ['Unknown field'], contact_id: ['Unknown field'] });
+  });
+
+  it('a new invoice cannot be created already paid (state only moves through setInvoiceStatus)', async () => {
+    const r = await t.gql(
+      'mutation ($input: CreateInvoiceInput!) { createInvoice(input: $input) { id } }',
+      { input: { accountId: f.acc.id, amount: 1, dueDate: '2030-01-01', status: 'paid' } },
+      { as: f.acc.owner },
+    );
+    expect(codeOf(r)).toBe('BAD_USER_INPUT');
+    expect(Object.keys(r.errors![0]!.extensions!.details!)).toEqual(['status']);
+  });
+
+  it('REST list items carry exactly the contract\'s fields', async () => {
+    const contacts = await t.rest('GET', `/api/v1/contacts?account_id=${f.acc.id}`, { as: f.acc.owner });
+    expect(Object.keys(contacts.body.data[0]).sort()).toEqual(
+      ['company', 'contact_type', 'created_at', 'email', 'first_name', 'id', 'last_name', 'phone', 'source'],
+    );
+    const deals = await t.rest('GET', `/api/v1/deals?account_id=${f.acc.id}`, { as: f.acc.owner });
+    expect(Object.keys(deals.body.data[0]).sort()).toEqual(
+      ['contacts', 'expected_close_date', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'value'],
+    );
+    expect(Object.keys(deals.body.data[0].contacts).sort()).toEqual(['first_name', 'id', 'last_name']);
+    const invoices = await t.rest('GET', `/api/v1/invoices?account_id=${f.acc.id}`, { as: f.acc.owner });
+    expect(Object.keys(invoices.body.data[0]).sort()).toEqual(['amount', 'contacts', 'created_at', 'due_date', 'id', 'invoice_number', 'status']);
+  });
+});
+
+describe('exports hold only the account\'s own data', () => {
+  let f: Fixture;
+  beforeAll(async () => void (f = await fixture()));
+
+  it('the contacts CSV of a member holds none of another account\'s contacts', async () => {
+    const foreign = await t.db.contact.findUniqueOrThrow({ where: { id: f.other.contactId } });
+    const own = await t.db.contact.findUniqueOrThrow({ where: { id: f.contactId } });
+    const r = await t.rest('GET', `/api/v1/contacts/export?account_id=${f.acc.id}`, { as: f.acc.member });
+    expect(r.status).toBe(200);
+    expect(r.text).toContain(own.email!);
+    expect(r.text).not.toContain(foreign.email!);
+  });
+
+  it('the account export of the owner names no id of another account', async () => {
+    const r = await t.rest('GET', `/api/v1/account/export?account_id=${f.acc.id}`, { as: f.acc.owner });
+    expect(r.status).toBe(200);
+    expect(r.text).toContain(f.contactId);
+    for (const foreign of [f.other.acc.id, f.other.contactId, f.other.stageId, f.other.dealId, f.other.invoiceId, f.other.formId, f.acc.outsider.id]) {
+      expect(r.text).not.toContain(foreign);
+    }
+  });
+});

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contactsCsvStream, csvCell, CSV_CHUNK_SIZE } from '../../src/exports/contacts-csv.js';
+import type { PrismaClient } from '../../src/generated/prisma/client.js';
+import { createAccount, createContact } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+const HEADER = 'First Name,Last Name,Email,Phone,Company,Contact Type,Source,Created At';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const csvOf = (db: PrismaClient, accountId: string) => new Response(contactsCsvStream(db, accountId)).text();
+
+/** RFC 4180 reader for checking output: quoted cells may hold commas, quotes and line breaks. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') row.push(cell), (cell = '');
+    else if (ch === '\r' && text[i + 1] === '\n') rows.push([...row, cell]), (row = []), (cell = ''), i++;
+    else cell += ch;
+  }
+  rows.push([...row, cell]);
+  return rows;
+}
+
+/** A db whose contact queries are counted, to see how the stream reads. */
+function countingDb(takes: number[]): PrismaClient {
+  return {
+    contact: {
+      findMany: (args: { take: number }) => {
+        takes.push(args.take);
+        return t.db.contact.findMany(args as never);
+      },
+    },
+  } as unknown as PrismaClient;
+}
+
+describe('csvCell', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['a,b', '"a,b"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['two\nlines', '"two\nlines"'],
+    ['cr\ronly', '"cr\ronly"'],
+    ['Zoë Ångström 日本', 'Zoë Ångström 日本'],
+    ['', ''],
+  ])('%j is written as %j (RFC 4180 quoting)', (value, cell) => {
+    expect(csvCell(value)).toBe(cell);
+  });
+
+  it.each([
+    ['=SUM(A1:A2)', "'=SUM(A1:A2)"],
+    ['+1 555 0100', "'+1 555 0100"],
+    ['-2+3', "'-2+3"],
+    ['@cmd', "'@cmd"],
+    ['\tindent', "'\tindent"],
+    ['\rreturn', `"'\rreturn"`],
+    ['=HYPERLINK("x")', `"'=HYPERLINK(""x"")"`],
+    ['a=b', 'a=b'],
+  ])('a cell beginning %j gets a leading quote (formula injection): %j', (value, cell) => {
+    expect(csvCell(value)).toBe(cell);
+  });
+});
+
+describe('contactsCsvStream', () => {
+  it('the header row is exact, and an account without contacts gets only the header', async () => {
+    const acc = await createAccount(t);
+    expect(await csvOf(t.db, acc.id)).toBe(HEADER);
+  });
+
+  it('writes every column, nulls as empty cells, created at in ISO 8601 UTC', async () => {
+    const acc = await createAccount(t);
+    const createdAt = new Date('2024-02-29T23:59:58.123Z');
+    await createContact(t, acc, {
+      firstName: 'Ada',
+      lastName: null,
+      email: null,
+      phone: null,
+      company: null,
+      contactType: 'past_client',
+      source: 'cold_outreach',
+      createdAt,
+    });
+    const text = await csvOf(t.db, acc.id);
+    expect(text).toBe(`${HEADER}\r\nAda,,,,,past_client,cold_outreach,2024-02-29T23:59:58.123Z`);
+  });
+
+  it('quotes commas, quotes and line breaks, keeps UTF-8, and guards formulas, read back cell for cell', async () => {
+    const acc = await createAccount(t);
+    await createContact(t, acc, {
+      firstName: 'Zoë "Z"',
+      lastName: 'Ångström, Jr.',
+      email: '=cmd|calc@example.com',
+      phone: '+1 555 0100',
+      company: 'Line one\nLine two',
+      createdAt: new Date('2024-01-01T00:00:00.000Z'),
+    });
+    await createContact(t, acc, {
+      firstName: '-10',
+      lastName: '@handle',
+      email: null,
+      phone: '\t555',
+      company: '日本語',
+      createdAt: new Date('2024-01-02T00:00:00.000Z'),
+    });
+    const bytes = new Uint8Array(await new Response(contactsCsvStream(t.db, acc.id)).arrayBuffer());
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    expect(bytes[0]).toBe('F'.charCodeAt(0)); // no BOM
+    expect(parseCsv(text)).toEqual([
+      HEADER.split(','),
+      ['Zoë "Z"', 'Ångström, Jr.', "'=cmd|calc@example.com", "'+1 555 0100", 'Line one\nLine two', 'lead', 'other', '2024-01-01T00:00:00.000Z'],
+      ["'-10", "'@handle", '', "'\t555", '日本語', 'lead', 'other', '2024-01-02T00:00:00.000Z'],
+    ]);
+  });
+
+  it("holds only the account's own contacts", async () => {
+    const [acc, other] = await Promise.all([createAccount(t), createAccount(t)]);
+    await createContact(t, acc, { firstName: 'Mine' });
+    await createContact(t, other, { firstName: 'Theirs' });
+    const rows = parseCsv(await csvOf(t.db, acc.id));
+    expect(rows.map((r) => r[0])).toEqual(['First Name', 'Mine']);
+  });
+
+  it('streams 2,500 contacts oldest first across chunk boundaries, in pages of at most 1000 rows', async () => {
+    const acc = await createAccount(t);
+    const base = Date.UTC(2023, 0, 1);
+    // Pairs share a created_at, so the order also depends on the id tie-break across pages.
+    const data = Array.from({ length: 2500 }, (_, i) => ({
+      accountId: acc.id,
+      firstName: `n${i}`,
+      createdAt: new Date(base + Math.floor(i / 2) * 1000),
+    }));
+    await t.db.contact.createMany({ data: data.reverse() });
+    const expected = await t.db.contact.findMany({
+      where: { accountId: acc.id },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: { firstName: true },
+    });
+
+    const takes: number[] = [];
+    const lines = (await csvOf(countingDb(takes), acc.id)).split('\r\n');
+    expect(lines).toHaveLength(2501);
+    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(expected.map((c) => c.firstName));
+    expect(lines[1]!.startsWith('n0,') || lines[1]!.startsWith('n1,')).toBe(true);
+    expect(takes).toEqual([CSV_CHUNK_SIZE, CSV_CHUNK_SIZE, CSV_CHUNK_SIZE]);
+    expect(CSV_CHUNK_SIZE).toBe(1000);
+  });
+
+  it('reads as the client reads: the first bytes need one query, and cancelling stops the rest', async () => {
+    const acc = await createAccount(t);
+    await t.db.contact.createMany({
+      data: Array.from({ length: 300 }, (_, i) => ({ accountId: acc.id, firstName: `c${i}`, createdAt: new Date(Date.UTC(2022, 0, 1) + i * 1000) })),
+    });
+    const takes: number[] = [];
+    const reader = contactsCsvStream(countingDb(takes), acc.id, { chunkSize: 100 }).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toMatch(/^First Name/);
+    expect(takes).toHaveLength(1);
+    await reader.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(takes).toEqual([100]);
+  });
+
+  it('a failing query errors the stream instead of leaving the response hanging', async () => {
+    const broken = { contact: { findMany: () => Promise.reject(new Error('boom')) } } as unknown as PrismaClient;
+    await expect(new Response(contactsCsvStream(broken, 'x')).text()).rejects.toThrow();
+  });
+});

@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { generate } from '@graphql-codegen/cli';
+import { describe, expect, it } from 'vitest';
+import config from '../../codegen.js';
+import { printedSchema } from '../../src/graphql/schema.js';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+describe('committed generated files', () => {
+  it('schema.graphql is the printed, sorted schema (run `npm run generate` when this fails)', () => {
+    expect(read('schema.graphql')).toBe(printedSchema());
+  });
+
+  it('the REST operations typed by codegen are up to date (run `npm run generate` when this fails)', async () => {
+    const [output] = await generate({ ...config, silent: true }, false);
+    expect(read('src/rest/operations/generated.ts')).toBe(output!.content);
+  }, 60_000);
+});
