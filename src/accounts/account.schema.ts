@@ -1,5 +1,4 @@
 /** Query.me · Query.account · Mutation.createAccount · Mutation.addTeamMember */
-import type { Viewer } from '../auth/viewer.js';
 import { builder } from '../graphql/builder.js';
 import { guard } from '../graphql/guard.js';
 import { MESSAGES } from '../errors.js';
@@ -10,11 +9,27 @@ import { addTeamMember, addTeamMemberInput, createAccount, createAccountInput } 
 
 builder.enumType(MemberRole, { name: 'MemberRole' });
 
+/** Accounts `userId` owns or belongs to. */
+const accountsOf = (userId: string) => ({ OR: [{ ownerId: userId }, { members: { some: { userId } } }] });
+
 builder.prismaObject('User', {
   fields: (t) => ({
     id: t.exposeID('id'),
     email: t.exposeString('email', { nullable: true }),
     name: t.exposeString('name', { nullable: true }),
+    accounts: t.prismaField({
+      type: ['Account'],
+      description: 'Accounts this user owns or belongs to that the caller can see too (for `me`: all of them)',
+      resolve: async (query, user, _args, ctx) => {
+        const viewer = await ctx.viewer();
+        return ctx.db.account.findMany({
+          ...query,
+          // A user reached via Account.owner or TeamMember.user must not reveal accounts the caller cannot see.
+          where: { AND: [accountsOf(user.id), accountsOf(viewer.id)] },
+          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        });
+      },
+    }),
   }),
 });
 
@@ -39,26 +54,15 @@ builder.prismaObject('Account', {
   }),
 });
 
-const Me = builder.objectRef<Viewer>('Me').implement({
-  description: 'The caller and the accounts they own or belong to',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    email: t.exposeString('email', { nullable: true }),
-    name: t.exposeString('name', { nullable: true }),
-    accounts: t.prismaField({
-      type: ['Account'],
-      resolve: (query, me, _args, ctx) =>
-        ctx.db.account.findMany({
-          ...query,
-          where: { OR: [{ ownerId: me.id }, { members: { some: { userId: me.id } } }] },
-          orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        }),
-    }),
-  }),
-});
-
 builder.queryFields((t) => ({
-  me: t.field({ type: Me, resolve: (_root, _args, ctx) => ctx.viewer() }),
+  me: t.prismaField({
+    type: 'User',
+    description: 'The caller; `accounts` lists the accounts they own or belong to',
+    resolve: async (query, _root, _args, ctx) => {
+      const viewer = await ctx.viewer();
+      return ctx.db.user.findUniqueOrThrow({ ...query, where: { id: viewer.id } });
+    },
+  }),
   account: t.prismaField({
     type: 'Account',
     nullable: true,

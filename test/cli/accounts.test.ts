@@ -47,14 +47,15 @@ describe('npm run cli -- account:create', () => {
 });
 
 describe('npm run cli -- member:add', () => {
-  it('adds a team member (a new user id is recorded with its e-mail)', async () => {
+  it('adds a team member: a new user id is recorded, the e-mail goes on the membership only', async () => {
     const user = randomUUID();
     const r = await run('member:add', '--account', acc.id, '--user', user, '--email', 'new@example.com');
     expect(r).toEqual({ code: 0, out: [`${user} is a member of account ${acc.id}`], err: [] });
     expect(await t.db.teamMember.findUnique({ where: { accountId_userId: { accountId: acc.id, userId: user } } })).toMatchObject({
       role: 'member', email: 'new@example.com',
     });
-    expect(await t.db.user.findUnique({ where: { id: user } })).toMatchObject({ email: 'new@example.com' });
+    // The user's own e-mail comes from their token, never from an owner's label for them.
+    expect(await t.db.user.findUnique({ where: { id: user } })).toMatchObject({ email: null });
   });
 
   it('adding an existing member again is harmless and updates the e-mail', async () => {

@@ -298,3 +298,28 @@ describe('order of checks: 401 -> 429 -> 400 -> 403', () => {
     expect((await send(exportOf(caller.id), { as: null })).status).toBe(401);
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it('with TRUST_PROXY=0 a spoofed X-Forwarded-For does not escape the per-IP limit: the 6th submit from one socket in a minute is a 429', async () => {
+    const direct = await createTestApp({ env: { TRUST_PROXY: '0' } });
+    try {
+      const owner = await createAccount(direct);
+      const form = await direct.gql(
+        'mutation ($input: CreateLeadFormInput!) { createLeadForm(input: $input) { id } }',
+        { input: { accountId: owner.id, name: 'Direct form', fields: [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email' }] } },
+        { as: owner.owner },
+      );
+      // Each request claims another client address; only the socket (127.0.0.1) may count.
+      const submit = (i: number) =>
+        direct.rest('POST', `/api/v1/forms/${form.data.createLeadForm.id}/submit`, {
+          body: { data: { email: `${unique('direct')}@example.com` } },
+          clientIp: `203.0.113.${i + 1}`,
+        });
+      for (let i = 0; i < 5; i++) expect((await submit(i)).status).toBe(200);
+      const sixth = await submit(5);
+      expect([sixth.status, sixth.body]).toEqual([429, { error: 'Rate limit exceeded' }]);
+    } finally {
+      await direct.close();
+    }
+  });
+});
