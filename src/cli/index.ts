@@ -1,8 +1,9 @@
 // npm run cli -- <command> [options]: operator tasks against the configured database (DATABASE_URL,
-// else the embedded PGlite in DATA_DIR). Problems are printed one per line; the exit code is 0 on
+// else the embedded PGlite in DATA_DIR). Reads .env like the server (development only; the real
+// environment wins). Problems are printed one per line; the exit code is 0 on
 // success, 1 on a failure, 2 on a usage mistake.
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, loadDotenv } from '../config.js';
 import { isDatabaseUnavailable, openDatabase } from '../db/client.js';
 import { applyMigrations } from '../db/migrate.js';
 import { accountCreate } from './account-create.js';
@@ -25,6 +26,8 @@ export function usage(): string {
     '',
     'Uses DATABASE_URL when set, else the embedded database in DATA_DIR (default .data): stop the',
     'server first when it runs on the embedded database, which only one process may open.',
+    'Like the server, reads .env in the working directory (not when NODE_ENV=production); the real',
+    'environment wins.',
   ].join('\n');
 }
 
@@ -91,6 +94,7 @@ export function processIo(env: NodeJS.ProcessEnv = process.env): CliIo {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  loadDotenv(); // same rule as src/main.ts, so the CLI and the server find the same database
   const code = await runCli(process.argv.slice(2), processIo());
   // Exit once the output is flushed, even if a driver left a timer behind.
   process.stdout.write('', () => process.exit(code));

@@ -26,7 +26,8 @@ export function useRequestLog(log: Logger): Plugin {
         ...(info.accountId ? { accountId: info.accountId } : {}),
         ...(info.rateLimited.length ? { rateLimited: info.rateLimited } : {}),
       };
-      if (response.status >= 500) log.error(line, 'request');
+      // A 503 from /readyz is an expected answer (src/health.ts logs why, once per change), not a failure.
+      if (response.status >= 500 && info.route !== '/readyz') log.error(line, 'request');
       else if (QUIET_ROUTES.has(info.route)) log.debug(line, 'request');
       else log.info(line, 'request');
     },

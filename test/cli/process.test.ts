@@ -1,9 +1,10 @@
 // The real CLI in its own process (`npm run cli`), on a fresh embedded database in a temp DATA_DIR.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateDevSecret } from '../../src/auth/dev-secret.js';
 import { createTokenVerifier } from '../../src/auth/token.js';
@@ -30,6 +31,13 @@ async function npmCli(...args: string[]): Promise<{ code: number; stdout: string
 
 // npm itself may warn about the environment's npmrc; the command's own lines are the rest.
 const ownLines = (text: string) => text.split('\n').filter((line) => line && !line.startsWith('npm warn'));
+
+/** The CLI started from `cwd` (tsx by path: `npm run` would switch to the project root). */
+async function cliIn(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<string> {
+  const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+  const { stdout } = await promisify(execFile)(tsx, [path.join(root, 'src/cli/index.ts'), ...args], { cwd, env, timeout: 170_000 });
+  return stdout.trim();
+}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'crm-cli-process-'));
@@ -72,5 +80,29 @@ describe('the CLI as a process', () => {
     expect(doc.contacts.map((c: { email: string }) => c.email)).toContain('ada@example.com');
     expect(doc.forms.map((f: { id: string }) => f.id)).toEqual([DEMO.formId]);
     expect(doc.exports).toHaveLength(1);
+  }, 180_000);
+
+  it('reads .env in its working directory like the server, and the real environment wins', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'crm-cli-dotenv-'));
+    try {
+      const fromDotenv = path.join(cwd, 'from-dotenv');
+      await writeFile(path.join(cwd, '.env'), `DATA_DIR=${fromDotenv}\n`);
+      const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development' };
+      for (const name of ['DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'AUTH_JWT_SECRET', 'AUTH_JWKS_URL', 'AUTH_JWT_ISSUER', 'AUTH_JWT_AUDIENCE']) delete env[name];
+      const user = '3b241101-e2bb-4255-8caf-4136c566a962';
+
+      // token signs with the dev secret it keeps in DATA_DIR: the secret's place shows which DATA_DIR won.
+      const token = await cliIn(cwd, env, 'token', '--user', user);
+      const verify = createTokenVerifier({ jwtSecret: await loadOrCreateDevSecret(fromDotenv), cookieName: 'session' });
+      await expect(verify(token)).resolves.toMatchObject({ sub: user });
+      expect(existsSync(path.join(cwd, '.data'))).toBe(false);
+
+      const real = path.join(cwd, 'from-environment');
+      const again = await cliIn(cwd, { ...env, DATA_DIR: real }, 'token', '--user', user);
+      const verifyReal = createTokenVerifier({ jwtSecret: await loadOrCreateDevSecret(real), cookieName: 'session' });
+      await expect(verifyReal(again)).resolves.toMatchObject({ sub: user });
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
   }, 180_000);
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createLogger } from '../../src/logger.js';
+import type { PrismaClient } from '../../src/generated/prisma/client.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -11,13 +12,14 @@ let t: TestApp;
 let acc: TestAccount;
 let lines: string[];
 let app: ReturnType<typeof createApp>;
+let log: Logger;
 
 beforeAll(async () => {
   t = await createTestApp();
   acc = await createAccount(t);
   lines = [];
   // The same app, but its logger writes into `lines`.
-  const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
+  log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
   app = createApp({ ...t.deps, log });
 });
 afterAll(() => t.close());
@@ -89,5 +91,32 @@ describe('request log', () => {
   it('an unknown path is logged as unmatched', async () => {
     const { requestLines } = await call('/api/v1/nothing/here?token=abc');
     expect(requestLines).toEqual([expect.objectContaining({ route: 'unmatched', status: 404 })]);
+  });
+});
+
+describe('error log', () => {
+  it('an unexpected Prisma error is logged with its type and stack frames but never the e-mail its arguments held', async () => {
+    const email = `${unique('private')}@example.com`;
+    // contact.create gets one unknown field, so Prisma throws a real validation error that prints its arguments.
+    const real = t.deps.db.prisma as PrismaClient;
+    const contact = { create: (args: { data: object }) => real.contact.create({ data: { ...args.data, notAColumn: true } as never }) };
+    const prisma = new Proxy(real, { get: (target, prop) => (prop === 'contact' ? contact : Reflect.get(target, prop)) });
+    const broken = createApp({ ...t.deps, db: { ...t.deps.db, prisma }, log });
+
+    lines.length = 0;
+    const response = await broken.fetch('http://localhost/api/v1/contacts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${acc.member.token}` },
+      body: JSON.stringify({ account_id: acc.id, first_name: 'Grace', email }),
+    });
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain(email);
+
+    const errors = lines.map((l) => JSON.parse(l)).filter((l) => l.level >= 50 && l.err);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0].err.type).toBe('PrismaClientValidationError');
+    expect(errors[0].err.stack).toMatch(/^\s+at /);
+    expect(lines.join('')).not.toContain(email);
+    expect(lines.join('')).not.toContain('notAColumn');
   });
 });
