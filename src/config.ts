@@ -31,6 +31,8 @@ export type Config = {
   metricsToken?: string;
   /** RATE_LIMITS=off lifts every rate limit: load tests only (scripts/bench). On unless set so. */
   rateLimits: boolean;
+  /** After SIGTERM, how long to keep accepting (readiness already 503) before closing the listener. */
+  shutdownDelayMs: number;
 };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -124,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     metricsToken: env.METRICS_TOKEN || undefined,
     rateLimits: oneOf('RATE_LIMITS', ['on', 'off'], 'on') === 'on',
+    shutdownDelayMs: int('SHUTDOWN_DELAY_MS', 0, 0, 60_000),
   };
   if (config.auth.jwtSecret !== undefined && config.auth.jwtSecret.length < 32) {
     problems.push('AUTH_JWT_SECRET must be at least 32 characters');

@@ -25,7 +25,7 @@ export type Context = {
 /** Per-request facts the HTTP layers read back after execution (headers). */
 export type RequestState = {
   requestId: string;
-  /** The tightest limit met by this request, for the RateLimit-* headers. */
+  /** The tightest limit met by this request, for the RateLimit-* headers (see `outranks`). */
   rateLimit: LimitResult | null;
   /** Rules the REST layer already charged before validating input (one call each). */
   prepaid: Set<string>;
@@ -72,7 +72,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
     charge: async (rule, identity) => {
       if (state.prepaid.delete(rule.name)) return;
       const result = await deps.limiter.consume(rule, identity);
-      if (!state.rateLimit || result.remaining <= state.rateLimit.remaining) state.rateLimit = result;
+      if (!state.rateLimit || outranks(result, state.rateLimit)) state.rateLimit = result;
       if (!result.allowed) {
         throw new AppError('RATE_LIMITED', MESSAGES.rateLimited, undefined, { retryAfter: result.resetSeconds });
       }
@@ -80,6 +80,16 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
     state,
   };
   return context;
+}
+
+/**
+ * Which limit the headers report when one request meets several: a refusal over any allowed call
+ * (else an answer carrying RATE_LIMITED could lack Retry-After), the longest wait among refusals,
+ * and the fewest remaining among allowed calls.
+ */
+function outranks(next: LimitResult, current: LimitResult): boolean {
+  if (next.allowed !== current.allowed) return !next.allowed;
+  return next.allowed ? next.remaining <= current.remaining : next.resetSeconds >= current.resetSeconds;
 }
 
 const SANE_REQUEST_ID = /^[\w.:-]{1,128}$/;

@@ -33,19 +33,24 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
+    log.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down');
     startDraining(deps); // /readyz answers 503 from now on
-    const force = setTimeout(() => {
-      log.error('shutdown timed out; closing remaining connections');
-      server.closeAllConnections();
-    }, 20_000);
-    force.unref();
-    server.close(async () => {
-      await deps.close().catch((err: unknown) => log.error({ err }, 'error while closing'));
-      clearTimeout(force);
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    // Keep accepting while the load balancer notices readiness is gone: closing the listener resets
+    // every connection still waiting in its accept queue.
+    setTimeout(() => {
+      const force = setTimeout(() => {
+        log.error('shutdown timed out; closing remaining connections');
+        server.closeAllConnections();
+      }, 20_000);
+      force.unref();
+      server.close(async () => {
+        await deps.close().catch((err: unknown) => log.error({ err }, 'error while closing'));
+        clearTimeout(force);
+        process.exit(0);
+      });
+      server.closeIdleConnections();
+      log.info('listener closed');
+    }, config.shutdownDelayMs);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

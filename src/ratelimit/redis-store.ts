@@ -12,10 +12,16 @@ export type RedisStoreOptions = {
   commandTimeoutMs?: number;
   /** At startup, how long calls wait for the first connection before failing open. */
   startupWaitMs?: number;
+  /**
+   * Tests only: a clock the test moves, passed to the script as the call's time. Without it the
+   * script reads Redis TIME, so every instance shares one clock however far their own clocks drift.
+   */
+  now?: () => number;
 };
 
 /**
- * One atomic step per call, in Redis time (TIME) so every instance shares one clock. A sorted set per
+ * One atomic step per call, in Redis time (TIME) so every instance shares one clock (ARGV[4], when
+ * given, replaces it: a test's controlled clock, see RedisStoreOptions.now). A sorted set per
  * bucket, score = timestamp, member unique (instance id + counter) so two calls in the same ms both
  * count: drop entries out of the window, read the rest, add this call only if under the limit, trim
  * to the newest `max`, PEXPIRE until the newest leaves the window. Returns
@@ -23,8 +29,11 @@ export type RedisStoreOptions = {
  */
 const HIT_SCRIPT = `
 local key, window, max, member = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(ARGV[4])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local raw = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
 local before = {}
@@ -43,7 +52,7 @@ return {allowed, redis.call('ZCARD', key), oldest + window - now, before}
 
 type HitReply = [number, number, number, number[]];
 type ScriptClient = Redis & {
-  rlHit(key: string, windowMs: number, max: number, member: string): Promise<HitReply>;
+  rlHit(key: string, windowMs: number, max: number, member: string, ...now: [number] | []): Promise<HitReply>;
 };
 
 /**
@@ -55,6 +64,7 @@ export class RedisStore extends AtomicStore {
   private readonly client: ScriptClient;
   private readonly prefix: string;
   private readonly log: Logger;
+  private readonly now: (() => number) | undefined;
   private readonly instance = randomUUID();
   private seq = 0;
   private down = false;
@@ -64,6 +74,7 @@ export class RedisStore extends AtomicStore {
     super();
     this.prefix = opts.prefix ?? 'rl:';
     this.log = opts.log;
+    this.now = opts.now;
     this.client = new Redis(opts.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -88,7 +99,8 @@ export class RedisStore extends AtomicStore {
     if (this.started) await this.started;
     try {
       const member = `${this.instance}:${(this.seq = (this.seq + 1) % Number.MAX_SAFE_INTEGER)}`;
-      const [allowed, count, resetMs, before] = await this.client.rlHit(this.prefix + key, windowMs, max, member);
+      const clock: [number] | [] = this.now ? [this.now()] : [];
+      const [allowed, count, resetMs, before] = await this.client.rlHit(this.prefix + key, windowMs, max, member, ...clock);
       this.markUp();
       return { allowed: allowed === 1, count, resetMs, before };
     } catch (err) {

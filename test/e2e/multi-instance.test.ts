@@ -18,6 +18,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { TEST_SECRET } from '../helpers/app.js';
+import { IN_CI } from '../helpers/prerequisites.js';
 
 // Hundreds of sequential requests on a shared 2-core machine: generous, never part of correctness.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
@@ -25,7 +26,7 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const START_TIMEOUT_MS = 180_000; // tsx compiles the app and migrations run; the machine may be busy
 
-if (process.env.CI && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) {
+if (IN_CI && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) {
   throw new Error('CI must set DATABASE_URL and REDIS_URL: the multi-instance test runs against real PostgreSQL and Redis');
 }
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';

@@ -200,6 +200,31 @@ describe('graceful shutdown of a server process', () => {
   }, 120_000);
 });
 
+describe('SHUTDOWN_DELAY_MS: a drain period before the listener closes', () => {
+  it('after SIGTERM the server still answers new connections while /readyz is 503, then refuses them and exits 0', async () => {
+    const database = await cloneDatabaseForProcess(inject('template'));
+    const server = await startServer({ AUTH_JWT_SECRET: TEST_SECRET, SHUTDOWN_DELAY_MS: '1500', ...database.env });
+    try {
+      const shuttingDown = new Promise<void>((resolve) => server.onLine((line) => parseJson(line)?.msg === 'shutting down' && resolve()));
+      const listenerClosed = new Promise<void>((resolve) => server.onLine((line) => parseJson(line)?.msg === 'listener closed' && resolve()));
+      server.proc.kill('SIGTERM');
+      await shuttingDown;
+      // A fresh connection (agent-less fetch would reuse one): the load balancer may still send a few.
+      const ready = await fetch(`${server.baseUrl}/readyz`, { headers: { connection: 'close' } });
+      expect(ready.status).toBe(503);
+      const live = await fetch(`${server.baseUrl}/healthz`, { headers: { connection: 'close' } });
+      expect(live.status).toBe(200);
+      await listenerClosed;
+      expect(await refusedEventually(server.port)).toBe('ECONNREFUSED');
+      expect(await server.exit).toBe(0);
+    } finally {
+      if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
+      await server.exit;
+      await database.drop();
+    }
+  }, START_TIMEOUT_MS + 30_000);
+});
+
 describe('readiness (in process)', () => {
   let t: TestApp;
   beforeAll(async () => void (t = await createTestApp()));

@@ -1,11 +1,14 @@
 /**
  * One limit, whichever door (decisions.md §7, §9): the GraphQL field behind each REST endpoint
  * draws on the same bucket, aliases count one call each, and concurrent bursts never let more than
- * the limit through. Runs over Redis when REDIS_URL is set (createTestApp uses it), else in memory.
+ * the limit through. Runs over Redis when REDIS_URL is set (createTestApp uses it; CI must set it),
+ * else in memory.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
+import { MemoryStore } from '../../src/ratelimit/memory-store.js';
 import { createTestApp, type GqlResult, type RestResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { requireRedis } from '../helpers/prerequisites.js';
 
 // Hundreds of sequential requests on a shared 2-core machine: generous, never part of correctness.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
@@ -17,6 +20,7 @@ let ipSeq = 0;
 const newIp = () => `198.51.100.${++ipSeq % 250}`;
 
 beforeAll(async () => {
+  await requireRedis(); // in CI these limits are proven on Redis, never on a silent in-memory fallback
   t = await createTestApp();
   acc = await createAccount(t);
   const fields = [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email' }];
@@ -149,6 +153,26 @@ describe('aliases count one call each', () => {
     expectRateLimited(r, 60);
     // Refused calls are never recorded, so a full bucket means exactly 20 of the 30 aliases counted.
     expect429((await ROWS[0]!.rest(c)) as RestResult, 60);
+  });
+});
+
+describe('a refused call always shows in the headers', () => {
+  // In-process store: both charges settle in document order before the answer is sent, every time.
+  let own: TestApp;
+  beforeAll(async () => void (own = await createTestApp({ store: new MemoryStore() })));
+  afterAll(() => own?.close());
+
+  it('one document, contacts refused then deals allowed with 0 left: RATE_LIMITED comes with Retry-After', async () => {
+    const acc2 = await createAccount(own);
+    const as = { as: acc2.owner, clientIp: newIp() };
+    const list = (path: string) => own.rest('GET', `${path}?account_id=${acc2.id}`, as);
+    for (let i = 0; i < 60; i++) expect((await list('/api/v1/contacts')).status).toBe(200);
+    for (let i = 0; i < 59; i++) expect((await list('/api/v1/deals')).status).toBe(200);
+    const r = await own.gql('query ($a: ID!) { contacts(accountId: $a) { total } deals(accountId: $a) { total } }', { a: acc2.id }, as);
+    expectRateLimited(r, 60);
+    expect(r.errors![0]!.path).toEqual(['contacts']);
+    // The deals call was allowed and took the last place in its bucket.
+    expect429(await list('/api/v1/deals'), 60);
   });
 });
 

@@ -1,32 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRateLimiter, type LimitRule, type RateLimiter } from '../../src/ratelimit/limiter.js';
+import { requireRedis, TEST_REDIS_URL } from '../helpers/prerequisites.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-// Redis must be there: each Redis test fails when it is unreachable (fail-open would hide it).
-let redisChecked: Promise<void> | undefined;
-function requireRedis(): Promise<void> {
-  return (redisChecked ??= (async () => {
-    const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    try {
-      await probe.connect();
-      if ((await probe.ping()) !== 'PONG') throw new Error('no PONG');
-    } catch (err) {
-      throw new Error(`Redis at ${REDIS_URL} is unreachable: the Redis store tests need it`, { cause: err });
-    } finally {
-      probe.disconnect();
-    }
-  })());
-}
+const REDIS_URL = TEST_REDIS_URL;
 
 const stores = {
   memory: async () => createRateLimiter({ log: failOnLog }),
   // A fresh key prefix per limiter: tests never see each other's buckets.
   redis: async () => {
-    await requireRedis();
+    await requireRedis(REDIS_URL); // fails when unreachable: fail-open would hide it
     return createRateLimiter({ redisUrl: REDIS_URL, keyPrefix: `rl:test:${randomUUID()}:`, log: failOnLog });
   },
 };

@@ -2,14 +2,18 @@
  * The contract's Limits table over REST, row by row (decisions.md §2, §7): the limit+1-th request in
  * the window is a 429 with the contract's body and the RateLimit-* / Retry-After headers; another
  * user (or address, or account) is not affected; the order of checks holds while limited; and the
- * window slides. Runs over Redis when REDIS_URL is set (createTestApp uses it), else in memory.
+ * window slides. Runs over Redis when REDIS_URL is set (createTestApp uses it; CI must set it), else
+ * in memory; the sliding-window rows run on both stores, Redis always.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
+import type { AtomicStore } from '../../src/ratelimit/atomic-store.js';
 import { MemoryStore } from '../../src/ratelimit/memory-store.js';
+import { RedisStore } from '../../src/ratelimit/redis-store.js';
 import { createAccount, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, TEST_SECRET, type RestResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { requireRedis, TEST_REDIS_URL } from '../helpers/prerequisites.js';
 
 // Hundreds of sequential requests on a shared 2-core machine: generous, never part of correctness.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
@@ -23,6 +27,7 @@ const newIp = () => `203.0.113.${++ipSeq % 250}`;
 
 /** One app with an account (owner, member, outsider) and two active lead forms. */
 async function fixture(options: Parameters<typeof createTestApp>[0] = {}): Promise<Fixture> {
+  await requireRedis(); // in CI these limits are proven on Redis, never on a silent in-memory fallback
   const t = await createTestApp(options);
   const acc = await createAccount(t);
   const form = async (): Promise<string> => {
@@ -262,14 +267,25 @@ describe('GET /api/v1/account/export: 1 per hour per account', () => {
 });
 
 /**
- * Sliding windows at the HTTP level with the real rules, on a store whose clock the test moves.
- * The Redis store slides the same way in Redis time: test/ratelimit/limiter.test.ts ("the window
- * slides") runs its sliding and retry tests against both stores.
+ * Sliding windows at the HTTP level with the real rules, on each store with a clock the test moves
+ * (the Redis store takes it in place of Redis TIME; its own key prefix keeps its buckets apart).
  */
-describe('the window slides (controlled clock)', () => {
+const SLIDING_STORES: [string, (now: () => number) => Promise<AtomicStore>][] = [
+  ['memory', async (now) => new MemoryStore({ now })],
+  [
+    'Redis',
+    async (now) => {
+      await requireRedis(TEST_REDIS_URL);
+      const log = (msg: string, err?: unknown) => console.error(`unexpected rate-limit log: ${msg}`, err ?? '');
+      return new RedisStore({ url: TEST_REDIS_URL, log, prefix: `rl-slide-${randomUUID()}:`, now });
+    },
+  ],
+];
+
+describe.each(SLIDING_STORES)('the window slides (controlled clock, %s store)', (_, makeStore) => {
   let clock = Date.now();
   let f: Fixture;
-  beforeAll(async () => void (f = await fixture({ store: new MemoryStore({ now: () => clock }) })));
+  beforeAll(async () => void (f = await fixture({ store: await makeStore(() => clock) })));
   afterAll(() => f?.t.close());
 
   const tick = (ms: number) => void (clock += ms);

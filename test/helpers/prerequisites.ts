@@ -1,0 +1,47 @@
+/**
+ * What a test needs from the machine (a browser, server binaries, Redis). Locally a missing one may
+ * skip a test; in CI (.ci/run exports CI=1) it fails, so a green CI never hides a test that did not run.
+ */
+import { Redis } from 'ioredis';
+
+/** True under CI (CI=1 from .ci/run, CI=true from most CI systems); CI=0 or CI=false is not CI. */
+export const IN_CI = !!process.env.CI && !/^(0|false)$/i.test(process.env.CI);
+
+/** Whether to skip for a missing prerequisite (`missing` names it, null if none): locally yes; in CI it throws. */
+export function skipIfMissing(missing: string | null): boolean {
+  if (missing && IN_CI) throw new Error(`CI must not skip: ${missing} is missing on this machine`);
+  return missing !== null;
+}
+
+/** The Redis of tests that must run on Redis whatever the environment: REDIS_URL, else the local default. */
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const pinged = new Map<string, Promise<void>>();
+
+/**
+ * Fails (never skips) unless Redis at `url` answers PING: a fail-open store would let limit tests
+ * "pass" on no Redis at all. In CI, REDIS_URL must be set, since createTestApp limits in Redis only then.
+ * Without a url (locally, no REDIS_URL) there is nothing to check: the app limits in memory.
+ */
+export function requireRedis(url: string | undefined = process.env.REDIS_URL): Promise<void> {
+  if (IN_CI && !process.env.REDIS_URL) {
+    return Promise.reject(new Error('CI must set REDIS_URL: the rate-limit tests must prove the limits on real Redis'));
+  }
+  if (!url) return Promise.resolve();
+  let check = pinged.get(url);
+  if (!check) {
+    check = (async () => {
+      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      try {
+        await probe.connect();
+        if ((await probe.ping()) !== 'PONG') throw new Error('no PONG');
+      } catch (err) {
+        throw new Error(`Redis at ${url} is unreachable: these rate-limit tests need it`, { cause: err });
+      } finally {
+        probe.disconnect();
+      }
+    })();
+    pinged.set(url, check);
+  }
+  return check;
+}
