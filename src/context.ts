@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { AppDeps } from './app.js';
 import { loadRole, type Role } from './auth/access.js';
+import type { OperationKind } from './auth/origin.js';
 import { resolveViewer, type Viewer } from './auth/viewer.js';
 import { AppError, MESSAGES } from './errors.js';
 import type { PrismaClient } from './generated/prisma/client.js';
@@ -41,7 +42,12 @@ export function requestState(request: Request): RequestState {
 }
 
 /** What the HTTP server hands Yoga: Node's request when there is a socket, else a test's address. */
-export type ServerContext = { req?: IncomingMessage; clientAddress?: string };
+export type ServerContext = {
+  req?: IncomingMessage;
+  clientAddress?: string;
+  /** The kind of operation a REST route runs: a GET that runs a mutation obeys the cross-site rule too. */
+  operation?: OperationKind;
+};
 
 export function createContext(deps: AppDeps, request: Request, server: ServerContext): Context {
   let viewer: Promise<Viewer> | undefined;
@@ -62,7 +68,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
         cookieName: deps.config.auth.cookieName,
         allowedOrigins: deps.config.allowedOrigins,
         knownUsers: deps.knownUsers,
-      })),
+      }, server.operation)),
     role: async (accountId) => {
       const { id } = await context.viewer();
       let role = roles.get(accountId);

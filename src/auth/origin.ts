@@ -10,6 +10,34 @@ export function isAllowedOrigin(headers: Headers, allowedOrigins: string[]): boo
   return allowedOrigins.some((allowed) => originOf(allowed) === source);
 }
 
+/**
+ * Evidence that another site started the request. Sec-Fetch-Site is set by the browser (a page cannot
+ * forge it); an Origin or Referer, when sent, must be an allowed origin. No evidence at all (address
+ * bar, bookmark, curl, a browser too old to send Sec-Fetch-Site) is not cross-site.
+ */
+export function isCrossSite(headers: Headers, allowedOrigins: string[]): boolean {
+  const site = headers.get('sec-fetch-site');
+  // The API's own pages (docs, GraphiQL) need not be listed in ALLOWED_ORIGINS.
+  if (site === 'same-origin') return false;
+  if (headers.has('origin') || headers.has('referer')) return !isAllowedOrigin(headers, allowedOrigins);
+  // "same-site" is a sibling host (another subdomain), which need not be one of ours either.
+  return site === 'cross-site' || site === 'same-site';
+}
+
+export type OperationKind = 'query' | 'mutation' | 'subscription';
+
+/**
+ * decisions.md §1, the one cross-site rule for a cookie-authenticated request. A POST must prove it
+ * comes from an allowed origin. Any other request that runs a mutation (the REST export GETs, which
+ * write an audit row and spend a budget) is refused when it is evidently cross-site: a SameSite=Lax
+ * cookie rides along on another site's top-level navigation, while a download typed into the address
+ * bar or linked from the app still works.
+ */
+export function isRefusedCrossSite(request: Request, operation: OperationKind | undefined, allowedOrigins: string[]): boolean {
+  if (request.method === 'POST') return !isAllowedOrigin(request.headers, allowedOrigins);
+  return operation === 'mutation' && isCrossSite(request.headers, allowedOrigins);
+}
+
 /** `ALLOWED_ORIGINS`: comma-separated; each entry normalised to scheme://host[:port]. */
 export function parseAllowedOrigins(value: string | undefined): string[] {
   const origins: string[] = [];

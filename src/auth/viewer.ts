@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { forbidden, MESSAGES, unauthenticated } from '../errors.js';
-import { isAllowedOrigin } from './origin.js';
+import { isRefusedCrossSite, type OperationKind } from './origin.js';
 import { readToken, type TokenClaims } from './token.js';
 
 export type Viewer = { id: string; email: string | null; name: string | null };
@@ -14,10 +14,11 @@ export type ViewerDeps = {
 };
 
 /**
- * Who is calling: 401 without a valid token; 403 when a cookie-authenticated POST comes from
- * another site (a bearer token cannot be sent by a browser on its own, a cookie can).
+ * Who is calling: 401 without a valid token; 403 when a cookie-authenticated request that changes
+ * state comes from another site (a bearer token cannot be sent by a browser on its own, a cookie
+ * can). `operation` is the kind of operation the request runs, when known before execution (REST).
  */
-export async function resolveViewer(request: Request, deps: ViewerDeps): Promise<Viewer> {
+export async function resolveViewer(request: Request, deps: ViewerDeps, operation?: OperationKind): Promise<Viewer> {
   const found = readToken(request.headers, deps.cookieName);
   if (!found) throw unauthenticated();
   let claims: TokenClaims;
@@ -26,7 +27,7 @@ export async function resolveViewer(request: Request, deps: ViewerDeps): Promise
   } catch {
     throw unauthenticated();
   }
-  if (found.source === 'cookie' && request.method === 'POST' && !isAllowedOrigin(request.headers, deps.allowedOrigins)) {
+  if (found.source === 'cookie' && isRefusedCrossSite(request, operation, deps.allowedOrigins)) {
     throw forbidden(MESSAGES.crossSite);
   }
   const viewer: Viewer = { id: claims.sub, email: claims.email ?? null, name: claims.name ?? null };

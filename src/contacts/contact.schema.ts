@@ -67,7 +67,7 @@ builder.mutationField('createContact', (t) =>
       const { id } = await idempotent(
         ctx,
         { operation: 'createContact', accountId: input.accountId, scope: `user:${viewer.id}`, request: args.input },
-        async () => ({ id: (await createContact(ctx.db, input)).id }),
+        async (tx) => ({ id: (await createContact(tx, input)).id }),
       );
       return ctx.db.contact.findUniqueOrThrow({ ...query, where: { id } });
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContactSource, ContactType, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
 import { listArgs, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 
 export const createContactInput = z.object({
@@ -22,7 +22,8 @@ export const listContactsArgs = listArgs.extend({
   type: z.enum(ContactType).nullish(),
 });
 
-export function createContact(db: PrismaClient, input: z.output<typeof createContactInput>) {
+/** `db` may be a transaction (an idempotent create stores its answer in the same one). */
+export function createContact(db: Prisma.TransactionClient, input: z.output<typeof createContactInput>) {
   return db.contact.create({ data: input });
 }
 

@@ -66,7 +66,7 @@ builder.mutationFields((t) => ({
       const { id } = await idempotent(
         ctx,
         { operation: 'createDeal', accountId: input.accountId, scope: `user:${viewer.id}`, request: args.input },
-        async () => ({ id: (await createDeal(ctx.db, input)).id }),
+        async (tx) => ({ id: (await createDeal(tx, input)).id }),
       );
       return ctx.db.deal.findUniqueOrThrow({ ...query, where: { id } });
     },

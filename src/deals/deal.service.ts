@@ -37,7 +37,7 @@ export function dealsWhere(args: z.output<typeof listDealsArgs>): Prisma.DealWhe
  * nothing about ids). Every failing field is named at once.
  */
 export async function assertInAccount(
-  db: PrismaClient,
+  db: Prisma.TransactionClient,
   accountId: string,
   refs: { contactId?: string | null; stageId?: string | null },
 ): Promise<void> {
@@ -51,8 +51,8 @@ export async function assertInAccount(
   if (Object.keys(details).length > 0) throw badInput(details);
 }
 
-/** A new deal is always `open` (the contract's only creation transition). */
-export async function createDeal(db: PrismaClient, input: z.output<typeof createDealInput>) {
+/** A new deal is always `open` (the contract's only creation transition). `db` may be a transaction. */
+export async function createDeal(db: Prisma.TransactionClient, input: z.output<typeof createDealInput>) {
   await assertInAccount(db, input.accountId, input);
   return db.deal.create({ data: { ...input, status: DealStatus.open } });
 }

@@ -127,7 +127,7 @@ builder.mutationFields((t) => ({
       return idempotent(
         ctx,
         { operation: 'submitLeadForm', accountId: form.accountId, scope: `ip:${ctx.clientIp}:form:${form.id}`, request: submission },
-        () => submitToForm(ctx.db, form, submission, { clientIp: ctx.clientIp, userAgent: ctx.userAgent }),
+        (tx) => submitToForm(tx, form, submission, { clientIp: ctx.clientIp, userAgent: ctx.userAgent }),
       );
     },
   }),

@@ -7,12 +7,15 @@ import {
   FormFieldType,
   type LeadForm,
   type LeadFormField,
+  type Prisma,
   type PrismaClient,
 } from '../generated/prisma/client.js';
 import { badInput, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
 
 export type FormWithFields = LeadForm & { fields: LeadFormField[] };
+/** The client, or a transaction already open (an idempotent submit stores its answer in it). */
+type Db = PrismaClient | Prisma.TransactionClient;
 type FieldRule = Pick<LeadFormField, 'key' | 'type' | 'required' | 'mapsTo' | 'options' | 'maxLength'>;
 
 /** A validated submission: the defined values (trimmed) and what they say about the contact. */
@@ -29,7 +32,7 @@ export type SubmissionResult = { success: true; contactId: string; successMessag
 // A mapped value must also fit its contact column (decisions.md §4), whatever the field allows.
 const COLUMN_MAX: Record<ContactField, number> = { first_name: 100, last_name: 100, email: 254, phone: 50, company: 200 };
 
-const metadataSchema = z.object({
+export const metadataSchema = z.object({
   metadata: z.object({ referrer: optionalText(2048), page: optionalText(2048) }).nullish(),
 });
 
@@ -47,7 +50,7 @@ export async function findActiveForm(db: PrismaClient, formId: string): Promise<
  * apart as spam with the ordinary answer; otherwise 400 on the values, then the contact and the record.
  */
 export async function submitToForm(
-  db: PrismaClient,
+  db: Db,
   form: FormWithFields,
   args: { data: unknown; metadata?: unknown },
   origin: SubmissionOrigin,
@@ -71,7 +74,7 @@ function filledHoneypot(form: LeadForm, data: unknown): boolean {
 }
 
 /** Spam keeps the defined string values and where it came from, and touches no contact. */
-async function recordSpam(db: PrismaClient, form: FormWithFields, data: Record<string, unknown>, origin: SubmissionOrigin) {
+async function recordSpam(db: Db, form: FormWithFields, data: Record<string, unknown>, origin: SubmissionOrigin) {
   const values: Record<string, string> = {};
   for (const key of [...form.fields.map((f) => f.key), form.honeypotField!]) {
     const value = Object.hasOwn(data, key) ? data[key] : undefined;
@@ -148,19 +151,26 @@ export function validateSubmission(fields: FieldRule[], data: unknown, metadata?
 const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
 /**
+ * Runs `work` in `db`'s transaction when it is one already (a transaction client has no `$connect`:
+ * Prisma's ITXClientDenyList), else in a new one. Not a nested `$transaction`: PGlite has no savepoints.
+ */
+const inTransaction = <T>(db: Db, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> =>
+  '$connect' in db ? db.$transaction(work, TX_OPTIONS) : work(db);
+
+/**
  * Finds or creates the contact and records the submission in one transaction. A transaction-scoped
  * advisory lock on (account, lower(e-mail)) serialises submissions for the same address, so two at
  * once cannot both miss the lookup and create two contacts; it is released at commit or rollback.
  */
 export async function recordSubmission(
-  db: PrismaClient,
+  db: Db,
   form: LeadForm,
   submission: Submission,
   origin: SubmissionOrigin,
 ): Promise<string> {
   const { accountId } = form;
   const { first_name, last_name, email, phone, company } = submission.contact;
-  return db.$transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     let contactId: string | null = null;
     if (email) {
       const lockKey = `${accountId}:${email.toLowerCase()}`;
@@ -204,5 +214,5 @@ export async function recordSubmission(
       },
     });
     return contactId;
-  }, TX_OPTIONS);
+  });
 }

@@ -32,23 +32,30 @@ export function requestHash(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(canonical(value)) ?? 'null').digest('hex');
 }
 
+/** The write's own transaction: long enough for the form submit's advisory lock, well under ABANDONED_MS. */
+const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
+
 /**
  * Runs `write` at most once per key (as Stripe does): the first caller takes the key, writes, and
  * stores its answer; a retry with the same input gets that answer back; the same key with other
- * input is a conflict; a racing twin waits for the first to finish. A failed write frees the key.
+ * input is a conflict; a racing twin waits for the first to finish. `write` gets a transaction and
+ * must write through it: the answer is stored in that same transaction, so a write is committed if
+ * and only if its answer is, and a failed write (or a failed store) frees the key with nothing kept.
  */
-export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: () => Promise<T>): Promise<T> {
+export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
   const hash = requestHash(claim.request);
-  const where = { accountId_scope_operation_key: { accountId: claim.accountId, scope: claim.scope, operation: claim.operation, key: claim.key } };
+  const where = { accountId_scope_operation_key: claimWhere(claim) };
   const deadline = Date.now() + WAIT_MAX_MS;
-  for (;;) {
-    if (await take(db, claim, hash)) break;
+  await sweepExpired(db);
+  let taken: string | null;
+  while ((taken = await take(db, claim, hash)) === null) {
     const existing = await db.idempotencyKey.findUnique({ where });
     if (!existing) continue; // freed between our insert and read: try to take it again
     if (existing.requestHash !== hash) {
       throw new AppError('IDEMPOTENCY_CONFLICT', 'Idempotency key reused with a different payload');
     }
     if (existing.result !== null) return existing.result as T;
+    // Without an answer, no write was committed (they commit together): safe to hand the key on.
     if (Date.now() - existing.createdAt.getTime() > ABANDONED_MS) {
       await db.idempotencyKey.deleteMany({ where: { id: existing.id, completedAt: null } });
       continue;
@@ -58,26 +65,54 @@ export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: 
     }
     await sleep(WAIT_STEP_MS);
   }
+  const id = taken;
   try {
-    const result = await write();
-    await db.idempotencyKey.update({ where, data: { result: result as Prisma.InputJsonValue, completedAt: new Date() } });
-    return result;
+    return await db.$transaction(async (tx) => {
+      const result = await write(tx);
+      // By id: should the key have been handed on meanwhile, this fails and the write rolls back.
+      await tx.idempotencyKey.update({ where: { id }, data: { result: result as Prisma.InputJsonValue, completedAt: new Date() } });
+      return result;
+    }, TX_OPTIONS);
   } catch (error) {
-    await db.idempotencyKey.delete({ where }).catch(() => undefined);
+    await db.idempotencyKey.deleteMany({ where: { id, completedAt: null } }).catch(() => undefined);
     throw error;
   }
 }
 
-/** Inserts the key unless a live one exists; an expired one (older than 24 h) is replaced. */
-async function take(db: PrismaClient, claim: IdempotencyClaim, hash: string): Promise<boolean> {
+/** Inserts the key unless a live one exists (an expired one, older than 24 h, is replaced); the new row's id, or null. */
+async function take(db: PrismaClient, claim: IdempotencyClaim, hash: string): Promise<string | null> {
   await db.idempotencyKey.deleteMany({
     where: { ...claimWhere(claim), createdAt: { lt: new Date(Date.now() - KEY_TTL_MS) } },
   });
-  const inserted = await db.idempotencyKey.createMany({
+  const inserted = await db.idempotencyKey.createManyAndReturn({
     data: [{ ...claimWhere(claim), requestHash: hash }],
     skipDuplicates: true,
+    select: { id: true },
   });
-  return inserted.count === 1;
+  return inserted[0]?.id ?? null;
+}
+
+const SWEEP_EVERY_MS = 60_000;
+export const SWEEP_BATCH = 500;
+/** When this process last swept each database (a WeakMap: a closed client is forgotten with it). */
+const lastSweep = new WeakMap<PrismaClient, number>();
+
+/**
+ * Expired keys whose scope never comes back (a visitor's IP, a one-off script) would stay forever:
+ * at most once a minute per process, taking a key also deletes a bounded batch of expired keys,
+ * oldest first (the created_at index), skipping rows another process is deleting.
+ */
+async function sweepExpired(db: PrismaClient): Promise<void> {
+  const now = Date.now();
+  if (now - (lastSweep.get(db) ?? 0) < SWEEP_EVERY_MS) return;
+  lastSweep.set(db, now);
+  const cutoff = new Date(now - KEY_TTL_MS);
+  const deleted = await db.$executeRaw`
+    DELETE FROM idempotency_keys WHERE id IN (
+      SELECT id FROM idempotency_keys WHERE created_at < ${cutoff}::timestamptz
+      ORDER BY created_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`.catch(() => 0); // housekeeping never fails a write
+  // A full batch means more are waiting: the next key taken sweeps again.
+  if (deleted === SWEEP_BATCH) lastSweep.delete(db);
 }
 
 const claimWhere = ({ accountId, scope, operation, key }: IdempotencyClaim) => ({ accountId, scope, operation, key });

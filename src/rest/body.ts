@@ -13,11 +13,20 @@ export class RestRefusal extends Error {
 
 const notAnObject = () => new RestRefusal(invalidInput('body', { body: ['Expected a JSON object'] }));
 
-/**
- * Reads a JSON object body: 415 unless the content type is JSON, 413 past 1 MiB (counted while
- * reading, whatever Content-Length claims), 400 unless it is UTF-8 JSON whose top level is an object.
- */
+/** What readJson gives for a body that is not UTF-8 JSON: a 400, reported once the resource is known. */
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** Reads a JSON object body: readJson, then the top level must be an object (else 400). */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  return jsonObject(await readJson(request));
+}
+
+/**
+ * Reads a JSON body: 415 unless the content type is JSON, 413 past 1 MiB (counted while reading,
+ * whatever Content-Length claims). These are about the message, not its content, so they throw;
+ * a body that does not parse is NOT_JSON, for jsonObject to refuse.
+ */
+export async function readJson(request: Request): Promise<unknown> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
     throw new RestRefusal(fromHttpError('UNSUPPORTED_MEDIA_TYPE'));
@@ -39,12 +48,15 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     }
     chunks.push(next.value);
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)));
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))) as unknown;
   } catch {
-    throw notAnObject();
+    return NOT_JSON;
   }
+}
+
+/** The body as a JSON object, or the 400 `details.body` ["Expected a JSON object"]. */
+export function jsonObject(parsed: unknown): Record<string, unknown> {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw notAnObject();
   return parsed as Record<string, unknown>;
 }

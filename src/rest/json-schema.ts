@@ -112,7 +112,10 @@ export function nonNullInput(type: GraphQLInputType, rules?: z.ZodType): JsonSch
   if (isListType(type)) return { type: 'array', items: inputSchema(type.ofType, rules && zodElement(rules)) };
   if (isInputObjectType(type)) return inputObjectSchema(type, rules);
   if (isEnumType(type)) return enumSchema(type);
-  return withConstraints(scalarSchema(type as GraphQLScalarType, 'input'), rules);
+  const base = scalarSchema(type as GraphQLScalarType, 'input');
+  // A scalar of any JSON value (JSON) says nothing of its shape: the zod rule for it does.
+  if (rules && base.type === undefined) return { ...base, ...zodShape(rules) };
+  return withConstraints(base, rules);
 }
 
 /** An input object as the REST layer reads it: snake_case keys, unknown keys refused. */
@@ -192,6 +195,16 @@ export function zodConstraints(schema: z.ZodType): JsonSchema {
   }
   if (found.format !== undefined) delete found.pattern; // a format says it in words; the regex is noise
   return found;
+}
+
+/** The whole JSON Schema of a zod rule (its input side), or nothing when zod cannot state it. */
+function zodShape(rules: z.ZodType): JsonSchema {
+  try {
+    const { $schema: _dialect, ...shape } = z.toJSONSchema(rules, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    return shape;
+  } catch {
+    return {};
+  }
 }
 
 /** Adds the zod constraints to a GraphQL scalar's schema; where both bound a value, the tighter wins. */

@@ -11,7 +11,7 @@ import {
   type OperationDefinitionNode,
   type VariableDefinitionNode,
 } from 'graphql';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { listContactsArgs, createContactInput } from '../contacts/contact.service.js';
 import { createDealInput, listDealsArgs } from '../deals/deal.service.js';
 import { COLLECTIONS, FORMAT_VERSION } from '../exports/account-json.js';
@@ -21,6 +21,7 @@ import { MESSAGES, type ErrorCode } from '../errors.js';
 import { ExportKind } from '../generated/prisma/client.js';
 import { LIMITS, type FieldLimit } from '../graphql/limits.js';
 import { schema } from '../graphql/schema.js';
+import { metadataSchema } from '../forms/submission.service.js';
 import { listInvoicesArgs } from '../invoices/invoice.service.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
 import { rateLimitHeaders } from './headers.js';
@@ -38,12 +39,18 @@ type RouteDoc = {
   /** The zod schema the root field parses its arguments (or its `input`) with: the domain constraints. */
   rules?: z.ZodType;
   answer: Answer;
-  /** Messages of the 404 / extra 403 answers the field can give. */
-  notFound?: string;
+  /** Messages of the extra 403 answers the field can give (a route's `target` gives its 404). */
   forbidden?: string[];
   /** The field honours an Idempotency-Key header (src/graphql/idempotent.ts). */
   idempotent?: boolean;
 };
+
+// `data` is checked against the form's own fields (validateSubmission); this is the shape it must have.
+const submitLeadFormRules = metadataSchema.extend({
+  data: z
+    .record(z.string(), z.string())
+    .describe("The form's field keys (GET /forms/{form_id} lists them) to their values; keys the form does not define are ignored"),
+});
 
 const DAY = new Date(Date.UTC(2025, 0, 31));
 const SAMPLE_ACCOUNT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
@@ -69,7 +76,7 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   deals: { rules: listDealsArgs, answer: { kind: 'as-is' } },
   createDeal: { rules: createDealInput, answer: { kind: 'created' }, idempotent: true },
   invoices: { rules: listInvoicesArgs, answer: { kind: 'as-is' } },
-  submitLeadForm: { answer: { kind: 'as-is' }, notFound: MESSAGES.formNotFound, idempotent: true },
+  submitLeadForm: { rules: submitLeadFormRules, answer: { kind: 'as-is' }, idempotent: true },
   exportAccount: {
     rules: exportArgs,
     forbidden: [MESSAGES.ownerOnlyExport],
@@ -110,7 +117,7 @@ const STATUS_TEXT: Record<number, string> = {
   201: 'Created',
   400: 'Invalid input: `details` maps each failing field to its messages (a missing one reads `Required`)',
   401: 'No valid session token',
-  403: 'Not the owner or a team member of the account (the same answer whether or not the account exists), or a cookie-authenticated POST from an origin not allowed',
+  403: 'Not the owner or a team member of the account (the same answer whether or not the account exists), or a cookie-authenticated request that changes state (a POST, or an export) sent from another site',
   404: 'Not found',
   409: 'A request with the same Idempotency-Key is still in progress',
   413: 'Body larger than 1 MiB',
@@ -128,6 +135,7 @@ const HEADERS: Record<string, JsonSchema> = {
   'RateLimit-Reset': { description: 'Seconds until a call is freed', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
   'Content-Disposition': { description: 'attachment; filename="…"', schema: { type: 'string' } },
+  Allow: { description: 'The methods the path has, e.g. `GET, POST`', schema: { type: 'string' } },
 };
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const headers = (names: string[]) => Object.fromEntries(['X-Request-Id', ...names].map((n) => [n, header(n)]));
@@ -160,8 +168,10 @@ export function buildOpenApi(options: { cookieName: string }): JsonSchema {
         '(`x-graphql-operation`); GraphQL for internal tools is served at `/graphql`.',
         '',
         'Errors are JSON `{"error": "<message>"}` (plus `details` on 400). An unknown path under /api/v1 is 404',
-        '`{"error":"Not found"}`; a known path with another method is 405 `{"error":"Method not allowed"}` with `Allow`.',
-        'Checks run in the order 401 → 429 → 400 → 403 (the public form: 429 → 404 → 400; the account export: 401 → 400 → 403 → 429).',
+        '`{"error":"Not found"}` (`#/components/responses/RouteNotFound`); a known path with another method is 405',
+        '`{"error":"Method not allowed"}` with `Allow` (`#/components/responses/MethodNotAllowed`).',
+        'Checks run in the order 401 → 429 → 400 → 403 (the public form: 429 → 415/413 → 404 → 400; the account export:',
+        '401 → 400 → 403 → 429).',
       ].join('\n'),
     },
     tags: [...new Set(routes.map(tagOf))].map((name) => ({ name })),
@@ -177,6 +187,11 @@ export function buildOpenApi(options: { cookieName: string }): JsonSchema {
         },
       },
       headers: HEADERS,
+      // Answers of no operation: a path under /api/v1 that names none, or a method its path lacks.
+      responses: {
+        RouteNotFound: errorResponse(404, [fromHttpError('ROUTE_NOT_FOUND')], 'No such path under /api/v1'),
+        MethodNotAllowed: errorResponse(405, [fromHttpError('METHOD_NOT_ALLOWED', ['GET'])], 'The path has no such method; `Allow` lists those it has'),
+      },
     },
     security: [{ bearerAuth: [] }, { sessionCookie: [] }],
   };
@@ -311,37 +326,39 @@ function errorResponses(route: Route, doc: RouteDoc, limited: boolean, exampleFi
   refusals.push(invalidInput(source, { [exampleField]: ['Required'] }));
   if (route.auth === 'user') {
     refusals.push(core('UNAUTHENTICATED', MESSAGES.unauthorized), core('FORBIDDEN', MESSAGES.noAccess));
-    if (route.method === 'POST') refusals.push(core('FORBIDDEN', MESSAGES.crossSite));
+    // The cookie cross-site rule: every cookie POST, and a GET that runs a mutation (the exports).
+    if (route.method === 'POST' || getOperationAST(route.operation)?.operation === 'mutation') refusals.push(core('FORBIDDEN', MESSAGES.crossSite));
   }
   for (const message of doc.forbidden ?? []) refusals.push(core('FORBIDDEN', message));
-  if (doc.notFound) refusals.push(core('NOT_FOUND', doc.notFound));
+  if (route.target) refusals.push(core('NOT_FOUND', route.target.missing));
   if (doc.idempotent) refusals.push(core('IDEMPOTENCY_IN_PROGRESS', ''), core('IDEMPOTENCY_CONFLICT', ''));
   if (limited) refusals.push(core('RATE_LIMITED', MESSAGES.rateLimited));
   refusals.push(fromHttpError('INTERNAL_SERVER_ERROR'), core('SERVICE_UNAVAILABLE', MESSAGES.unavailable));
 
   const byStatus = new Map<number, RestError[]>();
   for (const refusal of refusals) byStatus.set(refusal.status, [...(byStatus.get(refusal.status) ?? []), refusal]);
-  const responses: Record<number, unknown> = {};
-  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-    // An empty message stands for one the table above does not know word for word.
-    const messages = [...new Set(group.map((r) => r.body.error))];
-    const error = messages.includes('') ? { type: 'string' } : { type: 'string', enum: messages };
-    const withDetails = group.some((r) => r.body.details);
-    const body: JsonSchema = {
-      type: 'object',
-      properties: {
-        error,
-        ...(withDetails ? { details: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } } : {}),
-      },
-      required: withDetails ? ['error', 'details'] : ['error'],
-      additionalProperties: false,
-    };
-    const names = [...new Set(group.flatMap((r) => Object.keys(r.headers ?? {})))];
-    responses[status] = {
-      description: STATUS_TEXT[status] ?? 'Error',
-      headers: headers(status === 429 ? REFUSED : names),
-      content: { 'application/json': { schema: body, ...(messages.includes('') ? {} : { example: group[0]!.body }) } },
-    };
-  }
-  return responses;
+  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, group]) => [status, errorResponse(status, group)]));
+}
+
+/** One status's error answer: the messages it can carry, `details` on a 400, and its headers. */
+function errorResponse(status: number, group: RestError[], description = STATUS_TEXT[status] ?? 'Error') {
+  // An empty message stands for one the table above does not know word for word.
+  const messages = [...new Set(group.map((r) => r.body.error))];
+  const error = messages.includes('') ? { type: 'string' } : { type: 'string', enum: messages };
+  const withDetails = group.some((r) => r.body.details);
+  const body: JsonSchema = {
+    type: 'object',
+    properties: {
+      error,
+      ...(withDetails ? { details: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } } : {}),
+    },
+    required: withDetails ? ['error', 'details'] : ['error'],
+    additionalProperties: false,
+  };
+  const names = [...new Set(group.flatMap((r) => Object.keys(r.headers ?? {})))];
+  return {
+    description,
+    headers: headers(status === 429 ? REFUSED : names),
+    content: { 'application/json': { schema: body, ...(messages.includes('') ? {} : { example: group[0]!.body }) } },
+  };
 }

@@ -1,26 +1,33 @@
-import { getOperationAST, GraphQLError, validate, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, GraphQLError, validate, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../app.js';
 import type { Context, ServerContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/client.js';
+import { notFound } from '../errors.js';
 import { LIMITS, type FieldLimit } from '../graphql/limits.js';
 import { schema } from '../graphql/schema.js';
-import { readJsonObject, RestRefusal } from './body.js';
-import { fromCoreError, fromHttpError, invalidInput, restErrorResponse, type InputSource } from './errors.js';
+import { jsonObject, readJson, RestRefusal } from './body.js';
+import { fromCoreError, fromHttpError, invalidInput, restErrorResponse, type InputSource, type RestError } from './errors.js';
 import { toSnake, VariableReader } from './input.js';
 import { routes, type Route } from './routes.js';
 
-type Compiled = { route: Route; operation: OperationDefinitionNode; field: string; segments: string[] };
+type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string };
+type Compiled = Operation & { route: Route; target?: Operation & { missing: string }; segments: string[] };
 
 /** Checked once at start: every REST operation is valid against the schema and names one root field. */
 function compile(route: Route): Compiled {
-  const errors = validate(schema, route.operation);
-  const operation = getOperationAST(route.operation);
+  const target = route.target && { ...operationOf(route, route.target.operation), missing: route.target.missing };
+  return { route, ...operationOf(route, route.operation), target, segments: route.path.split('/') };
+}
+
+function operationOf(route: Route, document: DocumentNode): Operation {
+  const errors = validate(schema, document);
+  const operation = getOperationAST(document);
   const root = operation?.selectionSet.selections[0];
   if (errors.length > 0 || !operation || root?.kind !== 'Field') {
     throw new Error(`REST operation for ${route.method} ${route.path} is invalid: ${errors.map((e) => e.message).join('; ')}`);
   }
-  return { route, operation, field: root.name.value, segments: route.path.split('/') };
+  return { document, operation, field: root.name.value };
 }
 
 function match(table: Compiled[], method: string, pathname: string) {
@@ -69,19 +76,20 @@ export function useRest(deps: AppDeps): Plugin<Context> {
 async function run(
   yoga: YogaServerInstance<ServerContext, Context>,
   deps: AppDeps,
-  { route, operation, field }: Compiled,
+  compiled: Compiled,
   pathParams: Record<string, string>,
   request: Request,
   url: URL,
   serverContext: ServerContext,
 ): Promise<Response> {
+  const { route, field, target } = compiled;
   const source: InputSource = route.input === 'query' ? 'query' : 'body';
   const renameField = route.keepDetailKeys ? (key: string) => key : (key: string) => key.split('.').map(toSnake).join('.');
   try {
-    const enveloped = yoga.getEnveloped({ request, ...serverContext } as never);
+    const enveloped = yoga.getEnveloped({ request, ...serverContext, operation: compiled.operation.operation } as never);
     const ctx = (await enveloped.contextFactory()) as Context;
-    // Decisions §2: 401 -> 429 -> 400. The limit is charged here, before the input is read, and
-    // the resolver is told it was paid, so a request still counts once.
+    // Decisions §2: 401 -> 429 -> 400 (public form: 429 -> 415/413 -> 404 -> 400). The limit is charged here,
+    // before the input is read, and the resolver is told it was paid, so a request still counts once.
     const viewer = route.auth === 'user' ? await ctx.viewer() : null;
     const limit: FieldLimit | undefined = (LIMITS as Record<string, FieldLimit>)[field];
     if (limit && limit.per !== 'account') {
@@ -89,21 +97,16 @@ async function run(
       ctx.state.prepaid.add(limit.name);
     }
 
-    const reader = new VariableReader(source === 'query');
-    let variables: Record<string, unknown>;
-    if (route.input === 'query') {
-      variables = reader.variables(schema, operation, { ...Object.fromEntries(url.searchParams), ...pathParams });
-    } else {
-      const body = await readJsonObject(request);
-      if (route.input === 'body-as-input') {
-        const inputType = schema.getMutationType()!.getFields()[field]!.args.find((a) => a.name === 'input')!.type;
-        variables = { input: reader.read(body, inputType, '') };
-      } else {
-        rejectUnknownKeys(reader, body, operation, pathParams);
-        variables = reader.variables(schema, operation, { ...body, ...pathParams });
-      }
+    // 415 and 413 judge the HTTP message, not its content: they come first (RestRefusal, thrown).
+    const raw = route.input === 'query' ? undefined : await readJson(request);
+    const input = readVariables(compiled, raw, url, pathParams);
+    if ('refused' in input) {
+      // The addressed resource answers before its input (public form: 404 -> 400). Only a refused
+      // input needs this look-up: a valid one meets the core's own 404 when it runs.
+      const missing = target ? await missingTarget(enveloped, ctx, target, pathParams) : null;
+      return restErrorResponse(missing ? fromCoreError(missing, source, renameField) : input.refused);
     }
-    if (Object.keys(reader.details).length > 0) return restErrorResponse(invalidInput(source, reader.details));
+    const variables = input.variables;
 
     const result = await enveloped.execute({ schema, document: route.operation, variableValues: variables, contextValue: ctx });
     if ('errors' in result && result.errors?.length) {
@@ -124,6 +127,58 @@ async function run(
     deps.log.error({ err: error }, 'REST request failed');
     return restErrorResponse(fromHttpError('INTERNAL_SERVER_ERROR'));
   }
+}
+
+/**
+ * The operation's variables from the query string or the JSON body, type-checked against the
+ * operation (unknown keys, JSON types, required fields, enums), or the 400 that refuses them.
+ */
+function readVariables(
+  { route, operation, field }: Compiled,
+  raw: unknown,
+  url: URL,
+  pathParams: Record<string, string>,
+): { variables: Record<string, unknown> } | { refused: RestError } {
+  const reader = new VariableReader(route.input === 'query');
+  let variables: Record<string, unknown>;
+  if (route.input === 'query') {
+    variables = reader.variables(schema, operation, { ...Object.fromEntries(url.searchParams), ...pathParams });
+  } else {
+    let body: Record<string, unknown>;
+    try {
+      body = jsonObject(raw);
+    } catch (error) {
+      if (error instanceof RestRefusal) return { refused: error.refusal };
+      throw error;
+    }
+    if (route.input === 'body-as-input') {
+      const inputType = schema.getMutationType()!.getFields()[field]!.args.find((a) => a.name === 'input')!.type;
+      variables = { input: reader.read(body, inputType, '') };
+    } else {
+      rejectUnknownKeys(reader, body, operation, pathParams);
+      variables = reader.variables(schema, operation, { ...body, ...pathParams });
+    }
+  }
+  if (Object.keys(reader.details).length > 0) return { refused: invalidInput(route.input === 'query' ? 'query' : 'body', reader.details) };
+  return { variables };
+}
+
+type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnveloped']>;
+
+/** The core's own answer to "does the path address something?": its error, a 404 for null, else null. */
+async function missingTarget(
+  enveloped: Enveloped,
+  ctx: Context,
+  target: NonNullable<Compiled['target']>,
+  pathParams: Record<string, string>,
+): Promise<GraphQLError | null> {
+  const reader = new VariableReader(true);
+  const variableValues = reader.variables(schema, target.operation, pathParams);
+  if (Object.keys(reader.details).length > 0) return null; // an ill-typed path parameter: the reader's 400 below
+  const result = await enveloped.execute({ schema, document: target.document, variableValues, contextValue: ctx });
+  if ('errors' in result && result.errors?.length) return result.errors.find((e: GraphQLError) => e.extensions?.code) ?? result.errors[0]!;
+  const data = (result as { data?: Record<string, unknown> | null }).data;
+  return data?.[target.field] == null ? notFound(target.missing) : null;
 }
 
 const unavailable = () => new GraphQLError('Service unavailable', { extensions: { code: 'SERVICE_UNAVAILABLE' } });

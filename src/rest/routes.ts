@@ -2,6 +2,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Context } from '../context.js';
 import { accountExportStream } from '../exports/account-json.js';
 import { contactsCsvStream } from '../exports/contacts-csv.js';
+import { MESSAGES } from '../errors.js';
 import { download, type Exchange } from './download.js';
 import { json } from './errors.js';
 import {
@@ -9,6 +10,7 @@ import {
   CreateDealDocument,
   ExportAccountDocument,
   ExportContactsDocument,
+  LeadFormToSubmitDocument,
   ListContactsDocument,
   ListDealsDocument,
   ListInvoicesDocument,
@@ -27,6 +29,11 @@ export type Route<Data = any> = {
   operation: TypedDocumentNode<Data, any>;
   auth: 'user' | 'public';
   input: InputFrom;
+  /**
+   * The resource the path addresses, looked up (path parameters only) after the rate limit and
+   * before the body is judged, so it answers 404 first (decisions.md §2); null is 404 `missing`.
+   */
+  target?: { operation: TypedDocumentNode<any, any>; missing: string };
   /** Form submissions report problems by the form's own field keys: keep them as they are. */
   keepDetailKeys?: boolean;
   respond: (result: Data[keyof Data], ctx: Context, exchange: Exchange) => Response | Promise<Response>;
@@ -52,6 +59,7 @@ export const routes: Route[] = [
   route({ method: 'GET', path: '/api/v1/invoices', operation: ListInvoicesDocument, auth: 'user', input: 'query', respond: list }),
   route({
     method: 'POST', path: '/api/v1/forms/:form_id/submit', operation: SubmitLeadFormDocument, auth: 'public',
+    target: { operation: LeadFormToSubmitDocument, missing: MESSAGES.formNotFound },
     input: 'body-as-variables', keepDetailKeys: true, respond: (result) => json(200, result),
   }),
   route({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAllowedOrigin, parseAllowedOrigins } from '../../src/auth/origin.js';
+import { isAllowedOrigin, isCrossSite, isRefusedCrossSite, parseAllowedOrigins } from '../../src/auth/origin.js';
 
 const allowed = ['https://app.example.com', 'http://localhost:5173'];
 const check = (headers: Record<string, string>) => isAllowedOrigin(new Headers(headers), allowed);
@@ -40,6 +40,54 @@ describe('isAllowedOrigin', () => {
 
   it('refuses everything when no origins are allowed', () => {
     expect(isAllowedOrigin(new Headers({ origin: 'https://app.example.com' }), [])).toBe(false);
+  });
+});
+
+describe('isCrossSite (a request that runs a mutation without being a POST)', () => {
+  const cross = (headers: Record<string, string>) => isCrossSite(new Headers(headers), allowed);
+
+  it('is cross-site when the browser says so and no allowed Origin or Referer vouches for it', () => {
+    expect(cross({ 'sec-fetch-site': 'cross-site' })).toBe(true);
+    expect(cross({ 'sec-fetch-site': 'same-site' })).toBe(true);
+    expect(cross({ 'sec-fetch-site': 'cross-site', referer: 'https://evil.example.com/page' })).toBe(true);
+  });
+
+  it('is cross-site when an Origin or Referer is sent and is not an allowed origin', () => {
+    expect(cross({ origin: 'https://evil.example.com' })).toBe(true);
+    expect(cross({ origin: 'null' })).toBe(true);
+    expect(cross({ referer: 'https://evil.example.com/page' })).toBe(true);
+  });
+
+  it('is not cross-site typed into the address bar, same-origin, or with no evidence at all', () => {
+    expect(cross({ 'sec-fetch-site': 'none' })).toBe(false);
+    expect(cross({ 'sec-fetch-site': 'same-origin', referer: 'https://api.example.net/docs' })).toBe(false);
+    expect(cross({})).toBe(false);
+  });
+
+  it('is not cross-site from an allowed origin, even one on another site', () => {
+    expect(cross({ 'sec-fetch-site': 'cross-site', origin: 'https://app.example.com' })).toBe(false);
+    expect(cross({ 'sec-fetch-site': 'cross-site', referer: 'http://localhost:5173/x' })).toBe(false);
+  });
+});
+
+describe('isRefusedCrossSite (decisions.md §1 for cookie-authenticated requests)', () => {
+  const refused = (method: string, operation: 'query' | 'mutation' | undefined, headers: Record<string, string>) =>
+    isRefusedCrossSite(new Request('https://api.example.net/x', { method, headers }), operation, allowed);
+
+  it('a POST must prove an allowed origin, whatever it runs', () => {
+    expect(refused('POST', 'query', {})).toBe(true);
+    expect(refused('POST', undefined, { 'sec-fetch-site': 'none' })).toBe(true);
+    expect(refused('POST', 'mutation', { origin: 'https://app.example.com' })).toBe(false);
+  });
+
+  it('a GET that runs a mutation is refused only when cross-site', () => {
+    expect(refused('GET', 'mutation', { 'sec-fetch-site': 'cross-site' })).toBe(true);
+    expect(refused('GET', 'mutation', { 'sec-fetch-site': 'none' })).toBe(false);
+  });
+
+  it('a GET that only reads is never refused', () => {
+    expect(refused('GET', 'query', { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example.com' })).toBe(false);
+    expect(refused('GET', undefined, { 'sec-fetch-site': 'cross-site' })).toBe(false);
   });
 });
 

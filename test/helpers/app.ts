@@ -10,7 +10,9 @@ import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { createLogger } from '../../src/logger.js';
 import type { AtomicStore } from '../../src/ratelimit/atomic-store.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
+import { OPENAPI_PATH } from '../../src/rest/docs.js';
 import { cloneDatabase } from './database.js';
+import { isApiPath, openApiChecker } from './openapi.js';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 export const TEST_ORIGIN = 'https://app.example.test';
@@ -33,6 +35,8 @@ export type GqlResult<T = any> = {
 };
 
 export type RestResult = { status: number; headers: Headers; body: any; text: string };
+
+type RestOptions = CallOptions & { body?: unknown; rawBody?: string };
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
@@ -71,6 +75,8 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The app's own document, fetched and compiled once: rest() checks every /api/v1 answer with it.
+  const openapi = openApiChecker((await (await fetch(`${baseUrl}${OPENAPI_PATH}`)).json()) as never);
 
   const call = (method: string, path: string, init: { body?: string; headers: Record<string, string> }, options: CallOptions) => {
     const headers: Record<string, string> = {
@@ -86,6 +92,7 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     app,
     deps,
     baseUrl,
+    openapi,
     db: db.prisma as PrismaClient,
 
     async gql<T = any>(query: string, variables: Record<string, unknown> = {}, options: CallOptions = {}): Promise<GqlResult<T>> {
@@ -97,11 +104,8 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
       return { status: response.status, data: body.data, errors: body.errors, headers: response.headers };
     },
 
-    async rest(
-      method: string,
-      path: string,
-      options: CallOptions & { body?: unknown; rawBody?: string } = {},
-    ): Promise<RestResult> {
+    /** Calls the service over HTTP; an /api/v1 answer the OpenAPI document does not describe throws. */
+    async rest(method: string, path: string, options: RestOptions = {}): Promise<RestResult> {
       const hasBody = options.body !== undefined || options.rawBody !== undefined;
       const response = await call(method, path, {
         body: options.rawBody ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined),
@@ -114,7 +118,12 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
       } catch {
         /* CSV and other non-JSON answers stay text */
       }
-      return { status: response.status, headers: response.headers, body, text };
+      const result = { status: response.status, headers: response.headers, body, text };
+      const { pathname } = new URL(`${baseUrl}${path}`); // as fetch resolves it
+      // A CORS preflight is answered by the CORS layer before any route: OpenAPI does not describe it.
+      const preflight = method === 'OPTIONS' && Object.keys(options.headers ?? {}).some((h) => /^access-control-request-method$/i.test(h));
+      if (isApiPath(pathname) && !preflight) openapi.check(method, pathname, result);
+      return result;
     },
 
     async close() {

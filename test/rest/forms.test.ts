@@ -44,6 +44,18 @@ const submit = (formId: string, data: Record<string, unknown>, metadata?: Record
   submitRaw(formId, metadata === undefined ? { data } : { data, metadata }, options);
 
 const email = () => `${unique('lead')}@example.com`;
+const post = (formId: string, rawBody: string, options: SubmitOptions = {}) =>
+  t.rest('POST', `/api/v1/forms/${formId}/submit`, { rawBody, clientIp: options.clientIp ?? nextIp(), headers: options.headers });
+
+/** Bodies the 400 refuses, and its details for an active form: the same bodies address no form first. */
+const BAD_BODIES: [string, string, Record<string, string[]>][] = [
+  ['an empty object', '{}', { data: ['Required'] }],
+  ['an array', '[]', { body: ['Expected a JSON object'] }],
+  ['an unknown top-level key', '{"data":{},"x":1}', { x: ['Unknown field'] }],
+  ['metadata that is not an object', '{"data":{"a":"b"},"metadata":"home"}', { metadata: ['Expected an object'] }],
+  ['not JSON at all', 'workEmail=a@example.com', { body: ['Expected a JSON object'] }],
+  ['truncated JSON', '{"data": {', { body: ['Expected a JSON object'] }],
+];
 const submissions = (formId: string) => t.db.formSubmission.findMany({ where: { formId }, orderBy: { createdAt: 'asc' } });
 
 beforeAll(async () => {
@@ -211,6 +223,20 @@ describe('POST /api/v1/forms/{form_id}/submit', () => {
       const r = await submit(form.id.toUpperCase(), { workEmail: email() });
       expect(r.status).toBe(200);
     });
+
+    it.each(BAD_BODIES)('the form is checked before the body: %s is a 404 for an unknown form and an inactive one', async (_name, rawBody) => {
+      const inactive = await newForm({ active: false });
+      for (const id of [randomUUID(), inactive.id]) {
+        const r = await post(id, rawBody);
+        expect([r.status, r.body]).toEqual([404, NOT_FOUND]);
+      }
+      expect(await submissions(inactive.id)).toEqual([]);
+    });
+
+    it('415 judges the HTTP message, not the form: a wrong content type to an unknown form is a 415', async () => {
+      const r = await post(randomUUID(), 'workEmail=a%40example.com', { headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect([r.status, r.body]).toEqual([415, { error: 'Unsupported media type' }]);
+    });
   });
 
   describe('validation: 400 {"error":"Invalid payload","details":{...}} keyed by the form\'s own field keys', () => {
@@ -264,6 +290,11 @@ describe('POST /api/v1/forms/{form_id}/submit', () => {
       },
     );
 
+    it.each(BAD_BODIES)('the same bad bodies to an active form are a 400: %s', async (_name, rawBody, details) => {
+      const r = await post(form.id, rawBody);
+      expect([r.status, r.body]).toEqual([400, { error: 'Invalid payload', details }]);
+    });
+
     it('a body that is not JSON is a 415 {"error":"Unsupported media type"}', async () => {
       const r = await t.rest('POST', `/api/v1/forms/${form.id}/submit`, {
         rawBody: 'workEmail=a%40example.com', headers: { 'content-type': 'application/x-www-form-urlencoded' }, clientIp: nextIp(),
@@ -291,6 +322,15 @@ describe('POST /api/v1/forms/{form_id}/submit', () => {
       for (let i = 0; i < 5; i++) await submit(randomUUID(), { workEmail: email() }, undefined, { clientIp: address });
       expect((await submit(randomUUID(), {}, undefined, { clientIp: address })).status).toBe(429);
       expect((await submit(form.id, { workEmail: 'bad' }, undefined, { clientIp: address })).status).toBe(429);
+    });
+
+    it('the limit comes before the 404: the 6th call from one address is a 429 even for an unknown form and a bad body', async () => {
+      const address = '198.18.3.1';
+      for (const [, rawBody] of BAD_BODIES.slice(0, 5)) {
+        expect((await post(randomUUID(), rawBody, { clientIp: address })).status).toBe(404);
+      }
+      const r = await post(randomUUID(), '[]', { clientIp: address });
+      expect([r.status, r.body]).toEqual([429, { error: 'Rate limit exceeded' }]);
     });
 
     it('the limit is per address, not per form: two forms share one budget', async () => {

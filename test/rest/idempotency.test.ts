@@ -1,51 +1,103 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import type { Prisma } from '../../src/generated/prisma/client.js';
+import { once, SWEEP_BATCH } from '../../src/idempotency/idempotency.service.js';
+import { AtomicStore, type HitResult } from '../../src/ratelimit/atomic-store.js';
+import { createAccount, unique, type TestAccount } from '../factories/index.js';
+import { createTestApp, type RestResult, type TestApp } from '../helpers/app.js';
+
+/** Every call allowed: 8 racing submits from one address would otherwise meet the 5/min form limit. */
+class Unlimited extends AtomicStore {
+  hit(_key: string, _max: number, windowMs: number): HitResult {
+    return { allowed: true, count: 1, resetMs: windowMs, before: [] };
+  }
+  async close() {}
+}
 
 let t: TestApp;
 let acc: TestAccount;
+let formId: string;
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ store: new Unlimited() });
   acc = await createAccount(t);
+  formId = (
+    await t.db.leadForm.create({
+      data: {
+        accountId: acc.id,
+        name: 'Contact us',
+        honeypotField: 'website',
+        fields: { create: [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email', position: 0 }] },
+      },
+    })
+  ).id;
 });
 afterAll(() => t.close());
 
 const key = () => unique('idem');
 const contactBody = (firstName = 'Idem') => ({ account_id: acc.id, first_name: firstName, email: `${unique('i')}@example.com` });
+let ipSeq = 0;
+// The submit's keys are scoped per client IP: each test sends from its own address.
+const nextIp = () => `203.0.113.${(++ipSeq % 40) + 100}`;
 
-describe('Idempotency-Key on POST /api/v1/contacts', () => {
-  it('a retry with the same key and body replays the first answer without writing again', async () => {
-    const user = await createUser(t);
-    await t.db.teamMember.create({ data: { accountId: acc.id, userId: user.id } });
-    const k = key();
-    const body = contactBody();
-    const first = await t.rest('POST', '/api/v1/contacts', { as: user, body, headers: { 'idempotency-key': k } });
-    const again = await t.rest('POST', '/api/v1/contacts', { as: user, body, headers: { 'idempotency-key': k } });
-    expect(first.status).toBe(201);
-    expect(again.status).toBe(201);
-    expect(again.body).toEqual(first.body);
-    expect(await t.db.contact.count({ where: { accountId: acc.id, email: body.email } })).toBe(1);
+type Body = Record<string, any>;
+type Endpoint = {
+  /** A new request body, distinct from every other one. */
+  body(): Body;
+  send(body: Body, key: string, ip: string): Promise<RestResult>;
+  /** How many records the write made for this body. */
+  written(body: Body): Promise<number>;
+  status: number;
+};
+
+const ENDPOINTS: [string, Endpoint][] = [
+  ['POST /api/v1/contacts', {
+    body: () => contactBody(),
+    send: (body, k) => t.rest('POST', '/api/v1/contacts', { as: acc.member, body, headers: { 'idempotency-key': k } }),
+    written: (body) => t.db.contact.count({ where: { accountId: acc.id, email: body.email } }),
+    status: 201,
+  }],
+  ['POST /api/v1/deals', {
+    body: () => ({ account_id: acc.id, title: unique('Deal'), value: 1200.5 }),
+    send: (body, k) => t.rest('POST', '/api/v1/deals', { as: acc.member, body, headers: { 'idempotency-key': k } }),
+    written: (body) => t.db.deal.count({ where: { accountId: acc.id, title: body.title } }),
+    status: 201,
+  }],
+  ['POST /api/v1/forms/{form_id}/submit', {
+    body: () => ({ data: { email: `${unique('f')}@example.com` } }),
+    send: (body, k, ip) => t.rest('POST', `/api/v1/forms/${formId}/submit`, { body, clientIp: ip, headers: { 'idempotency-key': k } }),
+    written: (body) => t.db.formSubmission.count({ where: { formId, contact: { email: body.data.email } } }),
+    status: 200,
+  }],
+];
+
+describe.each(ENDPOINTS)('Idempotency-Key on %s', (_name, endpoint) => {
+  it('a retry with the same key and body replays the first answer and writes once', async () => {
+    const [k, ip, body] = [key(), nextIp(), endpoint.body()];
+    const first = await endpoint.send(body, k, ip);
+    const again = await endpoint.send(body, k, ip);
+    expect(first.status).toBe(endpoint.status);
+    expect({ status: again.status, body: again.body }).toEqual({ status: first.status, body: first.body });
+    expect(await endpoint.written(body)).toBe(1);
   });
 
-  it('the same key with another body is a 422', async () => {
-    const k = key();
-    await t.rest('POST', '/api/v1/contacts', { as: acc.owner, body: contactBody('One'), headers: { 'idempotency-key': k } });
-    const other = await t.rest('POST', '/api/v1/contacts', { as: acc.owner, body: contactBody('Two'), headers: { 'idempotency-key': k } });
-    expect(other.status).toBe(422);
-    expect(other.body).toEqual({ error: 'Idempotency key reused with a different payload' });
+  it('the same key with another body is a 422 "Idempotency key reused with a different payload" and writes nothing', async () => {
+    const [k, ip, body, other] = [key(), nextIp(), endpoint.body(), endpoint.body()];
+    expect((await endpoint.send(body, k, ip)).status).toBe(endpoint.status);
+    const r = await endpoint.send(other, k, ip);
+    expect({ status: r.status, body: r.body }).toEqual({ status: 422, body: { error: 'Idempotency key reused with a different payload' } });
+    expect(await endpoint.written(other)).toBe(0);
+    expect(await endpoint.written(body)).toBe(1);
   });
 
-  it('requests racing with one key write once and all get the same answer', async () => {
-    const k = key();
-    const body = contactBody();
-    const answers = await Promise.all(
-      Array.from({ length: 8 }, () => t.rest('POST', '/api/v1/contacts', { as: acc.member, body, headers: { 'idempotency-key': k } })),
-    );
-    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
-    expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
-    expect(await t.db.contact.count({ where: { email: body.email } })).toBe(1);
+  it('8 concurrent requests with one key write exactly once and all get the same answer', async () => {
+    const [k, ip, body] = [key(), nextIp(), endpoint.body()];
+    const answers = await Promise.all(Array.from({ length: 8 }, () => endpoint.send(body, k, ip)));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(endpoint.status));
+    for (const answer of answers) expect(answer.body).toEqual(answers[0]!.body);
+    expect(await endpoint.written(body)).toBe(1);
   });
+});
 
+describe('Idempotency-Key on POST /api/v1/contacts: who may reuse a key, and its format', () => {
   it('keys are scoped per user: another user with the same key writes its own record', async () => {
     const k = key();
     const body = contactBody();
@@ -72,42 +124,7 @@ describe('Idempotency-Key on POST /api/v1/contacts', () => {
   });
 });
 
-describe('Idempotency-Key on POST /api/v1/deals', () => {
-  it('a retry replays the created deal', async () => {
-    const k = key();
-    const body = { account_id: acc.id, title: unique('Deal') };
-    const a = await t.rest('POST', '/api/v1/deals', { as: acc.owner, body, headers: { 'idempotency-key': k } });
-    const b = await t.rest('POST', '/api/v1/deals', { as: acc.owner, body, headers: { 'idempotency-key': k } });
-    expect(b.body).toEqual(a.body);
-    expect(await t.db.deal.count({ where: { title: body.title } })).toBe(1);
-  });
-});
-
 describe('Idempotency-Key and honeypot on POST /api/v1/forms/{form_id}/submit', () => {
-  let formId: string;
-  beforeAll(async () => {
-    const form = await t.db.leadForm.create({
-      data: {
-        accountId: acc.id,
-        name: 'Contact us',
-        honeypotField: 'website',
-        fields: { create: [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email', position: 0 }] },
-      },
-    });
-    formId = form.id;
-  });
-
-  it('a retried submission is recorded once and answers the same contact', async () => {
-    const k = key();
-    const body = { data: { email: `${unique('f')}@example.com` } };
-    const opts = { body, clientIp: '203.0.113.50', headers: { 'idempotency-key': k } };
-    const a = await t.rest('POST', `/api/v1/forms/${formId}/submit`, opts);
-    const b = await t.rest('POST', `/api/v1/forms/${formId}/submit`, opts);
-    expect(a.status).toBe(200);
-    expect(b.body).toEqual(a.body);
-    expect(await t.db.formSubmission.count({ where: { contactId: a.body.contact_id } })).toBe(1);
-  });
-
   it('a filled honeypot gets the ordinary answer, creates no contact and is kept apart as spam', async () => {
     const email = `${unique('bot')}@example.com`;
     const r = await t.rest('POST', `/api/v1/forms/${formId}/submit`, {
@@ -120,6 +137,55 @@ describe('Idempotency-Key and honeypot on POST /api/v1/forms/{form_id}/submit', 
     const spam = await t.db.formSubmission.findFirstOrThrow({ where: { formId, isSpam: true } });
     expect(spam.contactId).toBeNull();
     expect(spam.data).toMatchObject({ email, website: 'http://spam.example' });
+  });
+});
+
+describe('Idempotency-Key: the write and its stored answer commit together', () => {
+  const claimFor = (k: string, email: string) => ({ accountId: acc.id, scope: `user:${acc.owner.id}`, operation: 'createContact', key: k, request: { email } });
+  const createThen = (email: string, answer: (id: string) => unknown) => async (tx: Prisma.TransactionClient) =>
+    answer((await tx.contact.create({ data: { accountId: acc.id, firstName: 'Atomic', email } })).id);
+
+  it('when storing the answer fails after the write, the write is undone and the key freed: a retry writes exactly once', async () => {
+    const [k, email] = [key(), `${unique('atomic')}@example.com`];
+    // PostgreSQL's jsonb refuses a NUL character: the contact is inserted, then storing the answer fails.
+    await expect(once(t.db, claimFor(k, email), createThen(email, (id) => ({ id, note: '\u0000' })))).rejects.toThrow();
+    expect(await t.db.contact.count({ where: { email } })).toBe(0);
+    expect(await t.db.idempotencyKey.count({ where: { key: k } })).toBe(0);
+
+    const retry = await once(t.db, claimFor(k, email), createThen(email, (id) => ({ id })));
+    const replay = await once(t.db, claimFor(k, email), createThen(email, (id) => ({ id })));
+    expect(replay).toEqual(retry);
+    expect(await t.db.contact.count({ where: { email } })).toBe(1);
+  });
+});
+
+describe('Idempotency-Key housekeeping: expired keys do not pile up', () => {
+  it('taking a key sweeps expired keys of every account and scope in bounded batches, and keeps live ones', async () => {
+    // Its own app: the sweep runs at most once a minute per database client, and this one is new.
+    const fresh = await createTestApp();
+    try {
+      const account = await createAccount(fresh);
+      const row = (scope: string, ageMs: number) => ({
+        accountId: account.id, scope, operation: 'submitLeadForm', key: key(), requestHash: '0'.repeat(64), createdAt: new Date(Date.now() - ageMs),
+      });
+      const DAY_MS = 24 * 60 * 60 * 1000;
+      // Visitors' scopes never come back, so only a sweep can remove their keys.
+      await fresh.db.idempotencyKey.createMany({
+        data: Array.from({ length: SWEEP_BATCH + 1 }, (_, i) => row(`ip:198.51.100.${i % 250}:form:x`, DAY_MS + 60_000 + i)),
+      });
+      await fresh.db.idempotencyKey.create({ data: row('ip:198.51.100.1:form:live', DAY_MS - 60_000) });
+      const expired = { accountId: account.id, createdAt: { lt: new Date(Date.now() - DAY_MS) } };
+      const create = () =>
+        fresh.rest('POST', '/api/v1/contacts', { as: account.owner, body: { account_id: account.id, first_name: 'Sweep' }, headers: { 'idempotency-key': key() } });
+
+      expect((await create()).status).toBe(201);
+      expect(await fresh.db.idempotencyKey.count({ where: expired })).toBe(1); // one batch, no more
+      expect((await create()).status).toBe(201); // a full batch lets the next key sweep at once
+      expect(await fresh.db.idempotencyKey.count({ where: expired })).toBe(0);
+      expect(await fresh.db.idempotencyKey.count({ where: { accountId: account.id, scope: 'ip:198.51.100.1:form:live' } })).toBe(1);
+    } finally {
+      await fresh.close();
+    }
   });
 });
 

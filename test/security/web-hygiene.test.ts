@@ -242,6 +242,79 @@ describe('the cookie cross-site rule: a cookie-authenticated POST must come from
   });
 });
 
+describe('the cookie cross-site rule: a cookie-authenticated GET that runs a mutation (the exports) is refused when cross-site', () => {
+  const CROSS_SITE = { error: 'Forbidden: cross-site request' };
+  // Each export writes an audit row and spends a budget: 1 an hour per account, 5 a minute per user.
+  const exportsRun = [
+    ['GET /api/v1/account/export', (a: TestAccount) => `/api/v1/account/export?account_id=${a.id}`, 0],
+    ['GET /api/v1/contacts/export', (a: TestAccount) => `/api/v1/contacts/export?account_id=${a.id}`, 4],
+  ] as const;
+  const cookieOf = (a: TestAccount) => ({ cookie: `session=${a.owner.token}` });
+
+  it.each(exportsRun)('%s with the session cookie from another site is a 403, writes no audit row and spends no budget', async (_name, path, remaining) => {
+    const account = await createAccount(t);
+    const variants: Record<string, string>[] = [
+      // Another site's link or redirect, its Referer suppressed: only the browser's Sec-Fetch-Site tells.
+      { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' },
+      { 'sec-fetch-site': 'cross-site', referer: `${EVIL}/page` },
+      { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate' },
+      { origin: EVIL },
+      { referer: `${EVIL}/page` },
+    ];
+    for (const headers of variants) {
+      const r = await t.rest('GET', path(account), { headers: { ...cookieOf(account), ...headers } });
+      expect({ status: r.status, body: r.body }, JSON.stringify(headers)).toEqual({ status: 403, body: CROSS_SITE });
+    }
+    expect(await t.db.exportLog.count({ where: { accountId: account.id } })).toBe(0);
+    // The owner's budget is whole: the first real export right after still works.
+    const own = await t.rest('GET', path(account), { as: account.owner });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('ratelimit-remaining')).toBe(String(remaining));
+  });
+
+  it.each(exportsRun)('%s with the session cookie typed into the address bar (Sec-Fetch-Site: none), same-origin, or without fetch metadata works', async (_name, path) => {
+    const variants: Record<string, string>[] = [
+      { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' },
+      { 'sec-fetch-site': 'same-origin', referer: `${t.baseUrl}/docs` },
+      {},
+    ];
+    for (const headers of variants) {
+      const account = await createAccount(t); // a fresh budget for each download
+      const r = await t.rest('GET', path(account), { headers: { ...cookieOf(account), ...headers } });
+      expect(r.status, JSON.stringify(headers)).toBe(200);
+      expect(await t.db.exportLog.count({ where: { accountId: account.id } })).toBe(1);
+    }
+  });
+
+  it.each(exportsRun)('%s with the session cookie from the allowed origin (Origin, or Referer alone) works, even when it is another site', async (_name, path) => {
+    const variants: Record<string, string>[] = [
+      { origin: TEST_ORIGIN, 'sec-fetch-site': 'cross-site' },
+      { referer: `${TEST_ORIGIN}/app/settings`, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' },
+    ];
+    for (const headers of variants) {
+      const account = await createAccount(t);
+      const r = await t.rest('GET', path(account), { headers: { ...cookieOf(account), ...headers } });
+      expect(r.status, JSON.stringify(headers)).toBe(200);
+    }
+  });
+
+  it.each(exportsRun)('%s with a bearer token is not subject to the rule, whatever the cross-site headers', async (_name, path) => {
+    const account = await createAccount(t);
+    const r = await t.rest('GET', path(account), {
+      as: account.owner,
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', referer: `${EVIL}/page` },
+    });
+    expect(r.status).toBe(200);
+  });
+
+  it('a GET that only reads, with the session cookie from another site, still works (nothing to forge)', async () => {
+    const r = await t.rest('GET', `/api/v1/contacts?account_id=${acc.id}`, {
+      headers: { cookie: `session=${acc.member.token}`, 'sec-fetch-site': 'cross-site', referer: `${EVIL}/page` },
+    });
+    expect(r.status).toBe(200);
+  });
+});
+
 describe('lead-form redirectUrl: only absolute http and https URLs', () => {
   const create = (redirectUrl: string) =>
     t.gql(
