@@ -104,21 +104,43 @@ export async function* contactsOldestFirst(db: PrismaClient, accountId: string, 
   }
 }
 
+/** Characters per chunk handed to the response: one row per chunk would mean a write per row. */
+export const CSV_CHUNK_CHARS = 64 * 1024;
+
 /**
- * The contacts CSV as a web stream of UTF-8 bytes, for `new Response(...)`. Rows are read as the
- * client reads (backpressure); cancelling the response stops the queries.
+ * The contacts CSV as a web stream of UTF-8 bytes, for `new Response(...)`. Rows are read only as
+ * the client reads (each pull takes lines from the CSV transform until a chunk is full), so memory
+ * holds one page of rows and one chunk, whatever the number of contacts; cancelling stops the queries.
  */
 export function contactsCsvStream(
   db: PrismaClient,
   accountId: string,
-  options: { chunkSize?: number } = {},
+  options: { chunkSize?: number; chunkChars?: number } = {},
 ): ReadableStream<Uint8Array> {
+  const chunkChars = options.chunkChars ?? CSV_CHUNK_CHARS;
   const rows = Readable.from(
     (async function* () {
       for await (const contact of contactsOldestFirst(db, accountId, options.chunkSize)) yield toCsvRow(contact);
     })(),
   );
-  // pipeline (not pipe) so a failed query errors the response instead of leaving it hanging.
+  // pipeline (not pipe) so a failed query errors the stream instead of leaving the response hanging.
   const csv = pipeline(rows, new Transform(PARSER_OPTIONS, {}, { objectMode: true }), () => {});
-  return (Readable.toWeb(csv) as ReadableStream<string>).pipeThrough(new TextEncoderStream());
+  const lines = csv[Symbol.asyncIterator]() as AsyncIterator<string>;
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let text = '';
+      let finished = false;
+      while (text.length < chunkChars) {
+        const next = await lines.next();
+        if ((finished = Boolean(next.done))) break;
+        text += next.value;
+      }
+      if (text) controller.enqueue(encoder.encode(text));
+      if (finished) controller.close();
+    },
+    async cancel() {
+      await lines.return?.();
+    },
+  });
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contactsCsvStream, csvCell, CSV_CHUNK_SIZE } from '../../src/exports/contacts-csv.js';
+import { contactsCsvStream, csvCell, CSV_CHUNK_CHARS, CSV_CHUNK_SIZE } from '../../src/exports/contacts-csv.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { createAccount, createContact } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -164,13 +164,27 @@ describe('contactsCsvStream', () => {
       data: Array.from({ length: 300 }, (_, i) => ({ accountId: acc.id, firstName: `c${i}`, createdAt: new Date(Date.UTC(2022, 0, 1) + i * 1000) })),
     });
     const takes: number[] = [];
-    const reader = contactsCsvStream(countingDb(takes), acc.id, { chunkSize: 100 }).getReader();
+    // Chunks of one line at least: the first read needs only the first page of rows.
+    const reader = contactsCsvStream(countingDb(takes), acc.id, { chunkSize: 100, chunkChars: 1 }).getReader();
     const first = await reader.read();
     expect(new TextDecoder().decode(first.value)).toMatch(/^First Name/);
     expect(takes).toHaveLength(1);
     await reader.cancel();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(takes).toEqual([100]);
+  });
+
+  it('hands the response chunks of about 64 KiB, not one chunk per row', async () => {
+    const acc = await createAccount(t);
+    await t.db.contact.createMany({
+      data: Array.from({ length: 2500 }, (_, i) => ({ accountId: acc.id, firstName: `Contact number ${i}`, email: `contact${i}@example.com` })),
+    });
+    const chunks: number[] = [];
+    for await (const chunk of contactsCsvStream(t.db, acc.id) as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk.length);
+    const total = chunks.reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(2 * CSV_CHUNK_CHARS);
+    expect(chunks.length).toBeLessThanOrEqual(Math.ceil(total / CSV_CHUNK_CHARS));
+    for (const size of chunks.slice(0, -1)) expect(size).toBeGreaterThanOrEqual(CSV_CHUNK_CHARS);
   });
 
   it('a failing query errors the stream instead of leaving the response hanging', async () => {
