@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
-import { createTestApp, type GqlResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { createTestApp, type GqlResult, type TestApp, type TestUser, errorOf } from '../helpers/app.js';
 
 // decisions.md §9: Query.me · Query.account · Mutation.createAccount · Mutation.addTeamMember.
 
@@ -30,10 +30,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const errorOf = (result: GqlResult) => {
-  expect(result.errors, JSON.stringify(result.data)).toHaveLength(1);
-  return result.errors![0]!;
-};
 const expectCode = (result: GqlResult, code: string, message?: string) => {
   const error = errorOf(result);
   expect(error.extensions?.code).toBe(code);

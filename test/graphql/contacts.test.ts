@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
-import { createTestApp, type GqlResult, type TestApp } from '../helpers/app.js';
+import { createTestApp, type GqlResult, type TestApp, errorOf } from '../helpers/app.js';
 
 // decisions.md §9 through /graphql: Mutation.createContact's input rules and Query.contacts' filters and paging.
 
@@ -35,10 +35,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const errorOf = (result: GqlResult) => {
-  expect(result.errors, JSON.stringify(result.data)).toHaveLength(1);
-  return result.errors![0]!;
-};
 const expectDetails = (result: GqlResult, details: Record<string, string[]>) => {
   const error = errorOf(result);
   expect(error.extensions?.code).toBe('BAD_USER_INPUT');

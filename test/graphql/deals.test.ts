@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
-import { createTestApp, type GqlResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { createTestApp, type GqlResult, type TestApp, type TestUser, errorOf } from '../helpers/app.js';
 
 const CREATE = /* GraphQL */ `
   mutation CreateDeal($input: CreateDealInput!) {
@@ -35,10 +35,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const errorOf = (result: GqlResult) => {
-  expect(result.errors, JSON.stringify(result.data)).toHaveLength(1);
-  return result.errors![0]!;
-};
 const expectCode = (result: GqlResult, code: string) => {
   expect(errorOf(result).extensions?.code).toBe(code);
 };

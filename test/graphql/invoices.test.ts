@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InvoiceStatus } from '../../src/generated/prisma/enums.js';
 import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
-import { createTestApp, type GqlResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { createTestApp, type GqlResult, type TestApp, type TestUser, errorOf } from '../helpers/app.js';
 
 const CREATE = /* GraphQL */ `
   mutation CreateInvoice($input: CreateInvoiceInput!) {
@@ -35,10 +35,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const errorOf = (result: GqlResult) => {
-  expect(result.errors, JSON.stringify(result.data)).toHaveLength(1);
-  return result.errors![0]!;
-};
 const expectCode = (result: GqlResult, code: string) => expect(errorOf(result).extensions?.code).toBe(code);
 const expectDetails = (result: GqlResult, details: Record<string, string[]>) => {
   const error = errorOf(result);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createUser, type TestAccount } from '../factories/index.js';
-import { createTestApp, type GqlResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { createTestApp, type GqlResult, type TestApp, type TestUser, errorOf } from '../helpers/app.js';
 
 const CREATE = /* GraphQL */ `
   mutation CreatePipelineStage($input: CreatePipelineStageInput!) {
@@ -22,10 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const errorOf = (result: GqlResult) => {
-  expect(result.errors, JSON.stringify(result.data)).toHaveLength(1);
-  return result.errors![0]!;
-};
 const expectCode = (result: GqlResult, code: string) => expect(errorOf(result).extensions?.code).toBe(code);
 const expectDetails = (result: GqlResult, details: Record<string, string[]>) => {
   expect(errorOf(result).extensions).toMatchObject({ code: 'BAD_USER_INPUT', details });

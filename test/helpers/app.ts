@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { createTokenVerifier } from '../../src/auth/token.js';
 import { KnownUsers } from '../../src/auth/viewer.js';
@@ -32,6 +32,12 @@ export type GqlResult<T = any> = {
   data: T;
   errors?: { message: string; path?: string[]; extensions?: { code?: string; details?: Record<string, string[]> } & Record<string, unknown> }[];
   headers: Headers;
+};
+
+/** The one error a GraphQL answer must carry (fails the test otherwise). */
+export const errorOf = (result: GqlResult) => {
+  expect(result.errors, JSON.stringify(result.data)).toHaveLength(1);
+  return result.errors![0]!;
 };
 
 export type RestResult = { status: number; headers: Headers; body: any; text: string };

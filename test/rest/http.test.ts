@@ -288,13 +288,13 @@ describe('500: never a stack, SQL or message from inside', () => {
 
   it('a download that fails after its first bytes is cut off: the client never gets a complete-looking file', async () => {
     const cut = await createAccount(t);
-    // The first chunk of rows comes back; the query for the next one fails.
+    // The first page of rows comes back (more than one response chunk of CSV); the query for the next one fails.
     const contacts = t.db.contact;
     const findMany = contacts.findMany;
     let calls = 0;
     const rows = Array.from({ length: 1000 }, (_, i) => ({
       id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, firstName: `Row${i}`, lastName: null, email: null,
-      phone: null, company: null, contactType: 'lead', source: 'other', createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, 0, i)),
+      phone: null, company: `Company ${i}`.padEnd(100, '.'), contactType: 'lead', source: 'other', createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, 0, i)),
     }));
     contacts.findMany = (async (args: { where?: { accountId?: string } }) => {
       if (args?.where?.accountId !== cut.id) return findMany.call(contacts, args as never);
