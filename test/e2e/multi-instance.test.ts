@@ -13,12 +13,11 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { IN_CI } from '../helpers/prerequisites.js';
+import { expectRedis, IN_CI } from '../helpers/prerequisites.js';
 
 // Hundreds of sequential requests on a shared 2-core machine: generous, never part of correctness.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
@@ -95,15 +94,7 @@ async function requireReachable(): Promise<void> {
   } finally {
     await client.end().catch(() => {});
   }
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    if ((await redis.ping()) !== 'PONG') throw new Error('no PONG');
-  } catch (err) {
-    throw new Error(`Redis at ${REDIS_URL} is unreachable: the multi-instance test needs it`, { cause: err });
-  } finally {
-    redis.disconnect();
-  }
+  await expectRedis(REDIS_URL, 'the multi-instance tests');
 }
 
 async function admin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {

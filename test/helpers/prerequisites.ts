@@ -29,19 +29,19 @@ export function requireRedis(url: string | undefined = process.env.REDIS_URL): P
   }
   if (!url) return Promise.resolve();
   let check = pinged.get(url);
-  if (!check) {
-    check = (async () => {
-      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      try {
-        await probe.connect();
-        if ((await probe.ping()) !== 'PONG') throw new Error('no PONG');
-      } catch (err) {
-        throw new Error(`Redis at ${url} is unreachable: these rate-limit tests need it`, { cause: err });
-      } finally {
-        probe.disconnect();
-      }
-    })();
-    pinged.set(url, check);
-  }
+  if (!check) pinged.set(url, (check = expectRedis(url, 'these rate-limit tests')));
   return check;
+}
+
+/** Resolves when Redis at `url` answers PING, else rejects naming who needs it. */
+export async function expectRedis(url: string, neededBy: string): Promise<void> {
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await probe.connect();
+    if ((await probe.ping()) !== 'PONG') throw new Error('no PONG');
+  } catch (err) {
+    throw new Error(`Redis at ${url} is unreachable: ${neededBy} need it`, { cause: err });
+  } finally {
+    probe.disconnect();
+  }
 }
