@@ -26,6 +26,10 @@ export function isCrossSite(headers: Headers, allowedOrigins: string[]): boolean
 
 export type OperationKind = 'query' | 'mutation' | 'subscription';
 
+/** Requests the cookie cross-site rule covers: every POST, and any other request that runs a mutation. */
+export const changesState = (method: string, operation: OperationKind | undefined): boolean =>
+  method === 'POST' || operation === 'mutation';
+
 /**
  * decisions.md §1, the one cross-site rule for a cookie-authenticated request. A POST must prove it
  * comes from an allowed origin. Any other request that runs a mutation (the REST export GETs, which
@@ -35,7 +39,7 @@ export type OperationKind = 'query' | 'mutation' | 'subscription';
  */
 export function isRefusedCrossSite(request: Request, operation: OperationKind | undefined, allowedOrigins: string[]): boolean {
   if (request.method === 'POST') return !isAllowedOrigin(request.headers, allowedOrigins);
-  return operation === 'mutation' && isCrossSite(request.headers, allowedOrigins);
+  return changesState(request.method, operation) && isCrossSite(request.headers, allowedOrigins);
 }
 
 /** `ALLOWED_ORIGINS`: comma-separated; each entry normalised to scheme://host[:port]. */

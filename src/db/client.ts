@@ -27,6 +27,12 @@ export type OpenDatabaseOptions = {
   onConnectionError?: (err: Error) => void;
 };
 
+/**
+ * Interactive transactions of writes: up to 10 s to get a connection, 15 s to run. A form submit
+ * may wait on another submit's advisory lock for its e-mail, and an idempotent write runs inside one.
+ */
+export const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
+
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   const onError = opts.onConnectionError ?? ((err) => console.warn('database connection error:', err.message));
   if (opts.databaseUrl) {

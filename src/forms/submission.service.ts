@@ -10,6 +10,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '../generated/prisma/client.js';
+import { WRITE_TRANSACTION } from '../db/client.js';
 import { badInput, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
 
@@ -148,14 +149,12 @@ export function validateSubmission(fields: FieldRule[], data: unknown, metadata?
   return submission;
 }
 
-const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
-
 /**
  * Runs `work` in `db`'s transaction when it is one already (a transaction client has no `$connect`:
  * Prisma's ITXClientDenyList), else in a new one. Not a nested `$transaction`: PGlite has no savepoints.
  */
 const inTransaction = <T>(db: Db, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> =>
-  '$connect' in db ? db.$transaction(work, TX_OPTIONS) : work(db);
+  '$connect' in db ? db.$transaction(work, WRITE_TRANSACTION) : work(db);
 
 /**
  * Finds or creates the contact and records the submission in one transaction. A transaction-scoped

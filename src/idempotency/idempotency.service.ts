@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, badInput } from '../errors.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { WRITE_TRANSACTION } from '../db/client.js';
 
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A key still in flight this long after it was taken is treated as abandoned (its writer died). */
@@ -31,9 +32,6 @@ export function requestHash(value: unknown): string {
         : v;
   return createHash('sha256').update(JSON.stringify(canonical(value)) ?? 'null').digest('hex');
 }
-
-/** The write's own transaction: long enough for the form submit's advisory lock, well under ABANDONED_MS. */
-const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
 /**
  * Runs `write` at most once per key (as Stripe does): the first caller takes the key, writes, and
@@ -72,7 +70,7 @@ export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: 
       // By id: should the key have been handed on meanwhile, this fails and the write rolls back.
       await tx.idempotencyKey.update({ where: { id }, data: { result: result as Prisma.InputJsonValue, completedAt: new Date() } });
       return result;
-    }, TX_OPTIONS);
+    }, WRITE_TRANSACTION); // well under ABANDONED_MS: a key in flight longer is its writer's death
   } catch (error) {
     await db.idempotencyKey.deleteMany({ where: { id, completedAt: null } }).catch(() => undefined);
     throw error;

@@ -21,6 +21,7 @@ import { MESSAGES, type ErrorCode } from '../errors.js';
 import { ExportKind } from '../generated/prisma/client.js';
 import { LIMITS, type FieldLimit } from '../graphql/limits.js';
 import { schema } from '../graphql/schema.js';
+import { changesState } from '../auth/origin.js';
 import { metadataSchema } from '../forms/submission.service.js';
 import { listInvoicesArgs } from '../invoices/invoice.service.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
@@ -326,8 +327,7 @@ function errorResponses(route: Route, doc: RouteDoc, limited: boolean, exampleFi
   refusals.push(invalidInput(source, { [exampleField]: ['Required'] }));
   if (route.auth === 'user') {
     refusals.push(core('UNAUTHENTICATED', MESSAGES.unauthorized), core('FORBIDDEN', MESSAGES.noAccess));
-    // The cookie cross-site rule: every cookie POST, and a GET that runs a mutation (the exports).
-    if (route.method === 'POST' || getOperationAST(route.operation)?.operation === 'mutation') refusals.push(core('FORBIDDEN', MESSAGES.crossSite));
+    if (changesState(route.method, getOperationAST(route.operation)?.operation)) refusals.push(core('FORBIDDEN', MESSAGES.crossSite));
   }
   for (const message of doc.forbidden ?? []) refusals.push(core('FORBIDDEN', message));
   if (route.target) refusals.push(core('NOT_FOUND', route.target.missing));
