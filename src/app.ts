@@ -1,16 +1,11 @@
-import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
-import type { KnownUsers } from './auth/viewer.js';
-import type { TokenClaims } from './auth/token.js';
-import type { Config } from './config.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
-import { isDatabaseUnavailable, type Database } from './db/client.js';
-import { AppError, MESSAGES } from './errors.js';
+import type { AppDeps } from './deps.js';
+import { maskError } from './graphql/mask.js';
 import { schema } from './graphql/schema.js';
 import { useHealth } from './health.js';
-import type { Logger } from './logger.js';
-import type { RateLimiter } from './ratelimit/limiter.js';
 import { useRest } from './rest/plugin.js';
 import { useApiReference } from './rest/docs.js';
 import { graphiql } from './graphiql.js';
@@ -18,15 +13,7 @@ import { useObservability } from './observability/index.js';
 import { useFormPage } from './forms/form-page.plugin.js';
 import { rateLimitHeaders } from './rest/headers.js';
 
-/** Everything a running app needs from outside; main.ts and the tests each build one. */
-export type AppDeps = {
-  config: Config;
-  db: Database;
-  limiter: RateLimiter;
-  verifyToken: (token: string) => Promise<TokenClaims>;
-  knownUsers: KnownUsers;
-  log: Logger;
-};
+export type { AppDeps } from './deps.js';
 
 export type App = ReturnType<typeof createApp>;
 
@@ -48,27 +35,11 @@ export function createApp(deps: AppDeps) {
       graphqlBodyLimit(),
       useResponseHeaders(),
       useHealth(deps),
-      useApiReference(deps),
-      useRest(deps),
-      useFormPage(deps),
+      useApiReference({ cookieName: deps.config.auth.cookieName }),
+      useRest({ log: deps.log }),
+      useFormPage({ log: deps.log }),
     ],
   });
-}
-
-/**
- * Expected failures (AppError) and GraphQL's own document errors pass; a database outage becomes
- * SERVICE_UNAVAILABLE; anything else is logged and shown only as "Internal server error".
- */
-export function maskError(error: unknown, log: Logger): Error {
-  const original = error instanceof GraphQLError ? (error.originalError ?? null) : error;
-  if (error instanceof GraphQLError && (original === null || original instanceof GraphQLError)) return error;
-  const path = error instanceof GraphQLError ? error.path : undefined;
-  if (isDatabaseUnavailable(original)) {
-    log.warn({ err: original }, 'database unavailable');
-    return new GraphQLError(MESSAGES.unavailable, { path, extensions: { code: 'SERVICE_UNAVAILABLE' } });
-  }
-  log.error({ err: original }, 'unexpected error');
-  return new GraphQLError('Internal server error', { path, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
 }
 
 /**

@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { loadRole, type Role } from './auth/access.js';
 import type { OperationKind } from './auth/origin.js';
 import { resolveViewer, type Viewer } from './auth/viewer.js';
-import { AppError, MESSAGES } from './errors.js';
+import { rateLimited } from './errors.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { LimitResult, LimitRule } from './ratelimit/limiter.js';
 
 /** What every resolver gets: the database and who is asking, checked lazily and at most once. */
 export type Context = {
   db: PrismaClient;
-  deps: AppDeps;
   request: Request;
   requestId: string;
   clientIp: string;
@@ -28,8 +27,6 @@ export type RequestState = {
   requestId: string;
   /** The tightest limit met by this request, for the RateLimit-* headers (see `outranks`). */
   rateLimit: LimitResult | null;
-  /** Rules the REST layer already charged before validating input (one call each). */
-  prepaid: Set<string>;
 };
 
 // Yoga copies the context object, so mutable per-request state lives here, found by the request.
@@ -37,7 +34,7 @@ const states = new WeakMap<Request, RequestState>();
 
 export function requestState(request: Request): RequestState {
   let state = states.get(request);
-  if (!state) states.set(request, (state = { requestId: requestIdOf(request), rateLimit: null, prepaid: new Set() }));
+  if (!state) states.set(request, (state = { requestId: requestIdOf(request), rateLimit: null }));
   return state;
 }
 
@@ -56,7 +53,6 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
   const state = requestState(request);
   const context: Context = {
     db,
-    deps,
     request,
     requestId: state.requestId,
     clientIp: clientIpOf(request, server, deps.config.trustProxy),
@@ -76,11 +72,10 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
       return role;
     },
     charge: async (rule, identity) => {
-      if (state.prepaid.delete(rule.name)) return;
       const result = await deps.limiter.consume(rule, identity);
       if (!state.rateLimit || outranks(result, state.rateLimit)) state.rateLimit = result;
       if (!result.allowed) {
-        throw new AppError('RATE_LIMITED', MESSAGES.rateLimited, undefined, { retryAfter: result.resetSeconds });
+        throw rateLimited(result.resetSeconds);
       }
     },
     state,

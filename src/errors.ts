@@ -1,8 +1,9 @@
 import { GraphQLError } from 'graphql';
 
 /**
- * One vocabulary of expected failures for both transports. GraphQL shows the code as
- * `extensions.code`; REST turns it into a status and the contract's body (src/rest/errors.ts).
+ * One vocabulary of failures for both transports. GraphQL shows the code as `extensions.code`;
+ * REST turns it into a status and the contract's body (src/rest/errors.ts). Every error the service
+ * makes itself comes from a factory below: nothing else builds one by hand.
  */
 export type ErrorCode =
   | 'UNAUTHENTICATED'
@@ -13,7 +14,10 @@ export type ErrorCode =
   | 'INVALID_TRANSITION'
   | 'IDEMPOTENCY_CONFLICT'
   | 'IDEMPOTENCY_IN_PROGRESS'
-  | 'SERVICE_UNAVAILABLE';
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_SERVER_ERROR';
 
 /** Field name -> messages, as in the contract's `details`. */
 export type ErrorDetails = Record<string, string[]>;
@@ -27,8 +31,14 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   INVALID_TRANSITION: 409,
   IDEMPOTENCY_CONFLICT: 422,
   IDEMPOTENCY_IN_PROGRESS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   SERVICE_UNAVAILABLE: 503,
+  INTERNAL_SERVER_ERROR: 500,
 };
+
+/** Seconds a client is told to wait when the database cannot serve (Retry-After). */
+export const UNAVAILABLE_RETRY_SECONDS = 5;
 
 /** An expected failure whose message is safe to show; anything else is masked as internal. */
 export class AppError extends GraphQLError {
@@ -39,7 +49,7 @@ export class AppError extends GraphQLError {
     extra: Record<string, unknown> = {},
   ) {
     super(message, {
-      // No `http.status`: a GraphQL response may hold data beside errors, so /graphql answers 200.
+      // No `http.status` by default: a GraphQL response may hold data beside errors, so /graphql answers 200.
       extensions: { code, ...(details ? { details } : {}), ...extra },
     });
   }
@@ -54,14 +64,48 @@ export const MESSAGES = {
   formNotFound: 'Form not found or inactive',
   rateLimited: 'Rate limit exceeded',
   invalidInput: 'Invalid payload',
+  invalidQuery: 'Invalid query',
   unavailable: 'Service unavailable',
+  internal: 'Internal server error',
+  payloadTooLarge: 'Payload too large',
+  unsupportedMediaType: 'Unsupported media type',
+  idempotencyConflict: 'Idempotency key reused with a different payload',
+  idempotencyInProgress: 'A request with this idempotency key is still in progress',
 } as const;
 
 export const unauthenticated = () => new AppError('UNAUTHENTICATED', MESSAGES.unauthorized);
 export const forbidden = (message: string = MESSAGES.noAccess) => new AppError('FORBIDDEN', message);
 export const badInput = (details: ErrorDetails) => new AppError('BAD_USER_INPUT', MESSAGES.invalidInput, details);
+/** A body that is not a JSON object (decisions §2): 400 with `details.body`. */
+export const notAJsonObject = () => badInput({ body: ['Expected a JSON object'] });
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
+export const rateLimited = (retryAfter: number) => new AppError('RATE_LIMITED', MESSAGES.rateLimited, undefined, { retryAfter });
+export const invalidTransition = (message: string, move: { from: string; to: string }) =>
+  new AppError('INVALID_TRANSITION', message, undefined, move);
+/** A scalar value that does not parse (graphql-js prefixes it with the variable or argument it is in). */
+export const invalidValue = (message: string) => new AppError('BAD_USER_INPUT', message);
+export const idempotencyConflict = () => new AppError('IDEMPOTENCY_CONFLICT', MESSAGES.idempotencyConflict);
+export const idempotencyInProgress = () => new AppError('IDEMPOTENCY_IN_PROGRESS', MESSAGES.idempotencyInProgress);
+// These two judge the HTTP message itself, so they carry their status for /graphql's answer too.
+export const payloadTooLarge = () => new AppError('PAYLOAD_TOO_LARGE', MESSAGES.payloadTooLarge, undefined, { http: { status: 413 } });
+export const unsupportedMediaType = () =>
+  new AppError('UNSUPPORTED_MEDIA_TYPE', MESSAGES.unsupportedMediaType, undefined, { http: { status: 415 } });
+export const unavailable = () => new AppError('SERVICE_UNAVAILABLE', MESSAGES.unavailable);
+/** What the client sees of a failure nobody expected: the message and code only. */
+export const internalError = () => new AppError('INTERNAL_SERVER_ERROR', MESSAGES.internal);
 
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
+}
+
+/** `replacement` where `original` happened (its path and source locations), for masked errors. */
+export function sameLocation(replacement: AppError, original: unknown): GraphQLError {
+  if (!(original instanceof GraphQLError)) return replacement;
+  return new GraphQLError(replacement.message, {
+    nodes: original.nodes,
+    source: original.source,
+    positions: original.positions,
+    path: original.path,
+    extensions: replacement.extensions,
+  });
 }

@@ -3,7 +3,7 @@
  * applied, and not shutting down)
  */
 import type { Plugin } from 'graphql-yoga';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { migrationNames } from './db/migrate.js';
 
 /** How long readiness waits for its query: a load balancer's probe must not hang with the database. */

@@ -1,4 +1,4 @@
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { createTokenVerifier } from './auth/token.js';
 import { KnownUsers } from './auth/viewer.js';

@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { invalidTransition } from './errors.js';
 import type { DealStatus, InvoiceStatus } from './generated/prisma/enums.js';
 
 /** Allowed moves per state (decisions.md §8), as data: the docs and the tests read the same table. */
@@ -35,7 +35,7 @@ export function canTransition<S extends string>(table: TransitionTable<S>, from:
 /** Throws INVALID_TRANSITION (with `from` and `to` in extensions) unless the move is allowed. */
 export function assertTransition<S extends string>(machine: Machine<S>, from: S, to: S): void {
   if (canTransition(machine.table, from, to)) return;
-  throw new AppError('INVALID_TRANSITION', `Cannot move ${machine.noun} from ${from} to ${to}`, undefined, { from, to });
+  throw invalidTransition(`Cannot move ${machine.noun} from ${from} to ${to}`, { from, to });
 }
 
 /** A state with no way out. */

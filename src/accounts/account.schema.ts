@@ -1,11 +1,18 @@
 /** Query.me · Query.account · Mutation.createAccount · Mutation.addTeamMember */
 import { builder } from '../graphql/builder.js';
-import { guard } from '../graphql/guard.js';
+import { checked } from '../graphql/rules.js';
 import { MESSAGES } from '../errors.js';
 import { MemberRole } from '../generated/prisma/enums.js';
-import { parseInput, uuid } from '../validation.js';
-import { z } from 'zod';
-import { addTeamMember, addTeamMemberInput, createAccount, createAccountInput } from './account.service.js';
+import {
+  accountArgs,
+  addTeamMember,
+  addTeamMemberInput,
+  createAccount,
+  createAccountInput,
+  type AccountArgs,
+  type AddTeamMemberInput,
+  type CreateAccountInput,
+} from './account.service.js';
 
 builder.enumType(MemberRole, { name: 'MemberRole' });
 
@@ -58,27 +65,29 @@ builder.queryFields((t) => ({
   me: t.prismaField({
     type: 'User',
     description: 'The caller; `accounts` lists the accounts they own or belong to',
-    resolve: async (query, _root, _args, ctx) => {
-      const viewer = await ctx.viewer();
-      return ctx.db.user.findUniqueOrThrow({ ...query, where: { id: viewer.id } });
+    rules: { access: 'user' },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { viewer } = checked(info);
+      return ctx.db.user.findUniqueOrThrow({ ...query, where: { id: viewer!.id } });
     },
   }),
   account: t.prismaField({
     type: 'Account',
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: z.object({ id: uuid }).transform((a) => ({ accountId: a.id })), args });
+    rules: { access: 'member', input: accountArgs },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input } = checked<AccountArgs>(info);
       return ctx.db.account.findUnique({ ...query, where: { id: input.accountId } });
     },
   }),
 }));
 
-const CreateAccountInput = builder.inputType('CreateAccountInput', {
+const CreateAccountInputType = builder.inputType('CreateAccountInput', {
   fields: (t) => ({ name: t.string({ required: true }) }),
 });
 
-const AddTeamMemberInput = builder.inputType('AddTeamMemberInput', {
+const AddTeamMemberInputType = builder.inputType('AddTeamMemberInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
     userId: t.id({ required: true }),
@@ -90,24 +99,21 @@ builder.mutationFields((t) => ({
   createAccount: t.prismaField({
     type: 'Account',
     description: 'Creates an account; the caller becomes its owner.',
-    args: { input: t.arg({ type: CreateAccountInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const viewer = await ctx.viewer();
-      const account = await createAccount(ctx.db, viewer.id, parseInput(createAccountInput, args.input));
+    args: { input: t.arg({ type: CreateAccountInputType, required: true }) },
+    rules: { access: 'user', input: createAccountInput, from: 'input' },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { viewer, input } = checked<CreateAccountInput>(info);
+      const account = await createAccount(ctx.db, viewer!.id, input);
       return ctx.db.account.findUniqueOrThrow({ ...query, where: { id: account.id } });
     },
   }),
   addTeamMember: t.prismaField({
     type: 'TeamMember',
     description: 'Owner only.',
-    args: { input: t.arg({ type: AddTeamMemberInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, {
-        schema: addTeamMemberInput,
-        args: args.input,
-        role: 'owner',
-        forbiddenMessage: MESSAGES.ownerOnly,
-      });
+    args: { input: t.arg({ type: AddTeamMemberInputType, required: true }) },
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: addTeamMemberInput, from: 'input' },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input } = checked<AddTeamMemberInput>(info);
       const member = await addTeamMember(ctx.db, input);
       return ctx.db.teamMember.findUniqueOrThrow({
         ...query,

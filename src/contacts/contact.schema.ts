@@ -1,11 +1,16 @@
 /** Query.contacts · Mutation.createContact */
 import { builder } from '../graphql/builder.js';
-import { idempotent } from '../graphql/idempotent.js';
-import { guard } from '../graphql/guard.js';
-import { LIMITS } from '../graphql/limits.js';
 import { definePage } from '../graphql/page.js';
+import { checked } from '../graphql/rules.js';
 import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
-import { contactsWhere, createContact, createContactInput, listContactsArgs } from './contact.service.js';
+import {
+  contactsWhere,
+  createContact,
+  createContactInput,
+  listContactsArgs,
+  type CreateContactInput,
+  type ListContactsArgs,
+} from './contact.service.js';
 
 export const ContactTypeEnum = builder.enumType(ContactType, { name: 'ContactType' });
 export const ContactSourceEnum = builder.enumType(ContactSource, { name: 'ContactSource' });
@@ -38,14 +43,15 @@ builder.queryField('contacts', (t) =>
       search: t.arg.string(),
       type: t.arg({ type: ContactTypeEnum }),
     },
-    resolve: async (_root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: listContactsArgs, args, limit: LIMITS.contacts });
+    rules: { access: 'member', input: listContactsArgs, limit: { max: 60, window: '1m', per: 'user' } },
+    resolve: (_root, _args, _ctx, info) => {
+      const { input } = checked<ListContactsArgs>(info);
       return { where: contactsWhere(input), page: input.page, pageSize: input.pageSize };
     },
   }),
 );
 
-const CreateContactInput = builder.inputType('CreateContactInput', {
+const CreateContactInputType = builder.inputType('CreateContactInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
     firstName: t.string({ required: true }),
@@ -61,14 +67,11 @@ const CreateContactInput = builder.inputType('CreateContactInput', {
 builder.mutationField('createContact', (t) =>
   t.prismaField({
     type: 'Contact',
-    args: { input: t.arg({ type: CreateContactInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input, viewer } = await guard(ctx, { schema: createContactInput, args: args.input, limit: LIMITS.createContact });
-      const { id } = await idempotent(
-        ctx,
-        { operation: 'createContact', accountId: input.accountId, scope: `user:${viewer.id}`, request: args.input },
-        async (tx) => ({ id: (await createContact(tx, input)).id }),
-      );
+    args: { input: t.arg({ type: CreateContactInputType, required: true }) },
+    rules: { access: 'member', input: createContactInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input, write } = checked<CreateContactInput>(info);
+      const { id } = await write(async (tx) => ({ id: (await createContact(tx, input)).id }));
       return ctx.db.contact.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),

@@ -13,6 +13,8 @@ export const createContactInput = z.object({
   source: z.enum(ContactSource).nullish().transform((value) => value ?? ContactSource.other),
 });
 
+export type CreateContactInput = z.output<typeof createContactInput>;
+
 export const listContactsArgs = listArgs.extend({
   search: text()
     .trim()
@@ -22,8 +24,10 @@ export const listContactsArgs = listArgs.extend({
   type: z.enum(ContactType).nullish(),
 });
 
+export type ListContactsArgs = z.output<typeof listContactsArgs>;
+
 /** `db` may be a transaction (an idempotent create stores its answer in the same one). */
-export function createContact(db: Prisma.TransactionClient, input: z.output<typeof createContactInput>) {
+export function createContact(db: Prisma.TransactionClient, input: CreateContactInput) {
   return db.contact.create({ data: input });
 }
 
@@ -32,7 +36,7 @@ export function createContact(db: Prisma.TransactionClient, input: z.output<type
  * A match across the space is split at each space of the search: the part before must end the
  * first name and the part after must begin the last name. `%` and `_` match literally.
  */
-export function contactsWhere(args: z.output<typeof listContactsArgs>): Prisma.ContactWhereInput {
+export function contactsWhere(args: ListContactsArgs): Prisma.ContactWhereInput {
   const where: Prisma.ContactWhereInput = { accountId: args.accountId };
   if (args.type) where.contactType = args.type;
   // Prisma hands the text to (I)LIKE as is: escape its wildcards so they match themselves.

@@ -1,12 +1,20 @@
 /** Query.deals · Mutation.createDeal · Mutation.setDealStatus */
 import { builder } from '../graphql/builder.js';
-import { idempotent } from '../graphql/idempotent.js';
-import { guard, requireAccountAccess } from '../graphql/guard.js';
-import { LIMITS } from '../graphql/limits.js';
 import { definePage } from '../graphql/page.js';
+import { checked } from '../graphql/rules.js';
 import { DealStatus, type Prisma } from '../generated/prisma/client.js';
-import { parseInput } from '../validation.js';
-import { createDeal, createDealInput, dealsWhere, listDealsArgs, setDealStatus, setDealStatusArgs } from './deal.service.js';
+import {
+  createDeal,
+  createDealInput,
+  dealsWhere,
+  listDealsArgs,
+  setDealStatus,
+  setDealStatusArgs,
+  type CreateDealInput,
+  type DealToMove,
+  type ListDealsArgs,
+  type SetDealStatusArgs,
+} from './deal.service.js';
 
 export const DealStatusEnum = builder.enumType(DealStatus, { name: 'DealStatus' });
 
@@ -38,14 +46,15 @@ builder.queryField('deals', (t) =>
       pageSize: t.arg.int({ defaultValue: 25 }),
       status: t.arg({ type: DealStatusEnum }),
     },
-    resolve: async (_root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: listDealsArgs, args, limit: LIMITS.deals });
+    rules: { access: 'member', input: listDealsArgs, limit: { max: 60, window: '1m', per: 'user' } },
+    resolve: (_root, _args, _ctx, info) => {
+      const { input } = checked<ListDealsArgs>(info);
       return { where: dealsWhere(input), page: input.page, pageSize: input.pageSize };
     },
   }),
 );
 
-const CreateDealInput = builder.inputType('CreateDealInput', {
+const CreateDealInputType = builder.inputType('CreateDealInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
     title: t.string({ required: true }),
@@ -60,14 +69,11 @@ const CreateDealInput = builder.inputType('CreateDealInput', {
 builder.mutationFields((t) => ({
   createDeal: t.prismaField({
     type: 'Deal',
-    args: { input: t.arg({ type: CreateDealInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input, viewer } = await guard(ctx, { schema: createDealInput, args: args.input, limit: LIMITS.createDeal });
-      const { id } = await idempotent(
-        ctx,
-        { operation: 'createDeal', accountId: input.accountId, scope: `user:${viewer.id}`, request: args.input },
-        async (tx) => ({ id: (await createDeal(tx, input)).id }),
-      );
+    args: { input: t.arg({ type: CreateDealInputType, required: true }) },
+    rules: { access: 'member', input: createDealInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input, write } = checked<CreateDealInput>(info);
+      const { id } = await write(async (tx) => ({ id: (await createDeal(tx, input)).id }));
       return ctx.db.deal.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -75,13 +81,15 @@ builder.mutationFields((t) => ({
     type: 'Deal',
     description: 'open -> won | lost | abandoned; any of those -> open. Anything else is INVALID_TRANSITION.',
     args: { id: t.arg.id({ required: true }), status: t.arg({ type: DealStatusEnum, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      await ctx.viewer();
-      const input = parseInput(setDealStatusArgs, args);
-      // A missing deal and another account's deal give the same FORBIDDEN.
-      const deal = await ctx.db.deal.findUnique({ where: { id: input.id }, select: { id: true, accountId: true, status: true } });
-      await requireAccountAccess(ctx, deal?.accountId);
-      await setDealStatus(ctx.db, deal!, input.status);
+    // A missing deal and another account's deal give the same FORBIDDEN.
+    rules: {
+      access: 'member',
+      input: setDealStatusArgs,
+      target: ({ id }: SetDealStatusArgs, ctx) => ctx.db.deal.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
+    },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input, target } = checked<SetDealStatusArgs, DealToMove>(info);
+      await setDealStatus(ctx.db, target, input.status);
       return ctx.db.deal.findUniqueOrThrow({ ...query, where: { id: input.id } });
     },
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DealStatus, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { AppError, badInput, type ErrorDetails } from '../errors.js';
+import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { listArgs, money, requiredText, uuid } from '../validation.js';
 
@@ -24,11 +24,16 @@ export const createDealInput = z.object({
   expectedCloseDate: z.date().nullish().transform((value) => value ?? null),
 });
 
+export type CreateDealInput = z.output<typeof createDealInput>;
+
 export const listDealsArgs = listArgs.extend({ status: z.enum(DealStatus).nullish() });
+export type ListDealsArgs = z.output<typeof listDealsArgs>;
 
 export const setDealStatusArgs = z.object({ id: uuid, status: z.enum(DealStatus) });
+export type SetDealStatusArgs = z.output<typeof setDealStatusArgs>;
+export type DealToMove = { id: string; status: DealStatus };
 
-export function dealsWhere(args: z.output<typeof listDealsArgs>): Prisma.DealWhereInput {
+export function dealsWhere(args: ListDealsArgs): Prisma.DealWhereInput {
   return args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
 }
 
@@ -52,7 +57,7 @@ export async function assertInAccount(
 }
 
 /** A new deal is always `open` (the contract's only creation transition). `db` may be a transaction. */
-export async function createDeal(db: Prisma.TransactionClient, input: z.output<typeof createDealInput>) {
+export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput) {
   await assertInAccount(db, input.accountId, input);
   return db.deal.create({ data: { ...input, status: DealStatus.open } });
 }
@@ -64,7 +69,7 @@ const ATTEMPTS = 5;
  * we checked, so two concurrent moves from one state cannot both win; the loser is re-judged
  * against the state the winner left.
  */
-export async function setDealStatus(db: PrismaClient, deal: { id: string; status: DealStatus }, to: DealStatus) {
+export async function setDealStatus(db: PrismaClient, deal: DealToMove, to: DealStatus) {
   let from = deal.status;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(DEAL_MACHINE, from, to);
@@ -73,5 +78,5 @@ export async function setDealStatus(db: PrismaClient, deal: { id: string; status
     if (count === 1) return;
     from = (await db.deal.findUniqueOrThrow({ where: { id: deal.id }, select: { status: true } })).status;
   }
-  throw new AppError('INVALID_TRANSITION', `Cannot move a deal from ${from} to ${to}: it keeps changing`, undefined, { from, to });
+  throw invalidTransition(`Cannot move a deal from ${from} to ${to}: it keeps changing`, { from, to });
 }

@@ -1,7 +1,7 @@
 /** Query.pipelineStages · Mutation.createPipelineStage */
 import { builder } from '../graphql/builder.js';
-import { guard } from '../graphql/guard.js';
-import { createStage, createStageInput, STAGE_ORDER, stagesArgs } from './stage.service.js';
+import { checked } from '../graphql/rules.js';
+import { createStage, createStageInput, STAGE_ORDER, stagesArgs, type CreateStageInput, type StagesArgs } from './stage.service.js';
 
 builder.prismaObject('PipelineStage', {
   fields: (t) => ({
@@ -18,14 +18,15 @@ builder.queryField('pipelineStages', (t) =>
     type: ['PipelineStage'],
     description: 'The stages of an account, in pipeline order (position, then oldest first).',
     args: { accountId: t.arg.id({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: stagesArgs, args });
+    rules: { access: 'member', input: stagesArgs },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input } = checked<StagesArgs>(info);
       return ctx.db.pipelineStage.findMany({ ...query, where: { accountId: input.accountId }, orderBy: STAGE_ORDER });
     },
   }),
 );
 
-const CreatePipelineStageInput = builder.inputType('CreatePipelineStageInput', {
+const CreatePipelineStageInputType = builder.inputType('CreatePipelineStageInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
     name: t.string({ required: true }),
@@ -36,9 +37,10 @@ const CreatePipelineStageInput = builder.inputType('CreatePipelineStageInput', {
 builder.mutationField('createPipelineStage', (t) =>
   t.prismaField({
     type: 'PipelineStage',
-    args: { input: t.arg({ type: CreatePipelineStageInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: createStageInput, args: args.input });
+    args: { input: t.arg({ type: CreatePipelineStageInputType, required: true }) },
+    rules: { access: 'member', input: createStageInput, from: 'input' },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input } = checked<CreateStageInput>(info);
       const stage = await createStage(ctx.db, input);
       return ctx.db.pipelineStage.findUniqueOrThrow({ ...query, where: { id: stage.id } });
     },

@@ -16,13 +16,16 @@ export const createStageInput = z.object({
     .nullish(),
 });
 
+export type CreateStageInput = z.output<typeof createStageInput>;
+
 export const stagesArgs = z.object({ accountId: uuid });
+export type StagesArgs = z.output<typeof stagesArgs>;
 
 /** Pipeline order: position, then the older stage first; id makes ties stable. */
 export const STAGE_ORDER = [{ position: 'asc' as const }, { createdAt: 'asc' as const }, { id: 'asc' as const }];
 
 /** Without a position the stage goes after the last one; equal positions keep creation order. */
-export async function createStage(db: PrismaClient, input: z.output<typeof createStageInput>) {
+export async function createStage(db: PrismaClient, input: CreateStageInput) {
   let position = input.position;
   if (position == null) {
     const last = await db.pipelineStage.aggregate({ where: { accountId: input.accountId }, _max: { position: true } });

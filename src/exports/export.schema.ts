@@ -1,10 +1,9 @@
 /** Mutation.exportContacts · Mutation.exportAccount */
 import { builder } from '../graphql/builder.js';
-import { guard } from '../graphql/guard.js';
-import { LIMITS } from '../graphql/limits.js';
+import { checked } from '../graphql/rules.js';
 import { MESSAGES } from '../errors.js';
 import { ExportKind } from '../generated/prisma/client.js';
-import { exportArgs, exportFileName, recordExport } from './export.service.js';
+import { exportArgs, exportFileName, recordExport, type ExportArgs } from './export.service.js';
 
 const ExportKindEnum = builder.enumType(ExportKind, { name: 'ExportKind' });
 
@@ -28,25 +27,26 @@ builder.mutationFields((t) => ({
     type: 'ExportLog',
     description: 'Any member; 5 per minute per user.',
     args: { accountId: t.arg.id({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { viewer, input } = await guard(ctx, { schema: exportArgs, args, limit: LIMITS.exportContacts });
-      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer.id, kind: ExportKind.contacts_csv }, query);
+    rules: { access: 'member', input: exportArgs, limit: { max: 5, window: '1m', per: 'user' } },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { viewer, input } = checked<ExportArgs>(info);
+      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer!.id, kind: ExportKind.contacts_csv }, query);
     },
   }),
   exportAccount: t.prismaField({
     type: 'ExportLog',
     description: 'Owner only; once per hour per account, counting only calls that pass access.',
     args: { accountId: t.arg.id({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      // limit is per account, so guard charges it after access: 401 -> 400 -> 403 -> 429 (decisions.md §2).
-      const { viewer, input } = await guard(ctx, {
-        schema: exportArgs,
-        args,
-        role: 'owner',
-        forbiddenMessage: MESSAGES.ownerOnlyExport,
-        limit: LIMITS.exportAccount,
-      });
-      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer.id, kind: ExportKind.account_json }, query);
+    // Per account, so charged after access: 401 -> 400 -> 403 -> 429 (docs/decisions.md §2).
+    rules: {
+      access: 'owner',
+      forbidden: MESSAGES.ownerOnlyExport,
+      input: exportArgs,
+      limit: { max: 1, window: '1h', per: 'account' },
+    },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { viewer, input } = checked<ExportArgs>(info);
+      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer!.id, kind: ExportKind.account_json }, query);
     },
   }),
 }));

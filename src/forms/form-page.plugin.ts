@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { parse, validate, type GraphQLError } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { Context, ServerContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/client.js';
 import { schema } from '../graphql/schema.js';
@@ -39,7 +39,7 @@ function respond(page: Page, request: Request, url: URL): Response {
 const NOT_FOUND: Page = { status: 404, title: 'Form not found', text: 'This form does not exist or is no longer accepting submissions.' };
 
 /** Serves the page inside Yoga (like /api/v1), so the query runs with the same context and masking. */
-export function useFormPage(deps: AppDeps): Plugin<Context> {
+export function useFormPage(deps: Pick<AppDeps, 'log'>): Plugin<Context> {
   const problems = validate(schema, QUERY);
   if (problems.length > 0) throw new Error(`form page query is invalid: ${problems.map((e) => e.message).join('; ')}`);
   let yoga: YogaServerInstance<ServerContext, Context>;
@@ -61,7 +61,7 @@ export function useFormPage(deps: AppDeps): Plugin<Context> {
 
 async function load(
   yoga: YogaServerInstance<ServerContext, Context>,
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'log'>,
   rawId: string,
   request: Request,
   serverContext: ServerContext,
@@ -86,7 +86,7 @@ async function load(
   }
 }
 
-function failure(error: unknown, deps: AppDeps): Page {
+function failure(error: unknown, deps: Pick<AppDeps, 'log'>): Page {
   const code = (error as GraphQLError | undefined)?.extensions?.code;
   if (code === 'SERVICE_UNAVAILABLE' || isDatabaseUnavailable(error)) {
     return { status: 503, title: 'Temporarily unavailable', text: 'The form cannot be shown right now. Please try again in a moment.', headers: { 'Retry-After': '5' } };

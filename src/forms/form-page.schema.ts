@@ -52,6 +52,7 @@ builder.queryField('publicLeadForm', (t) =>
     nullable: true,
     description: 'Public: no token needed. Null when the id is not a UUID, unknown or the form is inactive (one answer: no oracle).',
     args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'public' },
     resolve: (query, _root, args, ctx) => {
       const id = String(args.id);
       if (isUuid(id)) return ctx.db.leadForm.findFirst({ ...query, where: { id, active: true } });

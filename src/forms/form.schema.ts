@@ -1,14 +1,16 @@
 /** Query.leadForms · Mutation.createLeadForm · Mutation.setLeadFormActive · Mutation.submitLeadForm */
 import { z } from 'zod';
+import { MESSAGES } from '../errors.js';
 import { builder } from '../graphql/builder.js';
-import { guard, requireAccountAccess } from '../graphql/guard.js';
-import { LIMITS } from '../graphql/limits.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
+import { checked } from '../graphql/rules.js';
 import { ContactField, FormFieldType } from '../generated/prisma/client.js';
-import { parseInput, uuid } from '../validation.js';
-import { createLeadForm, createLeadFormInput, setLeadFormActive } from './form.service.js';
-import { idempotent } from '../graphql/idempotent.js';
-import { findActiveForm, submitToForm, type SubmissionResult } from './submission.service.js';
+import { uuid } from '../validation.js';
+import { createLeadForm, createLeadFormInput, setLeadFormActive, type CreateLeadFormInput } from './form.service.js';
+import { findActiveForm, submissionShape, submitToForm, type FormWithFields, type SubmissionResult } from './submission.service.js';
+
+const accountArgs = z.object({ accountId: uuid });
+const formArgs = z.object({ id: uuid, active: z.boolean() });
 
 export const FormFieldTypeEnum = builder.enumType(FormFieldType, { name: 'FormFieldType' });
 export const ContactFieldEnum = builder.enumType(ContactField, { name: 'ContactField' });
@@ -55,8 +57,9 @@ builder.queryField('leadForms', (t) =>
   t.prismaField({
     type: ['LeadForm'],
     args: { accountId: t.arg.id({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: z.object({ accountId: uuid }), args });
+    rules: { access: 'member', input: accountArgs },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input } = checked<z.output<typeof accountArgs>>(info);
       return ctx.db.leadForm.findMany({ ...query, where: { accountId: input.accountId }, orderBy: NEWEST_FIRST });
     },
   }),
@@ -74,7 +77,7 @@ const LeadFormFieldInput = builder.inputType('LeadFormFieldInput', {
   }),
 });
 
-const CreateLeadFormInput = builder.inputType('CreateLeadFormInput', {
+const CreateLeadFormInputType = builder.inputType('CreateLeadFormInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
     name: t.string({ required: true }),
@@ -93,9 +96,10 @@ const FormMetadataInput = builder.inputType('FormMetadataInput', {
 builder.mutationFields((t) => ({
   createLeadForm: t.prismaField({
     type: 'LeadForm',
-    args: { input: t.arg({ type: CreateLeadFormInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: createLeadFormInput, args: args.input });
+    args: { input: t.arg({ type: CreateLeadFormInputType, required: true }) },
+    rules: { access: 'member', input: createLeadFormInput, from: 'input' },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input } = checked<CreateLeadFormInput>(info);
       const form = await createLeadForm(ctx.db, input);
       return ctx.db.leadForm.findUniqueOrThrow({ ...query, where: { id: form.id } });
     },
@@ -103,12 +107,14 @@ builder.mutationFields((t) => ({
   setLeadFormActive: t.prismaField({
     type: 'LeadForm',
     args: { id: t.arg.id({ required: true }), active: t.arg.boolean({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      await ctx.viewer();
-      const { id } = parseInput(z.object({ id: uuid }), args);
-      const form = await ctx.db.leadForm.findUnique({ where: { id }, select: { accountId: true } });
-      await requireAccountAccess(ctx, form?.accountId);
-      await setLeadFormActive(ctx.db, id, args.active);
+    rules: {
+      access: 'member',
+      input: formArgs,
+      target: ({ id }: z.output<typeof formArgs>, ctx) => ctx.db.leadForm.findUnique({ where: { id }, select: { accountId: true } }),
+    },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { id, active } = checked<z.output<typeof formArgs>>(info).input;
+      await setLeadFormActive(ctx.db, id, active);
       return ctx.db.leadForm.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -120,15 +126,19 @@ builder.mutationFields((t) => ({
       data: t.arg({ type: 'JSON', required: true }),
       metadata: t.arg({ type: FormMetadataInput }),
     },
-    resolve: async (_root, args, ctx) => {
-      await ctx.charge(LIMITS.submitLeadForm, ctx.clientIp);
-      const form = await findActiveForm(ctx.db, String(args.formId));
+    // 429 (per IP) -> 404 (form) -> 400 (its values, judged by submitToForm against the form's fields).
+    rules: {
+      access: 'public',
+      limit: { max: 5, window: '1m', per: 'ip' },
+      target: (args: { formId: string }, ctx) => findActiveForm(ctx.db, String(args.formId)),
+      missing: MESSAGES.formNotFound,
+      idempotent: true,
+      documents: submissionShape,
+    },
+    resolve: async (_root, args, ctx, info) => {
+      const { target: form, write } = checked<unknown, FormWithFields>(info);
       const submission = { data: args.data, metadata: args.metadata };
-      return idempotent(
-        ctx,
-        { operation: 'submitLeadForm', accountId: form.accountId, scope: `ip:${ctx.clientIp}:form:${form.id}`, request: submission },
-        (tx) => submitToForm(tx, form, submission, { clientIp: ctx.clientIp, userAgent: ctx.userAgent }),
-      );
+      return write((tx) => submitToForm(tx, form, submission, { clientIp: ctx.clientIp, userAgent: ctx.userAgent }), { scope: `form:${form.id}` });
     },
   }),
 }));

@@ -11,7 +11,7 @@ import {
   type PrismaClient,
 } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
-import { badInput, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
+import { badInput, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
 
 export type FormWithFields = LeadForm & { fields: LeadFormField[] };
@@ -37,14 +37,20 @@ export const metadataSchema = z.object({
   metadata: z.object({ referrer: optionalText(2048), page: optionalText(2048) }).nullish(),
 });
 
-/** The form a visitor may submit to: 404 for an id that is not a UUID, unknown, or inactive. */
-export async function findActiveForm(db: PrismaClient, formId: string): Promise<FormWithFields> {
+/** The form a visitor may submit to; null for an id that is not a UUID, unknown, or inactive (one 404). */
+export async function findActiveForm(db: PrismaClient, formId: string): Promise<FormWithFields | null> {
   const form = isUuid(formId)
     ? await db.leadForm.findUnique({ where: { id: formId }, include: { fields: { orderBy: { position: 'asc' } } } })
     : null;
-  if (!form?.active) throw notFound(MESSAGES.formNotFound);
-  return form;
+  return form?.active ? form : null;
 }
+
+// The shape of a submission for the REST reference; `data` is judged against the form's own fields.
+export const submissionShape = metadataSchema.extend({
+  data: z
+    .record(z.string(), z.string())
+    .describe("The form's field keys (GET /forms/{form_id} lists them) to their values; keys the form does not define are ignored"),
+});
 
 /**
  * Public submission (decisions.md §5) to a form found by findActiveForm: a filled honeypot is kept

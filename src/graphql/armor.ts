@@ -5,7 +5,8 @@ import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import { readJsonObject, RestRefusal } from '../rest/body.js';
+import { HTTP_STATUS, isAppError } from '../errors.js';
+import { readJsonObject } from '../http/body.js';
 
 /**
  * Limits on what one /graphql document may ask for (OWASP API4: resource consumption). The REST
@@ -68,10 +69,9 @@ export function graphqlBodyLimit(): Plugin {
         try {
           return (await readJsonObject(req)) as GraphQLParams;
         } catch (error) {
-          if (!(error instanceof RestRefusal)) throw error;
-          throw new GraphQLError(error.refusal.body.error, {
-            extensions: { code: 'BAD_REQUEST', http: { status: error.refusal.status } },
-          });
+          // A request-level refusal: its status is the answer's (400 for a body that is not an object).
+          if (isAppError(error)) error.extensions.http = { status: HTTP_STATUS[error.code] };
+          throw error;
         }
       });
     },

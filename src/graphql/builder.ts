@@ -1,5 +1,6 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
+import './rules.plugin.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Context } from '../context.js';
@@ -15,7 +16,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [PrismaPlugin],
+  plugins: [PrismaPlugin, 'rules'],
   defaultFieldNullability: false,
   prisma: {
     // Per request, so each app (and each test app) talks to its own database.

@@ -1,4 +1,5 @@
-import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { Kind, type ValueNode } from 'graphql';
+import { invalidValue } from '../errors.js';
 import { builder } from './builder.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -23,12 +24,12 @@ builder.scalarType('Date', {
   serialize: (value) => formatDate(value),
   parseValue: (value) => {
     const date = parseCalendarDate(value);
-    if (!date) throw new GraphQLError('Must be a real date in the form YYYY-MM-DD');
+    if (!date) throw invalidValue('Must be a real date in the form YYYY-MM-DD');
     return date;
   },
   parseLiteral: (ast) => {
     const date = parseCalendarDate(stringLiteral(ast));
-    if (!date) throw new GraphQLError('Must be a real date in the form YYYY-MM-DD');
+    if (!date) throw invalidValue('Must be a real date in the form YYYY-MM-DD');
     return date;
   },
 });
@@ -38,7 +39,7 @@ const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 function parseTimestamp(value: unknown): Date {
   const date = typeof value === 'string' && ISO_TIMESTAMP.test(value) ? new Date(value) : null;
   if (!date || Number.isNaN(date.getTime())) {
-    throw new GraphQLError('Must be an ISO 8601 timestamp with a time zone');
+    throw invalidValue('Must be an ISO 8601 timestamp with a time zone');
   }
   return date;
 }
@@ -90,7 +91,7 @@ export function jsonDepthWithin(value: unknown, max: number): boolean {
 }
 
 const boundedJson = (value: unknown): unknown => {
-  if (!jsonDepthWithin(value, JSON_MAX_DEPTH)) throw new GraphQLError(`Must be nested at most ${JSON_MAX_DEPTH} levels deep`);
+  if (!jsonDepthWithin(value, JSON_MAX_DEPTH)) throw invalidValue(`Must be nested at most ${JSON_MAX_DEPTH} levels deep`);
   return value;
 };
 

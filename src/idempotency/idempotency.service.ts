@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError, badInput } from '../errors.js';
+import { badInput, idempotencyConflict, idempotencyInProgress } from '../errors.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 
@@ -50,7 +50,7 @@ export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: 
     const existing = await db.idempotencyKey.findUnique({ where });
     if (!existing) continue; // freed between our insert and read: try to take it again
     if (existing.requestHash !== hash) {
-      throw new AppError('IDEMPOTENCY_CONFLICT', 'Idempotency key reused with a different payload');
+      throw idempotencyConflict();
     }
     if (existing.result !== null) return existing.result as T;
     // Without an answer, no write was committed (they commit together): safe to hand the key on.
@@ -59,7 +59,7 @@ export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: 
       continue;
     }
     if (Date.now() > deadline) {
-      throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this idempotency key is still in progress');
+      throw idempotencyInProgress();
     }
     await sleep(WAIT_STEP_MS);
   }

@@ -1,10 +1,8 @@
 /** Query.invoices · Mutation.createInvoice · Mutation.setInvoiceStatus */
 import { builder } from '../graphql/builder.js';
-import { guard, requireAccountAccess } from '../graphql/guard.js';
-import { LIMITS } from '../graphql/limits.js';
 import { definePage } from '../graphql/page.js';
+import { checked } from '../graphql/rules.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
-import { parseInput } from '../validation.js';
 import {
   createInvoice,
   createInvoiceInput,
@@ -12,6 +10,10 @@ import {
   listInvoicesArgs,
   setInvoiceStatus,
   setInvoiceStatusArgs,
+  type CreateInvoiceInput,
+  type InvoiceToMove,
+  type ListInvoicesArgs,
+  type SetInvoiceStatusArgs,
 } from './invoice.service.js';
 
 export const InvoiceStatusEnum = builder.enumType(InvoiceStatus, { name: 'InvoiceStatus' });
@@ -41,14 +43,15 @@ builder.queryField('invoices', (t) =>
       pageSize: t.arg.int({ defaultValue: 25 }),
       status: t.arg({ type: InvoiceStatusEnum }),
     },
-    resolve: async (_root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: listInvoicesArgs, args, limit: LIMITS.invoices });
+    rules: { access: 'member', input: listInvoicesArgs, limit: { max: 60, window: '1m', per: 'user' } },
+    resolve: (_root, _args, _ctx, info) => {
+      const { input } = checked<ListInvoicesArgs>(info);
       return { where: invoicesWhere(input), page: input.page, pageSize: input.pageSize };
     },
   }),
 );
 
-const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
+const CreateInvoiceInputType = builder.inputType('CreateInvoiceInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
     contactId: t.id(),
@@ -62,9 +65,10 @@ const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
 builder.mutationFields((t) => ({
   createInvoice: t.prismaField({
     type: 'Invoice',
-    args: { input: t.arg({ type: CreateInvoiceInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: createInvoiceInput, args: args.input });
+    args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
+    rules: { access: 'member', input: createInvoiceInput, from: 'input' },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input } = checked<CreateInvoiceInput>(info);
       const invoice = await createInvoice(ctx.db, input);
       return ctx.db.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } });
     },
@@ -73,13 +77,16 @@ builder.mutationFields((t) => ({
     type: 'Invoice',
     description: 'Follows the invoice state machine; cancelled and refunded are final. Else INVALID_TRANSITION.',
     args: { id: t.arg.id({ required: true }), status: t.arg({ type: InvoiceStatusEnum, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      await ctx.viewer();
-      const input = parseInput(setInvoiceStatusArgs, args);
-      // A missing invoice and another account's invoice give the same FORBIDDEN.
-      const invoice = await ctx.db.invoice.findUnique({ where: { id: input.id }, select: { id: true, accountId: true, status: true } });
-      await requireAccountAccess(ctx, invoice?.accountId);
-      await setInvoiceStatus(ctx.db, invoice!, input.status);
+    // A missing invoice and another account's invoice give the same FORBIDDEN.
+    rules: {
+      access: 'member',
+      input: setInvoiceStatusArgs,
+      target: ({ id }: SetInvoiceStatusArgs, ctx) =>
+        ctx.db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
+    },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input, target } = checked<SetInvoiceStatusArgs, InvoiceToMove>(info);
+      await setInvoiceStatus(ctx.db, target, input.status);
       return ctx.db.invoice.findUniqueOrThrow({ ...query, where: { id: input.id } });
     },
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InvoiceStatus, Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { AppError, badInput } from '../errors.js';
+import { badInput, invalidTransition } from '../errors.js';
 import { assertInAccount } from '../deals/deal.service.js';
 import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
 import { listArgs, money, optionalText, uuid } from '../validation.js';
@@ -21,11 +21,16 @@ export const createInvoiceInput = z.object({
     .transform(() => InvoiceStatus.draft),
 });
 
+export type CreateInvoiceInput = z.output<typeof createInvoiceInput>;
+
 export const listInvoicesArgs = listArgs.extend({ status: z.enum(InvoiceStatus).nullish() });
+export type ListInvoicesArgs = z.output<typeof listInvoicesArgs>;
 
 export const setInvoiceStatusArgs = z.object({ id: uuid, status: z.enum(InvoiceStatus) });
+export type SetInvoiceStatusArgs = z.output<typeof setInvoiceStatusArgs>;
+export type InvoiceToMove = { id: string; status: InvoiceStatus };
 
-export function invoicesWhere(args: z.output<typeof listInvoicesArgs>): Prisma.InvoiceWhereInput {
+export function invoicesWhere(args: ListInvoicesArgs): Prisma.InvoiceWhereInput {
   return args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
 }
 
@@ -37,7 +42,7 @@ const isUniqueViolation = (error: unknown): boolean =>
 const ATTEMPTS = 5;
 
 /** Creates a draft invoice; without a number it gets the account's next free `INV-000001`-style one. */
-export async function createInvoice(db: PrismaClient, input: z.output<typeof createInvoiceInput>) {
+export async function createInvoice(db: PrismaClient, input: CreateInvoiceInput) {
   const { invoiceNumber, ...data } = input;
   await assertInAccount(db, data.accountId, data);
   if (invoiceNumber) {
@@ -95,7 +100,7 @@ async function takeNextNumber(tx: Prisma.TransactionClient, accountId: string): 
  * Moves an invoice along the §8 machine; `cancelled` and `refunded` are final. The update applies
  * only while the row still holds the state we checked, so concurrent moves cannot both win.
  */
-export async function setInvoiceStatus(db: PrismaClient, invoice: { id: string; status: InvoiceStatus }, to: InvoiceStatus) {
+export async function setInvoiceStatus(db: PrismaClient, invoice: InvoiceToMove, to: InvoiceStatus) {
   let from = invoice.status;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(INVOICE_MACHINE, from, to);
@@ -103,5 +108,5 @@ export async function setInvoiceStatus(db: PrismaClient, invoice: { id: string; 
     if (count === 1) return;
     from = (await db.invoice.findUniqueOrThrow({ where: { id: invoice.id }, select: { status: true } })).status;
   }
-  throw new AppError('INVALID_TRANSITION', `Cannot move an invoice from ${from} to ${to}: it keeps changing`, undefined, { from, to });
+  throw invalidTransition(`Cannot move an invoice from ${from} to ${to}: it keeps changing`, { from, to });
 }

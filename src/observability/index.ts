@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { Context } from '../context.js';
 import { createMetrics } from './metrics.js';
 import { useRequestInfo } from './request-info.js';

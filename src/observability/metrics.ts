@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { Context } from '../context.js';
 import { EXAMPLE_OPERATION_NAMES } from '../graphiql.js';
 import { routes } from '../rest/routes.js';

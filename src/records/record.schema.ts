@@ -1,6 +1,9 @@
 /** Mutation.createProposal · Mutation.createContract · Mutation.createGallery · Mutation.createBooking · Mutation.createWorkflow */
+import type { InputObjectRef } from '@pothos/core';
+import type { z } from 'zod';
+import type { Context } from '../context.js';
 import { builder } from '../graphql/builder.js';
-import { guard } from '../graphql/guard.js';
+import { checked } from '../graphql/rules.js';
 import {
   createBooking,
   createBookingInput,
@@ -98,46 +101,25 @@ const CreateWorkflowInput = builder.inputType('CreateWorkflowInput', {
   fields: (t) => ({ accountId: t.id({ required: true }), name: t.string({ required: true }), active: t.boolean() }),
 });
 
-// Any member may create these records; guard checks 401 -> 400 -> 403 before the write.
-builder.mutationFields((t) => ({
-  createProposal: t.prismaField({
-    type: 'Proposal',
-    args: { input: t.arg({ type: CreateProposalInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: createProposalInput, args: args.input });
-      return createProposal(ctx.db, input, query);
-    },
-  }),
-  createContract: t.prismaField({
-    type: 'Contract',
-    args: { input: t.arg({ type: CreateContractInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: createContractInput, args: args.input });
-      return createContract(ctx.db, input, query);
-    },
-  }),
-  createGallery: t.prismaField({
-    type: 'Gallery',
-    args: { input: t.arg({ type: CreateGalleryInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: createGalleryInput, args: args.input });
-      return createGallery(ctx.db, input, query);
-    },
-  }),
-  createBooking: t.prismaField({
-    type: 'Booking',
-    args: { input: t.arg({ type: CreateBookingInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: createBookingInput, args: args.input });
-      return createBooking(ctx.db, input, query);
-    },
-  }),
-  createWorkflow: t.prismaField({
-    type: 'Workflow',
-    args: { input: t.arg({ type: CreateWorkflowInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const { input } = await guard(ctx, { schema: createWorkflowInput, args: args.input });
-      return createWorkflow(ctx.db, input, query);
-    },
-  }),
-}));
+type RecordModel = 'Proposal' | 'Contract' | 'Gallery' | 'Booking' | 'Workflow';
+// Loose on purpose: the five input objects share this role, not one TypeScript type.
+type InputRef = InputObjectRef<any, object>;
+type Create = (db: Context['db'], input: never, query: { select?: object; include?: object }) => Promise<unknown>;
+
+/** `create<Model>(input:)`: any member of the input's account (401 -> 400 -> 403 before the write). */
+function createRecordField(name: string, model: RecordModel, inputType: InputRef, input: z.ZodType, create: Create) {
+  builder.mutationField(name, (t) =>
+    t.prismaField({
+      type: model as 'Proposal',
+      args: { input: t.arg({ type: inputType, required: true }) },
+      rules: { access: 'member', input, from: 'input' },
+      resolve: (query, _root, _args, ctx, info) => create(ctx.db, checked(info).input as never, query) as never,
+    }),
+  );
+}
+
+createRecordField('createProposal', 'Proposal', CreateProposalInput, createProposalInput, createProposal);
+createRecordField('createContract', 'Contract', CreateContractInput, createContractInput, createContract);
+createRecordField('createGallery', 'Gallery', CreateGalleryInput, createGalleryInput, createGallery);
+createRecordField('createBooking', 'Booking', CreateBookingInput, createBookingInput, createBooking);
+createRecordField('createWorkflow', 'Workflow', CreateWorkflowInput, createWorkflowInput, createWorkflow);

@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
-import type { AppDeps } from '../app.js';
 import { fromHttpError, restErrorResponse } from './errors.js';
 import { buildOpenApi } from './openapi.js';
 
@@ -56,8 +55,8 @@ const file = (body: BodyInit, type: string, cache: string, extra: Record<string,
   new Response(body, { status: 200, headers: { 'Content-Type': type, 'Cache-Control': cache, ...extra } });
 
 /** Serves the OpenAPI document (built once, at start) and the interactive reference; no CDN. */
-export function useApiReference(deps: AppDeps): Plugin {
-  const document = JSON.stringify(buildOpenApi({ cookieName: deps.config.auth.cookieName }));
+export function useApiReference({ cookieName }: { cookieName: string }): Plugin {
+  const document = JSON.stringify(buildOpenApi({ cookieName }));
   const assets = new Map<string, Promise<Buffer>>();
   const asset = (name: string) => {
     let content = assets.get(name);

@@ -1,13 +1,8 @@
 import type { GraphQLError } from 'graphql';
-import { HTTP_STATUS, MESSAGES, type ErrorCode, type ErrorDetails } from '../errors.js';
+import { HTTP_STATUS, MESSAGES, UNAVAILABLE_RETRY_SECONDS, type ErrorCode, type ErrorDetails } from '../errors.js';
 
-/** Failures only the HTTP transport can have (no GraphQL operation ran). */
-export type HttpErrorCode =
-  | 'ROUTE_NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'INTERNAL_SERVER_ERROR';
+/** Failures only the REST routing can have: the path names no operation. */
+export type HttpErrorCode = 'ROUTE_NOT_FOUND' | 'METHOD_NOT_ALLOWED';
 
 export type RestError = { status: number; body: { error: string; details?: ErrorDetails }; headers?: Record<string, string> };
 
@@ -24,7 +19,7 @@ export type InputSource = 'query' | 'body';
  * ErrorCode does not compile until this switch renders it.
  */
 export function fromCoreError(error: GraphQLError, source: InputSource, renameField: (key: string) => string): RestError {
-  const code = error.extensions.code as ErrorCode | 'INTERNAL_SERVER_ERROR' | undefined;
+  const code = error.extensions.code as ErrorCode | undefined;
   switch (code) {
     case 'BAD_USER_INPUT': {
       const details = (error.extensions.details ?? {}) as ErrorDetails;
@@ -33,17 +28,19 @@ export function fromCoreError(error: GraphQLError, source: InputSource, renameFi
     case 'RATE_LIMITED':
       return { status: 429, body: { error: MESSAGES.rateLimited } };
     case 'SERVICE_UNAVAILABLE':
-      return { status: 503, body: { error: MESSAGES.unavailable }, headers: { 'Retry-After': '5' } };
+      return { status: 503, body: { error: MESSAGES.unavailable }, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) } };
     case 'UNAUTHENTICATED':
     case 'FORBIDDEN':
     case 'NOT_FOUND':
     case 'INVALID_TRANSITION':
     case 'IDEMPOTENCY_CONFLICT':
     case 'IDEMPOTENCY_IN_PROGRESS':
+    case 'PAYLOAD_TOO_LARGE':
+    case 'UNSUPPORTED_MEDIA_TYPE':
       return { status: HTTP_STATUS[code], body: { error: error.message } };
     case 'INTERNAL_SERVER_ERROR':
     case undefined:
-      return fromHttpError('INTERNAL_SERVER_ERROR');
+      return { status: 500, body: { error: MESSAGES.internal } };
     default:
       return assertNever(code);
   }
@@ -55,12 +52,6 @@ export function fromHttpError(code: HttpErrorCode, allow?: string[]): RestError 
       return { status: 404, body: { error: 'Not found' } };
     case 'METHOD_NOT_ALLOWED':
       return { status: 405, body: { error: 'Method not allowed' }, headers: { Allow: (allow ?? []).join(', ') } };
-    case 'PAYLOAD_TOO_LARGE':
-      return { status: 413, body: { error: 'Payload too large' } };
-    case 'UNSUPPORTED_MEDIA_TYPE':
-      return { status: 415, body: { error: 'Unsupported media type' } };
-    case 'INTERNAL_SERVER_ERROR':
-      return { status: 500, body: { error: 'Internal server error' } };
     default:
       return assertNever(code);
   }
@@ -68,7 +59,7 @@ export function fromHttpError(code: HttpErrorCode, allow?: string[]): RestError 
 
 export const invalidInput = (source: InputSource, details: ErrorDetails): RestError => ({
   status: 400,
-  body: { error: source === 'query' ? 'Invalid query' : MESSAGES.invalidInput, details },
+  body: { error: source === 'query' ? MESSAGES.invalidQuery : MESSAGES.invalidInput, details },
 });
 
 function assertNever(value: never): never {

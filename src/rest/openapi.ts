@@ -11,107 +11,15 @@ import {
   type OperationDefinitionNode,
   type VariableDefinitionNode,
 } from 'graphql';
-import { z } from 'zod';
-import { listContactsArgs, createContactInput } from '../contacts/contact.service.js';
-import { createDealInput, listDealsArgs } from '../deals/deal.service.js';
-import { COLLECTIONS, FORMAT_VERSION } from '../exports/account-json.js';
-import { CSV_COLUMNS } from '../exports/contacts-csv.js';
-import { exportArgs, exportFileName } from '../exports/export.service.js';
-import { MESSAGES, type ErrorCode } from '../errors.js';
-import { ExportKind } from '../generated/prisma/client.js';
-import { LIMITS, type FieldLimit } from '../graphql/limits.js';
+import { HTTP_STATUS, MESSAGES, type ErrorCode } from '../errors.js';
+import { rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../graphql/schema.js';
 import { changesState } from '../auth/origin.js';
-import { metadataSchema } from '../forms/submission.service.js';
-import { listInvoicesArgs } from '../invoices/invoice.service.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
 import { rateLimitHeaders } from './headers.js';
 import { toSnake } from './input.js';
 import { inputSchema, nonNullInput, outputSchema, zodField, type JsonSchema } from './json-schema.js';
-import { routes, type Route } from './routes.js';
-
-/** How a route's `respond` (src/rest/routes.ts) shapes the operation's result. */
-type Answer =
-  | { kind: 'as-is' } // 200 with the aliased selection set itself (list envelope, form result)
-  | { kind: 'created' } // 201 with { data: <selection> }
-  | { kind: 'download'; mediaType: string; fileName: string; schema: JsonSchema; example?: string };
-
-type RouteDoc = {
-  /** The zod schema the root field parses its arguments (or its `input`) with: the domain constraints. */
-  rules?: z.ZodType;
-  answer: Answer;
-  /** Messages of the extra 403 answers the field can give (a route's `target` gives its 404). */
-  forbidden?: string[];
-  /** The field honours an Idempotency-Key header (src/graphql/idempotent.ts). */
-  idempotent?: boolean;
-};
-
-// `data` is checked against the form's own fields (validateSubmission); this is the shape it must have.
-const submitLeadFormRules = metadataSchema.extend({
-  data: z
-    .record(z.string(), z.string())
-    .describe("The form's field keys (GET /forms/{form_id} lists them) to their values; keys the form does not define are ignored"),
-});
-
-const DAY = new Date(Date.UTC(2025, 0, 31));
-const SAMPLE_ACCOUNT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
-
-/**
- * The one hand-kept part of the document, keyed by the operation's root field: what no GraphQL
- * type says (the envelope, the download) and which zod schema guards the field. A route missing
- * here fails at start.
- */
-export const ROUTE_DOCS: Record<string, RouteDoc> = {
-  contacts: { rules: listContactsArgs, answer: { kind: 'as-is' } },
-  createContact: { rules: createContactInput, answer: { kind: 'created' }, idempotent: true },
-  exportContacts: {
-    rules: exportArgs,
-    answer: {
-      kind: 'download',
-      mediaType: 'text/csv',
-      fileName: exportFileName({ kind: ExportKind.contacts_csv, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
-      schema: { type: 'string', description: `RFC 4180 CSV, UTF-8, oldest first. Columns: ${CSV_COLUMNS.join(', ')}.` },
-      example: `${CSV_COLUMNS.join(',')}\r\nAda,Lovelace,ada@example.com,,Analytical Engines,client,referral,2025-01-31T09:30:00.000Z\r\n`,
-    },
-  },
-  deals: { rules: listDealsArgs, answer: { kind: 'as-is' } },
-  createDeal: { rules: createDealInput, answer: { kind: 'created' }, idempotent: true },
-  invoices: { rules: listInvoicesArgs, answer: { kind: 'as-is' } },
-  submitLeadForm: { rules: submitLeadFormRules, answer: { kind: 'as-is' }, idempotent: true },
-  exportAccount: {
-    rules: exportArgs,
-    forbidden: [MESSAGES.ownerOnlyExport],
-    answer: {
-      kind: 'download',
-      mediaType: 'application/json',
-      fileName: exportFileName({ kind: ExportKind.account_json, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
-      schema: accountExportSchema(),
-    },
-  },
-};
-
-function accountExportSchema(): JsonSchema {
-  const records = { type: 'array', items: { type: 'object', description: 'One row: every column (snake_case) but secrets' } };
-  return {
-    type: 'object',
-    description: 'Every account-scoped collection; the listing is open-ended (more keys may appear).',
-    required: ['export_metadata', 'account', ...COLLECTIONS.map((c) => c.key)],
-    properties: {
-      export_metadata: {
-        type: 'object',
-        required: ['exported_at', 'account_id', 'format_version', 'gdpr_request'],
-        properties: {
-          exported_at: { type: 'string', format: 'date-time' },
-          account_id: { type: 'string', format: 'uuid' },
-          format_version: { type: 'string', const: FORMAT_VERSION },
-          gdpr_request: { type: 'boolean', const: true },
-        },
-      },
-      account: { type: 'object', description: 'The account record' },
-      ...Object.fromEntries(COLLECTIONS.map((c) => [c.key, records])),
-    },
-  };
-}
+import { routes, type Answer, type Route } from './routes.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -212,9 +120,10 @@ function describeRoute(route: Route): JsonSchema {
   const root = operation.selectionSet.selections[0] as FieldNode;
   const rootType = operation.operation === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
   const field = rootType.getFields()[root.name.value]!;
-  const doc = ROUTE_DOCS[field.name];
-  if (!doc) throw new Error(`OpenAPI: ${route.method} ${route.path} (${field.name}) has no entry in ROUTE_DOCS`);
-  const limit = (LIMITS as Record<string, FieldLimit>)[field.name];
+  const rules = rootRules(schema, operation.operation === 'mutation' ? 'mutation' : 'query', field.name);
+  if (!rules) throw new Error(`OpenAPI: ${route.method} ${route.path} (${field.name}) declares no rules`);
+  const doc = { ...rules, rules: rules.input ?? rules.documents };
+  const limit = rules.limit;
   const fragments = Object.fromEntries(
     route.operation.definitions
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
@@ -243,12 +152,12 @@ function describeRoute(route: Route): JsonSchema {
     summary: words(operation.name!.value),
     ...(description.length ? { description: description.join('\n\n') } : {}),
     tags: [tagOf(route)],
-    ...(route.auth === 'public' ? { security: [] } : {}),
+    ...(rules.access === 'public' ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: {
-      ...success(doc.answer, outputSchema(field.type, root.selectionSet, fragments), limit !== undefined),
-      ...errorResponses(route, doc, limit !== undefined, exampleField),
+      ...success(route.answer, outputSchema(field.type, root.selectionSet, fragments), limit !== undefined),
+      ...errorResponses(route, rules, limit !== undefined, exampleField),
     },
     'x-graphql-operation': operation.name!.value,
     'x-graphql-field': `${rootType.name}.${field.name}`,
@@ -260,6 +169,9 @@ function argumentOf(root: FieldNode, field: GraphQLField<unknown, unknown>, vari
   const node = root.arguments?.find((a) => a.value.kind === Kind.VARIABLE && a.value.name.value === variable);
   return field.args.find((a) => a.name === (node?.name.value ?? variable));
 }
+
+/** The field's declared rules, with the zod schema its arguments are judged by (or documented with). */
+type RouteDoc = FieldRules & { rules?: FieldRules['input'] };
 
 function parameter(definition: VariableDefinitionNode, where: 'path' | 'query', root: FieldNode, field: GraphQLField<unknown, unknown>, doc: RouteDoc) {
   const variable = definition.variable.name.value;
@@ -305,35 +217,37 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
       const wrapped = { type: 'object', properties: { data: selection }, required: ['data'], additionalProperties: false };
       return { 201: { description: STATUS_TEXT[201], headers: headers(extra), content: { 'application/json': { schema: wrapped } } } };
     }
-    case 'download':
+    case 'download': {
+      const { file } = answer;
       return {
         200: {
-          description: `A download named like \`${answer.fileName}\``,
+          description: `A download named like \`${file.sampleFileName}\``,
           headers: headers(['Content-Disposition', ...extra]),
-          content: { [answer.mediaType]: { schema: answer.schema, ...(answer.example ? { example: answer.example } : {}) } },
+          content: { [file.mediaType]: { schema: file.schema, ...(file.example ? { example: file.example } : {}) } },
         },
       };
+    }
   }
 }
 
 /** Every refusal the route can give, rendered by the REST layer's own translator (src/rest/errors.ts). */
-function errorResponses(route: Route, doc: RouteDoc, limited: boolean, exampleField: string) {
+function errorResponses(route: Route, rules: FieldRules, limited: boolean, exampleField: string) {
   const source: InputSource = route.input === 'query' ? 'query' : 'body';
   const core = (code: ErrorCode, message: string) =>
     fromCoreError(new GraphQLError(message, { extensions: { code } }), source, (key) => key);
 
   const refusals: RestError[] = [];
-  if (route.input !== 'query') refusals.push(fromHttpError('PAYLOAD_TOO_LARGE'), fromHttpError('UNSUPPORTED_MEDIA_TYPE'));
+  if (route.input !== 'query') refusals.push(core('PAYLOAD_TOO_LARGE', MESSAGES.payloadTooLarge), core('UNSUPPORTED_MEDIA_TYPE', MESSAGES.unsupportedMediaType));
   refusals.push(invalidInput(source, { [exampleField]: ['Required'] }));
-  if (route.auth === 'user') {
+  if (rules.access !== 'public') {
     refusals.push(core('UNAUTHENTICATED', MESSAGES.unauthorized), core('FORBIDDEN', MESSAGES.noAccess));
     if (changesState(route.method, getOperationAST(route.operation)?.operation)) refusals.push(core('FORBIDDEN', MESSAGES.crossSite));
   }
-  for (const message of doc.forbidden ?? []) refusals.push(core('FORBIDDEN', message));
-  if (route.target) refusals.push(core('NOT_FOUND', route.target.missing));
-  if (doc.idempotent) refusals.push(core('IDEMPOTENCY_IN_PROGRESS', ''), core('IDEMPOTENCY_CONFLICT', ''));
+  if (rules.access === 'owner') refusals.push(core('FORBIDDEN', rules.forbidden ?? MESSAGES.ownerOnly));
+  if (rules.access === 'public' && rules.target) refusals.push(core('NOT_FOUND', rules.missing ?? 'Not found'));
+  if (rules.idempotent) refusals.push(core('IDEMPOTENCY_IN_PROGRESS', ''), core('IDEMPOTENCY_CONFLICT', ''));
   if (limited) refusals.push(core('RATE_LIMITED', MESSAGES.rateLimited));
-  refusals.push(fromHttpError('INTERNAL_SERVER_ERROR'), core('SERVICE_UNAVAILABLE', MESSAGES.unavailable));
+  refusals.push(core('INTERNAL_SERVER_ERROR', MESSAGES.internal), core('SERVICE_UNAVAILABLE', MESSAGES.unavailable));
 
   const byStatus = new Map<number, RestError[]>();
   for (const refusal of refusals) byStatus.set(refusal.status, [...(byStatus.get(refusal.status) ?? []), refusal]);

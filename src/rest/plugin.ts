@@ -1,23 +1,27 @@
-import { getOperationAST, GraphQLError, validate, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, validate, type DocumentNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
-import type { AppDeps } from '../app.js';
 import type { Context, ServerContext } from '../context.js';
-import { isDatabaseUnavailable } from '../db/client.js';
-import { notFound } from '../errors.js';
-import { LIMITS, type FieldLimit } from '../graphql/limits.js';
+import { isAppError, notFound } from '../errors.js';
+import { maskError } from '../graphql/mask.js';
+import { admit, rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../graphql/schema.js';
-import { jsonObject, readJson, RestRefusal } from './body.js';
-import { fromCoreError, fromHttpError, invalidInput, restErrorResponse, type InputSource, type RestError } from './errors.js';
+import { jsonObject, readJson } from '../http/body.js';
+import type { Logger } from '../logger.js';
+import { download } from './download.js';
+import { fromCoreError, fromHttpError, invalidInput, json, restErrorResponse, type InputSource, type RestError } from './errors.js';
 import { toSnake, VariableReader } from './input.js';
 import { routes, type Route } from './routes.js';
 
 type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string };
-type Compiled = Operation & { route: Route; target?: Operation & { missing: string }; segments: string[] };
+type Compiled = Operation & { route: Route; rules: FieldRules; target?: Operation; segments: string[] };
 
-/** Checked once at start: every REST operation is valid against the schema and names one root field. */
-function compile(route: Route): Compiled {
-  const target = route.target && { ...operationOf(route, route.target.operation), missing: route.target.missing };
-  return { route, ...operationOf(route, route.operation), target, segments: route.path.split('/') };
+/** Checked once at start: every REST operation is valid, names one root field, and that field declares rules. */
+export function compileRoute(route: Route): Compiled {
+  const compiled = operationOf(route, route.operation);
+  const rules = rootRules(schema, compiled.operation.operation === 'mutation' ? 'mutation' : 'query', compiled.field);
+  if (!rules) throw new Error(`REST operation for ${route.method} ${route.path}: ${compiled.field} declares no rules`);
+  const target = route.target && operationOf(route, route.target);
+  return { route, ...compiled, rules, target, segments: route.path.split('/') };
 }
 
 function operationOf(route: Route, document: DocumentNode): Operation {
@@ -48,8 +52,8 @@ function match(table: Compiled[], method: string, pathname: string) {
 }
 
 /** Serves /api/v1 inside Yoga, so REST runs the same plugins (context, masking) as /graphql. */
-export function useRest(deps: AppDeps): Plugin<Context> {
-  const table = routes.map(compile);
+export function useRest({ log }: { log: Logger }): Plugin<Context> {
+  const table = routes.map(compileRoute);
   let yoga: YogaServerInstance<ServerContext, Context>;
   return {
     onYogaInit: ({ yoga: instance }) => {
@@ -65,67 +69,70 @@ export function useRest(deps: AppDeps): Plugin<Context> {
       }
       if (!('entry' in found) || !found.entry) {
         const { allow } = found as { allow: string[] };
-        endResponse(restErrorResponse(allow.length ? fromHttpError('METHOD_NOT_ALLOWED', allow) : fromHttpError('ROUTE_NOT_FOUND')));
+        endResponse(restErrorResponse(fromHttpError(allow.length ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND', allow)));
         return;
       }
-      endResponse(await run(yoga, deps, found.entry, found.params, request, url, serverContext as ServerContext));
+      endResponse(await run(yoga, log, found.entry, found.params, request, url, serverContext as ServerContext));
     },
   };
 }
 
 async function run(
   yoga: YogaServerInstance<ServerContext, Context>,
-  deps: AppDeps,
+  log: Logger,
   compiled: Compiled,
   pathParams: Record<string, string>,
   request: Request,
   url: URL,
   serverContext: ServerContext,
 ): Promise<Response> {
-  const { route, field, target } = compiled;
+  const { route, field, rules, target } = compiled;
   const source: InputSource = route.input === 'query' ? 'query' : 'body';
   const renameField = route.keepDetailKeys ? (key: string) => key : (key: string) => key.split('.').map(toSnake).join('.');
   try {
     const enveloped = yoga.getEnveloped({ request, ...serverContext, operation: compiled.operation.operation } as never);
     const ctx = (await enveloped.contextFactory()) as Context;
-    // Decisions §2: 401 -> 429 -> 400 (public form: 429 -> 415/413 -> 404 -> 400). The limit is charged here,
-    // before the input is read, and the resolver is told it was paid, so a request still counts once.
-    const viewer = route.auth === 'user' ? await ctx.viewer() : null;
-    const limit: FieldLimit | undefined = (LIMITS as Record<string, FieldLimit>)[field];
-    if (limit && limit.per !== 'account') {
-      await ctx.charge(limit, limit.per === 'ip' ? ctx.clientIp : viewer!.id);
-      ctx.state.prepaid.add(limit.name);
-    }
+    // docs/decisions.md §2: 401 -> 429 before the body is read (415/413 -> 400; the public form: 404 -> 400).
+    // The field's own admission, done once per request: its resolver does not charge again.
+    await admit(ctx, field, rules);
 
-    // 415 and 413 judge the HTTP message, not its content: they come first (RestRefusal, thrown).
     const raw = route.input === 'query' ? undefined : await readJson(request);
     const input = readVariables(compiled, raw, url, pathParams);
     if ('refused' in input) {
       // The addressed resource answers before its input (public form: 404 -> 400). Only a refused
       // input needs this look-up: a valid one meets the core's own 404 when it runs.
-      const missing = target ? await missingTarget(enveloped, ctx, target, pathParams) : null;
+      const missing = target ? await missingTarget(enveloped, ctx, target, rules, pathParams) : null;
       return restErrorResponse(missing ? fromCoreError(missing, source, renameField) : input.refused);
     }
-    const variables = input.variables;
 
-    const result = await enveloped.execute({ schema, document: route.operation, variableValues: variables, contextValue: ctx });
+    const result = await enveloped.execute({ schema, document: route.operation, variableValues: input.variables, contextValue: ctx });
     if ('errors' in result && result.errors?.length) {
       const error = result.errors.find((e: GraphQLError) => e.extensions?.code) ?? result.errors[0]!;
       return restErrorResponse(fromCoreError(error, source, renameField));
     }
-    const data = (result as { data: Record<string, unknown> }).data;
-    const exchange = {
-      signal: request.signal,
-      abort: () => Boolean(serverContext.req?.socket.destroy()),
-      log: (err: unknown) => deps.log.error({ err, requestId: ctx.requestId }, 'REST download failed'),
-    };
-    return await route.respond(data[field] as never, ctx, exchange);
+    return await answer(route, (result as { data: Record<string, unknown> }).data[field], ctx, request, serverContext, log);
   } catch (error) {
-    if (error instanceof RestRefusal) return restErrorResponse(error.refusal);
-    if (error instanceof GraphQLError && error.extensions.code) return restErrorResponse(fromCoreError(error, source, renameField));
-    if (isDatabaseUnavailable(error)) return restErrorResponse(fromCoreError(unavailable(), source, renameField));
-    deps.log.error({ err: error }, 'REST request failed');
-    return restErrorResponse(fromHttpError('INTERNAL_SERVER_ERROR'));
+    // Failures outside execution (the context, reading the body): the core's masking decides what shows.
+    const shown = isAppError(error) ? error : maskError(error, log);
+    return restErrorResponse(fromCoreError(shown, source, renameField));
+  }
+}
+
+function answer(route: Route, result: unknown, ctx: Context, request: Request, serverContext: ServerContext, log: Logger) {
+  switch (route.answer.kind) {
+    case 'as-is':
+      return json(200, result);
+    case 'created':
+      return json(201, { data: result });
+    case 'download': {
+      const { file } = route.answer;
+      const ticket = result as { accountId: string; fileName: string; createdAt: string };
+      return download(file.stream(ctx.db, ticket), `${file.mediaType}; charset=utf-8`, ticket.fileName, {
+        signal: request.signal,
+        abort: () => Boolean(serverContext.req?.socket.destroy()),
+        log: (err: unknown) => log.error({ err, requestId: ctx.requestId }, 'REST download failed'),
+      });
+    }
   }
 }
 
@@ -148,7 +155,7 @@ function readVariables(
     try {
       body = jsonObject(raw);
     } catch (error) {
-      if (error instanceof RestRefusal) return { refused: error.refusal };
+      if (isAppError(error)) return { refused: fromCoreError(error, 'body', (key) => key) };
       throw error;
     }
     if (route.input === 'body-as-input') {
@@ -165,11 +172,12 @@ function readVariables(
 
 type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnveloped']>;
 
-/** The core's own answer to "does the path address something?": its error, a 404 for null, else null. */
+/** The core's own answer to "does the path address something?": its error, the field's 404 for null, else null. */
 async function missingTarget(
   enveloped: Enveloped,
   ctx: Context,
-  target: NonNullable<Compiled['target']>,
+  target: Operation,
+  rules: FieldRules,
   pathParams: Record<string, string>,
 ): Promise<GraphQLError | null> {
   const reader = new VariableReader(true);
@@ -178,10 +186,8 @@ async function missingTarget(
   const result = await enveloped.execute({ schema, document: target.document, variableValues, contextValue: ctx });
   if ('errors' in result && result.errors?.length) return result.errors.find((e: GraphQLError) => e.extensions?.code) ?? result.errors[0]!;
   const data = (result as { data?: Record<string, unknown> | null }).data;
-  return data?.[target.field] == null ? notFound(target.missing) : null;
+  return data?.[target.field] == null ? notFound(rules.missing ?? 'Not found') : null;
 }
-
-const unavailable = () => new GraphQLError('Service unavailable', { extensions: { code: 'SERVICE_UNAVAILABLE' } });
 
 /** Body keys that name no variable of the operation are refused by name, like unknown input fields. */
 function rejectUnknownKeys(

@@ -1,10 +1,5 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { Context } from '../context.js';
-import { accountExportStream } from '../exports/account-json.js';
-import { contactsCsvStream } from '../exports/contacts-csv.js';
-import { MESSAGES } from '../errors.js';
-import { download, type Exchange } from './download.js';
-import { json } from './errors.js';
+import { ACCOUNT_JSON, CONTACTS_CSV, type Download } from './downloads.js';
 import {
   CreateContactDocument,
   CreateDealDocument,
@@ -23,53 +18,42 @@ import {
  */
 export type InputFrom = 'query' | 'body-as-input' | 'body-as-variables';
 
-export type Route<Data = any> = {
+/**
+ * How the operation's result becomes the answer: 200 with the (aliased) selection itself, 201
+ * with `{data: <selection>}`, or a file streamed from the export ticket the operation answers.
+ */
+export type Answer = { kind: 'as-is' } | { kind: 'created' } | { kind: 'download'; file: Download };
+
+export type Route = {
   method: 'GET' | 'POST';
   path: string;
-  operation: TypedDocumentNode<Data, any>;
-  auth: 'user' | 'public';
+  /** A named operation (src/rest/operations/*.graphql) with one root field: its rules are the route's. */
+  operation: TypedDocumentNode<any, any>;
   input: InputFrom;
+  answer: Answer;
   /**
    * The resource the path addresses, looked up (path parameters only) after the rate limit and
-   * before the body is judged, so it answers 404 first (decisions.md §2); null is 404 `missing`.
+   * before the body is judged, so it answers 404 first (docs/decisions.md §2); null is the field's 404.
    */
-  target?: { operation: TypedDocumentNode<any, any>; missing: string };
+  target?: TypedDocumentNode<any, any>;
   /** Form submissions report problems by the form's own field keys: keep them as they are. */
   keepDetailKeys?: boolean;
-  respond: (result: Data[keyof Data], ctx: Context, exchange: Exchange) => Response | Promise<Response>;
 };
 
-const route = <Data>(r: Route<Data>): Route<Data> => r;
+const AS_IS = { kind: 'as-is' } as const;
+const CREATED = { kind: 'created' } as const;
 
-const list = ({ data, total, page, page_size }: { data: unknown[]; total: number; page: number; page_size: number }) =>
-  json(200, { data, total, page, page_size });
-const created = (data: unknown) => json(201, { data });
-
-/** THE REST contract: endpoint -> GraphQL operation (src/rest/operations/*.graphql) -> answer. */
+/** THE REST contract: endpoint -> GraphQL operation -> answer. Access, limits and input rules are the field's. */
 export const routes: Route[] = [
-  route({ method: 'GET', path: '/api/v1/contacts', operation: ListContactsDocument, auth: 'user', input: 'query', respond: list }),
-  route({ method: 'POST', path: '/api/v1/contacts', operation: CreateContactDocument, auth: 'user', input: 'body-as-input', respond: created }),
-  route({
-    method: 'GET', path: '/api/v1/contacts/export', operation: ExportContactsDocument, auth: 'user', input: 'query',
-    respond: (ticket, ctx, exchange) =>
-      download(contactsCsvStream(ctx.db, ticket.accountId), 'text/csv; charset=utf-8', ticket.fileName, exchange),
-  }),
-  route({ method: 'GET', path: '/api/v1/deals', operation: ListDealsDocument, auth: 'user', input: 'query', respond: list }),
-  route({ method: 'POST', path: '/api/v1/deals', operation: CreateDealDocument, auth: 'user', input: 'body-as-input', respond: created }),
-  route({ method: 'GET', path: '/api/v1/invoices', operation: ListInvoicesDocument, auth: 'user', input: 'query', respond: list }),
-  route({
-    method: 'POST', path: '/api/v1/forms/:form_id/submit', operation: SubmitLeadFormDocument, auth: 'public',
-    target: { operation: LeadFormToSubmitDocument, missing: MESSAGES.formNotFound },
-    input: 'body-as-variables', keepDetailKeys: true, respond: (result) => json(200, result),
-  }),
-  route({
-    method: 'GET', path: '/api/v1/account/export', operation: ExportAccountDocument, auth: 'user', input: 'query',
-    respond: (ticket, ctx, exchange) =>
-      download(
-        accountExportStream(ctx.db, ticket.accountId, new Date(ticket.createdAt)),
-        'application/json; charset=utf-8',
-        ticket.fileName,
-        exchange,
-      ),
-  }),
+  { method: 'GET', path: '/api/v1/contacts', operation: ListContactsDocument, input: 'query', answer: AS_IS },
+  { method: 'POST', path: '/api/v1/contacts', operation: CreateContactDocument, input: 'body-as-input', answer: CREATED },
+  { method: 'GET', path: '/api/v1/contacts/export', operation: ExportContactsDocument, input: 'query', answer: { kind: 'download', file: CONTACTS_CSV } },
+  { method: 'GET', path: '/api/v1/deals', operation: ListDealsDocument, input: 'query', answer: AS_IS },
+  { method: 'POST', path: '/api/v1/deals', operation: CreateDealDocument, input: 'body-as-input', answer: CREATED },
+  { method: 'GET', path: '/api/v1/invoices', operation: ListInvoicesDocument, input: 'query', answer: AS_IS },
+  {
+    method: 'POST', path: '/api/v1/forms/:form_id/submit', operation: SubmitLeadFormDocument, input: 'body-as-variables',
+    answer: AS_IS, target: LeadFormToSubmitDocument, keepDetailKeys: true,
+  },
+  { method: 'GET', path: '/api/v1/account/export', operation: ExportAccountDocument, input: 'query', answer: { kind: 'download', file: ACCOUNT_JSON } },
 ];

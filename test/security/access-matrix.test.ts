@@ -9,8 +9,9 @@
  * without a row here fails the first tests of this file.
  */
 import { randomUUID } from 'node:crypto';
-import { getNamedType, isInputObjectType, type GraphQLArgument, type GraphQLInputType } from 'graphql';
+import { getNamedType, getOperationAST, isInputObjectType, type FieldNode, type GraphQLArgument, type GraphQLInputType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rootRules } from '../../src/graphql/rules.js';
 import { schema } from '../../src/graphql/schema.js';
 import { routes } from '../../src/rest/routes.js';
 import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
@@ -457,7 +458,12 @@ describe('the REST table covers every route', () => {
   });
 
   it('only the form submit is public', () => {
-    expect(routes.filter((r) => r.auth === 'public').map((r) => r.path)).toEqual(['/api/v1/forms/:form_id/submit']);
+    const access = (r: (typeof routes)[number]) => {
+      const operation = getOperationAST(r.operation)!;
+      const root = operation.selectionSet.selections[0] as FieldNode;
+      return rootRules(schema, operation.operation === 'mutation' ? 'mutation' : 'query', root.name.value)?.access;
+    };
+    expect(routes.filter((r) => access(r) === 'public').map((r) => r.path)).toEqual(['/api/v1/forms/:form_id/submit']);
     expect(Object.entries(REST).filter(([, row]) => row.role === 'public').map(([key]) => key)).toEqual(['POST /api/v1/forms/:form_id/submit']);
   });
 });

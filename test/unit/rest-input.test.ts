@@ -1,9 +1,9 @@
 import { buildSchema, getOperationAST, GraphQLError, parse, type GraphQLInputType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { HTTP_STATUS, type ErrorCode } from '../../src/errors.js';
-import { LIMITS } from '../../src/graphql/limits.js';
+import { AppError, HTTP_STATUS, type ErrorCode } from '../../src/errors.js';
+import { rootRules } from '../../src/graphql/rules.js';
 import { schema } from '../../src/graphql/schema.js';
-import { MAX_BODY_BYTES, readJsonObject, RestRefusal } from '../../src/rest/body.js';
+import { MAX_BODY_BYTES, readJsonObject } from '../../src/http/body.js';
 import { download, type Exchange } from '../../src/rest/download.js';
 import { fromCoreError, fromHttpError, invalidInput } from '../../src/rest/errors.js';
 import { toCamel, toSnake, VariableReader } from '../../src/rest/input.js';
@@ -155,8 +155,8 @@ describe('readJsonObject', () => {
     new Request('http://x/api/v1/contacts', { method: 'POST', body, headers });
   const refusal = async (promise: Promise<unknown>) => {
     const error = await promise.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RestRefusal);
-    return (error as RestRefusal).refusal;
+    expect(error).toBeInstanceOf(AppError);
+    return fromCoreError(error as AppError, 'body', (key) => key);
   };
 
   it('returns the parsed object', async () => {
@@ -267,9 +267,6 @@ describe('the error translation', () => {
   it('the HTTP-only failures', () => {
     expect(fromHttpError('ROUTE_NOT_FOUND')).toEqual({ status: 404, body: { error: 'Not found' } });
     expect(fromHttpError('METHOD_NOT_ALLOWED', ['GET', 'POST'])).toEqual({ status: 405, body: { error: 'Method not allowed' }, headers: { Allow: 'GET, POST' } });
-    expect(fromHttpError('PAYLOAD_TOO_LARGE')).toEqual({ status: 413, body: { error: 'Payload too large' } });
-    expect(fromHttpError('UNSUPPORTED_MEDIA_TYPE')).toEqual({ status: 415, body: { error: 'Unsupported media type' } });
-    expect(fromHttpError('INTERNAL_SERVER_ERROR')).toEqual({ status: 500, body: { error: 'Internal server error' } });
     expect(invalidInput('query', { page: ['x'] }).body.error).toBe('Invalid query');
   });
 });
@@ -349,6 +346,8 @@ describe('the route table', () => {
     const root = getOperationAST(route.operation)!.selectionSet.selections[0]!;
     return root.kind === 'Field' ? root.name.value : '';
   };
+  const rulesOfRoute = (route: (typeof routes)[number]) =>
+    rootRules(schema, getOperationAST(route.operation)!.operation === 'mutation' ? 'mutation' : 'query', field(route));
 
   it('lists the eight endpoints of the contract', () => {
     expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
@@ -364,11 +363,11 @@ describe('the route table', () => {
   });
 
   it('only the form submission is public', () => {
-    expect(routes.filter((r) => r.auth === 'public').map((r) => r.path)).toEqual(['/api/v1/forms/:form_id/submit']);
+    expect(routes.filter((r) => rulesOfRoute(r)?.access === 'public').map((r) => r.path)).toEqual(['/api/v1/forms/:form_id/submit']);
   });
 
-  it("each endpoint's GraphQL field carries the contract's rate limit", () => {
-    const limits = Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, LIMITS[field(r) as keyof typeof LIMITS]]));
+  it("each endpoint's GraphQL field declares the contract's rate limit", () => {
+    const limits = Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, rulesOfRoute(r)?.limit]));
     expect(limits).toMatchObject({
       'GET /api/v1/contacts': { max: 60, window: '1m', per: 'user' },
       'POST /api/v1/contacts': { max: 30, window: '1m', per: 'user' },

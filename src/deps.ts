@@ -1,0 +1,19 @@
+import type { KnownUsers } from './auth/viewer.js';
+import type { TokenClaims } from './auth/token.js';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import type { Logger } from './logger.js';
+import type { RateLimiter } from './ratelimit/limiter.js';
+
+/**
+ * Everything a running app needs from outside; main.ts (src/runtime.ts) and the tests each build one.
+ * Its own module so the context and the plugins can name it without importing the app (no import loop).
+ */
+export type AppDeps = {
+  config: Config;
+  db: Database;
+  limiter: RateLimiter;
+  verifyToken: (token: string) => Promise<TokenClaims>;
+  knownUsers: KnownUsers;
+  log: Logger;
+};

@@ -1,0 +1,81 @@
+import SchemaBuilder, {
+  BasePlugin,
+  type FieldNullability,
+  type InputFieldMap,
+  type PothosOutputFieldConfig,
+  type SchemaTypes,
+  type TypeParam,
+} from '@pothos/core';
+import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
+import type { Context } from '../context.js';
+import { enforce, type FieldRules } from './rules.js';
+
+/**
+ * A Pothos plugin, like its own scope-auth and complexity plugins: root fields take a `rules`
+ * option; the plugin keeps it on the built field (`extensions.rules`, read by the REST layer and
+ * the OpenAPI document) and runs its checks before the resolver (src/graphql/rules.ts).
+ */
+export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+  override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
+    const rules = rulesIn(fieldConfig);
+    if (!rules) return fieldConfig;
+    if (fieldConfig.kind !== 'Query' && fieldConfig.kind !== 'Mutation') {
+      throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: rules are for root fields`);
+    }
+    return { ...fieldConfig, extensions: { ...fieldConfig.extensions, rules } };
+  }
+
+  /** Every root field says who may call it: a field without rules fails the build, not a request. */
+  override afterBuild(schema: GraphQLSchema): GraphQLSchema {
+    for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+      for (const field of Object.values(root?.getFields() ?? {})) {
+        if (!field.extensions?.rules) throw new Error(`${root!.name}.${field.name} declares no rules (docs/fields.md)`);
+      }
+    }
+    return schema;
+  }
+
+  override wrapResolve(
+    resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
+    fieldConfig: PothosOutputFieldConfig<Types>,
+  ): GraphQLFieldResolver<unknown, Types['Context'], object> {
+    const rules = rulesIn(fieldConfig);
+    if (!rules) return resolver;
+    return async (parent, args, context, info) => {
+      await enforce(rules, args as Record<string, unknown>, context as unknown as Context, info);
+      return resolver(parent, args, context, info);
+    };
+  }
+}
+
+const rulesIn = (fieldConfig: { pothosOptions: object }) =>
+  (fieldConfig.pothosOptions as { rules?: FieldRules }).rules;
+
+SchemaBuilder.registerPlugin('rules', RulesPlugin);
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  export namespace PothosSchemaTypes {
+    export interface Plugins<Types extends SchemaTypes> {
+      rules: RulesPlugin<Types>;
+    }
+    export interface QueryFieldOptions<
+      Types extends SchemaTypes,
+      Type extends TypeParam<Types>,
+      Nullable extends FieldNullability<Type>,
+      Args extends InputFieldMap,
+      ResolveReturnShape,
+    > {
+      rules?: FieldRules;
+    }
+    export interface MutationFieldOptions<
+      Types extends SchemaTypes,
+      Type extends TypeParam<Types>,
+      Nullable extends FieldNullability<Type>,
+      Args extends InputFieldMap,
+      ResolveReturnShape,
+    > {
+      rules?: FieldRules;
+    }
+  }
+}

@@ -1,0 +1,142 @@
+import type { GraphQLField, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import type { z } from 'zod';
+import type { Role } from '../auth/access.js';
+import type { Viewer } from '../auth/viewer.js';
+import type { Context, RequestState } from '../context.js';
+import { forbidden, MESSAGES, notFound } from '../errors.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { once, readIdempotencyKey } from '../idempotency/idempotency.service.js';
+import { parseInput } from '../validation.js';
+
+/**
+ * The rules of a root field, declared once with the field (`rules: {...}` beside `type` and
+ * `resolve`; docs/fields.md). The resolver wrapper (rules.plugin.ts) enforces them in the order of
+ * docs/decisions.md §2, the REST layer charges the same limit before it reads a body, and the
+ * OpenAPI document describes the same limit, input, access and idempotency.
+ */
+export type FieldRules = {
+  /**
+   * Who may call it: anyone (`public`, limited per client IP), any signed-in user (`user`), or a
+   * `member` / `owner` of the account the input names (`accountId`) or the `target` belongs to.
+   */
+  access: 'public' | 'user' | 'member' | 'owner';
+  /** Parses the arguments (`from: 'args'`, the default) or the `input` argument; 400 with details. */
+  input?: z.ZodType;
+  from?: 'args' | 'input';
+  /**
+   * The record the field addresses. Public fields look it up from the raw arguments before the
+   * input is judged (404 `missing`); others after, and answer the account's 403 when it is unknown.
+   */
+  target?: (args: any, ctx: Context) => Promise<{ accountId: string } | null>;
+  /** The 404 message of a public field's missing target. */
+  missing?: string;
+  /** The rate limit; `per` says what it counts: the caller, the client address, or the account. */
+  limit?: FieldLimit;
+  /** Honours an `Idempotency-Key` header: the field's writes go through `checked(info).write`. */
+  idempotent?: boolean;
+  /** The 403 message for a member calling an owner-only field. */
+  forbidden?: string;
+  /** The shape of the input for the REST reference, when the field validates it itself (form values). */
+  documents?: z.ZodType;
+};
+
+export type FieldLimit = { max: number; window: `${number}${'s' | 'm' | 'h'}`; per: 'user' | 'ip' | 'account' };
+
+/** What the checks established, for the resolver: who, the parsed input, their role, the target. */
+export type Checked<Input = unknown, Target = unknown> = {
+  viewer: Viewer | null;
+  input: Input;
+  role: Role | null;
+  target: Target;
+  /**
+   * Runs the field's write: once per Idempotency-Key when the field is idempotent (in the
+   * transaction that stores the answer, which is what a retry gets back), else on the client.
+   * `scope` narrows who may reuse a key (e.g. one form's submissions).
+   */
+  write<T>(work: (db: Prisma.TransactionClient) => Promise<T>, claim?: { accountId?: string; scope?: string }): Promise<T>;
+};
+
+const checks = new WeakMap<GraphQLResolveInfo, Checked>();
+
+/** The checks' outcome for the field being resolved (`info` is the resolver's 4th argument). */
+export function checked<Input = unknown, Target = unknown>(info: GraphQLResolveInfo): Checked<Input, Target> {
+  const found = checks.get(info);
+  if (!found) throw new Error(`${info.parentType.name}.${info.fieldName} declares no rules`);
+  return found as Checked<Input, Target>;
+}
+
+/** The rules declared on a root field of the built schema (src/graphql/rules.plugin.ts puts them there). */
+export function rulesOf(field: GraphQLField<unknown, unknown> | undefined): FieldRules | undefined {
+  return field?.extensions?.rules as FieldRules | undefined;
+}
+
+export function rootRules(schema: GraphQLSchema, kind: 'query' | 'mutation', name: string): FieldRules | undefined {
+  const root = kind === 'query' ? schema.getQueryType() : schema.getMutationType();
+  return rulesOf(root?.getFields()[name]);
+}
+
+const limitName = (field: string) => field;
+
+// Root-field calls already admitted in this request (by response key): REST admits before it reads
+// the body (decisions §2: 429 before 415/413/400); the resolver then does not charge again.
+const admitted = new WeakMap<RequestState, Set<string>>();
+
+/**
+ * The checks before any input is read: 401 for a non-public field, then the per-user or per-IP
+ * limit. Once per response key and request, whoever asks first (REST, or the resolver).
+ */
+export async function admit(ctx: Context, field: string, rules: FieldRules, responseKey = field): Promise<Viewer | null> {
+  const viewer = rules.access === 'public' ? null : await ctx.viewer();
+  let done = admitted.get(ctx.state);
+  if (!done) admitted.set(ctx.state, (done = new Set()));
+  if (done.has(responseKey)) return viewer;
+  done.add(responseKey);
+  const { limit } = rules;
+  if (limit && limit.per !== 'account') {
+    await ctx.charge({ name: limitName(field), max: limit.max, window: limit.window }, limit.per === 'ip' ? ctx.clientIp : viewer!.id);
+  }
+  return viewer;
+}
+
+/**
+ * Every check a field declares, in the order of docs/decisions.md §2:
+ * signed-in fields 401 -> 429 -> 400 -> 403 (-> 429 per account, so only those with access spend it);
+ * public fields 429 -> 404 -> 400.
+ */
+export async function enforce(rules: FieldRules, args: Record<string, unknown>, ctx: Context, info: GraphQLResolveInfo): Promise<Checked> {
+  const field = info.fieldName;
+  const viewer = await admit(ctx, field, rules, info.path.key as string);
+  let target: { accountId: string } | null = null;
+  if (rules.access === 'public' && rules.target) {
+    target = await rules.target(args, ctx);
+    if (!target) throw notFound(rules.missing ?? 'Not found');
+  }
+  const raw = rules.from === 'input' ? args.input : args;
+  const input = rules.input ? parseInput(rules.input, raw) : raw;
+
+  let role: Role | null = null;
+  let accountId: string | undefined;
+  if (rules.access === 'member' || rules.access === 'owner') {
+    if (rules.target) target = await rules.target(input, ctx);
+    accountId = rules.target ? target?.accountId : (input as { accountId?: string }).accountId;
+    role = accountId ? await ctx.role(accountId) : null;
+    if (!role) throw forbidden(MESSAGES.noAccess);
+    if (rules.access === 'owner' && role !== 'owner') throw forbidden(rules.forbidden ?? MESSAGES.ownerOnly);
+  }
+  if (rules.limit?.per === 'account') {
+    const { max, window } = rules.limit;
+    await ctx.charge({ name: limitName(field), max, window }, accountId!);
+  }
+
+  const write: Checked['write'] = (work, claim = {}) => {
+    const key = rules.idempotent ? readIdempotencyKey(ctx.request.headers) : null;
+    if (key === null) return work(ctx.db);
+    const who = viewer ? `user:${viewer.id}` : `ip:${ctx.clientIp}`;
+    const owner = claim.accountId ?? accountId ?? target?.accountId;
+    if (!owner) throw new Error(`${field}: an idempotent write needs the account it writes to`);
+    return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: raw }, work);
+  };
+  const result: Checked = { viewer, input, role, target, write };
+  checks.set(info, result);
+  return result;
+}

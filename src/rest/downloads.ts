@@ -1,0 +1,60 @@
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { accountExportStream, COLLECTIONS, FORMAT_VERSION } from '../exports/account-json.js';
+import { contactsCsvStream, CSV_COLUMNS } from '../exports/contacts-csv.js';
+import { exportFileName } from '../exports/export.service.js';
+import { ExportKind } from '../generated/prisma/client.js';
+import type { JsonSchema } from './json-schema.js';
+
+/** The ticket an export mutation answers (its audit row): what a download streams from. */
+export type Ticket = { accountId: string; fileName: string; createdAt: string };
+
+/** A file answer: how its bytes are made, and what the OpenAPI document says of them. */
+export type Download = {
+  mediaType: string;
+  stream(db: PrismaClient, ticket: Ticket): ReadableStream<Uint8Array>;
+  /** A file name like the real ones, for the reference. */
+  sampleFileName: string;
+  schema: JsonSchema;
+  example?: string;
+};
+
+const DAY = new Date(Date.UTC(2025, 0, 31));
+const SAMPLE_ACCOUNT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+
+export const CONTACTS_CSV: Download = {
+  mediaType: 'text/csv',
+  stream: (db, ticket) => contactsCsvStream(db, ticket.accountId),
+  sampleFileName: exportFileName({ kind: ExportKind.contacts_csv, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
+  schema: { type: 'string', description: `RFC 4180 CSV, UTF-8, oldest first. Columns: ${CSV_COLUMNS.join(', ')}.` },
+  example: `${CSV_COLUMNS.join(',')}\r\nAda,Lovelace,ada@example.com,,Analytical Engines,client,referral,2025-01-31T09:30:00.000Z\r\n`,
+};
+
+export const ACCOUNT_JSON: Download = {
+  mediaType: 'application/json',
+  stream: (db, ticket) => accountExportStream(db, ticket.accountId, new Date(ticket.createdAt)),
+  sampleFileName: exportFileName({ kind: ExportKind.account_json, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
+  schema: accountExportSchema(),
+};
+
+function accountExportSchema(): JsonSchema {
+  const records = { type: 'array', items: { type: 'object', description: 'One row: every column (snake_case) but secrets' } };
+  return {
+    type: 'object',
+    description: 'Every account-scoped collection; the listing is open-ended (more keys may appear).',
+    required: ['export_metadata', 'account', ...COLLECTIONS.map((c) => c.key)],
+    properties: {
+      export_metadata: {
+        type: 'object',
+        required: ['exported_at', 'account_id', 'format_version', 'gdpr_request'],
+        properties: {
+          exported_at: { type: 'string', format: 'date-time' },
+          account_id: { type: 'string', format: 'uuid' },
+          format_version: { type: 'string', const: FORMAT_VERSION },
+          gdpr_request: { type: 'boolean', const: true },
+        },
+      },
+      account: { type: 'object', description: 'The account record' },
+      ...Object.fromEntries(COLLECTIONS.map((c) => [c.key, records])),
+    },
+  };
+}
