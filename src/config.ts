@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { parseAllowedOrigins } from './auth/origin.js';
 
-/** Every environment variable the service reads, validated once at start (decisions.md §10). */
+/** Every environment variable the service reads, validated once at start (docs/decisions.md §10). */
 export type Config = {
   port: number;
   host: string;

@@ -1,7 +1,7 @@
 import { invalidTransition } from './errors.js';
 import type { DealStatus, InvoiceStatus } from './generated/prisma/enums.js';
 
-/** Allowed moves per state (decisions.md §8), as data: the docs and the tests read the same table. */
+/** Allowed moves per state (docs/decisions.md §8), as data: the docs and the tests read the same table. */
 export type TransitionTable<S extends string> = Readonly<Record<S, readonly S[]>>;
 
 export const DEAL_TRANSITIONS: TransitionTable<DealStatus> = {

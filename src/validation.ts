@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { badInput, type ErrorDetails } from './errors.js';
 
-// A missing required value reads exactly "Required" (decisions.md §2); other type errors name
+// A missing required value reads exactly "Required" (docs/decisions.md §2); other type errors name
 // what was expected instead of echoing the input back.
 z.config({
   customError: (issue) => {
@@ -41,7 +41,7 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 
 export const uuid = z.string().regex(UUID, 'Must be a UUID');
 
-/** Trimmed text; a blank optional value becomes null (decisions.md §4). */
+/** Trimmed text; a blank optional value becomes null (docs/decisions.md §4). */
 export const optionalText = (max: number) =>
   text()
     .trim()

@@ -31,7 +31,7 @@ export const changesState = (method: string, operation: OperationKind | undefine
   method === 'POST' || operation === 'mutation';
 
 /**
- * decisions.md §1, the one cross-site rule for a cookie-authenticated request. A POST must prove it
+ * docs/decisions.md §1, the one cross-site rule for a cookie-authenticated request. A POST must prove it
  * comes from an allowed origin. Any other request that runs a mutation (the REST export GETs, which
  * write an audit row and spend a budget) is refused when it is evidently cross-site: a SameSite=Lax
  * cookie rides along on another site's top-level navigation, while a download typed into the address

@@ -22,7 +22,7 @@ const SECRET_ALGS = ['HS256'];
 const JWKS_ALGS = ['RS256', 'ES256', 'EdDSA', 'Ed25519'];
 const CLOCK_TOLERANCE_S = 30;
 
-/** Authorization: Bearer wins; the cookie is only a fallback (decisions.md §1). */
+/** Authorization: Bearer wins; the cookie is only a fallback (docs/decisions.md §1). */
 export function readToken(headers: Headers, cookieName: string): { token: string; source: TokenSource } | null {
   const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(headers.get('authorization') ?? '')?.[1];
   if (bearer) return { token: bearer, source: 'bearer' };

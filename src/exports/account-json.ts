@@ -122,7 +122,7 @@ export async function* accountExportParts(db: PrismaClient, accountId: string, e
 }
 
 /**
- * The account export document (decisions.md §6) as a web stream of UTF-8 bytes, for
+ * The account export document (docs/decisions.md §6) as a web stream of UTF-8 bytes, for
  * `new Response(...)`: one JSON object written as the client reads it, never held whole.
  */
 export function accountExportStream(

@@ -4,7 +4,7 @@ import { Readable, pipeline } from 'node:stream';
 import { Transform, type ParserOptions } from '@json2csv/node';
 import type { PrismaClient } from '../generated/prisma/client.js';
 
-/** The header row, exactly (decisions.md §6). */
+/** The header row, exactly (docs/decisions.md §6). */
 export const CSV_COLUMNS = [
   'First Name',
   'Last Name',

@@ -6,7 +6,7 @@ import { uuid } from '../validation.js';
 export const exportArgs = z.object({ accountId: uuid });
 export type ExportArgs = z.output<typeof exportArgs>;
 
-/** The download's name; its date is the UTC day the export was recorded (decisions.md §6). */
+/** The download's name; its date is the UTC day the export was recorded (docs/decisions.md §6). */
 export function exportFileName(log: Pick<ExportLog, 'kind' | 'accountId' | 'createdAt'>): string {
   const day = formatDate(log.createdAt);
   switch (log.kind) {

@@ -30,7 +30,7 @@ export type Submission = {
 export type SubmissionOrigin = { clientIp: string; userAgent: string | null };
 export type SubmissionResult = { success: true; contactId: string; successMessage: string; redirectUrl: string | null };
 
-// A mapped value must also fit its contact column (decisions.md §4), whatever the field allows.
+// A mapped value must also fit its contact column (docs/decisions.md §4), whatever the field allows.
 const COLUMN_MAX: Record<ContactField, number> = { first_name: 100, last_name: 100, email: 254, phone: 50, company: 200 };
 
 export const metadataSchema = z.object({
@@ -53,7 +53,7 @@ export const submissionShape = metadataSchema.extend({
 });
 
 /**
- * Public submission (decisions.md §5) to a form found by findActiveForm: a filled honeypot is kept
+ * Public submission (docs/decisions.md §5) to a form found by findActiveForm: a filled honeypot is kept
  * apart as spam with the ordinary answer; otherwise 400 on the values, then the contact and the record.
  */
 export async function submitToForm(

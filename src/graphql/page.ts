@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import { sqlPage } from './page-sql.js';
 
-/** Lists are newest first, stable across pages (decisions.md §3). */
+/** Lists are newest first, stable across pages (docs/decisions.md §3). */
 export const NEWEST_FIRST = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
 export type PageSource<Where> = { where: Where; page: number; pageSize: number };

@@ -11,7 +11,7 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
 
 export const restErrorResponse = (error: RestError): Response => json(error.status, error.body, error.headers);
 
-/** Where the request's input came from decides the 400 message (decisions.md §2). */
+/** Where the request's input came from decides the 400 message (docs/decisions.md §2). */
 export type InputSource = 'query' | 'body';
 
 /**

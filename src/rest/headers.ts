@@ -1,6 +1,6 @@
 import type { LimitResult } from '../ratelimit/limiter.js';
 
-/** RateLimit-* on every limited answer; Retry-After when refused (decisions.md §7). */
+/** RateLimit-* on every limited answer; Retry-After when refused (docs/decisions.md §7). */
 export function rateLimitHeaders(result: LimitResult | null): Record<string, string> {
   if (!result) return {};
   const headers: Record<string, string> = {

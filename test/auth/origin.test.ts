@@ -70,7 +70,7 @@ describe('isCrossSite (a request that runs a mutation without being a POST)', ()
   });
 });
 
-describe('isRefusedCrossSite (decisions.md §1 for cookie-authenticated requests)', () => {
+describe('isRefusedCrossSite (docs/decisions.md §1 for cookie-authenticated requests)', () => {
   const refused = (method: string, operation: 'query' | 'mutation' | undefined, headers: Record<string, string>) =>
     isRefusedCrossSite(new Request('https://api.example.net/x', { method, headers }), operation, allowed);
 

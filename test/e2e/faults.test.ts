@@ -1,5 +1,5 @@
 /**
- * Faults under load (decisions.md §2, §7): the real server process (`node --import tsx src/main.ts`)
+ * Faults under load (docs/decisions.md §2, §7): the real server process (`node --import tsx src/main.ts`)
  * against a PRIVATE PostgreSQL (initdb into a temp dir, its own port) and a PRIVATE redis-server,
  * both started and stopped by this file. The machine's own PostgreSQL (5432) and Redis (6379) are
  * never touched (afterAll checks they still answer); everything started here is killed in afterAll.

@@ -1,5 +1,5 @@
 /**
- * Load with nothing lost (decisions.md §5: "Concurrent submissions with the same new e-mail create
+ * Load with nothing lost (docs/decisions.md §5: "Concurrent submissions with the same new e-mail create
  * exactly one contact", "Nothing is lost when two arrive at once"). Many requests at once over real
  * HTTP, bounded to a fixed number in flight so it runs on a small machine, on PGlite and PostgreSQL.
  */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type GqlResult, type TestApp, type TestUser, errorOf } from '../helpers/app.js';
 
-// decisions.md §9: Query.me · Query.account · Mutation.createAccount · Mutation.addTeamMember.
+// docs/decisions.md §9: Query.me · Query.account · Mutation.createAccount · Mutation.addTeamMember.
 
 const ME = /* GraphQL */ `query Me { me { id email name accounts { id name } } }`;
 const ACCOUNT = /* GraphQL */ `

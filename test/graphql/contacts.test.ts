@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type GqlResult, type TestApp, errorOf } from '../helpers/app.js';
 
-// decisions.md §9 through /graphql: Mutation.createContact's input rules and Query.contacts' filters and paging.
+// docs/decisions.md §9 through /graphql: Mutation.createContact's input rules and Query.contacts' filters and paging.
 
 const CREATE = /* GraphQL */ `
   mutation CreateContact($input: CreateContactInput!) {

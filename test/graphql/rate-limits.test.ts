@@ -1,5 +1,5 @@
 /**
- * One limit, whichever door (decisions.md §7, §9): the GraphQL field behind each REST endpoint
+ * One limit, whichever door (docs/decisions.md §7, §9): the GraphQL field behind each REST endpoint
  * draws on the same bucket, aliases count one call each, and concurrent bursts never let more than
  * the limit through. Runs over Redis when REDIS_URL is set (createTestApp uses it; CI must set it),
  * else in memory.

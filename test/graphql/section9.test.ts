@@ -2,7 +2,7 @@ import { buildSchema, DangerousChangeType, findBreakingChanges, findDangerousCha
 import { describe, expect, test } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 
-// decisions.md §9: the GraphQL surface internal tools rely on. Names, arguments, defaults,
+// docs/decisions.md §9: the GraphQL surface internal tools rely on. Names, arguments, defaults,
 // nullability and input fields are fixed; more is welcome. Copied verbatim from the spec.
 const SECTION_9 = /* GraphQL */ `
 scalar DateTime   # ISO 8601 UTC
@@ -95,7 +95,7 @@ const section9 = fixed(SECTION_9);
 const defaultChanges = (from: typeof schema, to: typeof schema) =>
   findDangerousChanges(from, to).filter((change) => change.type === DangerousChangeType.ARG_DEFAULT_VALUE_CHANGE);
 
-describe('decisions.md §9: the fixed GraphQL surface', () => {
+describe('docs/decisions.md §9: the fixed GraphQL surface', () => {
   test('our schema breaks nothing §9 fixes: no name, argument, nullability, type or input field drifts', () => {
     expect(findBreakingChanges(section9, schema)).toEqual([]);
   });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { createTestApp, TEST_SECRET, type GqlResult, type TestApp } from '../helpers/app.js';
 
-// decisions.md §9: /graphql has the same authentication as REST; every bad token is UNAUTHENTICATED.
+// docs/decisions.md §9: /graphql has the same authentication as REST; every bad token is UNAUTHENTICATED.
 
 const ME = '{ me { id } }';
 const ISSUER = 'https://id.example.test';

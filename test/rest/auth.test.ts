@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, TEST_ORIGIN, TEST_SECRET, type RestResult, type TestApp, type TestUser } from '../helpers/app.js';
 
-// REST contract, Authentication (api-contract.md) and decisions.md §1, §2: who may call what, and how.
+// REST contract, Authentication (docs/rest.md) and docs/decisions.md §1, §2: who may call what, and how.
 
 const NO_ACCESS = { error: 'Forbidden: no access to this account' };
 const OWNER_ONLY = { error: 'Forbidden: only the account owner can export account data' };

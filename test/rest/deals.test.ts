@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
-// REST contract: GET /api/v1/deals and POST /api/v1/deals (api-contract.md; decisions.md §2-§4).
+// REST contract: GET /api/v1/deals and POST /api/v1/deals (docs/rest.md; docs/decisions.md §2-§4).
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
 import { createTestApp, type RestResult, type TestApp, type TestUser } from '../helpers/app.js';
 
-// REST contract: GET /api/v1/contacts/export and GET /api/v1/account/export (api-contract.md; decisions.md §2, §6, §7).
+// REST contract: GET /api/v1/contacts/export and GET /api/v1/account/export (docs/rest.md; docs/decisions.md §2, §6, §7).
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const HEADER = 'First Name,Last Name,Email,Phone,Company,Contact Type,Source,Created At';
@@ -201,7 +201,7 @@ describe('GET /api/v1/contacts/export', () => {
 });
 
 describe('GET /api/v1/account/export', () => {
-  /** Keys the contract names, plus the collections decisions.md §6 adds. */
+  /** Keys the contract names, plus the collections docs/decisions.md §6 adds. */
   const KEYS = [
     'export_metadata', 'account', 'contacts', 'deals', 'invoices', 'proposals', 'contracts', 'galleries', 'bookings', 'workflows',
     'pipeline_stages', 'team_members', 'forms', 'form_submissions', 'exports',

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
-// REST contract: POST /api/v1/forms/{form_id}/submit, public (api-contract.md; decisions.md §2, §5, §7).
+// REST contract: POST /api/v1/forms/{form_id}/submit, public (docs/rest.md; docs/decisions.md §2, §5, §7).
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NOT_FOUND = { error: 'Form not found or inactive' };

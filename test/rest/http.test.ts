@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createUser, type TestAccount } from '../factories/index.js';
 import { createTestApp, TEST_ORIGIN, type RestResult, type TestApp, type TestUser } from '../helpers/app.js';
 
-// The HTTP rules every /api/v1 answer follows (decisions.md §2): unknown routes, methods, bodies,
+// The HTTP rules every /api/v1 answer follows (docs/decisions.md §2): unknown routes, methods, bodies,
 // request ids, safe headers, and the 500 / 503 bodies that never leak internals.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
-// REST contract: GET /api/v1/invoices (api-contract.md; decisions.md §2, §3).
+// REST contract: GET /api/v1/invoices (docs/rest.md; docs/decisions.md §2, §3).
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const LIST_ITEM_KEYS = ['amount', 'contacts', 'created_at', 'due_date', 'id', 'invoice_number', 'status'];

@@ -1,5 +1,5 @@
 /**
- * The contract's Limits table over REST, row by row (decisions.md §2, §7): the limit+1-th request in
+ * The contract's Limits table over REST, row by row (docs/decisions.md §2, §7): the limit+1-th request in
  * the window is a 429 with the contract's body and the RateLimit-* / Retry-After headers; another
  * user (or address, or account) is not affected; the order of checks holds while limited; and the
  * window slides. Runs over Redis when REDIS_URL is set (createTestApp uses it; CI must set it), else
@@ -256,7 +256,7 @@ describe('GET /api/v1/account/export: 1 per hour per account', () => {
     expectLimited(await exportOf(secondAccountId, f.acc.owner), row0.rule);
   });
 
-  it('while the account is limited the order is 401 -> 400 -> 403 -> 429 (decisions.md §2)', async () => {
+  it('while the account is limited the order is 401 -> 400 -> 403 -> 429 (docs/decisions.md §2)', async () => {
     expect((await exportOf(f.acc.id, null)).status).toBe(401);
     const invalid = await row0.invalid(f, { as: f.acc.owner, ip });
     expect({ status: invalid.status, error: invalid.body.error }).toEqual({ status: 400, error: 'Invalid query' });

@@ -496,7 +496,7 @@ describe('search matches % and _ literally (and never as SQL)', () => {
     for (const name of names) await t.db.contact.create({ data: { accountId: account.id, ...name } });
   });
 
-  /** The rule in decisions.md §3, in plain JavaScript: trimmed, case-insensitive substring, and "first last". */
+  /** The rule in docs/decisions.md §3, in plain JavaScript: trimmed, case-insensitive substring, and "first last". */
   function expected(search: string): number {
     const q = search.trim().toLowerCase();
     if (q === '') return names.length;

@@ -1,8 +1,8 @@
 /**
  * Web hygiene (OWASP API8 security misconfiguration): CORS only for ALLOWED_ORIGINS (the public form
  * submit for any site, never with credentials), nosniff and no-store on every answer, the cookie
- * cross-site rule (decisions.md §1), lead-form redirects only to http(s), CSV cells that a
- * spreadsheet would run as formulas defused (decisions.md §6), and no request to an address a caller
+ * cross-site rule (docs/decisions.md §1), lead-form redirects only to http(s), CSV cells that a
+ * spreadsheet would run as formulas defused (docs/decisions.md §6), and no request to an address a caller
  * supplied (OWASP API7).
  */
 import http from 'node:http';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadDotenv } from '../../src/config.js';
 
-// Every environment variable is checked at start; each problem is one line (decisions.md §10).
+// Every environment variable is checked at start; each problem is one line (docs/decisions.md §10).
 
 const problems = (env: Record<string, string>): string[] => {
   try {

@@ -54,7 +54,7 @@ function refusal(run: () => void): AppError {
   throw new Error('expected a refusal');
 }
 
-describe('deal state machine (decisions.md §8)', () => {
+describe('deal state machine (docs/decisions.md §8)', () => {
   test.each(DEAL_ALLOWED)('a deal may move from %s to %s', (from, to) => {
     expect(canTransition(DEAL_TRANSITIONS, from, to)).toBe(true);
     expect(() => assertTransition(DEAL_MACHINE, from, to)).not.toThrow();
@@ -85,7 +85,7 @@ describe('deal state machine (decisions.md §8)', () => {
   });
 });
 
-describe('invoice state machine (decisions.md §8)', () => {
+describe('invoice state machine (docs/decisions.md §8)', () => {
   test.each(INVOICE_ALLOWED)('an invoice may move from %s to %s', (from, to) => {
     expect(canTransition(INVOICE_TRANSITIONS, from, to)).toBe(true);
     expect(() => assertTransition(INVOICE_MACHINE, from, to)).not.toThrow();
