@@ -3,10 +3,10 @@ import type { z } from 'zod';
 import type { Role } from '../auth/access.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context, RequestState } from '../context.js';
-import { forbidden, MESSAGES, notFound } from '../errors.js';
+import { forbidden, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { once, readIdempotencyKey } from '../idempotency/idempotency.service.js';
-import { parseInput } from '../validation.js';
+import { parseInput, toDetails } from '../validation.js';
 
 /**
  * The rules of a root field, declared once with the field (`rules: {...}` beside `type` and
@@ -76,6 +76,16 @@ export function rootRules(schema: GraphQLSchema, kind: 'query' | 'mutation', nam
 }
 
 const limitName = (field: string) => field;
+
+/**
+ * What the field's input rules say of `args` (empty when they pass), without running anything:
+ * a transport that refuses some arguments itself can still name every failing field in one answer.
+ */
+export function inputProblems(rules: FieldRules, args: Record<string, unknown>): ErrorDetails {
+  if (!rules.input) return {};
+  const result = rules.input.safeParse(rules.from === 'input' ? args.input : args);
+  return result.success ? {} : toDetails(result.error);
+}
 
 // Root-field calls already admitted in this request (by response key): REST admits before it reads
 // the body (decisions §2: 429 before 415/413/400); the resolver then does not charge again.

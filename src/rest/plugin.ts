@@ -3,7 +3,7 @@ import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Context, ServerContext } from '../context.js';
 import { isAppError, notFound } from '../errors.js';
 import { maskError } from '../graphql/mask.js';
-import { admit, rootRules, type FieldRules } from '../graphql/rules.js';
+import { admit, inputProblems, rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../graphql/schema.js';
 import { jsonObject, readJson } from '../http/body.js';
 import type { Logger } from '../logger.js';
@@ -138,10 +138,12 @@ function answer(route: Route, result: unknown, ctx: Context, request: Request, s
 
 /**
  * The operation's variables from the query string or the JSON body, type-checked against the
- * operation (unknown keys, JSON types, required fields, enums), or the 400 that refuses them.
+ * operation (unknown keys, JSON types, required fields, enums), or the 400 that refuses them. A
+ * refusal names every failing field at once: those the types refuse, and what the field's own
+ * input rules say of the rest.
  */
 function readVariables(
-  { route, operation, field }: Compiled,
+  { route, operation, field, rules }: Compiled,
   raw: unknown,
   url: URL,
   pathParams: Record<string, string>,
@@ -166,8 +168,13 @@ function readVariables(
       variables = reader.variables(schema, operation, { ...body, ...pathParams });
     }
   }
-  if (Object.keys(reader.details).length > 0) return { refused: invalidInput(route.input === 'query' ? 'query' : 'body', reader.details) };
-  return { variables };
+  if (Object.keys(reader.details).length === 0) return { variables };
+  const details = { ...reader.details };
+  for (const [key, messages] of Object.entries(inputProblems(rules, variables))) {
+    const name = key.split('.').map(toSnake).join('.');
+    if (!(name in details) && !route.keepDetailKeys) details[name] = messages;
+  }
+  return { refused: invalidInput(route.input === 'query' ? 'query' : 'body', details) };
 }
 
 type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnveloped']>;
