@@ -2,6 +2,7 @@ import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
+import { baseUrlOf } from './config.js';
 import type { AppDeps } from './deps.js';
 import { maskError } from './graphql/mask.js';
 import { schema } from './graphql/schema.js';
@@ -35,7 +36,7 @@ export function createApp(deps: AppDeps) {
       graphqlBodyLimit(),
       useResponseHeaders(),
       useHealth(deps),
-      useApiReference({ cookieName: deps.config.auth.cookieName }),
+      useApiReference({ cookieName: deps.config.auth.cookieName, serverUrl: baseUrlOf(deps.config.host, deps.config.port) }),
       useRest({ log: deps.log }),
       useFormPage({ log: deps.log }),
     ],

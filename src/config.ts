@@ -155,3 +155,6 @@ export function loadDotenv(env: NodeJS.ProcessEnv = process.env, file = path.res
   }
   return set;
 }
+
+/** Where a server on `host:port` answers (an IPv6 host in brackets; 0.0.0.0 / :: stay as given). */
+export const baseUrlOf = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

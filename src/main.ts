@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
-import { ConfigError, loadConfig, loadDotenv } from './config.js';
+import { baseUrlOf, ConfigError, loadConfig, loadDotenv } from './config.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { seedDemo } from './demo.js';
 import { startDraining } from './health.js';
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const baseUrl = baseUrlOf(config.host, port);
   log.info({ baseUrl, database: deps.db.kind, redis: Boolean(config.redisUrl) }, 'listening');
 
   if (usesDevAuth(config) && !config.databaseUrl) {

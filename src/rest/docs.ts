@@ -55,8 +55,8 @@ const file = (body: BodyInit, type: string, cache: string, extra: Record<string,
   new Response(body, { status: 200, headers: { 'Content-Type': type, 'Cache-Control': cache, ...extra } });
 
 /** Serves the OpenAPI document (built once, at start) and the interactive reference; no CDN. */
-export function useApiReference({ cookieName }: { cookieName: string }): Plugin {
-  const document = JSON.stringify(buildOpenApi({ cookieName }));
+export function useApiReference(options: { cookieName: string; serverUrl: string }): Plugin {
+  const document = JSON.stringify(buildOpenApi(options));
   const assets = new Map<string, Promise<Buffer>>();
   const asset = (name: string) => {
     let content = assets.get(name);

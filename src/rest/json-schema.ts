@@ -194,7 +194,41 @@ export function zodConstraints(schema: z.ZodType): JsonSchema {
     found.format = 'uuid';
   }
   if (found.format !== undefined) delete found.pattern; // a format says it in words; the regex is noise
+  // multipleOf 0.01 is a float check standard validators fail on 19.99: say "two decimals" as a rule of ours.
+  if (typeof found.multipleOf === 'number' && !Number.isInteger(found.multipleOf)) {
+    found['x-decimal-places'] = Math.round(-Math.log10(found.multipleOf));
+    delete found.multipleOf;
+  }
+  if (trims(schema)) Object.assign(found, trimmed(found));
   return found;
+}
+
+/** Whether the rule trims a string before judging it (zod's `.trim()`, anywhere through wrappers). */
+function trims(schema: z.ZodType): boolean {
+  const checks = (defOf(schema) as { checks?: { _zod: { def: { check: string } } }[] }).checks ?? [];
+  return checks.some((c) => c._zod.def.check === 'overwrite') || zodChildren(schema).some(trims);
+}
+
+/**
+ * What a trimmed string's constraints mean before trimming, in JSON Schema: at least one non-space
+ * character where one is required, an e-mail with spaces around allowed, lengths counted after trimming.
+ */
+function trimmed(found: JsonSchema): JsonSchema {
+  const out: JsonSchema = { 'x-trimmed': true };
+  if (typeof found.minLength === 'number' && found.minLength > 0) {
+    out.pattern = '\\S';
+    delete found.minLength;
+  }
+  if (found.format === 'email') {
+    delete found.format;
+    // Generous on purpose: a blank optional e-mail is stored as null, so "" passes too.
+    out.pattern = '^\\s*([^\\s@]+@[^\\s@]+)?\\s*$';
+  }
+  if (typeof found.maxLength === 'number') {
+    out.description = `Surrounding spaces are trimmed; then at most ${found.maxLength} characters.`;
+    delete found.maxLength;
+  } else out.description = 'Surrounding spaces are trimmed first.';
+  return out;
 }
 
 /** The whole JSON Schema of a zod rule (its input side), or nothing when zod cannot state it. */

@@ -46,8 +46,14 @@ const HEADERS: Record<string, JsonSchema> = {
   'Content-Disposition': { description: 'attachment; filename="…"', schema: { type: 'string' } },
   Allow: { description: 'The methods the path has, e.g. `GET, POST`', schema: { type: 'string' } },
 };
+// Listed headers are always sent (`required`); `maybe` ones only when the answer met the limit
+// (a refusal decided before the limit is consulted, like a 401, carries none).
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
-const headers = (names: string[]) => Object.fromEntries(['X-Request-Id', ...names].map((n) => [n, header(n)]));
+const optional = (name: string) => ({ ...HEADERS[name], required: false });
+const headers = (names: string[], maybe: string[] = []) => ({
+  ...Object.fromEntries(maybe.map((n) => [n, optional(n)])),
+  ...Object.fromEntries(['X-Request-Id', ...names].map((n) => [n, header(n)])),
+});
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -60,8 +66,19 @@ const IDEMPOTENCY_KEY = {
 const LIMITED = Object.keys(rateLimitHeaders({ allowed: true, limit: 1, remaining: 1, resetSeconds: 1 }));
 const REFUSED = Object.keys(rateLimitHeaders({ allowed: false, limit: 1, remaining: 0, resetSeconds: 1 }));
 
-/** The OpenAPI 3.1 document of /api/v1, built from the same sources the REST layer runs on. */
-export function buildOpenApi(options: { cookieName: string }): JsonSchema {
+const TAGS: Record<string, string> = {
+  contacts: 'People and companies of an account: list, create, export as CSV',
+  deals: 'Opportunities in pipeline stages',
+  invoices: 'Billing records of an account',
+  forms: 'Public lead forms that website visitors submit',
+  account: 'The account as a whole: the owner\'s data export',
+};
+
+/**
+ * The OpenAPI 3.1 document of /api/v1, built from the same sources the REST layer runs on.
+ * `serverUrl` is where this instance listens, so generated clients have a base URL to call.
+ */
+export function buildOpenApi(options: { cookieName: string; serverUrl: string }): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
@@ -83,7 +100,8 @@ export function buildOpenApi(options: { cookieName: string }): JsonSchema {
         '401 → 400 → 403 → 429).',
       ].join('\n'),
     },
-    tags: [...new Set(routes.map(tagOf))].map((name) => ({ name })),
+    servers: [{ url: options.serverUrl, description: 'This instance (behind a proxy, use its public address)' }],
+    tags: [...new Set(routes.map(tagOf))].map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,
     components: {
       securitySchemes: {
@@ -95,11 +113,11 @@ export function buildOpenApi(options: { cookieName: string }): JsonSchema {
           description: 'The same token as a cookie; a POST with it must come from an allowed origin (ALLOWED_ORIGINS)',
         },
       },
-      headers: HEADERS,
+      headers: Object.fromEntries(Object.entries(HEADERS).map(([name, h]) => [name, { ...h, required: true }])),
       // Answers of no operation: a path under /api/v1 that names none, or a method its path lacks.
       responses: {
-        RouteNotFound: errorResponse(404, [fromHttpError('ROUTE_NOT_FOUND')], 'No such path under /api/v1'),
-        MethodNotAllowed: errorResponse(405, [fromHttpError('METHOD_NOT_ALLOWED', ['GET'])], 'The path has no such method; `Allow` lists those it has'),
+        RouteNotFound: errorResponse(404, [fromHttpError('ROUTE_NOT_FOUND')], [], 'No such path under /api/v1'),
+        MethodNotAllowed: errorResponse(405, [fromHttpError('METHOD_NOT_ALLOWED', ['GET'])], [], 'The path has no such method; `Allow` lists those it has'),
       },
     },
     security: [{ bearerAuth: [] }, { sessionCookie: [] }],
@@ -251,11 +269,13 @@ function errorResponses(route: Route, rules: FieldRules, limited: boolean, examp
 
   const byStatus = new Map<number, RestError[]>();
   for (const refusal of refusals) byStatus.set(refusal.status, [...(byStatus.get(refusal.status) ?? []), refusal]);
-  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, group]) => [status, errorResponse(status, group)]));
+  // A limited route reports its budget on every answer that met the limit, refusals included.
+  const extra = limited ? LIMITED : [];
+  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, group]) => [status, errorResponse(status, group, extra)]));
 }
 
 /** One status's error answer: the messages it can carry, `details` on a 400, and its headers. */
-function errorResponse(status: number, group: RestError[], description = STATUS_TEXT[status] ?? 'Error') {
+function errorResponse(status: number, group: RestError[], extra: string[] = [], description = STATUS_TEXT[status] ?? 'Error') {
   // An empty message stands for one the table above does not know word for word.
   const messages = [...new Set(group.map((r) => r.body.error))];
   const error = messages.includes('') ? { type: 'string' } : { type: 'string', enum: messages };
@@ -272,7 +292,7 @@ function errorResponse(status: number, group: RestError[], description = STATUS_
   const names = [...new Set(group.flatMap((r) => Object.keys(r.headers ?? {})))];
   return {
     description,
-    headers: headers(status === 429 ? REFUSED : names),
+    headers: status === 429 ? headers(REFUSED) : headers(names, extra.filter((n) => !names.includes(n))),
     content: { 'application/json': { schema: body, ...(messages.includes('') ? {} : { example: group[0]!.body }) } },
   };
 }

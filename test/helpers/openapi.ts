@@ -10,13 +10,18 @@ type Response = { headers?: Record<string, unknown>; content?: Record<string, { 
 type Operation = { responses: Record<string, Response> };
 type Doc = {
   paths: Record<string, Record<string, Operation>>;
-  components: { responses: Record<string, Response> };
+  components: { responses: Record<string, Response>; headers?: Record<string, Header> };
 };
 
 type Compiled = { headers: string[]; content: Map<string, z.ZodType | null> };
 
-const compileResponse = (response: Response): Compiled => ({
-  headers: Object.keys(response.headers ?? {}),
+type Header = { $ref?: string; required?: boolean };
+
+// Headers a response declares `required` must be on every such answer; optional ones may be absent.
+const compileResponse = (response: Response, components: Record<string, Header>): Compiled => ({
+  headers: Object.entries((response.headers ?? {}) as Record<string, Header>)
+    .filter(([, h]) => (h.$ref ? components[h.$ref.split('/').pop()!]?.required : h.required) === true)
+    .map(([name]) => name),
   content: new Map(
     Object.entries(response.content ?? {}).map(([type, media]) => [type, media.schema ? z.fromJSONSchema(media.schema as never) : null]),
   ),
@@ -35,18 +40,19 @@ function fillsParameter(part: string): boolean {
 
 /** Compiles every response schema of the document once; the checker then runs per answer. */
 export function openApiChecker(doc: Doc) {
+  const headerComponents = doc.components.headers ?? {};
   const paths = Object.entries(doc.paths).map(([template, operations]) => ({
     template,
     segments: segmentsOf(template),
     operations: Object.fromEntries(
       Object.entries(operations).map(([method, op]) => [
         method.toUpperCase(),
-        Object.fromEntries(Object.entries(op.responses).map(([status, r]) => [status, compileResponse(r)])),
+        Object.fromEntries(Object.entries(op.responses).map(([status, r]) => [status, compileResponse(r, headerComponents)])),
       ]),
     ),
   }));
-  const notFound = compileResponse(doc.components.responses.RouteNotFound!);
-  const notAllowed = compileResponse(doc.components.responses.MethodNotAllowed!);
+  const notFound = compileResponse(doc.components.responses.RouteNotFound!, headerComponents);
+  const notAllowed = compileResponse(doc.components.responses.MethodNotAllowed!, headerComponents);
 
   /** What the document says of `answer`, or why it says nothing. */
   function describedBy(method: string, pathname: string, status: number): { name: string; response?: Compiled; problem?: string } {

@@ -62,14 +62,15 @@ describe('the OpenAPI document', () => {
     const param = (name: string) => list.parameters!.find((p) => p.name === name)!;
     expect(param('account_id')).toMatchObject({ in: 'query', required: true, schema: { type: 'string', format: 'uuid' } });
     expect(param('page_size').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 25 });
-    expect(param('search').schema).toMatchObject({ maxLength: 200 });
+    expect(param('search').schema).toMatchObject({ 'x-trimmed': true, description: expect.stringContaining('at most 200 characters') });
     expect(param('type').schema.enum).toEqual(expect.arrayContaining(['lead', 'client', 'past_client', 'vendor', 'other']));
 
     const contact = doc.paths['/api/v1/contacts']!.post!.requestBody!.content['application/json']!.schema;
     expect(contact.required).toEqual(['account_id', 'first_name']);
     expect(contact.additionalProperties).toBe(false);
-    expect(contact.properties.first_name).toMatchObject({ type: 'string', minLength: 1, maxLength: 100 });
-    expect(contact.properties.email).toMatchObject({ format: 'email', maxLength: 254 });
+    // Trimmed before judged: non-blank instead of minLength, lengths counted after trimming (docs/rest.md).
+    expect(contact.properties.first_name).toMatchObject({ type: 'string', pattern: '\\S', 'x-trimmed': true, description: expect.stringContaining('at most 100') });
+    expect(contact.properties.email).toMatchObject({ 'x-trimmed': true, description: expect.stringContaining('at most 254') });
 
     const deal = doc.paths['/api/v1/deals']!.post!.requestBody!.content['application/json']!.schema;
     expect(deal.properties.probability).toMatchObject({ minimum: 0, maximum: 100 });
@@ -79,8 +80,8 @@ describe('the OpenAPI document', () => {
     const submission = doc.paths['/api/v1/forms/{form_id}/submit']!.post!.requestBody!.content['application/json']!.schema;
     expect(submission.required).toEqual(['data']);
     expect(submission.properties.data).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
-    expect(submission.properties.metadata.properties.referrer).toMatchObject({ maxLength: 2048 });
-    expect(submission.properties.metadata.properties.page).toMatchObject({ maxLength: 2048 });
+    expect(submission.properties.metadata.properties.referrer).toMatchObject({ 'x-trimmed': true, description: expect.stringContaining('at most 2048') });
+    expect(submission.properties.metadata.properties.page).toMatchObject({ 'x-trimmed': true, description: expect.stringContaining('at most 2048') });
   });
 
   it('says how to authenticate: bearer JWT or the session cookie; the form submit is public', () => {
