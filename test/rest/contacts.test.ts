@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
+import { createAccount, createContact, createMember, type TestAccount } from '../factories/index.js';
 import { createTestApp, type RestResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { restResource } from '../helpers/rest.js';
 
 // REST contract: GET /api/v1/contacts and POST /api/v1/contacts (api-contract.md; decisions.md §2-§4).
 
@@ -18,18 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const query = (params: Record<string, string | number>) =>
-  `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`;
-const list = (accountId: string, as: TestUser | null, params: Record<string, string | number> = {}) =>
-  t.rest('GET', `/api/v1/contacts${query({ account_id: accountId, ...params })}`, { as });
-const create = (as: TestUser | null, body: unknown) => t.rest('POST', '/api/v1/contacts', { as, body });
-
-/** A new team member of the account: a caller with a rate-limit budget of its own. */
-async function memberOf(accountId: string): Promise<TestUser> {
-  const user = await createUser(t);
-  await t.db.teamMember.create({ data: { accountId, userId: user.id } });
-  return user;
-}
+const { list, create } = restResource(() => t, '/api/v1/contacts');
 
 const firstNames = (r: RestResult) => (r.body.data as { first_name: string }[]).map((c) => c.first_name).sort();
 
@@ -159,7 +149,7 @@ describe('GET /api/v1/contacts', () => {
     ] as const;
     for (const [param, value, message] of refused) {
       it(`${param} ${value} is a 400 "Invalid query" on ${param}`, async () => {
-        const r = await list(paged.id, await memberOf(paged.id), { [param]: value });
+        const r = await list(paged.id, await createMember(t, paged.id), { [param]: value });
         expect(r.status).toBe(400);
         expect(r.body).toEqual({ error: 'Invalid query', details: { [param]: [message] } });
       });
@@ -283,7 +273,7 @@ describe('GET /api/v1/contacts', () => {
     });
 
     it.each(['lead', 'client', 'past_client', 'vendor', 'other'])('type=%s lists only contacts of that type', async (type) => {
-      const r = await list(typed.id, await memberOf(typed.id), { type });
+      const r = await list(typed.id, await createMember(t, typed.id), { type });
       expect(r.status).toBe(200);
       expect(r.body.total).toBe(type === 'client' ? 2 : 1);
       for (const item of r.body.data) expect(item.contact_type).toBe(type);
@@ -330,7 +320,7 @@ describe('POST /api/v1/contacts', () => {
     acc = await createAccount(t);
   });
   // Each test creates with a fresh member so the 30/min budget never interferes.
-  const post = async (body: unknown) => create((caller = await memberOf(acc.id)), body);
+  const post = async (body: unknown) => create((caller = await createMember(t, acc.id)), body);
   const valid = (extra: Record<string, unknown> = {}) => ({ account_id: acc.id, first_name: 'Grace', ...extra });
 
   it('answers 201 {data: {id, first_name, last_name, email, contact_type, source, created_at}}', async () => {
@@ -455,7 +445,7 @@ describe('POST /api/v1/contacts', () => {
 
     it('a __proto__ field is an unknown field', async () => {
       const r = await t.rest('POST', '/api/v1/contacts', {
-        as: await memberOf(acc.id), rawBody: `{"account_id":"${acc.id}","first_name":"P","__proto__":{"contact_type":"client"}}`,
+        as: await createMember(t, acc.id), rawBody: `{"account_id":"${acc.id}","first_name":"P","__proto__":{"contact_type":"client"}}`,
       });
       expect(r.status).toBe(400);
       expect(r.text).toBe('{"error":"Invalid payload","details":{"__proto__":["Unknown field"]}}');
@@ -474,7 +464,7 @@ describe('POST /api/v1/contacts', () => {
       ['invalid JSON', '{"first_name": '],
       ['an empty body', ''],
     ])('a body that is %s is a 400 with details.body ["Expected a JSON object"]', async (_name, rawBody) => {
-      const r = await t.rest('POST', '/api/v1/contacts', { as: await memberOf(acc.id), rawBody });
+      const r = await t.rest('POST', '/api/v1/contacts', { as: await createMember(t, acc.id), rawBody });
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ error: 'Invalid payload', details: { body: ['Expected a JSON object'] } });
     });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
-import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { createAccount, createContact, createMember, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { restResource } from '../helpers/rest.js';
 
 // REST contract: GET /api/v1/deals and POST /api/v1/deals (api-contract.md; decisions.md §2-§4).
 
@@ -19,18 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const query = (params: Record<string, string | number>) =>
-  `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`;
-const list = (accountId: string, as: TestUser | null, params: Record<string, string | number> = {}) =>
-  t.rest('GET', `/api/v1/deals${query({ account_id: accountId, ...params })}`, { as });
-const create = (as: TestUser | null, body: unknown) => t.rest('POST', '/api/v1/deals', { as, body });
-
-/** A new team member of the account: a caller with a rate-limit budget of its own. */
-async function memberOf(accountId: string): Promise<TestUser> {
-  const user = await createUser(t);
-  await t.db.teamMember.create({ data: { accountId, userId: user.id } });
-  return user;
-}
+const { list, create } = restResource(() => t, '/api/v1/deals');
 
 const stage = (accountId: string, name = 'Qualified') => t.db.pipelineStage.create({ data: { accountId, name } });
 const deal = (accountId: string, data: Record<string, unknown> = {}) =>
@@ -158,7 +148,7 @@ describe('GET /api/v1/deals', () => {
       ['page_size', 'abc', 'Must be an integer'],
       ['page_size', '2.5', 'Must be an integer'],
     ])('%s %s is a 400 "Invalid query" on %s', async (param, value, message) => {
-      const r = await list(paged.id, await memberOf(paged.id), { [param]: value });
+      const r = await list(paged.id, await createMember(t, paged.id), { [param]: value });
       expect([r.status, r.body]).toEqual([400, { error: 'Invalid query', details: { [param]: [message] } }]);
     });
   });
@@ -171,7 +161,7 @@ describe('GET /api/v1/deals', () => {
     });
 
     it.each(['open', 'won', 'lost', 'abandoned'])('status=%s lists only deals in that state', async (status) => {
-      const r = await list(filtered.id, await memberOf(filtered.id), { status });
+      const r = await list(filtered.id, await createMember(t, filtered.id), { status });
       expect(r.status).toBe(200);
       expect(r.body.total).toBe(status === 'open' ? 2 : 1);
       for (const item of r.body.data) expect(item.status).toBe(status);
@@ -207,7 +197,7 @@ describe('POST /api/v1/deals', () => {
     foreignStage = await stage(other.id, 'Theirs');
   });
   // A fresh member per request, so the 30/min budget never interferes.
-  const post = async (body: unknown) => create(await memberOf(acc.id), body);
+  const post = async (body: unknown) => create(await createMember(t, acc.id), body);
   const valid = (extra: Record<string, unknown> = {}) => ({ account_id: acc.id, title: 'New deal', ...extra });
 
   it('answers 201 {data: {id, title, value, probability, status, created_at}} where status is open', async () => {
@@ -309,7 +299,7 @@ describe('POST /api/v1/deals', () => {
     it.each([['an array', '[{"title":"x"}]'], ['a string', '"deal"'], ['null', 'null'], ['invalid JSON', '{title:']])(
       'a body that is %s is a 400 with details.body ["Expected a JSON object"]',
       async (_name, rawBody) => {
-        const r = await t.rest('POST', '/api/v1/deals', { as: await memberOf(acc.id), rawBody });
+        const r = await t.rest('POST', '/api/v1/deals', { as: await createMember(t, acc.id), rawBody });
         expect([r.status, r.body]).toEqual([400, { error: 'Invalid payload', details: { body: ['Expected a JSON object'] } }]);
       },
     );

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
-import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { createAccount, createContact, createMember, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { restResource } from '../helpers/rest.js';
 
 // REST contract: GET /api/v1/invoices (api-contract.md; decisions.md §2, §3).
 
@@ -17,17 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const query = (params: Record<string, string | number>) =>
-  `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`;
-const list = (accountId: string, as: TestUser | null, params: Record<string, string | number> = {}) =>
-  t.rest('GET', `/api/v1/invoices${query({ account_id: accountId, ...params })}`, { as });
-
-/** A new team member of the account: a caller with a rate-limit budget of its own. */
-async function memberOf(accountId: string): Promise<TestUser> {
-  const user = await createUser(t);
-  await t.db.teamMember.create({ data: { accountId, userId: user.id } });
-  return user;
-}
+const { list } = restResource(() => t, '/api/v1/invoices');
 
 let numbers = 0;
 const invoice = (accountId: string, data: Record<string, unknown> = {}) =>
@@ -157,7 +148,7 @@ describe('GET /api/v1/invoices', () => {
       ['page_size', 'abc', 'Must be an integer'],
       ['page_size', '2.5', 'Must be an integer'],
     ])('%s %s is a 400 "Invalid query" on %s', async (param, value, message) => {
-      const r = await list(paged.id, await memberOf(paged.id), { [param]: value });
+      const r = await list(paged.id, await createMember(t, paged.id), { [param]: value });
       expect([r.status, r.body]).toEqual([400, { error: 'Invalid query', details: { [param]: [message] } }]);
     });
   });
@@ -170,7 +161,7 @@ describe('GET /api/v1/invoices', () => {
     });
 
     it.each(STATES)('status=%s lists only invoices in that state', async (status) => {
-      const r = await list(filtered.id, await memberOf(filtered.id), { status });
+      const r = await list(filtered.id, await createMember(t, filtered.id), { status });
       expect(r.status).toBe(200);
       expect(r.body.total).toBe(status === 'paid' ? 2 : 1);
       for (const item of r.body.data) expect(item.status).toBe(status);
