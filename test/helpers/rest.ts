@@ -1,9 +1,9 @@
 import type { RestResult, TestApp, TestUser } from './app.js';
 
-export type QueryParams = Record<string, string | number>;
+type QueryParams = Record<string, string | number>;
 
 /** `?name=value&...`, each value as its text (so a test can send `page=2.5` or `page_size=abc`). */
-export const queryString = (params: QueryParams): string =>
+const queryString = (params: QueryParams): string =>
   `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`;
 
 /**
