@@ -62,7 +62,7 @@ async function loadPage<Where>(ctx: Context, model: PagedModel, delegate: Delega
   return fast ?? findPage(delegate, source, want.query, want.total);
 }
 
-async function findPage<Where>(delegate: Delegate<Where>, source: PageSource<Where>, query: object, withTotal: boolean): Promise<Loaded> {
+export async function findPage<Where>(delegate: Delegate<Where>, source: PageSource<Where>, query: object, withTotal: boolean): Promise<Loaded> {
   const [nodes, total] = await Promise.all([
     delegate.findMany({
       ...query,

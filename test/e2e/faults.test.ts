@@ -21,15 +21,13 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { IN_CI, skipIfMissing } from '../helpers/prerequisites.js';
+import { parseLogLine, START_TIMEOUT_MS, startServer, stopServer, type ServerProcess } from '../helpers/server-process.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const START_TIMEOUT_MS = 180_000; // tsx compiles the app on start; the machine may be busy
 const REQUEST_TIMEOUT_MS = 15_000; // a hang would show up as a timeout, which fails the test
 const MACHINE_PORTS = new Set([5432, 6379]);
 
@@ -151,48 +149,6 @@ class PrivateRedis {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The server process.
-
-type ServerProcess = { proc: ChildProcess; baseUrl: string; port: number; output: () => string; onLine: (f: (line: string) => void) => void; exit: Promise<number | string> };
-
-const parseJson = (line: string): Record<string, unknown> | null => {
-  try {
-    return JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-};
-
-async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (text: string) => void (output = (output + text).slice(-200_000)); // the tail is what explains a failure
-  const listeners: ((line: string) => void)[] = [];
-  let pending = '';
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    keep(chunk.toString());
-    const parts = (pending + chunk.toString()).split('\n');
-    pending = parts.pop()!;
-    for (const line of parts) for (const listener of listeners) listener(line);
-  });
-  proc.stderr!.on('data', (chunk: Buffer) => keep(chunk.toString()));
-  const exit = new Promise<number | string>((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), START_TIMEOUT_MS);
-    listeners.push((line) => {
-      const entry = parseJson(line);
-      if (entry?.msg === 'listening') (clearTimeout(timer), resolve(entry.baseUrl as string));
-    });
-    void exit.then((code) => (clearTimeout(timer), reject(new Error(`server exited (${code}) before listening:\n${output}`))));
-  });
-  return { proc, baseUrl, port: Number(new URL(baseUrl).port), output: () => output, onLine: (f) => void listeners.push(f), exit };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Load.
 
 /** One request through node:http on a new connection closed after it; a cut-off answer rejects (INCOMPLETE). */
@@ -290,10 +246,7 @@ describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL
 
   afterAll(async () => {
     await load?.stop().catch(() => {});
-    if (server && server.proc.exitCode === null && server.proc.signalCode === null) {
-      server.proc.kill('SIGKILL');
-      await server.exit;
-    }
+    await stopServer(server);
     await redis?.stop();
     postgres?.stop('immediate');
     process.removeListener('exit', cleanup);
@@ -532,7 +485,7 @@ describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL
     // The server logs "shutting down", keeps accepting for SHUTDOWN_DELAY_MS, then logs "listener closed".
     let closedSeenAt = Infinity;
     const shuttingDown = new Promise<void>((resolve) =>
-      server.onLine((line) => parseJson(line)?.msg === 'listener closed' && ((closedSeenAt = Date.now()), resolve())),
+      server.onLine((line) => parseLogLine(line)?.msg === 'listener closed' && ((closedSeenAt = Date.now()), resolve())),
     );
     const sigtermAt = Date.now();
     server.proc.kill('SIGTERM');

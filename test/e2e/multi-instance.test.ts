@@ -8,80 +8,24 @@
  * skips) when they are unreachable: PGlite cannot be shared by two processes, and memory limits are
  * per process, so without them there is nothing to prove.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { expectRedis, IN_CI } from '../helpers/prerequisites.js';
+import { ROOT, START_TIMEOUT_MS, startServer, stopServer, type ServerProcess } from '../helpers/server-process.js';
 
 // Hundreds of sequential requests on a shared 2-core machine: generous, never part of correctness.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const START_TIMEOUT_MS = 180_000; // tsx compiles the app and migrations run; the machine may be busy
 
 if (IN_CI && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) {
   throw new Error('CI must set DATABASE_URL and REDIS_URL: the multi-instance test runs against real PostgreSQL and Redis');
 }
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-// ---- a server process (a trimmed copy of the helper in test/e2e/shutdown.test.ts) ----------
-
-type ServerProcess = { proc: ChildProcess; baseUrl: string; output: () => string; exit: Promise<number | string> };
-
-/** `node --import tsx src/main.ts` with a clean environment; resolves once it listens and /readyz is 200. */
-async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    // Only what the test sets: nothing from this process's environment leaks into the server's config.
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: '0', // the OS picks a free port; the "listening" log line names it
-      LOG_LEVEL: 'info',
-      RATE_LIMITS: 'on',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  proc.stderr!.on('data', (chunk: Buffer) => void (output += chunk));
-  const exit = new Promise<number | string>((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  try {
-    const baseUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), START_TIMEOUT_MS);
-      proc.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk;
-        const listening = /"baseUrl":"([^"]+)"[^\n]*"msg":"listening"/.exec(output);
-        if (listening) (clearTimeout(timer), resolve(listening[1]!));
-      });
-      void exit.then((code) => (clearTimeout(timer), reject(new Error(`server exited (${code}) before listening:\n${output}`))));
-    });
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    while ((await fetch(`${baseUrl}/readyz`).then((r) => r.status, () => 0)) !== 200) {
-      if (Date.now() > deadline) throw new Error(`server never became ready:\n${output}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    return { proc, baseUrl, output: () => output, exit };
-  } catch (error) {
-    proc.kill('SIGKILL'); // never leave a half-started server behind
-    throw error;
-  }
-}
-
-async function stopServer(server: ServerProcess | undefined): Promise<void> {
-  if (!server || server.proc.exitCode !== null || server.proc.signalCode !== null) return;
-  server.proc.kill('SIGKILL');
-  await server.exit;
-}
 
 // ---- fixtures ---------------------------------------------------------------------------------
 

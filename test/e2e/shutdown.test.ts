@@ -3,12 +3,9 @@
  * that gets SIGTERM while a request is in flight finishes that request, refuses new connections,
  * and exits 0; /readyz turns 503 while draining or when the database does not answer.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { mintToken } from '../../src/auth/token.js';
@@ -16,87 +13,10 @@ import { openDatabase } from '../../src/db/client.js';
 import { startDraining, READY_TIMEOUT_MS } from '../../src/health.js';
 import { createTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
 import { cloneDatabaseForProcess } from '../helpers/database.js';
+import { parseLogLine, START_TIMEOUT_MS, startServer, stopServer, type ServerProcess } from '../helpers/server-process.js';
 
 // Hundreds of sequential requests on a shared 2-core machine: generous, never part of correctness.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const START_TIMEOUT_MS = 180_000; // tsx compiles the app on start; the machine may be busy
-
-type ServerProcess = {
-  proc: ChildProcess;
-  baseUrl: string;
-  port: number;
-  output: () => string;
-  /** Calls `listener` with every later line the process writes to stdout. */
-  onLine: (listener: (line: string) => void) => void;
-  /** The exit code, or the signal that ended it. */
-  exit: Promise<number | string>;
-};
-
-/** `node --import tsx src/main.ts` with a clean environment; resolves once it listens and /readyz is 200. */
-async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    // Only what the test sets: nothing from this process's environment leaks into the server's config.
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: '0', // the OS picks a free port; the "listening" log line names it
-      LOG_LEVEL: 'info',
-      RATE_LIMITS: 'on',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const lines: ((line: string) => void)[] = [];
-  let pending = '';
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk;
-    const parts = (pending + chunk.toString()).split('\n');
-    pending = parts.pop()!;
-    for (const line of parts) for (const listener of lines) listener(line);
-  });
-  proc.stderr!.on('data', (chunk: Buffer) => void (output += chunk));
-  const exit = new Promise<number | string>((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  try {
-    const baseUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), START_TIMEOUT_MS);
-      lines.push((line) => {
-        const entry = parseJson(line);
-        if (entry?.msg === 'listening') (clearTimeout(timer), resolve(entry.baseUrl as string));
-      });
-      void exit.then((code) => (clearTimeout(timer), reject(new Error(`server exited (${code}) before listening:\n${output}`))));
-    });
-    const onLine = (listener: (line: string) => void) => void lines.push(listener);
-    const server: ServerProcess = { proc, baseUrl, port: Number(new URL(baseUrl).port), output: () => output, onLine, exit };
-    await waitFor(server, async () => (await fetch(`${baseUrl}/readyz`)).status === 200);
-    return server;
-  } catch (error) {
-    proc.kill('SIGKILL'); // never leave a half-started server behind
-    throw error;
-  }
-}
-
-function parseJson(line: string): Record<string, unknown> | null {
-  try {
-    return JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-}
-
-async function waitFor(server: ServerProcess, ready: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (await ready().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for the server:\n${server.output()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Resolves with the error code of a fresh TCP connection attempt, or 'connected'. */
 const connectOutcome = (port: number) =>
@@ -143,10 +63,7 @@ describe('graceful shutdown of a server process', () => {
   }, START_TIMEOUT_MS + 30_000);
 
   afterAll(async () => {
-    if (server && server.proc.exitCode === null && server.proc.signalCode === null) {
-      server.proc.kill('SIGKILL');
-      await server.exit;
-    }
+    await stopServer(server);
     await database?.drop();
   });
 
@@ -182,7 +99,7 @@ describe('graceful shutdown of a server process', () => {
     response.catch(() => {}); // awaited below; a failure before then must not be an unhandled rejection
     await new Promise<void>((resolve) => request.once('continue', resolve));
 
-    const shuttingDown = new Promise<void>((resolve) => server.onLine((line) => parseJson(line)?.msg === 'shutting down' && resolve()));
+    const shuttingDown = new Promise<void>((resolve) => server.onLine((line) => parseLogLine(line)?.msg === 'shutting down' && resolve()));
     server.proc.kill('SIGTERM');
     await shuttingDown;
 
@@ -205,8 +122,8 @@ describe('SHUTDOWN_DELAY_MS: a drain period before the listener closes', () => {
     const database = await cloneDatabaseForProcess(inject('template'));
     const server = await startServer({ AUTH_JWT_SECRET: TEST_SECRET, SHUTDOWN_DELAY_MS: '1500', ...database.env });
     try {
-      const shuttingDown = new Promise<void>((resolve) => server.onLine((line) => parseJson(line)?.msg === 'shutting down' && resolve()));
-      const listenerClosed = new Promise<void>((resolve) => server.onLine((line) => parseJson(line)?.msg === 'listener closed' && resolve()));
+      const shuttingDown = new Promise<void>((resolve) => server.onLine((line) => parseLogLine(line)?.msg === 'shutting down' && resolve()));
+      const listenerClosed = new Promise<void>((resolve) => server.onLine((line) => parseLogLine(line)?.msg === 'listener closed' && resolve()));
       server.proc.kill('SIGTERM');
       await shuttingDown;
       // A fresh connection (agent-less fetch would reuse one): the load balancer may still send a few.
@@ -218,8 +135,7 @@ describe('SHUTDOWN_DELAY_MS: a drain period before the listener closes', () => {
       expect(await refusedEventually(server.port)).toBe('ECONNREFUSED');
       expect(await server.exit).toBe(0);
     } finally {
-      if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
-      await server.exit;
+      await stopServer(server);
       await database.drop();
     }
   }, START_TIMEOUT_MS + 30_000);

@@ -29,3 +29,10 @@ export function createContact(t: TestApp, account: { id: string }, overrides: Pa
     data: { accountId: account.id, firstName: unique('First'), lastName: 'Tester', email: `${unique('c')}@example.com`, ...overrides },
   });
 }
+
+/** A new team member of the account: a caller with a rate-limit budget of its own. */
+export async function createMember(t: TestApp, accountId: string): Promise<TestUser> {
+  const user = await createUser(t);
+  await t.db.teamMember.create({ data: { accountId, userId: user.id } });
+  return user;
+}

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
+import { createAccount, createContact, createMember, type TestAccount } from '../factories/index.js';
 import { createTestApp, type RestResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { parseCsv } from '../helpers/csv.js';
 
 // REST contract: GET /api/v1/contacts/export and GET /api/v1/account/export (docs/rest.md; docs/decisions.md §2, §6, §7).
 
@@ -21,34 +22,6 @@ const csv = (accountId: string, as: TestUser | null) => t.rest('GET', `/api/v1/c
 const accountExport = (accountId: string, as: TestUser | null) =>
   t.rest('GET', `/api/v1/account/export?account_id=${encodeURIComponent(accountId)}`, { as });
 const auditRows = (accountId: string) => t.db.exportLog.findMany({ where: { accountId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-
-/** A new team member of the account: a caller with a rate-limit budget of its own. */
-async function memberOf(accountId: string): Promise<TestUser> {
-  const user = await createUser(t);
-  await t.db.teamMember.create({ data: { accountId, userId: user.id } });
-  return user;
-}
-
-/** RFC 4180: records end in CRLF; quoted cells may hold commas, doubled quotes and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-    else cell += c;
-  }
-  if (cell !== '' || row.length > 0) row.push(cell), rows.push(row);
-  return rows;
-}
 
 const fileName = (r: RestResult) => /^attachment; filename="([^"]+)"$/.exec(r.headers.get('content-disposition') ?? '')?.[1];
 
@@ -181,7 +154,7 @@ describe('GET /api/v1/contacts/export', () => {
     });
 
     it('an account_id that is not a UUID is a 400 on account_id', async () => {
-      const r = await csv('acc-1', await memberOf(acc.id));
+      const r = await csv('acc-1', await createMember(t, acc.id));
       expect([r.status, r.body]).toEqual([400, { error: 'Invalid query', details: { account_id: ['Must be a UUID'] } }]);
     });
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createUser, type TestAccount } from '../factories/index.js';
-import { createTestApp, TEST_ORIGIN, type RestResult, type TestApp, type TestUser } from '../helpers/app.js';
+import { createAccount, createMember, type TestAccount } from '../factories/index.js';
+import { createTestApp, TEST_ORIGIN, type RestResult, type TestApp } from '../helpers/app.js';
 
 // The HTTP rules every /api/v1 answer follows (docs/decisions.md §2): unknown routes, methods, bodies,
 // request ids, safe headers, and the 500 / 503 bodies that never leak internals.
@@ -17,15 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** A new team member of the account: a caller with a rate-limit budget of its own. */
-async function memberOf(accountId: string): Promise<TestUser> {
-  const user = await createUser(t);
-  await t.db.teamMember.create({ data: { accountId, userId: user.id } });
-  return user;
-}
-
 const postRaw = async (path: string, rawBody: string, headers: Record<string, string> = {}) =>
-  t.rest('POST', path, { as: await memberOf(acc.id), rawBody, headers });
+  t.rest('POST', path, { as: await createMember(t, acc.id), rawBody, headers });
 
 describe('unknown routes under /api/v1', () => {
   it.each([
@@ -82,7 +75,7 @@ describe('request bodies', () => {
   });
 
   it('a chunked body (no Content-Length) that grows past 1 MiB is a 413 too', async () => {
-    const user = await memberOf(acc.id);
+    const user = await createMember(t, acc.id);
     const chunk = new TextEncoder().encode(' '.repeat(64 * 1024));
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -112,7 +105,7 @@ describe('request bodies', () => {
     ['form encoding', 'application/x-www-form-urlencoded'],
     ['multipart', 'multipart/form-data; boundary=x'],
   ])('a POST with %s is a 415 {"error":"Unsupported media type"}', async (_name, type) => {
-    const user = await memberOf(acc.id);
+    const user = await createMember(t, acc.id);
     const response = await fetch(`${t.baseUrl}/api/v1/contacts`, {
       method: 'POST',
       body: new Blob([JSON.stringify(valid())], type ? { type } : {}),
@@ -140,7 +133,7 @@ describe('request bodies', () => {
   });
 
   it('a body that is not UTF-8 is a 400 on body', async () => {
-    const user = await memberOf(acc.id);
+    const user = await createMember(t, acc.id);
     const response = await fetch(`${t.baseUrl}/api/v1/contacts`, {
       method: 'POST',
       body: new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), // {"a":"\xff\xfe"}
@@ -153,7 +146,7 @@ describe('request bodies', () => {
 
 describe('headers on every answer', () => {
   const answers = async (): Promise<[string, RestResult][]> => {
-    const user = await memberOf(acc.id);
+    const user = await createMember(t, acc.id);
     return [
       ['200', await t.rest('GET', `/api/v1/contacts?account_id=${acc.id}`, { as: user })],
       ['201', await t.rest('POST', '/api/v1/contacts', { as: user, body: { account_id: acc.id, first_name: 'H' } })],

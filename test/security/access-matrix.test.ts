@@ -561,6 +561,17 @@ describe('ids smuggled in REST bodies', () => {
     expect(r.body.details).toEqual({ contact_id: [NOT_IN_ACCOUNT], stage_id: [NOT_IN_ACCOUNT] });
   });
 
+  it('an outsider probing ids of the account learns nothing: 403 before any check of contact_id, and nothing is written', async () => {
+    const before = await snapshot(f.acc.id);
+    const r = await t.rest('POST', '/api/v1/deals', {
+      as: f.acc.outsider,
+      body: { account_id: f.acc.id, title: 'Probe', contact_id: randomUUID() },
+      clientIp: nextIp(),
+    });
+    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+    expect(await snapshot(f.acc.id)).toBe(before);
+  });
+
   it('a member of two accounts cannot link records across them either', async () => {
     await t.db.teamMember.create({ data: { accountId: f.other.acc.id, userId: f.acc.member.id } });
     const r = await post({ account_id: f.acc.id, title: 'Bridge', contact_id: f.other.contactId });

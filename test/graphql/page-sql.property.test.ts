@@ -1,0 +1,245 @@
+/**
+ * A list page has two paths (src/graphql/page.ts): one SQL statement (src/graphql/page-sql.ts) and,
+ * where that cannot translate, Prisma's findMany + count (findPage). Both must answer the same page:
+ * the same rows in the same order (created_at desc, then id desc), the same total. Checked for random
+ * filters (contacts: search with spaces, %, _ and \, and type; deals and invoices: status), page
+ * sizes, page positions (past the end too) and selections of relations, over a few hundred rows
+ * whose created_at values are deliberately tied. On the run's database and, when that is
+ * PostgreSQL, on the embedded one as well (CI runs on PostgreSQL only).
+ *
+ * Runs are seeded and bounded, so a failure reproduces; PAGE_SQL_RUNS and PAGE_SQL_SEED override them.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { contactsWhere, listContactsArgs } from '../../src/contacts/contact.service.js';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { applyMigrations } from '../../src/db/migrate.js';
+import { dealsWhere, listDealsArgs } from '../../src/deals/deal.service.js';
+import { ContactType, DealStatus, InvoiceStatus, Prisma, type PrismaClient } from '../../src/generated/prisma/client.js';
+import { findPage } from '../../src/graphql/page.js';
+import { sqlPage } from '../../src/graphql/page-sql.js';
+import { invoicesWhere, listInvoicesArgs } from '../../src/invoices/invoice.service.js';
+import { cloneDatabase } from '../helpers/database.js';
+
+const SEED = Number(process.env.PAGE_SQL_SEED ?? 20240611);
+const RUNS = Number(process.env.PAGE_SQL_RUNS ?? 80);
+const property = { seed: SEED, numRuns: RUNS };
+/** A longer hunt (PAGE_SQL_RUNS) gets the time it needs. */
+const TIMEOUT = 30_000 + RUNS * 100;
+
+const ROWS = 300; // per model in the account listed; a few of each in a second account
+/** Twelve instants for hundreds of rows: most page boundaries fall inside a tie. */
+const INSTANTS = Array.from({ length: 12 }, (_, i) => new Date(Date.UTC(2024, 0, 1) + i * 60_000));
+/** Pieces of names, e-mails and searches: the wildcards and the space are the interesting ones. */
+const PIECES = ['Ada', 'ada', 'Lo', 've', 'lace', ' ', '%', '_', '\\', 'a', 'B', 'é', 'É', '50', 'x', '.'];
+
+const text = (min: number) => fc.array(fc.constantFrom(...PIECES), { minLength: min, maxLength: 4 }).map((p) => p.join(''));
+const sample = <T>(arb: fc.Arbitrary<T>, n: number, offset: number) => fc.sample(arb, { seed: SEED + offset, numRuns: n });
+/** n distinct random (v4) ids: unlike the default uuid(7), their order has nothing to do with insertion order. */
+const uuids = (n: number, offset: number) => sample(fc.uniqueArray(fc.uuid({ version: 4 }), { minLength: n, maxLength: n }), 1, offset)[0]!;
+
+type Seeded = { accountId: string };
+
+/** Two accounts; the first gets ROWS contacts, deals and invoices, the second a few of each. */
+async function seed(db: PrismaClient): Promise<Seeded> {
+  const owners = uuids(2, 100);
+  const [listed, other] = await Promise.all(
+    ['Listed', 'Other'].map(async (name, i) => {
+      const owner = await db.user.create({ data: { id: owners[i]! } });
+      return db.account.create({ data: { name, ownerId: owner.id } });
+    }),
+  );
+  for (const [n, account, offset] of [[ROWS, listed!, 0], [20, other!, 50]] as const) {
+    const accountId = account.id;
+    const at = fc.constantFrom(...INSTANTS);
+    const [contactIdsFor, dealIds, invoiceIds] = [1, 2, 3].map((k) => uuids(n, offset + 10 + k));
+    const contacts = sample(
+      fc.record({
+        firstName: text(1),
+        lastName: fc.option(text(1), { nil: null }),
+        email: fc.option(fc.tuple(text(1), text(1)).map(([a, b]) => `${a}@${b}.example`), { nil: null }),
+        contactType: fc.constantFrom(...Object.values(ContactType)),
+        createdAt: at,
+      }),
+      n,
+      offset + 1,
+    ).map((c, i) => ({ ...c, accountId, id: contactIdsFor![i]! }));
+    await db.contact.createMany({ data: contacts });
+    const contactIds = (await db.contact.findMany({ where: { accountId }, select: { id: true } })).map((c) => c.id);
+    const stageIds = [];
+    for (let i = 0; i < 4; i++) stageIds.push((await db.pipelineStage.create({ data: { accountId, name: `S${i}`, position: i } })).id);
+    const linked = (ids: string[]) => fc.option(fc.constantFrom(...ids), { nil: null });
+    const money = fc.integer({ min: 0, max: 99_999_999 }).map((cents) => new Prisma.Decimal(cents).div(100));
+    await db.deal.createMany({
+      data: sample(
+        fc.record({
+          title: text(1),
+          status: fc.constantFrom(...Object.values(DealStatus)),
+          contactId: linked(contactIds),
+          stageId: linked(stageIds),
+          value: money,
+          probability: fc.double({ min: 0, max: 100, noNaN: true }),
+          expectedCloseDate: fc.option(fc.constantFrom(new Date('2027-02-28'), new Date('2024-02-29')), { nil: null }),
+          createdAt: at,
+        }),
+        n,
+        offset + 2,
+      ).map((d, i) => ({ ...d, accountId, id: dealIds![i]! })),
+    });
+    await db.invoice.createMany({
+      data: sample(
+        fc.record({
+          status: fc.constantFrom(...Object.values(InvoiceStatus)),
+          contactId: linked(contactIds),
+          amount: money,
+          dueDate: fc.constantFrom(new Date('2027-01-31'), new Date('2024-02-29')),
+          createdAt: at,
+        }),
+        n,
+        offset + 3,
+      ).map((inv, i) => ({ ...inv, accountId, id: invoiceIds![i]!, invoiceNumber: `P-${i}` })),
+    });
+  }
+  return { accountId: listed!.id };
+}
+
+/** A page size, a spot among the pages (the first to one past the last), and whether the total is asked for. */
+const position = fc.record({ pageSize: fc.integer({ min: 1, max: 100 }), spot: fc.nat(), withTotal: fc.boolean() });
+type Position = { pageSize: number; spot: number; withTotal: boolean };
+
+/** What the Prisma plugin hands a page for a selection: `{}`, or `include` of the to-one relations selected. */
+const selection = (relations: string[]) =>
+  fc.subarray(relations).map((picked) => (picked.length ? { include: Object.fromEntries(picked.map((r) => [r, true])) } : {}));
+
+type Model = 'Contact' | 'Deal' | 'Invoice';
+type Case = { where: object; page: number; pageSize: number; withTotal: boolean; query: Record<string, unknown> };
+type Stats = { full: number; partial: number; pastTheEnd: number };
+
+const delegateOf = (db: PrismaClient, model: Model) => ({ Contact: db.contact, Deal: db.deal, Invoice: db.invoice })[model] as never;
+const ids = (nodes: unknown[]) => nodes.map((n) => (n as { id: string }).id);
+
+/**
+ * Both paths on one page of `where`; page-sql.ts must take the case (else nothing is compared).
+ * Returns Prisma's page.
+ */
+async function expectSamePage(db: PrismaClient, model: Model, where: object, p: Position, query: Record<string, unknown>, stats: Stats) {
+  const matching = await (delegateOf(db, model) as { count(args: object): Promise<number> }).count({ where });
+  const page = 1 + (p.spot % (Math.ceil(matching / p.pageSize) + 1));
+  const c: Case = { where, page, pageSize: p.pageSize, withTotal: p.withTotal, query };
+  const label = `${model} ${JSON.stringify(c)}`; // the exact case, for a counterexample's report
+  const fast = await sqlPage(db, model, c.where, c.query, (c.page - 1) * c.pageSize, c.pageSize, c.withTotal);
+  expect(fast, `page-sql.ts takes ${label}`).not.toBeNull();
+  const prisma = await findPage(delegateOf(db, model), { where: c.where, page: c.page, pageSize: c.pageSize }, c.query, c.withTotal);
+  expect(ids(fast!.nodes), `the same rows in the same order: ${label}`).toEqual(ids(prisma.nodes));
+  expect(fast!.total, `the same total: ${label}`).toBe(prisma.total);
+  expect(fast!.nodes, `the same values, relations included: ${label}`).toEqual(prisma.nodes);
+  if (prisma.nodes.length === 0) stats.pastTheEnd++;
+  else if (prisma.nodes.length < c.pageSize) stats.partial++;
+  else stats.full++;
+  return prisma;
+}
+
+/** Not vacuous: full pages, partial last pages and pages past the end were all compared. */
+function expectVaried(stats: Stats) {
+  expect(stats.full).toBeGreaterThan(RUNS / 10);
+  expect(stats.partial).toBeGreaterThan(0);
+  expect(stats.pastTheEnd).toBeGreaterThan(0);
+}
+
+type Target = { name: string; open(): Promise<{ db: PrismaClient; close(): Promise<void> }> };
+
+/** An in-memory embedded database, migrated (the template is PostgreSQL in such a run). */
+async function embedded() {
+  const database: Database = await openDatabase({ dataDir: 'memory://' });
+  await applyMigrations(database);
+  return { db: database.prisma, close: () => database.close() };
+}
+
+const template = inject('template');
+const targets: Target[] = [
+  {
+    name: template.kind === 'postgres' ? 'PostgreSQL' : 'the embedded database',
+    open: async () => {
+      const { db, drop } = await cloneDatabase(template);
+      return { db: db.prisma, close: drop };
+    },
+  },
+  ...(template.kind === 'postgres' ? [{ name: 'the embedded database', open: embedded }] : []),
+];
+
+describe.each(targets)('page-sql.ts and Prisma answer the same pages, on $name', (target) => {
+  let db: PrismaClient;
+  let close: () => Promise<void>;
+  let accountId: string;
+
+  beforeAll(async () => {
+    ({ db, close } = await target.open());
+    ({ accountId } = await seed(db));
+  });
+  afterAll(() => close?.());
+
+  it('the seeded rows tie on created_at, so the id decides the order inside every tie', async () => {
+    for (const table of ['contacts', 'deals', 'invoices']) {
+      const [row] = await db.$queryRawUnsafe<{ rows: number; instants: number }[]>(
+        `SELECT count(*)::int AS rows, count(DISTINCT created_at)::int AS instants FROM ${table} WHERE account_id = $1::uuid`,
+        accountId,
+      );
+      expect(row!.rows).toBe(ROWS);
+      expect(row!.instants).toBeLessThanOrEqual(INSTANTS.length);
+    }
+  });
+
+  it('contacts: any search (spaces, %, _, \\) and type, page and page size', async () => {
+    const stats: Stats = { full: 0, partial: 0, pastTheEnd: 0 };
+    let searchesFound = 0;
+    const names = await db.contact.findMany({ where: { accountId }, select: { firstName: true, lastName: true } });
+    const padded = fc.tuple(fc.constantFrom('', ' ', '  '), text(0), fc.constantFrom('', ' ')).map((p) => p.join(''));
+    // "first last" across the space: the end of a first name, a space, then a piece of the last name
+    // (its beginning, which matches, or its middle, which must not match through this clause).
+    const acrossTheSpace = fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.nat()).map(([i, a, b, c]) => {
+      const { firstName, lastName } = names[i % names.length]!;
+      const last = lastName ?? '';
+      const from = b % (last.length + 1);
+      return `${firstName.slice(a % (firstName.length + 1))} ${last.slice(from, from + 1 + (c % (last.length + 1)))}`;
+    });
+    const search = fc.oneof(padded, acrossTheSpace);
+    const filter = fc.record({
+      search: fc.option(search, { nil: undefined }),
+      type: fc.option(fc.constantFrom(...Object.values(ContactType)), { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(filter, position, selection([]), async (f, p, query) => {
+        const args = listContactsArgs.parse({ accountId, ...f });
+        const page = await expectSamePage(db, 'Contact', contactsWhere(args), p, query, stats);
+        if (args.search && page.nodes.length > 0) searchesFound++;
+      }),
+      property,
+    );
+    expectVaried(stats);
+    expect(searchesFound).toBeGreaterThan(0);
+  }, TIMEOUT);
+
+  it('deals: any status, page and page size, with or without contact and stage', async () => {
+    const stats: Stats = { full: 0, partial: 0, pastTheEnd: 0 };
+    const status = fc.option(fc.constantFrom(...Object.values(DealStatus)), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(status, position, selection(['contact', 'stage']), async (s, p, query) => {
+        await expectSamePage(db, 'Deal', dealsWhere(listDealsArgs.parse({ accountId, status: s })), p, query, stats);
+      }),
+      property,
+    );
+    expectVaried(stats);
+  }, TIMEOUT);
+
+  it('invoices: any status, page and page size, with or without contact', async () => {
+    const stats: Stats = { full: 0, partial: 0, pastTheEnd: 0 };
+    const status = fc.option(fc.constantFrom(...Object.values(InvoiceStatus)), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(status, position, selection(['contact']), async (s, p, query) => {
+        await expectSamePage(db, 'Invoice', invoicesWhere(listInvoicesArgs.parse({ accountId, status: s })), p, query, stats);
+      }),
+      property,
+    );
+    expectVaried(stats);
+  }, TIMEOUT);
+});
