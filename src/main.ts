@@ -17,7 +17,9 @@ async function main(): Promise<void> {
   const deps = await openDeps(config, log);
   const app = createApp(deps);
   const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  // A deep accept queue (the kernel caps it at net.core.somaxconn): under a burst, a connection waits
+  // its turn and is answered (503 when the database is saturated) instead of reset by the kernel.
+  await new Promise<void>((resolve) => server.listen({ port: config.port, host: config.host, backlog: 4096 }, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
