@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, loadDotenv } from './config.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
+import { DataDirLockedError } from './db/lock.js';
 import { seedDemo } from './demo.js';
 import { startDraining } from './health.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';
@@ -61,6 +62,8 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     for (const line of error.message.split('\n')) process.stderr.write(`config: ${line}\n`);
+  } else if (error instanceof DataDirLockedError) {
+    process.stderr.write(`${error.message}\n`); // one line naming the holder (docs/faults.md)
   } else {
     log.fatal({ err: error }, 'failed to start');
   }

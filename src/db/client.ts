@@ -5,6 +5,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { BoundedPool, DatabaseUnavailableError, gatePGlite, type Bounds } from './bounds.js';
+import { lockDataDir } from './lock.js';
 import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
 
 export type Database = {
@@ -61,8 +62,18 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       },
     };
   }
-  if (!opts.dataDir.startsWith('memory://')) await mkdir(opts.dataDir, { recursive: true });
-  const pglite = await PGlite.create({ dataDir: opts.dataDir, extensions: PGLITE_EXTENSIONS });
+  let unlock = () => {};
+  if (!opts.dataDir.startsWith('memory://')) {
+    await mkdir(opts.dataDir, { recursive: true });
+    unlock = lockDataDir(opts.dataDir); // before PGlite touches a file: a second process refuses at once
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({ dataDir: opts.dataDir, extensions: PGLITE_EXTENSIONS });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(gatePGlite(pglite, bounds.poolTimeoutMs)) });
   return {
     prisma,
@@ -73,6 +84,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();
+      unlock();
     },
   };
 }
