@@ -5,6 +5,7 @@ import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { DataDirLockedError } from './db/lock.js';
 import { seedDemo } from './demo.js';
 import { startDraining } from './health.js';
+import { answerClientErrors } from './http/client-error.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';
 import { openDeps, usesDevAuth } from './runtime.js';
 
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   const deps = await openDeps(config, log);
   const app = createApp(deps);
   const server = createServer(app);
+  answerClientErrors(server); // JSON bodies for requests Node's parser refuses (431, 400)
   // A deep accept queue (the kernel caps it at net.core.somaxconn): under a burst, a connection waits
   // its turn and is answered (503 when the database is saturated) instead of reset by the kernel.
   await new Promise<void>((resolve) => server.listen({ port: config.port, host: config.host, backlog: 4096 }, resolve));

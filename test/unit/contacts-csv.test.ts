@@ -31,7 +31,7 @@ function parseCsv(text: string): string[][] {
     else if (ch === '\r' && text[i + 1] === '\n') rows.push([...row, cell]), (row = []), (cell = ''), i++;
     else cell += ch;
   }
-  rows.push([...row, cell]);
+  if (row.length > 0 || cell !== '') rows.push([...row, cell]); // every record ends in CRLF: nothing after the last
   return rows;
 }
 
@@ -69,7 +69,10 @@ describe('csvCell', () => {
     ['\rreturn', `"'\rreturn"`],
     ['=HYPERLINK("x")', `"'=HYPERLINK(""x"")"`],
     ['a=b', 'a=b'],
-  ])('a cell beginning %j gets a leading quote (formula injection): %j', (value, cell) => {
+    ['x;=1+1', `"x;'=1+1"`],
+    ['a;b', '"a;b"'],
+    ['=a;-b', `"'=a;'-b"`],
+  ])('a cell beginning %j, or a part of it after a ";", gets a leading quote (formula injection): %j', (value, cell) => {
     expect(csvCell(value)).toBe(cell);
   });
 });
@@ -77,7 +80,7 @@ describe('csvCell', () => {
 describe('contactsCsvStream', () => {
   it('the header row is exact, and an account without contacts gets only the header', async () => {
     const acc = await createAccount(t);
-    expect(await csvOf(t.db, acc.id)).toBe(HEADER);
+    expect(await csvOf(t.db, acc.id)).toBe(`${HEADER}\r\n`);
   });
 
   it('writes every column, nulls as empty cells, created at in ISO 8601 UTC', async () => {
@@ -94,7 +97,7 @@ describe('contactsCsvStream', () => {
       createdAt,
     });
     const text = await csvOf(t.db, acc.id);
-    expect(text).toBe(`${HEADER}\r\nAda,,,,,past_client,cold_outreach,2024-02-29T23:59:58.123Z`);
+    expect(text).toBe(`${HEADER}\r\nAda,,,,,past_client,cold_outreach,2024-02-29T23:59:58.123Z\r\n`);
   });
 
   it('quotes commas, quotes and line breaks, keeps UTF-8, and guards formulas, read back cell for cell', async () => {
@@ -150,7 +153,9 @@ describe('contactsCsvStream', () => {
     });
 
     const takes: number[] = [];
-    const lines = (await csvOf(countingDb(takes), acc.id)).split('\r\n');
+    const text = await csvOf(countingDb(takes), acc.id);
+    expect(text.endsWith('\r\n'), 'CRLF after the last record too').toBe(true);
+    const lines = text.slice(0, -2).split('\r\n');
     expect(lines).toHaveLength(2501);
     expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(expected.map((c) => c.firstName));
     expect(lines[1]!.startsWith('n0,') || lines[1]!.startsWith('n1,')).toBe(true);
