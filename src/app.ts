@@ -1,6 +1,7 @@
 import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
+import { useCrossSiteRule } from './auth/cross-site.plugin.js';
 import type { KnownUsers } from './auth/viewer.js';
 import type { TokenClaims } from './auth/token.js';
 import type { Config } from './config.js';
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps) {
       ...graphqlArmor(deps.config.production),
       graphqlBodyLimit(),
       useResponseHeaders(),
+      useCrossSiteRule(deps),
       useHealth(deps),
       useApiReference(deps),
       useRest(deps),
