@@ -1,6 +1,7 @@
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
+import { useCrossSiteRule } from './auth/cross-site.plugin.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
 import { baseUrlOf } from './config.js';
 import type { AppDeps } from './deps.js';
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps) {
       ...graphqlArmor(deps.config.production),
       graphqlBodyLimit(),
       useResponseHeaders(),
+      useCrossSiteRule({ cookieName: deps.config.auth.cookieName, allowedOrigins: deps.config.allowedOrigins }),
       useHealth(deps),
       useApiReference({ cookieName: deps.config.auth.cookieName, serverUrl: baseUrlOf(deps.config.host, deps.config.port) }),
       useRest({ log: deps.log }),

@@ -12,6 +12,10 @@ export type Config = {
   databaseUrl?: string;
   /** Connections in the PostgreSQL pool (DATABASE_POOL_MAX). */
   databasePoolMax: number;
+  /** How long a request waits for a database connection before 503 (DATABASE_POOL_TIMEOUT_MS, docs/faults.md). */
+  databasePoolTimeoutMs: number;
+  /** Longest database statement before 503 (DATABASE_STATEMENT_TIMEOUT_MS, docs/faults.md). */
+  databaseStatementTimeoutMs: number;
   dataDir: string;
   redisUrl?: string;
   auth: {
@@ -111,6 +115,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     databaseUrl: url('DATABASE_URL', ['postgresql:', 'postgres:']),
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
+    databasePoolTimeoutMs: int('DATABASE_POOL_TIMEOUT_MS', 2_000, 100, 60_000),
+    databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     dataDir: path.resolve(env.DATA_DIR?.trim() || '.data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     auth: {

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AppDeps } from './deps.js';
 import { loadRole, type Role } from './auth/access.js';
 import type { OperationKind } from './auth/origin.js';
+import { clientIpOf } from './http/client-ip.js';
 import { resolveViewer, type Viewer } from './auth/viewer.js';
 import { rateLimited } from './errors.js';
 import type { PrismaClient } from './generated/prisma/client.js';
@@ -98,16 +99,4 @@ const SANE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 function requestIdOf(request: Request): string {
   const given = request.headers.get('x-request-id');
   return given && SANE_REQUEST_ID.test(given) ? given : randomUUID();
-}
-
-/** The socket address, unless TRUST_PROXY says how many proxies in front append X-Forwarded-For. */
-export function clientIpOf(request: Request, server: ServerContext, trustProxy: number): string {
-  const socket = server.req?.socket.remoteAddress ?? server.clientAddress ?? 'unknown';
-  if (trustProxy === 0) return socket;
-  const hops = (request.headers.get('x-forwarded-for') ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
-  // Each trusted proxy appended the address it saw; the client is the one the outermost trusted proxy saw.
-  return hops[hops.length - trustProxy] ?? hops[0] ?? socket;
 }

@@ -78,6 +78,8 @@ export const forbidden = (message: string = MESSAGES.noAccess) => new AppError('
 export const badInput = (details: ErrorDetails) => new AppError('BAD_USER_INPUT', MESSAGES.invalidInput, details);
 /** A body that is not a JSON object (decisions §2): 400 with `details.body`. */
 export const notAJsonObject = () => badInput({ body: ['Expected a JSON object'] });
+/** A cookie-authenticated request from another site: refused whole, so it carries its 403. */
+export const crossSiteRefusal = () => new AppError('FORBIDDEN', MESSAGES.crossSite, undefined, { http: { status: 403 } });
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const rateLimited = (retryAfter: number) => new AppError('RATE_LIMITED', MESSAGES.rateLimited, undefined, { retryAfter });
 export const invalidTransition = (message: string, move: { from: string; to: string }) =>

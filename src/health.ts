@@ -63,7 +63,7 @@ const answer = (status: number, body: object, method: string) =>
 /**
  * Liveness says the process serves HTTP (no dependency checked: restarting it would not fix the
  * database). Readiness also needs the database with this build's migrations applied, and turns 503
- * while draining. Redis is not checked: without it limits fail open and the instance still serves.
+ * while draining. Redis is not checked: without it each instance limits in its own memory and still serves.
  */
 export function useHealth(deps: AppDeps): Plugin {
   // Read once at start: the folder ships with the build and cannot change while it runs.

@@ -2,8 +2,10 @@ import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { baseUrlOf, ConfigError, loadConfig, loadDotenv } from './config.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
+import { DataDirLockedError } from './db/lock.js';
 import { seedDemo } from './demo.js';
 import { startDraining } from './health.js';
+import { answerClientErrors } from './http/client-error.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';
 import { openDeps, usesDevAuth } from './runtime.js';
 
@@ -17,7 +19,10 @@ async function main(): Promise<void> {
   const deps = await openDeps(config, log);
   const app = createApp(deps);
   const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  answerClientErrors(server); // JSON bodies for requests Node's parser refuses (431, 400)
+  // A deep accept queue (the kernel caps it at net.core.somaxconn): under a burst, a connection waits
+  // its turn and is answered (503 when the database is saturated) instead of reset by the kernel.
+  await new Promise<void>((resolve) => server.listen({ port: config.port, host: config.host, backlog: 4096 }, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = baseUrlOf(config.host, port);
@@ -59,6 +64,8 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     for (const line of error.message.split('\n')) process.stderr.write(`config: ${line}\n`);
+  } else if (error instanceof DataDirLockedError) {
+    process.stderr.write(`${error.message}\n`); // one line naming the holder (docs/faults.md)
   } else {
     log.fatal({ err: error }, 'failed to start');
   }

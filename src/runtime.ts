@@ -20,6 +20,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolMax: config.databasePoolMax,
+    bounds: { poolTimeoutMs: config.databasePoolTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs },
     onConnectionError: (err) => log.warn({ err }, 'database connection error'),
   });
   try {

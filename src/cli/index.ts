@@ -5,6 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, loadDotenv } from '../config.js';
 import { isDatabaseUnavailable, openDatabase } from '../db/client.js';
+import { DataDirLockedError } from '../db/lock.js';
 import { applyMigrations } from '../db/migrate.js';
 import { accountCreate } from './account-create.js';
 import { CliError, type CliIo, type Command } from './command.js';
@@ -58,6 +59,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 function problemsOf(error: unknown): string[] {
   if (error instanceof CliError) return error.problems;
   if (error instanceof ConfigError) return error.message.split('\n').map((line) => `config: ${line}`);
+  if (error instanceof DataDirLockedError) return [error.message];
   if (isDatabaseUnavailable(error)) return [`cannot reach the database: ${firstLine(error)}`];
   return [`unexpected error: ${firstLine(error)}`];
 }

@@ -2,8 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import pg from 'pg';
+import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { BoundedPool, DatabaseUnavailableError, gatePGlite, type Bounds } from './bounds.js';
+import { lockDataDir } from './lock.js';
 import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
 
 export type Database = {
@@ -25,7 +27,12 @@ export type OpenDatabaseOptions = {
   poolMax?: number;
   /** Told about connection errors that happen outside any query (default: console.warn). */
   onConnectionError?: (err: Error) => void;
+  /** Waits and timeouts (docs/faults.md); each defaults to DEFAULT_BOUNDS. */
+  bounds?: Partial<Bounds>;
 };
+
+/** DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS and the connect timeout, as documented in docs/faults.md. */
+export const DEFAULT_BOUNDS: Bounds = { poolTimeoutMs: 2_000, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 };
 
 /**
  * Interactive transactions of writes: up to 10 s to get a connection, 15 s to run. A form submit
@@ -35,9 +42,10 @@ export const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   const onError = opts.onConnectionError ?? ((err) => console.warn('database connection error:', err.message));
+  const bounds = { ...DEFAULT_BOUNDS, ...opts.bounds };
   if (opts.databaseUrl) {
     const url = opts.databaseUrl;
-    const pool = new pg.Pool({ connectionString: url, max: opts.poolMax ?? 10 });
+    const pool = new BoundedPool({ connectionString: url, max: opts.poolMax ?? 10 }, bounds);
     // An idle client losing its server (restart, failover) emits 'error' on the pool; unhandled,
     // that would crash the process. The pool drops the client; the next query reconnects.
     pool.on('error', onError);
@@ -54,9 +62,19 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       },
     };
   }
-  if (!opts.dataDir.startsWith('memory://')) await mkdir(opts.dataDir, { recursive: true });
-  const pglite = await PGlite.create({ dataDir: opts.dataDir, extensions: PGLITE_EXTENSIONS });
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  let unlock = () => {};
+  if (!opts.dataDir.startsWith('memory://')) {
+    await mkdir(opts.dataDir, { recursive: true });
+    unlock = lockDataDir(opts.dataDir); // before PGlite touches a file: a second process refuses at once
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({ dataDir: opts.dataDir, extensions: PGLITE_EXTENSIONS });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(gatePGlite(pglite, bounds.poolTimeoutMs)) });
   return {
     prisma,
     kind: 'pglite',
@@ -66,13 +84,15 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();
+      unlock();
     },
   };
 }
 
 // Prisma: can't reach server, timed out, database missing, access denied, TLS, server closed the
-// connection, operations timed out, no free pool connection.
-const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1003', 'P1008', 'P1010', 'P1011', 'P1017', 'P2024']);
+// connection, operations timed out, no free pool connection, a transaction that could not start (or
+// ran out of time and was rolled back) in its bound.
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1003', 'P1008', 'P1010', 'P1011', 'P1017', 'P2024', 'P2028']);
 // Driver adapters (MappedError kinds) describing a connection-level failure.
 const ADAPTER_KINDS = new Set([
   'DatabaseNotReachable', 'DatabaseDoesNotExist', 'DatabaseAccessDenied', 'AuthenticationFailed',
@@ -82,27 +102,20 @@ const ADAPTER_KINDS = new Set([
 const ERRNO_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH',
 ]);
-// PostgreSQL SQLSTATE: class 08 (connection exception), shutting down / starting up, too many clients.
-const SQLSTATE = /^(08...|57P0[123]|53300)$/;
-// pg and PGlite throw these as plain Errors with no code at all, so only their text identifies them.
-const CODELESS_MESSAGES = [
-  /^Connection terminated/,
-  /^Client has encountered a connection error and is not queryable$/,
-  /^Client was closed and is not queryable$/,
-  /^timeout exceeded when trying to connect$/,
-  /^Cannot use a pool after calling end on the pool$/,
-  /^PGlite is closed$/,
-];
+// PostgreSQL SQLSTATE: class 08 (connection exception), class 57P (operator intervention: shutting
+// down, starting up, database dropped), 57014 (statement timeout), 53300 (too many clients).
+const SQLSTATE = /^(08...|57P..|57014|53300)$/;
 
-/** True when `err` means "the database can't be reached right now", so callers can answer 503. */
+/**
+ * True when `err` means "the database can't be reached in time right now", so callers answer 503.
+ * Decided by class and code only: the pool and the PGlite gate (src/db/bounds.ts) give pg's and
+ * PGlite's codeless failures a SQLSTATE of their own.
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let depth = 0, e = err as ErrorLike | undefined; e && typeof e === 'object' && depth < 8; depth++) {
+    if (e instanceof DatabaseUnavailableError) return true;
     const code = e.code ?? e.errorCode; // errorCode: PrismaClientInitializationError
-    if (typeof code === 'string') {
-      if (PRISMA_CODES.has(code) || ERRNO_CODES.has(code) || SQLSTATE.test(code)) return true;
-    } else if (typeof e.message === 'string' && CODELESS_MESSAGES.some((re) => re.test(e!.message!))) {
-      return true;
-    }
+    if (typeof code === 'string' && (PRISMA_CODES.has(code) || ERRNO_CODES.has(code) || SQLSTATE.test(code))) return true;
     if (typeof e.kind === 'string' && ADAPTER_KINDS.has(e.kind)) return true;
     // Prisma keeps the adapter's error in meta (e.g. P2010 "raw query failed" hides a lost server).
     e = e.meta?.driverAdapterError ?? e.cause;
@@ -114,7 +127,6 @@ type ErrorLike = {
   code?: unknown;
   errorCode?: unknown;
   kind?: unknown;
-  message?: string;
   cause?: ErrorLike;
   meta?: { driverAdapterError?: ErrorLike };
 };

@@ -22,21 +22,28 @@ type CsvRow = Record<(typeof CSV_COLUMNS)[number], string | null>;
 export const CSV_CHUNK_SIZE = 1000;
 
 const FORMULA_START = /^[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",\r\n]/;
+// `;` too: spreadsheets in locales whose list separator is `;` split an unquoted cell there.
+const NEEDS_QUOTES = /[",;\r\n]/;
+
+const guard = (part: string) => (FORMULA_START.test(part) ? `'${part}` : part);
 
 /**
  * One string cell: a leading `'` when a spreadsheet would read it as a formula (CSV injection),
- * then RFC 4180 quoting when it holds a quote, comma or line break. json2csv's own `stringExcel`
- * formatter is not such a guard (it wraps every value in `="..."`), hence this one.
+ * then RFC 4180 quoting when it holds a quote, comma, semicolon or line break. Each `;`-separated
+ * part is guarded like a cell of its own, since a `;` spreadsheet may read it as one (`x;=1+1`).
+ * json2csv's own `stringExcel` formatter is not such a guard (it wraps every value in `="..."`).
  */
 export function csvCell(value: string): string {
-  const safe = FORMULA_START.test(value) ? `'${value}` : value;
+  const safe = value.split(';').map(guard).join(';');
   return NEEDS_QUOTES.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
+/** RFC 4180 ends every record in CRLF; json2csv writes the separator between records only. */
+const RECORD_END = '\r\n';
+
 const PARSER_OPTIONS: ParserOptions<CsvRow, CsvRow> = {
   fields: [...CSV_COLUMNS],
-  // RFC 4180 records end in CRLF; null cells are empty (json2csv's object formatter maps null to '').
+  // Records are separated by CRLF (the last one's is added at the end); null cells are empty (json2csv's object formatter maps null to '').
   eol: '\r\n',
   includeEmptyRows: true,
   formatters: { string: csvCell, header: csvCell },
@@ -136,6 +143,7 @@ export function contactsCsvStream(
         if ((finished = Boolean(next.done))) break;
         text += next.value;
       }
+      if (finished) text += RECORD_END; // after the last record too (the header at least)
       if (text) controller.enqueue(encoder.encode(text));
       if (finished) controller.close();
     },

@@ -113,4 +113,7 @@ async function sweepExpired(db: PrismaClient): Promise<void> {
   if (deleted === SWEEP_BATCH) lastSweep.delete(db);
 }
 
-const claimWhere = ({ accountId, scope, operation, key }: IdempotencyClaim) => ({ accountId, scope, operation, key });
+/** The scope is stored as its SHA-256 (64 hex characters): whatever a client puts in it, it fits the column. */
+export const scopeKey = (scope: string): string => createHash('sha256').update(scope).digest('hex');
+
+const claimWhere = ({ accountId, scope, operation, key }: IdempotencyClaim) => ({ accountId, scope: scopeKey(scope), operation, key });

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { AtomicStore, type HitResult } from './atomic-store.js';
+import { EventLoopWatch, loopAwareDeadline, PeerTimeout } from './event-loop.js';
+import { MemoryStore } from './memory-store.js';
 
 export type Logger = (msg: string, err?: unknown) => void;
 export type RedisStoreOptions = {
@@ -8,8 +10,15 @@ export type RedisStoreOptions = {
   log: Logger;
   /** Key namespace; every key starts with it. */
   prefix?: string;
-  /** A command that takes longer fails (open): a hung Redis must not hang requests. */
+  /**
+   * A command unanswered this long, with the event loop running, means Redis is down: the call is
+   * decided by the fallback instead (a hung Redis must not hang requests, nor lift the limits).
+   */
   commandTimeoutMs?: number;
+  /** Where calls are decided while Redis is down: this instance's own memory (default: a MemoryStore). */
+  fallback?: AtomicStore;
+  /** How often, while down, Redis is asked whether it answers again. */
+  probeEveryMs?: number;
   /** At startup, how long calls wait for the first connection before failing open. */
   startupWaitMs?: number;
   /**
@@ -56,9 +65,12 @@ type ScriptClient = Redis & {
 };
 
 /**
- * Shared store for every instance. If Redis fails, the call is allowed (fail open: rate limiting
- * must not take the API down), logged once per outage, and limiting resumes by itself when ioredis
- * reconnects. With the offline queue off, commands during an outage fail at once instead of queueing.
+ * Shared store for every instance. When Redis fails or does not answer in time, calls are decided by
+ * this instance's in-memory store (limits never lift; each instance then limits on its own), the
+ * switch is logged once, and Redis takes over again as soon as it answers a probe (docs/faults.md).
+ * A command that ran out of time while this process's event loop was stalled is not Redis' fault
+ * (EventLoopWatch): its wait starts again. With the offline queue off, commands during a
+ * disconnection fail at once instead of queueing.
  */
 export class RedisStore extends AtomicStore {
   private readonly client: ScriptClient;
@@ -69,21 +81,30 @@ export class RedisStore extends AtomicStore {
   private seq = 0;
   private down = false;
   private started: Promise<void> | undefined;
+  private readonly fallback: AtomicStore;
+  private readonly watch = new EventLoopWatch();
+  private readonly timeoutMs: number;
+  private readonly probeEveryMs: number;
+  private probe: NodeJS.Timeout | undefined;
 
   constructor(opts: RedisStoreOptions) {
     super();
     this.prefix = opts.prefix ?? 'rl:';
     this.log = opts.log;
     this.now = opts.now;
+    this.fallback = opts.fallback ?? new MemoryStore({ now: opts.now });
+    this.timeoutMs = opts.commandTimeoutMs ?? 500;
+    this.probeEveryMs = opts.probeEveryMs ?? 1_000;
     this.client = new Redis(opts.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: opts.commandTimeoutMs ?? 500,
+      // No commandTimeout: ioredis would time a command out while the event loop is stalled (see loopAwareDeadline).
       connectTimeout: 2_000,
       retryStrategy: (times) => Math.min(times * 100, 1_000), // keep retrying, forever
     }) as ScriptClient;
     this.client.defineCommand('rlHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.client.on('error', (err) => this.markDown(err));
+    this.client.on('ready', () => void (this.down && this.checkBack())); // reconnected: try it at once
     // Calls made before the first connection wait for it (briefly), else the first calls after a
     // deploy would all go through unlimited; a refused connection or the deadline ends the wait.
     this.started = new Promise<void>((resolve) => {
@@ -97,31 +118,45 @@ export class RedisStore extends AtomicStore {
 
   async hit(key: string, max: number, windowMs: number): Promise<HitResult> {
     if (this.started) await this.started;
+    if (this.down) return this.fallback.hit(key, max, windowMs);
     try {
       const member = `${this.instance}:${(this.seq = (this.seq + 1) % Number.MAX_SAFE_INTEGER)}`;
       const clock: [number] | [] = this.now ? [this.now()] : [];
-      const [allowed, count, resetMs, before] = await this.client.rlHit(this.prefix + key, windowMs, max, member, ...clock);
-      this.markUp();
+      const reply = this.client.rlHit(this.prefix + key, windowMs, max, member, ...clock);
+      const [allowed, count, resetMs, before] = await loopAwareDeadline(reply, this.timeoutMs, this.watch);
       return { allowed: allowed === 1, count, resetMs, before };
     } catch (err) {
-      this.markDown(err);
-      return { allowed: true, count: 1, resetMs: windowMs, before: [] };
+      // A loop stalled for long says nothing about Redis: this one call is decided here, Redis stays in use.
+      if (!(err instanceof PeerTimeout && err.stalled)) this.markDown(err);
+      return this.fallback.hit(key, max, windowMs);
     }
   }
 
   private markDown(err: unknown): void {
     if (this.down) return;
     this.down = true;
-    this.log('rate limit: Redis unavailable, failing open (calls are not limited) until it is back', err);
+    this.log("rate limit: Redis unavailable; limiting in this instance's memory until it answers again", err);
+    this.probe = setInterval(() => void this.checkBack(), this.probeEveryMs);
+    this.probe.unref();
   }
 
-  private markUp(): void {
+  /** While down: one PING; an answer in time (event loop running) brings Redis back. */
+  private async checkBack(): Promise<void> {
+    try {
+      await loopAwareDeadline(this.client.ping(), this.timeoutMs, this.watch);
+    } catch {
+      return;
+    }
     if (!this.down) return;
     this.down = false;
-    this.log('rate limit: Redis is back, limiting again');
+    clearInterval(this.probe);
+    this.log('rate limit: Redis answers again; limiting in Redis');
   }
 
   async close(): Promise<void> {
+    clearInterval(this.probe);
+    this.watch.close();
+    await this.fallback.close();
     try {
       await this.client.quit();
     } catch {

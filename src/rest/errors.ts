@@ -18,7 +18,10 @@ export type InputSource = 'query' | 'body';
  * The one translation of the core's error codes into the contract's bodies. Exhaustive: a new
  * ErrorCode does not compile until this switch renders it.
  */
-export function fromCoreError(error: GraphQLError, source: InputSource, renameField: (key: string) => string): RestError {
+/** An error as the core reports it: its message and extensions (a GraphQLError, or a sample for the reference). */
+export type CoreError = Pick<GraphQLError, 'message' | 'extensions'>;
+
+export function fromCoreError(error: CoreError, source: InputSource, renameField: (key: string) => string): RestError {
   const code = error.extensions.code as ErrorCode | undefined;
   switch (code) {
     case 'BAD_USER_INPUT': {

@@ -1,6 +1,5 @@
 import {
   getOperationAST,
-  GraphQLError,
   isNonNullType,
   Kind,
   typeFromAST,
@@ -252,7 +251,7 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
 function errorResponses(route: Route, rules: FieldRules, limited: boolean, exampleField: string) {
   const source: InputSource = route.input === 'query' ? 'query' : 'body';
   const core = (code: ErrorCode, message: string) =>
-    fromCoreError(new GraphQLError(message, { extensions: { code } }), source, (key) => key);
+    fromCoreError({ message, extensions: { code } }, source, (key) => key);
 
   const refusals: RestError[] = [];
   if (route.input !== 'query') refusals.push(core('PAYLOAD_TOO_LARGE', MESSAGES.payloadTooLarge), core('UNSUPPORTED_MEDIA_TYPE', MESSAGES.unsupportedMediaType));

@@ -49,7 +49,10 @@ describe('csvCell', () => {
     ['\rreturn', `"'\rreturn"`],
     ['=HYPERLINK("x")', `"'=HYPERLINK(""x"")"`],
     ['a=b', 'a=b'],
-  ])('a cell beginning %j gets a leading quote (formula injection): %j', (value, cell) => {
+    ['x;=1+1', `"x;'=1+1"`],
+    ['a;b', '"a;b"'],
+    ['=a;-b', `"'=a;'-b"`],
+  ])('a cell beginning %j, or a part of it after a ";", gets a leading quote (formula injection): %j', (value, cell) => {
     expect(csvCell(value)).toBe(cell);
   });
 });
@@ -57,7 +60,7 @@ describe('csvCell', () => {
 describe('contactsCsvStream', () => {
   it('the header row is exact, and an account without contacts gets only the header', async () => {
     const acc = await createAccount(t);
-    expect(await csvOf(t.db, acc.id)).toBe(HEADER);
+    expect(await csvOf(t.db, acc.id)).toBe(`${HEADER}\r\n`);
   });
 
   it('writes every column, nulls as empty cells, created at in ISO 8601 UTC', async () => {
@@ -74,7 +77,7 @@ describe('contactsCsvStream', () => {
       createdAt,
     });
     const text = await csvOf(t.db, acc.id);
-    expect(text).toBe(`${HEADER}\r\nAda,,,,,past_client,cold_outreach,2024-02-29T23:59:58.123Z`);
+    expect(text).toBe(`${HEADER}\r\nAda,,,,,past_client,cold_outreach,2024-02-29T23:59:58.123Z\r\n`);
   });
 
   it('quotes commas, quotes and line breaks, keeps UTF-8, and guards formulas, read back cell for cell', async () => {
@@ -130,7 +133,9 @@ describe('contactsCsvStream', () => {
     });
 
     const takes: number[] = [];
-    const lines = (await csvOf(countingDb(takes), acc.id)).split('\r\n');
+    const text = await csvOf(countingDb(takes), acc.id);
+    expect(text.endsWith('\r\n'), 'CRLF after the last record too').toBe(true);
+    const lines = text.slice(0, -2).split('\r\n');
     expect(lines).toHaveLength(2501);
     expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(expected.map((c) => c.firstName));
     expect(lines[1]!.startsWith('n0,') || lines[1]!.startsWith('n1,')).toBe(true);

@@ -1,0 +1,192 @@
+/**
+ * Bounds on every database call (docs/faults.md): a request waits a bounded time for a connection,
+ * every connection attempt and every statement is bounded, and whatever fails for a connection-level
+ * reason leaves here as a DatabaseUnavailableError carrying a SQLSTATE, so src/db/client.ts
+ * (isDatabaseUnavailable) recognises it by its code, never by its text.
+ */
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/** SQLSTATEs we give: 08001 no connection could be had, 08006 the connection broke, 57014 a statement ran out of time. */
+export type UnavailableCode = '08001' | '08006' | '57014';
+
+/**
+ * Shaped like a PostgreSQL error (code + severity), so the Prisma driver adapters pass the code on
+ * (their `isDriverError` test) instead of rethrowing an anonymous Error.
+ */
+export class DatabaseUnavailableError extends Error {
+  readonly severity = 'ERROR';
+  constructor(
+    readonly code: UnavailableCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+export type Bounds = {
+  /** How long a caller waits for a connection (DATABASE_POOL_TIMEOUT_MS). */
+  poolTimeoutMs: number;
+  /** Longest statement (DATABASE_STATEMENT_TIMEOUT_MS): server-side statement_timeout, then a client-side deadline. */
+  statementTimeoutMs: number;
+  /** Longest connection attempt. */
+  connectTimeoutMs: number;
+};
+
+/** After the server's own statement_timeout should have fired, how long the client still waits (a frozen server never answers). */
+export const CLIENT_GRACE_MS = 1_000;
+
+type Callback = (err: Error | undefined, result?: unknown) => void;
+
+/**
+ * A pg Client whose statements are bounded on both sides: PostgreSQL cancels one at statement_timeout
+ * (57014); should the server not answer at all (frozen, network gone), the client gives up
+ * CLIENT_GRACE_MS later and drops the connection. Any failure once the connection is gone, and any
+ * 'error' it emits (pg emits only connection-level ones), becomes a DatabaseUnavailableError.
+ */
+function boundedClientClass(bounds: Bounds) {
+  return class BoundedClient extends pg.Client {
+    private lost = false;
+    private timedOut = false;
+
+    constructor(config: pg.ClientConfig = {}) {
+      super({ ...config, connectionTimeoutMillis: bounds.connectTimeoutMs, statement_timeout: bounds.statementTimeoutMs });
+      // Registered before pg's own handlers (added on connect), so the flag is set before any query fails.
+      this.connection.on('end', () => void (this.lost = true));
+      this.connection.on('error', () => void (this.lost = true));
+    }
+
+    override query(...args: any[]): any {
+      const first = args[0] as { submit?: unknown } | undefined;
+      if (first && typeof first.submit === 'function') return super.query(...(args as [never]));
+      const timer = setTimeout(() => {
+        this.timedOut = true;
+        this.connection.stream.destroy(); // pg then fails the query; the pool drops the client on release
+      }, bounds.statementTimeoutMs + CLIENT_GRACE_MS);
+      timer.unref();
+      const last = args.length - 1;
+      if (typeof args[last] === 'function') {
+        const callback = args[last] as Callback;
+        args[last] = (err: Error | undefined, result: unknown) => (clearTimeout(timer), callback(err && this.classify(err), result));
+        return super.query(...(args as [never]));
+      }
+      return (super.query(...(args as [never])) as unknown as Promise<unknown>).then(
+        (result) => (clearTimeout(timer), result),
+        (err: Error) => {
+          clearTimeout(timer);
+          throw this.classify(err);
+        },
+      );
+    }
+
+    override end(...args: any[]): any {
+      this.lost = true;
+      return super.end(...(args as [never]));
+    }
+
+    override emit(event: string | symbol, ...args: any[]): boolean {
+      if (event === 'error' && args[0] instanceof Error) args[0] = this.unavailable(args[0]);
+      return super.emit(event, ...args);
+    }
+
+    /** A failure after the connection went away is the connection's, whatever pg's message says. */
+    private classify(err: Error): Error {
+      return this.lost ? this.unavailable(err) : err;
+    }
+
+    private unavailable(err: Error): Error {
+      if (err instanceof DatabaseUnavailableError) return err;
+      return this.timedOut
+        ? new DatabaseUnavailableError('57014', `no answer from the database within ${bounds.statementTimeoutMs + CLIENT_GRACE_MS} ms`, { cause: err })
+        : new DatabaseUnavailableError('08006', 'the database connection was lost', { cause: err });
+    }
+  };
+}
+
+/** Whatever keeps pool.connect from handing out a client (refused, timed out, no free one in time, pool ended). */
+const connectFailed = (err: Error): Error =>
+  err instanceof DatabaseUnavailableError ? err : new DatabaseUnavailableError('08001', 'no database connection could be had', { cause: err });
+
+/**
+ * The PostgreSQL pool: a caller waits at most poolTimeoutMs for a client (pg-pool's
+ * connectionTimeoutMillis covers both a busy pool and a new connection), then gets 08001.
+ */
+export class BoundedPool extends pg.Pool {
+  constructor(config: pg.PoolConfig, bounds: Bounds) {
+    super({ ...config, connectionTimeoutMillis: bounds.poolTimeoutMs, Client: boundedClientClass(bounds) } as pg.PoolConfig);
+  }
+
+  override connect(...args: any[]): any {
+    const callback = args[0] as ((err: Error | undefined, client?: unknown, done?: unknown) => void) | undefined;
+    if (typeof callback === 'function') {
+      return super.connect((err: Error | undefined, client?: unknown, done?: unknown) =>
+        callback(err && connectFailed(err), client, done),
+      );
+    }
+    return super.connect().catch((err: Error) => {
+      throw connectFailed(err);
+    });
+  }
+}
+
+/**
+ * PGlite is one connection inside this process and runs each statement on this thread, where nothing
+ * can interrupt it. What can be bounded is the wait for its turn: calls queue here (a transaction
+ * holds the turn until it ends), and one that waited poolTimeoutMs leaves the queue unrun with 08001.
+ * A closed database answers 08006.
+ */
+export function gatePGlite(pglite: PGlite, poolTimeoutMs: number): PGlite {
+  const turn = new Turnstile(poolTimeoutMs);
+  const gated = async <T>(run: () => Promise<T>): Promise<T> => {
+    if (pglite.closed) throw new DatabaseUnavailableError('08006', 'the embedded database is closed');
+    const release = await turn.enter();
+    try {
+      if (pglite.closed) throw new DatabaseUnavailableError('08006', 'the embedded database is closed');
+      return await run();
+    } finally {
+      release();
+    }
+  };
+  const methods: Partial<Record<keyof PGlite, unknown>> = {
+    query: (...args: Parameters<PGlite['query']>) => gated(() => pglite.query(...args)),
+    exec: (...args: Parameters<PGlite['exec']>) => gated(() => pglite.exec(...args)),
+    transaction: (...args: Parameters<PGlite['transaction']>) => gated(() => pglite.transaction(...args)),
+  };
+  return new Proxy(pglite, {
+    get(target, prop) {
+      if (prop in methods) return methods[prop as keyof PGlite];
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value; // PGlite's private fields need the real `this`
+    },
+  });
+}
+
+/** One at a time, first come first served; a waiter that waited `waitMs` gives up and never runs. */
+class Turnstile {
+  private busy = false;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly waitMs: number) {}
+
+  enter(): Promise<() => void> {
+    if (!this.busy) {
+      this.busy = true;
+      return Promise.resolve(() => this.leave());
+    }
+    return new Promise((resolve, reject) => {
+      const admit = () => (clearTimeout(timer), resolve(() => this.leave()));
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(admit), 1);
+        reject(new DatabaseUnavailableError('08001', `the embedded database was busy for ${this.waitMs} ms`));
+      }, this.waitMs);
+      this.waiting.push(admit);
+    });
+  }
+
+  private leave(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.busy = false;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The service never answers an error for a write it committed (decisions.md §14, docs/faults.md):
+ * PostgreSQL (a cluster this file creates, never the machine's) is stopped and started during a
+ * burst of POST /api/v1/contacts. Every 201 is in the database; every 503 is absent.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintToken } from '../../src/auth/token.js';
+import { killServer, missingServices, PrivatePostgres, startServer, type ServerProcess } from '../../scripts/soak/services.js';
+import { TEST_SECRET } from '../helpers/app.js';
+import { skipIfMissing } from '../helpers/prerequisites.js';
+import { ownerGql, tally } from './service.js';
+
+describe.skipIf(skipIfMissing(missingServices()))('PostgreSQL stopped and started during a burst of creates', () => {
+  let dir: string;
+  let postgres: PrivatePostgres;
+  let server: ServerProcess;
+  let accountId: string;
+  const users: string[] = [];
+  const answers: { name: string; status?: number; error?: string }[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'crm-commit-'));
+    postgres = await PrivatePostgres.create(dir);
+    server = await startServer({ DATABASE_URL: postgres.url, AUTH_JWT_SECRET: TEST_SECRET });
+    const owner = await mintToken(TEST_SECRET, { sub: randomUUID() });
+    accountId = (await ownerGql(server.baseUrl, owner, 'mutation { createAccount(input: { name: "Commit" }) { id } }')).createAccount.id;
+    for (let i = 0; i < 20; i++) {
+      const id = randomUUID();
+      await ownerGql(server.baseUrl, owner, 'mutation ($input: AddTeamMemberInput!) { addTeamMember(input: $input) { userId } }', { input: { accountId, userId: id } });
+      users.push(await mintToken(TEST_SECRET, { sub: id }));
+    }
+  }, 240_000);
+  afterAll(async () => {
+    await killServer(server);
+    postgres?.stop('immediate');
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('every 201 is stored and every 503 is absent', async () => {
+    let running = true;
+    let n = 0;
+    const workers = users.map(async (token) => {
+      while (running) {
+        const name = `Commit ${++n}`;
+        try {
+          const r = await fetch(`${server.baseUrl}/api/v1/contacts`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ account_id: accountId, first_name: name }),
+            signal: AbortSignal.timeout(30_000),
+          });
+          await r.arrayBuffer();
+          answers.push({ name, status: r.status });
+        } catch (error) {
+          answers.push({ name, error: String(error) });
+        }
+      }
+    });
+    await sleep(1_500);
+    for (let round = 0; round < 3; round++) {
+      postgres.stop('fast');
+      await sleep(1_000);
+      postgres.start();
+      await sleep(1_500);
+    }
+    running = false;
+    await Promise.all(workers);
+
+    const counts = tally(answers);
+    expect(Object.keys(counts).filter((k) => !['201', '429', '503'].includes(k)), JSON.stringify(counts)).toEqual([]);
+    expect(counts['503'], JSON.stringify(counts)).toBeGreaterThan(0);
+    const rows = await postgres.query<{ first_name: string }>('SELECT first_name FROM contacts WHERE account_id = $1', [accountId]);
+    const stored = new Set(rows.map((r) => r.first_name));
+    expect(answers.filter((a) => a.status === 201 && !stored.has(a.name)).map((a) => a.name), 'acknowledged but missing').toEqual([]);
+    expect(answers.filter((a) => a.status !== 201 && stored.has(a.name)).map((a) => `${a.name} ${a.status ?? a.error}`), 'stored but answered an error').toEqual([]);
+  }, 180_000);
+});
