@@ -124,6 +124,9 @@ export class RedisStore extends AtomicStore {
       const clock: [number] | [] = this.now ? [this.now()] : [];
       const reply = this.client.rlHit(this.prefix + key, windowMs, max, member, ...clock);
       const [allowed, count, resetMs, before] = await loopAwareDeadline(reply, this.timeoutMs, this.watch);
+      // The fallback counts this instance's calls all along, so an outage (or a Redis that came back
+      // empty) never hands it a fresh budget: a call must pass both.
+      if (allowed === 1 && !(await this.fallback.hit(key, max, windowMs)).allowed) return { allowed: false, count: max, resetMs, before };
       return { allowed: allowed === 1, count, resetMs, before };
     } catch (err) {
       // A loop stalled for long says nothing about Redis: this one call is decided here, Redis stays in use.
