@@ -33,6 +33,7 @@ export function fromCoreError(error: GraphQLError, source: InputSource, renameFi
     case 'FORBIDDEN':
     case 'NOT_FOUND':
     case 'INVALID_TRANSITION':
+    case 'CONFLICT':
     case 'IDEMPOTENCY_CONFLICT':
     case 'IDEMPOTENCY_IN_PROGRESS':
     case 'PAYLOAD_TOO_LARGE':
