@@ -16,11 +16,13 @@ const notNullColumns = (model: string): string[] =>
 export const NOTHING_TO_CHANGE = 'Must change at least one field';
 
 /** `null` is refused with `Required` before the field's own rules see it (which may read null as "the default"). */
+// Checked again after them: a blank optional text becomes null, which a NOT NULL column cannot take either.
 const present = (schema: z.ZodType) =>
   z
     .any()
     .refine((value) => value !== null, { message: 'Required', abort: true })
-    .pipe(schema);
+    .pipe(schema)
+    .pipe(z.any().refine((value) => value !== null, 'Required'));
 
 export type UpdateOf<Create> = Partial<Omit<Create, 'accountId'>>;
 
@@ -51,14 +53,14 @@ export const byIdArgs = z.object({ id: uuid });
 export type ByIdArgs = z.output<typeof byIdArgs>;
 
 /** Prisma's model delegates differ in types, not in the calls made here. */
-type Delegate = { update(args: object): Promise<unknown>; findUnique(args: object): Promise<{ updatedAt: Date } | null> };
+type Delegate = { update(args: object): Promise<unknown>; findUnique(args: object): Promise<unknown> };
 export type Query = { select?: object; include?: object };
 
 const isNoRecord = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025';
 
 /**
  * One conditional UPDATE ... RETURNING (the resolver's `query` selects what comes back):
- * `WHERE id = $1 AND account_id = $2 [AND updated_at = $3]`. Concurrent writers with the same
+ * `WHERE id = $1 AND account_id = $2 [AND updated_at = $3] [AND <condition>]`. Concurrent writers with the same
  * `expectedUpdatedAt` queue on the row lock and re-check the condition, so exactly one wins; the
  * others get CONFLICT with the current `updatedAt`, and nothing of theirs is written.
  */
@@ -68,17 +70,19 @@ export async function updateGuarded<T>(
   data: object,
   query: Query,
   expectedUpdatedAt: Date | null,
+  condition: object = {},
 ): Promise<T> {
-  const where = { id: record.id, accountId: record.accountId, ...(expectedUpdatedAt ? { updatedAt: expectedUpdatedAt } : {}) };
+  const where = { ...condition, id: record.id, accountId: record.accountId, ...(expectedUpdatedAt ? { updatedAt: expectedUpdatedAt } : {}) };
   // A change always moves updatedAt forward (the clock may not have, within a millisecond).
   const stamp = expectedUpdatedAt ? { updatedAt: new Date(Math.max(Date.now(), expectedUpdatedAt.getTime() + 1)) } : {};
   try {
     return (await delegate.update({ ...query, where, data: { ...data, ...stamp } })) as T;
   } catch (error) {
     if (!isNoRecord(error)) throw error;
-    const current = await delegate.findUnique({ where: { id: record.id }, select: { updatedAt: true } });
+    // Models without updatedAt take no expectedUpdatedAt: for them no row means it is gone.
+    const current = expectedUpdatedAt ? await delegate.findUnique({ where: { id: record.id }, select: { updatedAt: true } }) : null;
     if (!current) throw notFound(MESSAGES.notFound);
-    throw conflict(MESSAGES.staleRecord, { currentUpdatedAt: current.updatedAt.toISOString() });
+    throw conflict(MESSAGES.staleRecord, { currentUpdatedAt: (current as { updatedAt: Date }).updatedAt.toISOString() });
   }
 }
 
