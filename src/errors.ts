@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'RATE_LIMITED'
   | 'INVALID_TRANSITION'
+  | 'CONFLICT'
   | 'IDEMPOTENCY_CONFLICT'
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'PAYLOAD_TOO_LARGE'
@@ -29,6 +30,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   RATE_LIMITED: 429,
   INVALID_TRANSITION: 409,
+  CONFLICT: 409,
   IDEMPOTENCY_CONFLICT: 422,
   IDEMPOTENCY_IN_PROGRESS: 409,
   PAYLOAD_TOO_LARGE: 413,
@@ -71,6 +73,8 @@ export const MESSAGES = {
   unsupportedMediaType: 'Unsupported media type',
   idempotencyConflict: 'Idempotency key reused with a different payload',
   idempotencyInProgress: 'A request with this idempotency key is still in progress',
+  notFound: 'Not found',
+  staleRecord: 'The record changed since expectedUpdatedAt',
 } as const;
 
 export const unauthenticated = () => new AppError('UNAUTHENTICATED', MESSAGES.unauthorized);
@@ -84,6 +88,11 @@ export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const rateLimited = (retryAfter: number) => new AppError('RATE_LIMITED', MESSAGES.rateLimited, undefined, { retryAfter });
 export const invalidTransition = (message: string, move: { from: string; to: string }) =>
   new AppError('INVALID_TRANSITION', message, undefined, move);
+/**
+ * A change refused by the record's state (docs/decisions.md §12): a stale `expectedUpdatedAt`
+ * (with `currentUpdatedAt`), a billing record past draft, a form that has submissions.
+ */
+export const conflict = (message: string, extra: { currentUpdatedAt?: string } = {}) => new AppError('CONFLICT', message, undefined, extra);
 /** A scalar value that does not parse (graphql-js prefixes it with the variable or argument it is in). */
 export const invalidValue = (message: string) => new AppError('BAD_USER_INPUT', message);
 export const idempotencyConflict = () => new AppError('IDEMPOTENCY_CONFLICT', MESSAGES.idempotencyConflict);

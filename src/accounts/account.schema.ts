@@ -1,11 +1,18 @@
-/** Query.me · Query.account · Mutation.createAccount · Mutation.addTeamMember */
+/** Query.me · Query.account · Mutation.createAccount · addTeamMember · removeTeamMember · leaveAccount · transferOwnership */
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
 import { MESSAGES } from '../errors.js';
 import { MemberRole } from '../generated/prisma/enums.js';
 import {
+  leaveAccount,
+  leaveArgs,
+  removeTeamMember,
+  teamMemberArgs,
+  transferOwnership,
+  type LeaveArgs,
+  type TeamMemberArgs,
   accountArgs,
-  addTeamMember,
+  addMember,
   addTeamMemberInput,
   createAccount,
   createAccountInput,
@@ -22,8 +29,18 @@ const accountsOf = (userId: string) => ({ OR: [{ ownerId: userId }, { members: {
 builder.prismaObject('User', {
   fields: (t) => ({
     id: t.exposeID('id'),
-    email: t.exposeString('email', { nullable: true }),
-    name: t.exposeString('name', { nullable: true }),
+    // A person's identity (from their token) is theirs: others see the label an owner gave the
+    // membership (TeamMember.email), so knowing a user's id reveals nothing (docs/decisions.md §12).
+    email: t.string({
+      nullable: true,
+      description: "Shown to the user themself only; null for anyone else (see TeamMember.email)",
+      resolve: async (user, _args, ctx) => ((await ctx.viewer()).id === user.id ? user.email : null),
+    }),
+    name: t.string({
+      nullable: true,
+      description: 'Shown to the user themself only; null for anyone else',
+      resolve: async (user, _args, ctx) => ((await ctx.viewer()).id === user.id ? user.name : null),
+    }),
     accounts: t.prismaField({
       type: ['Account'],
       description: 'Accounts this user owns or belongs to that the caller can see too (for `me`: all of them)',
@@ -111,14 +128,47 @@ builder.mutationFields((t) => ({
     type: 'TeamMember',
     description: 'Owner only.',
     args: { input: t.arg({ type: AddTeamMemberInputType, required: true }) },
-    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: addTeamMemberInput, from: 'input' },
-    resolve: async (query, _root, _args, ctx, info) => {
-      const { input } = checked<AddTeamMemberInput>(info);
-      const member = await addTeamMember(ctx.db, input);
-      return ctx.db.teamMember.findUniqueOrThrow({
-        ...query,
-        where: { accountId_userId: { accountId: member.accountId, userId: member.userId } },
-      });
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: addTeamMemberInput, from: 'input', idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { input, write } = checked<AddTeamMemberInput>(info);
+      return write((tx) => addMember(tx, input, query));
+    },
+  }),
+}));
+
+// --- docs/decisions.md §12: team changes ----------------------------------------------------------
+
+builder.mutationFields((t) => ({
+  removeTeamMember: t.prismaField({
+    type: 'Account',
+    nullable: true,
+    description: 'Owner only; the owner cannot be removed. A user who is not a member is NOT_FOUND.',
+    args: { accountId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: teamMemberArgs, idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { viewer, input, write } = checked<TeamMemberArgs>(info);
+      return write(async (tx) => tx.account.findUniqueOrThrow({ ...query, where: await removeTeamMember(tx, viewer!.id, input) }));
+    },
+  }),
+  leaveAccount: t.boolean({
+    nullable: true,
+    description: 'The caller leaves the account; the owner cannot (CONFLICT) until they transfer ownership.',
+    args: { accountId: t.arg.id({ required: true }) },
+    rules: { access: 'member', input: leaveArgs, idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { viewer, input, write } = checked<LeaveArgs>(info);
+      return write((tx) => leaveAccount(tx, viewer!.id, input));
+    },
+  }),
+  transferOwnership: t.prismaField({
+    type: 'Account',
+    nullable: true,
+    description: 'Owner only, to a member of the account; the old owner stays on as a member.',
+    args: { accountId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: teamMemberArgs, idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { viewer, input, write } = checked<TeamMemberArgs>(info);
+      return write(async (tx) => tx.account.findUniqueOrThrow({ ...query, where: await transferOwnership(tx, viewer!.id, input) }));
     },
   }),
 }));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { PrismaClient } from '../generated/prisma/client.js';
-import { badInput } from '../errors.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { badInput, conflict, forbidden, MESSAGES, notFound } from '../errors.js';
 import { optionalEmail, requiredText, uuid } from '../validation.js';
 
 export const createAccountInput = z.object({ name: requiredText(200) });
@@ -21,15 +21,72 @@ export function createAccount(db: PrismaClient, ownerId: string, input: CreateAc
  * Adds (or re-adds) a member. The identity provider owns users, so an unseen id is recorded, and
  * the given e-mail stays on the membership: users.email is that person's identity in every account.
  */
-export async function addTeamMember(db: PrismaClient, input: AddTeamMemberInput) {
-  const account = await db.account.findUniqueOrThrow({ where: { id: input.accountId }, select: { ownerId: true } });
-  if (account.ownerId === input.userId) throw badInput({ userId: ['Already the owner of this account'] });
-  return db.$transaction(async (tx) => {
-    await tx.user.upsert({ where: { id: input.userId }, create: { id: input.userId }, update: {} });
-    return tx.teamMember.upsert({
-      where: { accountId_userId: { accountId: input.accountId, userId: input.userId } },
-      create: { accountId: input.accountId, userId: input.userId, email: input.email },
-      update: input.email ? { email: input.email } : {},
-    });
+export function addTeamMember(db: PrismaClient, input: AddTeamMemberInput) {
+  return db.$transaction((tx) => addMember(tx, input));
+}
+
+/** In the caller's transaction, under the account row's lock (an ownership transfer cannot interleave). */
+export async function addMember(tx: Prisma.TransactionClient, input: AddTeamMemberInput, query: { select?: object; include?: object } = {}) {
+  if ((await lockAccount(tx, input.accountId)) === input.userId) throw badInput({ userId: ['Already the owner of this account'] });
+  await tx.user.upsert({ where: { id: input.userId }, create: { id: input.userId }, update: {}, select: { id: true } });
+  return tx.teamMember.upsert({
+    ...query,
+    where: { accountId_userId: { accountId: input.accountId, userId: input.userId } },
+    create: { accountId: input.accountId, userId: input.userId, email: input.email },
+    update: input.email ? { email: input.email } : {},
   });
+}
+
+// --- Team changes (docs/decisions.md §12) -------------------------------------------------------
+
+export const teamMemberArgs = z.object({ accountId: uuid, userId: uuid });
+export type TeamMemberArgs = z.output<typeof teamMemberArgs>;
+export const leaveArgs = z.object({ accountId: uuid });
+export type LeaveArgs = z.output<typeof leaveArgs>;
+
+export const NOT_A_MEMBER = 'Not a member of this account';
+export const OWNER_STAYS = 'The owner cannot be removed; transfer ownership first';
+export const OWNER_CANNOT_LEAVE = 'The owner cannot leave the account; transfer ownership first';
+
+/**
+ * Every team change locks the account row first and judges the caller again under the lock: the
+ * owner checked before the transaction may have handed the account on meanwhile. So concurrent
+ * transfers and removals run one after another, and the account always has exactly one owner.
+ */
+async function lockAccount(tx: Prisma.TransactionClient, accountId: string): Promise<string> {
+  const [row] = await tx.$queryRaw<{ owner_id: string }[]>`SELECT owner_id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+  if (!row) throw forbidden(MESSAGES.noAccess);
+  return row.owner_id;
+}
+
+async function asOwner(tx: Prisma.TransactionClient, accountId: string, callerId: string) {
+  if ((await lockAccount(tx, accountId)) !== callerId) throw forbidden(MESSAGES.ownerOnly);
+}
+
+/** Owner only; the owner is not a member row and cannot be removed. */
+export async function removeTeamMember(tx: Prisma.TransactionClient, callerId: string, { accountId, userId }: TeamMemberArgs) {
+  await asOwner(tx, accountId, callerId);
+  if (userId === callerId) throw badInput({ userId: [OWNER_STAYS] });
+  const { count } = await tx.teamMember.deleteMany({ where: { accountId, userId } });
+  if (count === 0) throw notFound(MESSAGES.notFound);
+  return { id: accountId };
+}
+
+/** A member leaves; the owner cannot (CONFLICT) until they transfer ownership. */
+export async function leaveAccount(tx: Prisma.TransactionClient, callerId: string, { accountId }: LeaveArgs) {
+  if ((await lockAccount(tx, accountId)) === callerId) throw conflict(OWNER_CANNOT_LEAVE);
+  const { count } = await tx.teamMember.deleteMany({ where: { accountId, userId: callerId } });
+  if (count === 0) throw forbidden(MESSAGES.noAccess); // left meanwhile, or removed
+  return true;
+}
+
+/** Owner only, to a member; the old owner stays on as a member. */
+export async function transferOwnership(tx: Prisma.TransactionClient, callerId: string, { accountId, userId }: TeamMemberArgs) {
+  await asOwner(tx, accountId, callerId);
+  if (userId === callerId) throw badInput({ userId: ['Already the owner of this account'] });
+  const { count } = await tx.teamMember.deleteMany({ where: { accountId, userId } });
+  if (count === 0) throw badInput({ userId: [NOT_A_MEMBER] });
+  await tx.account.update({ where: { id: accountId }, data: { ownerId: userId } });
+  await tx.teamMember.create({ data: { accountId, userId: callerId } });
+  return { id: accountId };
 }

@@ -1,15 +1,25 @@
-/** Query.contacts · Mutation.createContact */
+/** Query.contacts · Query.contact · Mutation.createContact · updateContact · deleteContact · eraseContact */
 import { builder } from '../graphql/builder.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
+import { DeletedRecord, ErasureReceipt } from '../changes/changes.schema.js';
+import { byIdArgs, type ByIdArgs } from '../changes/update.js';
+import { MESSAGES } from '../errors.js';
 import {
   contactsWhere,
+  contactTarget,
   createContact,
   createContactInput,
+  deleteContact,
+  eraseContact,
   listContactsArgs,
+  updateContact,
+  updateContactArgs,
+  type ContactRef,
   type CreateContactInput,
   type ListContactsArgs,
+  type UpdateContactArgs,
 } from './contact.service.js';
 
 export const ContactTypeEnum = builder.enumType(ContactType, { name: 'ContactType' });
@@ -69,10 +79,80 @@ builder.mutationField('createContact', (t) =>
     type: 'Contact',
     args: { input: t.arg({ type: CreateContactInputType, required: true }) },
     rules: { access: 'member', input: createContactInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
-    resolve: async (query, _root, _args, ctx, info) => {
+    resolve: (query, _root, _args, _ctx, info) => {
       const { input, write } = checked<CreateContactInput>(info);
-      const { id } = await write(async (tx) => ({ id: (await createContact(tx, input)).id }));
-      return ctx.db.contact.findUniqueOrThrow({ ...query, where: { id } });
+      return write((tx) => createContact(tx, input, query));
     },
   }),
 );
+
+// --- docs/decisions.md §12: by id, update, delete, erase (REST: GET/PATCH/DELETE /api/v1/contacts/{id}) ---
+
+const UpdateContactInputType = builder.inputType('UpdateContactInput', {
+  description: 'Absent = unchanged; null = cleared (Required for firstName, contactType, source). At least one field.',
+  fields: (t) => ({
+    firstName: t.string(),
+    lastName: t.string(),
+    email: t.string(),
+    phone: t.string(),
+    company: t.string(),
+    contactType: t.field({ type: ContactTypeEnum }),
+    source: t.field({ type: ContactSourceEnum }),
+  }),
+});
+
+const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => contactTarget(args, ctx.db);
+
+builder.queryField('contact', (t) =>
+  t.prismaField({
+    type: 'Contact',
+    nullable: true,
+    description: 'null when unknown or not visible to the caller',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'member', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
+    resolve: (query, _root, _args, ctx, info) => {
+      const { target: contact } = checked<ByIdArgs, ContactRef | null>(info);
+      return contact && ctx.db.contact.findUnique({ ...query, where: { id: contact.id } });
+    },
+  }),
+);
+
+builder.mutationFields((t) => ({
+  updateContact: t.prismaField({
+    type: 'Contact',
+    nullable: true,
+    description: 'CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is given and the contact changed since; nothing is written.',
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateContactInputType, required: true }),
+      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
+    },
+    rules: { access: 'member', input: updateContactArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { input, target: contact, write } = checked<UpdateContactArgs, ContactRef>(info);
+      return write((tx) => updateContact(tx, contact, input, query));
+    },
+  }),
+  deleteContact: t.field({
+    type: DeletedRecord,
+    nullable: true,
+    description: 'Removes the contact; its deals, invoices, submissions and other records stay, unlinked.',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { target: contact, write } = checked<ByIdArgs, ContactRef>(info);
+      return write((tx) => deleteContact(tx, contact));
+    },
+  }),
+  eraseContact: t.field({
+    type: ErasureReceipt,
+    nullable: true,
+    description: 'Owner only (GDPR Art. 17): removes the contact and every stored copy of its data; deals and invoices stay, unlinked.',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target, hidden: 'not-found', idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { target: contact, viewer, write } = checked<ByIdArgs, ContactRef & { email: string | null }>(info);
+      return write((tx) => eraseContact(tx, contact, viewer!.id));
+    },
+  }),
+}));

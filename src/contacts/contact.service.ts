@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
+import { ContactSource, ContactType, type Contact, type Prisma } from '../generated/prisma/client.js';
+import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
 import { listArgs, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 
 export const createContactInput = z.object({
@@ -26,9 +27,9 @@ export const listContactsArgs = listArgs.extend({
 
 export type ListContactsArgs = z.output<typeof listContactsArgs>;
 
-/** `db` may be a transaction (an idempotent create stores its answer in the same one). */
-export function createContact(db: Prisma.TransactionClient, input: CreateContactInput) {
-  return db.contact.create({ data: input });
+/** In the write's transaction; `query` selects what the INSERT ... RETURNING gives back. */
+export function createContact(db: Prisma.TransactionClient, input: CreateContactInput, query: Query = {}) {
+  return db.contact.create({ ...query, data: input });
 }
 
 /**
@@ -50,4 +51,75 @@ export function contactsWhere(args: ListContactsArgs): Prisma.ContactWhereInput 
     where.OR = [{ firstName: contains }, { lastName: contains }, { email: contains }, ...acrossTheSpace];
   }
   return where;
+}
+
+// --- Changing and removing contacts (docs/decisions.md §12) -------------------------------------
+
+export const updateContactInput = updateInputOf(createContactInput, 'Contact');
+export type UpdateContactInput = z.output<typeof updateContactInput>;
+export const updateContactArgs = updateArgs(updateContactInput);
+export type UpdateContactArgs = UpdateArgs<UpdateContactInput>;
+
+export type ContactRef = { id: string; accountId: string };
+
+/** The contact an id-addressed mutation names: its account (for access) and its e-mail (for erasure). */
+export const contactTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
+  db.contact.findUnique({ where: { id }, select: { id: true, accountId: true, email: true } });
+
+export function updateContact(tx: Prisma.TransactionClient, contact: ContactRef, args: UpdateContactArgs, query: Query) {
+  return updateGuarded<Contact>(tx.contact, contact, args.input, query, args.expectedUpdatedAt);
+}
+
+/** Every row that may point at a contact keeps its place and loses the link; the counts of each. */
+async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: ContactRef) {
+  const where = { accountId, contactId: id };
+  const data = { contactId: null };
+  const [deals, invoices, submissions] = [
+    await tx.deal.updateMany({ where, data }),
+    await tx.invoice.updateMany({ where, data }),
+    await tx.formSubmission.updateMany({ where, data }),
+  ];
+  for (const records of [tx.proposal, tx.contract, tx.gallery, tx.booking] as unknown as { updateMany(a: object): Promise<unknown> }[]) {
+    await records.updateMany({ where, data });
+  }
+  return { deals: deals.count, invoices: invoices.count, submissions: submissions.count };
+}
+
+/** Removes the contact; its deals, invoices, submissions and other records stay, unlinked. */
+export async function deleteContact(tx: Prisma.TransactionClient, contact: ContactRef) {
+  await unlinkContact(tx, contact);
+  await tx.contact.delete({ where: { id: contact.id } });
+  return { id: contact.id, deletedAt: new Date() };
+}
+
+/**
+ * GDPR Art. 17, in the caller's transaction: every submission linked to the contact or carrying its
+ * e-mail loses its values, metadata, client IP and user agent; stored idempotent answers that name
+ * the contact or its e-mail are removed; deals and invoices stay, unlinked; the contact goes; and
+ * an audit row records the erasure by contact id and counts only.
+ */
+export async function eraseContact(tx: Prisma.TransactionClient, contact: ContactRef & { email: string | null }, erasedBy: string) {
+  const { id, accountId, email } = contact;
+  const submissionsErased = await tx.$executeRaw`
+    UPDATE form_submissions
+       SET data = '{}'::jsonb, referrer = NULL, page = NULL, client_ip = NULL, user_agent = NULL, contact_id = NULL
+     WHERE account_id = ${accountId}::uuid
+       AND (contact_id = ${id}::uuid
+            OR (${email}::text IS NOT NULL
+                AND EXISTS (SELECT 1 FROM jsonb_each_text(data) v WHERE lower(btrim(v.value)) = lower(${email}::text))))`;
+  // Answers are JSON; strpos, not LIKE, so nothing in an address acts as a wildcard.
+  const answersRemoved = await tx.$executeRaw`
+    DELETE FROM idempotency_keys
+     WHERE account_id = ${accountId}::uuid
+       AND result IS NOT NULL
+       AND (strpos(result::text, ${id}::text) > 0
+            OR (${email}::text IS NOT NULL AND strpos(lower(result::text), lower(${email}::text)) > 0))`;
+  const unlinked = await unlinkContact(tx, contact);
+  await tx.contact.delete({ where: { id } });
+  const erasedAt = new Date();
+  const receipt = { contactId: id, erasedAt, submissionsErased, dealsUnlinked: unlinked.deals, invoicesUnlinked: unlinked.invoices };
+  await tx.erasureLog.create({
+    data: { accountId, userId: erasedBy, contactId: id, submissionsErased, dealsUnlinked: unlinked.deals, invoicesUnlinked: unlinked.invoices, answersRemoved, createdAt: erasedAt },
+  });
+  return receipt;
 }

@@ -93,7 +93,9 @@ function boundedClientClass(bounds: Bounds) {
 
     /** A failure after the connection went away is the connection's, whatever pg's message says. */
     private classify(err: Error): Error {
-      return this.lost ? this.unavailable(err) : err;
+      // pg marks a client whose socket failed as not queryable (`_queryable`) before any event we see.
+      const broken = this.lost || (this as unknown as { _queryable?: boolean })._queryable === false;
+      return broken ? this.unavailable(err) : err;
     }
 
     private unavailable(err: Error): Error {

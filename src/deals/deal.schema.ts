@@ -1,11 +1,19 @@
-/** Query.deals · Mutation.createDeal · Mutation.setDealStatus */
+/** Query.deals · Query.deal · Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
 import { builder } from '../graphql/builder.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { DealStatus, type Prisma } from '../generated/prisma/client.js';
+import { DeletedRecord } from '../changes/changes.schema.js';
+import { byIdArgs, type ByIdArgs } from '../changes/update.js';
 import {
   createDeal,
   createDealInput,
+  dealTarget,
+  deleteDeal,
+  updateDeal,
+  updateDealArgs,
+  type DealRef,
+  type UpdateDealArgs,
   dealsWhere,
   listDealsArgs,
   setDealStatus,
@@ -71,10 +79,9 @@ builder.mutationFields((t) => ({
     type: 'Deal',
     args: { input: t.arg({ type: CreateDealInputType, required: true }) },
     rules: { access: 'member', input: createDealInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
-    resolve: async (query, _root, _args, ctx, info) => {
+    resolve: (query, _root, _args, _ctx, info) => {
       const { input, write } = checked<CreateDealInput>(info);
-      const { id } = await write(async (tx) => ({ id: (await createDeal(tx, input)).id }));
-      return ctx.db.deal.findUniqueOrThrow({ ...query, where: { id } });
+      return write((tx) => createDeal(tx, input, query));
     },
   }),
   setDealStatus: t.prismaField({
@@ -91,6 +98,64 @@ builder.mutationFields((t) => ({
       const { input, target } = checked<SetDealStatusArgs, DealToMove>(info);
       await setDealStatus(ctx.db, target, input.status);
       return ctx.db.deal.findUniqueOrThrow({ ...query, where: { id: input.id } });
+    },
+  }),
+}));
+
+// --- docs/decisions.md §12: by id, update, delete (REST: GET/PATCH/DELETE /api/v1/deals/{id}) ---
+
+const UpdateDealInputType = builder.inputType('UpdateDealInput', {
+  description: 'Absent = unchanged; null = cleared (Required for title, value, probability). At least one field.',
+  fields: (t) => ({
+    title: t.string(),
+    contactId: t.id(),
+    stageId: t.id(),
+    value: t.float({ description: '0 to 9999999999.99, at most two decimals.' }),
+    probability: t.float({ description: '0 to 100.' }),
+    expectedCloseDate: t.field({ type: 'Date' }),
+  }),
+});
+
+const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => dealTarget(args, ctx.db);
+
+builder.queryField('deal', (t) =>
+  t.prismaField({
+    type: 'Deal',
+    nullable: true,
+    description: 'null when unknown or not visible to the caller',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'member', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
+    resolve: (query, _root, _args, ctx, info) => {
+      const { target: deal } = checked<ByIdArgs, DealRef | null>(info);
+      return deal && ctx.db.deal.findUnique({ ...query, where: { id: deal.id } });
+    },
+  }),
+);
+
+builder.mutationFields((t) => ({
+  updateDeal: t.prismaField({
+    type: 'Deal',
+    nullable: true,
+    description: 'Its status moves only through setDealStatus. CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is stale.',
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateDealInputType, required: true }),
+      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
+    },
+    rules: { access: 'member', input: updateDealArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { input, target: deal, write } = checked<UpdateDealArgs, DealRef>(info);
+      return write((tx) => updateDeal(tx, deal, input, query));
+    },
+  }),
+  deleteDeal: t.field({
+    type: DeletedRecord,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { target: deal, write } = checked<ByIdArgs, DealRef>(info);
+      return write((tx) => deleteDeal(tx, deal));
     },
   }),
 }));

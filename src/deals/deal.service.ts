@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DealStatus, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { DealStatus, type Deal, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { listArgs, money, requiredText, uuid } from '../validation.js';
@@ -56,10 +57,10 @@ export async function assertInAccount(
   if (Object.keys(details).length > 0) throw badInput(details);
 }
 
-/** A new deal is always `open` (the contract's only creation transition). `db` may be a transaction. */
-export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput) {
+/** A new deal is always `open` (the contract's only creation transition); `query` selects the RETURNING. */
+export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, query: Query = {}) {
   await assertInAccount(db, input.accountId, input);
-  return db.deal.create({ data: { ...input, status: DealStatus.open } });
+  return db.deal.create({ ...query, data: { ...input, status: DealStatus.open } });
 }
 
 const ATTEMPTS = 5;
@@ -79,4 +80,26 @@ export async function setDealStatus(db: PrismaClient, deal: DealToMove, to: Deal
     from = (await db.deal.findUniqueOrThrow({ where: { id: deal.id }, select: { status: true } })).status;
   }
   throw invalidTransition(`Cannot move a deal from ${from} to ${to}: it keeps changing`, { from, to });
+}
+
+// --- Changing and removing deals (docs/decisions.md §12) ----------------------------------------
+
+export const updateDealInput = updateInputOf(createDealInput, 'Deal');
+export type UpdateDealInput = z.output<typeof updateDealInput>;
+export const updateDealArgs = updateArgs(updateDealInput);
+export type UpdateDealArgs = UpdateArgs<UpdateDealInput>;
+export type DealRef = { id: string; accountId: string };
+
+export const dealTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
+  db.deal.findUnique({ where: { id }, select: { id: true, accountId: true } });
+
+/** New links must name records of the deal's own account (400 "Not found in this account"). */
+export async function updateDeal(tx: Prisma.TransactionClient, deal: DealRef, args: UpdateDealArgs, query: Query) {
+  await assertInAccount(tx, deal.accountId, args.input);
+  return updateGuarded<Deal>(tx.deal, deal, args.input, query, args.expectedUpdatedAt);
+}
+
+export async function deleteDeal(tx: Prisma.TransactionClient, deal: DealRef) {
+  await tx.deal.delete({ where: { id: deal.id } });
+  return { id: deal.id, deletedAt: new Date() };
 }

@@ -1,7 +1,24 @@
-/** Query.pipelineStages · Mutation.createPipelineStage */
+/** Query.pipelineStages · Mutation.createPipelineStage · updatePipelineStage · deletePipelineStage */
+import { DeletedRecord } from '../changes/changes.schema.js';
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
-import { createStage, createStageInput, STAGE_ORDER, stagesArgs, type CreateStageInput, type StagesArgs } from './stage.service.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import {
+  createStage,
+  createStageInput,
+  deleteStage,
+  deleteStageArgs,
+  STAGE_ORDER,
+  stagesArgs,
+  stageTarget,
+  updateStage,
+  updateStageArgs,
+  type CreateStageInput,
+  type DeleteStageArgs,
+  type StageRef,
+  type StagesArgs,
+  type UpdateStageArgs,
+} from './stage.service.js';
 
 builder.prismaObject('PipelineStage', {
   fields: (t) => ({
@@ -38,11 +55,43 @@ builder.mutationField('createPipelineStage', (t) =>
   t.prismaField({
     type: 'PipelineStage',
     args: { input: t.arg({ type: CreatePipelineStageInputType, required: true }) },
-    rules: { access: 'member', input: createStageInput, from: 'input' },
-    resolve: async (query, _root, _args, ctx, info) => {
-      const { input } = checked<CreateStageInput>(info);
-      const stage = await createStage(ctx.db, input);
-      return ctx.db.pipelineStage.findUniqueOrThrow({ ...query, where: { id: stage.id } });
+    rules: { access: 'member', input: createStageInput, from: 'input', idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { input, write } = checked<CreateStageInput>(info);
+      return write((tx) => createStage(tx, input, query));
     },
   }),
 );
+
+// --- docs/decisions.md §12 ---------------------------------------------------------------------
+
+const UpdatePipelineStageInputType = builder.inputType('UpdatePipelineStageInput', {
+  description: 'Absent = unchanged; null is Required for both. At least one field.',
+  fields: (t) => ({ name: t.string(), position: t.int({ description: 'From 0.' }) }),
+});
+
+const target = (args: { id: string }, ctx: { db: Prisma.TransactionClient }) => stageTarget(args, ctx.db);
+
+builder.mutationFields((t) => ({
+  updatePipelineStage: t.prismaField({
+    type: 'PipelineStage',
+    nullable: true,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdatePipelineStageInputType, required: true }) },
+    rules: { access: 'member', input: updateStageArgs, target, hidden: 'not-found', idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { input, target: stage, write } = checked<UpdateStageArgs, StageRef>(info);
+      return write((tx) => updateStage(tx, stage, input, query));
+    },
+  }),
+  deletePipelineStage: t.field({
+    type: DeletedRecord,
+    nullable: true,
+    description: 'Its deals move to moveDealsTo (another stage of the account) or, without it, are left without a stage.',
+    args: { id: t.arg.id({ required: true }), moveDealsTo: t.arg.id() },
+    rules: { access: 'member', input: deleteStageArgs, target, hidden: 'not-found', idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { input, target: stage, write } = checked<DeleteStageArgs, StageRef>(info);
+      return write((tx) => deleteStage(tx, stage, input.moveDealsTo));
+    },
+  }),
+}));

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { updateGuarded, updateInputOf, type Query } from '../changes/update.js';
+import { badInput } from '../errors.js';
+import type { PipelineStage, Prisma } from '../generated/prisma/client.js';
 import { requiredText, uuid } from '../validation.js';
 
 /** Positions stop well short of int4's limit so "after the last" always has room. */
@@ -25,11 +27,38 @@ export type StagesArgs = z.output<typeof stagesArgs>;
 export const STAGE_ORDER = [{ position: 'asc' as const }, { createdAt: 'asc' as const }, { id: 'asc' as const }];
 
 /** Without a position the stage goes after the last one; equal positions keep creation order. */
-export async function createStage(db: PrismaClient, input: CreateStageInput) {
+export async function createStage(db: Prisma.TransactionClient, input: CreateStageInput, query: Query = {}) {
   let position = input.position;
   if (position == null) {
     const last = await db.pipelineStage.aggregate({ where: { accountId: input.accountId }, _max: { position: true } });
     position = last._max.position == null ? 0 : last._max.position + 1;
   }
-  return db.pipelineStage.create({ data: { accountId: input.accountId, name: input.name, position } });
+  return db.pipelineStage.create({ ...query, data: { accountId: input.accountId, name: input.name, position } });
+}
+
+// --- Changing and removing stages (docs/decisions.md §12) ---------------------------------------
+
+export const updateStageInput = updateInputOf(createStageInput, 'PipelineStage');
+export const updateStageArgs = z.object({ id: uuid, input: updateStageInput });
+export type UpdateStageArgs = z.output<typeof updateStageArgs>;
+export const deleteStageArgs = z.object({ id: uuid, moveDealsTo: uuid.nullish().transform((value) => value ?? null) });
+export type DeleteStageArgs = z.output<typeof deleteStageArgs>;
+export type StageRef = { id: string; accountId: string };
+
+export const stageTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
+  db.pipelineStage.findUnique({ where: { id }, select: { id: true, accountId: true } });
+
+export function updateStage(tx: Prisma.TransactionClient, stage: StageRef, args: UpdateStageArgs, query: Query) {
+  return updateGuarded<PipelineStage>(tx.pipelineStage, stage, args.input, query, null);
+}
+
+/** Its deals move to `moveDealsTo` (another stage of the same account) or, without it, lose their stage. */
+export async function deleteStage(tx: Prisma.TransactionClient, stage: StageRef, moveDealsTo: string | null) {
+  if (moveDealsTo !== null) {
+    const destination = await tx.pipelineStage.findFirst({ where: { id: moveDealsTo, accountId: stage.accountId, NOT: { id: stage.id } }, select: { id: true } });
+    if (!destination) throw badInput({ moveDealsTo: ['Not found in this account'] });
+  }
+  await tx.deal.updateMany({ where: { accountId: stage.accountId, stageId: stage.id }, data: { stageId: moveDealsTo } });
+  await tx.pipelineStage.delete({ where: { id: stage.id } });
+  return { id: stage.id, deletedAt: new Date() };
 }

@@ -32,6 +32,8 @@ export const COLLECTIONS: readonly Collection[] = [
   { key: 'exports', table: 'export_logs', orderBy: ['created_at', 'id'] },
   // Kept 24 hours for retries; exported because they hold the answers given to this account.
   { key: 'idempotency_keys', table: 'idempotency_keys', orderBy: ['created_at', 'id'] },
+  // GDPR erasures: the contact id and counts only (docs/decisions.md §12).
+  { key: 'erasures', table: 'erasure_logs', orderBy: ['created_at', 'id'] },
 ];
 
 export const EXPORT_CHUNK_SIZE = 1000;

@@ -1,4 +1,4 @@
-/** Query.leadForms · Mutation.createLeadForm · Mutation.setLeadFormActive · Mutation.submitLeadForm */
+/** Query.leadForms · Mutation.createLeadForm · setLeadFormActive · submitLeadForm · updateLeadForm · deleteLeadForm */
 import { z } from 'zod';
 import { MESSAGES } from '../errors.js';
 import { builder } from '../graphql/builder.js';
@@ -6,7 +6,21 @@ import { NEWEST_FIRST } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { ContactField, FormFieldType } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
-import { createLeadForm, createLeadFormInput, setLeadFormActive, type CreateLeadFormInput } from './form.service.js';
+import { DeletedRecord } from '../changes/changes.schema.js';
+import { byIdArgs, type ByIdArgs } from '../changes/update.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import {
+  createLeadFormInput,
+  deleteLeadForm,
+  formTarget,
+  insertLeadForm,
+  setLeadFormActive,
+  updateLeadForm,
+  updateLeadFormArgs,
+  type CreateLeadFormInput,
+  type FormRef,
+  type UpdateLeadFormArgs,
+} from './form.service.js';
 import { findActiveForm, submissionShape, submitToForm, type FormWithFields, type SubmissionResult } from './submission.service.js';
 
 const accountArgs = z.object({ accountId: uuid });
@@ -97,11 +111,10 @@ builder.mutationFields((t) => ({
   createLeadForm: t.prismaField({
     type: 'LeadForm',
     args: { input: t.arg({ type: CreateLeadFormInputType, required: true }) },
-    rules: { access: 'member', input: createLeadFormInput, from: 'input' },
-    resolve: async (query, _root, _args, ctx, info) => {
-      const { input } = checked<CreateLeadFormInput>(info);
-      const form = await createLeadForm(ctx.db, input);
-      return ctx.db.leadForm.findUniqueOrThrow({ ...query, where: { id: form.id } });
+    rules: { access: 'member', input: createLeadFormInput, from: 'input', idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { input, write } = checked<CreateLeadFormInput>(info);
+      return write((tx) => insertLeadForm(tx, input, query));
     },
   }),
   setLeadFormActive: t.prismaField({
@@ -139,6 +152,46 @@ builder.mutationFields((t) => ({
       const { target: form, write } = checked<unknown, FormWithFields>(info);
       const submission = { data: args.data, metadata: args.metadata };
       return write((tx) => submitToForm(tx, form, submission, { clientIp: ctx.clientIp, userAgent: ctx.userAgent }), { scope: `form:${form.id}` });
+    },
+  }),
+}));
+
+// --- docs/decisions.md §12 ---------------------------------------------------------------------
+
+const UpdateLeadFormInputType = builder.inputType('UpdateLeadFormInput', {
+  description: 'Absent = unchanged; null clears redirectUrl and honeypotField, and is Required for the others. `fields` replaces them all. At least one field.',
+  fields: (t) => ({
+    name: t.string(),
+    fields: t.field({ type: [LeadFormFieldInput] }),
+    successMessage: t.string(),
+    redirectUrl: t.string(),
+    active: t.boolean(),
+    honeypotField: t.string(),
+  }),
+});
+
+const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => formTarget(args, ctx.db);
+
+builder.mutationFields((t) => ({
+  updateLeadForm: t.prismaField({
+    type: 'LeadForm',
+    nullable: true,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateLeadFormInputType, required: true }) },
+    rules: { access: 'member', input: updateLeadFormArgs, target, hidden: 'not-found', idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { input, target: form, write } = checked<UpdateLeadFormArgs, FormRef>(info);
+      return write((tx) => updateLeadForm(tx, form, input, query));
+    },
+  }),
+  deleteLeadForm: t.field({
+    type: DeletedRecord,
+    nullable: true,
+    description: 'CONFLICT while the form has submissions: deactivate it (setLeadFormActive) to keep them.',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { target: form, write } = checked<ByIdArgs, FormRef>(info);
+      return write((tx) => deleteLeadForm(tx, form));
     },
   }),
 }));

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { ContactField, FormFieldType, type PrismaClient } from '../generated/prisma/client.js';
+import { updateGuarded, updateInputOf, type Query } from '../changes/update.js';
+import { badInput, conflict } from '../errors.js';
+import { ContactField, FormFieldType, type LeadForm, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { optionalText, requiredText, uuid } from '../validation.js';
 
 export const DEFAULT_SUCCESS_MESSAGE = "Thanks! We'll be in touch.";
@@ -92,18 +94,66 @@ export const createLeadFormInput = z.object({
 
 export type CreateLeadFormInput = z.output<typeof createLeadFormInput>;
 
-/** The form and its fields land together or not at all; `position` keeps the caller's order. */
+/** The form and its fields land together or not at all (its own transaction: the CLI's door). */
 export function createLeadForm(db: PrismaClient, input: CreateLeadFormInput) {
+  return db.$transaction((tx) => insertLeadForm(tx, input));
+}
+
+type FieldInput = CreateLeadFormInput['fields'][number];
+
+/** `position` keeps the caller's order. */
+const insertFields = (tx: Prisma.TransactionClient, form: { id: string; accountId: string }, fields: FieldInput[]) =>
+  tx.leadFormField.createMany({ data: fields.map((field, position) => ({ ...field, accountId: form.accountId, formId: form.id, position })) });
+
+/** In the caller's transaction; the fields go in first, then `query` reads the form back in it. */
+export async function insertLeadForm(tx: Prisma.TransactionClient, input: CreateLeadFormInput, query: Query = {}) {
   const { fields, ...form } = input;
-  return db.$transaction(async (tx) => {
-    const created = await tx.leadForm.create({ data: form });
-    await tx.leadFormField.createMany({
-      data: fields.map((field, position) => ({ ...field, accountId: form.accountId, formId: created.id, position })),
-    });
-    return created;
-  });
+  const created = await tx.leadForm.create({ data: form, select: { id: true, accountId: true } });
+  await insertFields(tx, created, fields);
+  return tx.leadForm.findUniqueOrThrow({ ...query, where: { id: created.id } });
 }
 
 export function setLeadFormActive(db: PrismaClient, id: string, active: boolean) {
   return db.leadForm.update({ where: { id }, data: { active } });
+}
+
+// --- Changing and removing forms (docs/decisions.md §12) ----------------------------------------
+
+export const HAS_SUBMISSIONS = 'This form has submissions, so it is kept: deactivate it with setLeadFormActive instead';
+const NOT_A_FIELD_KEY = 'Must not be the key of a field people fill in';
+
+/** `fields`, when given, replaces the form's fields (submissions keep the values they were sent with). */
+export const updateLeadFormInput = updateInputOf(createLeadFormInput, 'LeadForm', ['fields']);
+export const updateLeadFormArgs = z.object({ id: uuid, input: updateLeadFormInput });
+export type UpdateLeadFormArgs = z.output<typeof updateLeadFormArgs>;
+export type FormRef = { id: string; accountId: string };
+
+export const formTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
+  db.leadForm.findUnique({ where: { id }, select: { id: true, accountId: true } });
+
+export async function updateLeadForm(tx: Prisma.TransactionClient, form: FormRef, { input }: UpdateLeadFormArgs, query: Query) {
+  const { fields, ...change } = input;
+  // The honeypot rule of create, judged on the form as it will be.
+  const current = await tx.leadForm.findUniqueOrThrow({ where: { id: form.id }, select: { honeypotField: true, fields: { select: { key: true } } } });
+  const honeypot = change.honeypotField === undefined ? current.honeypotField : change.honeypotField;
+  const keys = (fields ?? current.fields).map((field) => field.key);
+  if (honeypot && keys.includes(honeypot)) throw badInput({ honeypotField: [NOT_A_FIELD_KEY] });
+  if (fields) {
+    await tx.leadFormField.deleteMany({ where: { formId: form.id } });
+    await insertFields(tx, form, fields);
+  }
+  return updateGuarded<LeadForm>(tx.leadForm, form, change, query, null);
+}
+
+/**
+ * A form with submissions is refused (CONFLICT): deleting it would take them along. The row lock
+ * makes a concurrent submit (which key-share locks the form) wait, so none slips in and is lost.
+ */
+export async function deleteLeadForm(tx: Prisma.TransactionClient, form: FormRef) {
+  await tx.$queryRaw`SELECT id FROM lead_forms WHERE id = ${form.id}::uuid FOR UPDATE`;
+  if (await tx.formSubmission.findFirst({ where: { accountId: form.accountId, formId: form.id }, select: { id: true } })) {
+    throw conflict(HAS_SUBMISSIONS);
+  }
+  await tx.leadForm.delete({ where: { id: form.id } });
+  return { id: form.id, deletedAt: new Date() };
 }

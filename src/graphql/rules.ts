@@ -5,6 +5,7 @@ import type { Viewer } from '../auth/viewer.js';
 import type { Context, RequestState } from '../context.js';
 import { forbidden, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import { WRITE_TRANSACTION } from '../db/client.js';
 import { once, readIdempotencyKey } from '../idempotency/idempotency.service.js';
 import { parseInput, toDetails } from '../validation.js';
 
@@ -30,6 +31,12 @@ export type FieldRules = {
   target?: (args: any, ctx: Context) => Promise<{ accountId: string } | null>;
   /** The 404 message of a public field's missing target. */
   missing?: string;
+  /**
+   * What a target that is unknown or not the caller's answers (docs/decisions.md §9 amended): the
+   * account's 403 (the default, for fields that predate it), NOT_FOUND (a by-id mutation), or
+   * `null` (a by-id read: the checks pass with no target and the resolver answers null).
+   */
+  hidden?: 'forbidden' | 'not-found' | 'null';
   /** The rate limit; `per` says what it counts: the caller, the client address, or the account. */
   limit?: FieldLimit;
   /** Honours an `Idempotency-Key` header: the field's writes go through `checked(info).write`. */
@@ -49,8 +56,8 @@ export type Checked<Input = unknown, Target = unknown> = {
   role: Role | null;
   target: Target;
   /**
-   * Runs the field's write: once per Idempotency-Key when the field is idempotent (in the
-   * transaction that stores the answer, which is what a retry gets back), else on the client.
+   * Runs the field's write in one transaction: once per Idempotency-Key when the field is
+   * idempotent (the transaction also stores the answer, which is what a retry gets back).
    * `scope` narrows who may reuse a key (e.g. one form's submissions).
    */
   write<T>(work: (db: Prisma.TransactionClient) => Promise<T>, claim?: { accountId?: string; scope?: string }): Promise<T>;
@@ -130,7 +137,8 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     if (rules.target) target = await rules.target(input, ctx);
     accountId = rules.target ? target?.accountId : (input as { accountId?: string }).accountId;
     role = accountId ? await ctx.role(accountId) : null;
-    if (!role) throw forbidden(MESSAGES.noAccess);
+    if (!role && rules.target && rules.hidden === 'null') return remember(info, { viewer, input, role, target: null, write: noWrite });
+    if (!role) throw rules.target && rules.hidden === 'not-found' ? notFound(MESSAGES.notFound) : forbidden(MESSAGES.noAccess);
     if (rules.access === 'owner' && role !== 'owner') throw forbidden(rules.forbidden ?? MESSAGES.ownerOnly);
   }
   if (rules.limit?.per === 'account') {
@@ -140,13 +148,21 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
 
   const write: Checked['write'] = (work, claim = {}) => {
     const key = rules.idempotent ? readIdempotencyKey(ctx.request.headers) : null;
-    if (key === null) return work(ctx.db);
+    // One transaction either way: the answer is what the write's own statements returned.
+    if (key === null) return ctx.db.$transaction(work, WRITE_TRANSACTION);
     const who = viewer ? `user:${viewer.id}` : `ip:${ctx.clientIp}`;
     const owner = claim.accountId ?? accountId ?? target?.accountId;
     if (!owner) throw new Error(`${field}: an idempotent write needs the account it writes to`);
     return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: raw }, work);
   };
-  const result: Checked = { viewer, input, role, target, write };
+  return remember(info, { viewer, input, role, target, write });
+}
+
+function remember(info: GraphQLResolveInfo, result: Checked): Checked {
   checks.set(info, result);
   return result;
 }
+
+const noWrite: Checked['write'] = () => {
+  throw new Error('a field whose target is hidden writes nothing');
+};

@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import type { ServerContext } from '../context.js';
 
 /**
  * The client's address (decisions.md §7): the socket's, unless TRUST_PROXY says how many proxies in
@@ -7,7 +6,10 @@ import type { ServerContext } from '../context.js';
  * the outermost trusted proxy saw. A forwarded entry that is not an IP address (node:net isIP) is
  * not believed: the socket address stands (docs/faults.md "Client addresses").
  */
-export function clientIpOf(request: Request, server: ServerContext, trustProxy: number): string {
+/** Where the request came from, as the HTTP server (or a test) says. */
+export type RequestOrigin = { req?: { socket: { remoteAddress?: string } }; clientAddress?: string };
+
+export function clientIpOf(request: Request, server: RequestOrigin, trustProxy: number): string {
   const socket = server.req?.socket.remoteAddress ?? server.clientAddress ?? 'unknown';
   if (trustProxy === 0) return socket;
   const hops = (request.headers.get('x-forwarded-for') ?? '')

@@ -52,7 +52,7 @@ export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: 
     if (existing.requestHash !== hash) {
       throw idempotencyConflict();
     }
-    if (existing.result !== null) return existing.result as T;
+    if (existing.result !== null) return revive(existing.result) as T;
     // Without an answer, no write was committed (they commit together): safe to hand the key on.
     if (Date.now() - existing.createdAt.getTime() > ABANDONED_MS) {
       await db.idempotencyKey.deleteMany({ where: { id: existing.id, completedAt: null } });
@@ -68,7 +68,7 @@ export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: 
     return await db.$transaction(async (tx) => {
       const result = await write(tx);
       // By id: should the key have been handed on meanwhile, this fails and the write rolls back.
-      await tx.idempotencyKey.update({ where: { id }, data: { result: result as Prisma.InputJsonValue, completedAt: new Date() } });
+      await tx.idempotencyKey.update({ where: { id }, data: { result: stored(result), completedAt: new Date() } });
       return result;
     }, WRITE_TRANSACTION); // well under ABANDONED_MS: a key in flight longer is its writer's death
   } catch (error) {
@@ -117,3 +117,27 @@ async function sweepExpired(db: PrismaClient): Promise<void> {
 export const scopeKey = (scope: string): string => createHash('sha256').update(scope).digest('hex');
 
 const claimWhere = ({ accountId, scope, operation, key }: IdempotencyClaim) => ({ accountId, scope: scopeKey(scope), operation, key });
+
+/**
+ * The answer as JSON that keeps its types: a replay hands the resolvers the same Dates and Decimals
+ * the write's own RETURNING gave them (plain JSON would turn them into strings).
+ */
+export function stored(result: unknown): Prisma.InputJsonValue {
+  return JSON.parse(
+    JSON.stringify(result ?? null, function (this: Record<string, unknown>, key, value) {
+      const raw = this[key];
+      if (raw instanceof Date) return { $date: raw.toISOString() };
+      if (Prisma.Decimal.isDecimal(raw)) return { $decimal: String(raw) };
+      return value;
+    }),
+  ) as Prisma.InputJsonValue;
+}
+
+function revive(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revive);
+  if (!value || typeof value !== 'object') return value;
+  const entries = Object.entries(value);
+  if (entries.length === 1 && entries[0]![0] === '$date') return new Date(entries[0]![1] as string);
+  if (entries.length === 1 && entries[0]![0] === '$decimal') return new Prisma.Decimal(entries[0]![1] as string);
+  return Object.fromEntries(entries.map(([k, v]) => [k, revive(v)]));
+}

@@ -1,9 +1,17 @@
-/** Query.invoices · Mutation.createInvoice · Mutation.setInvoiceStatus */
+/** Query.invoices · Query.invoice · Mutation.createInvoice · setInvoiceStatus · updateInvoice · deleteInvoice */
 import { builder } from '../graphql/builder.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
+import { DeletedRecord } from '../changes/changes.schema.js';
+import { byIdArgs, type ByIdArgs } from '../changes/update.js';
 import {
+  deleteInvoice,
+  invoiceTarget,
+  updateInvoice,
+  updateInvoiceArgs,
+  type InvoiceRef,
+  type UpdateInvoiceArgs,
   createInvoice,
   createInvoiceInput,
   invoicesWhere,
@@ -66,11 +74,10 @@ builder.mutationFields((t) => ({
   createInvoice: t.prismaField({
     type: 'Invoice',
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
-    rules: { access: 'member', input: createInvoiceInput, from: 'input' },
-    resolve: async (query, _root, _args, ctx, info) => {
-      const { input } = checked<CreateInvoiceInput>(info);
-      const invoice = await createInvoice(ctx.db, input);
-      return ctx.db.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } });
+    rules: { access: 'member', input: createInvoiceInput, from: 'input', idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { input, write } = checked<CreateInvoiceInput>(info);
+      return write((tx) => createInvoice(tx, input, query));
     },
   }),
   setInvoiceStatus: t.prismaField({
@@ -88,6 +95,63 @@ builder.mutationFields((t) => ({
       const { input, target } = checked<SetInvoiceStatusArgs, InvoiceToMove>(info);
       await setInvoiceStatus(ctx.db, target, input.status);
       return ctx.db.invoice.findUniqueOrThrow({ ...query, where: { id: input.id } });
+    },
+  }),
+}));
+
+// --- docs/decisions.md §12: by id (REST: GET /api/v1/invoices/{id}), update and delete (drafts only) ---
+
+const UpdateInvoiceInputType = builder.inputType('UpdateInvoiceInput', {
+  description: 'Drafts only. Absent = unchanged; null = cleared (Required for invoiceNumber, amount, dueDate). At least one field.',
+  fields: (t) => ({
+    contactId: t.id(),
+    invoiceNumber: t.string({ description: 'Unique in the account.' }),
+    amount: t.float(),
+    dueDate: t.field({ type: 'Date' }),
+  }),
+});
+
+const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => invoiceTarget(args, ctx.db);
+
+builder.queryField('invoice', (t) =>
+  t.prismaField({
+    type: 'Invoice',
+    nullable: true,
+    description: 'null when unknown or not visible to the caller',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'member', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
+    resolve: (query, _root, _args, ctx, info) => {
+      const { target: invoice } = checked<ByIdArgs, InvoiceRef | null>(info);
+      return invoice && ctx.db.invoice.findUnique({ ...query, where: { id: invoice.id } });
+    },
+  }),
+);
+
+builder.mutationFields((t) => ({
+  updateInvoice: t.prismaField({
+    type: 'Invoice',
+    nullable: true,
+    description: 'Drafts only: any other status is a billing record (CONFLICT). CONFLICT with currentUpdatedAt when expectedUpdatedAt is stale.',
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateInvoiceInputType, required: true }),
+      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
+    },
+    rules: { access: 'member', input: updateInvoiceArgs, target, hidden: 'not-found', idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceRef>(info);
+      return write((tx) => updateInvoice(tx, invoice, input, query));
+    },
+  }),
+  deleteInvoice: t.field({
+    type: DeletedRecord,
+    nullable: true,
+    description: 'Drafts only (CONFLICT otherwise: cancel or refund it through setInvoiceStatus).',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { target: invoice, write } = checked<ByIdArgs, InvoiceRef>(info);
+      return write((tx) => deleteInvoice(tx, invoice));
     },
   }),
 }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { InvoiceStatus, Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { badInput, invalidTransition } from '../errors.js';
+import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { InvoiceStatus, Prisma, type Invoice, type PrismaClient } from '../generated/prisma/client.js';
+import { badInput, conflict, invalidTransition, isAppError, MESSAGES, notFound } from '../errors.js';
 import { assertInAccount } from '../deals/deal.service.js';
 import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
 import { listArgs, money, optionalText, uuid } from '../validation.js';
@@ -36,33 +37,26 @@ export function invoicesWhere(args: ListInvoicesArgs): Prisma.InvoiceWhereInput 
 
 export const formatInvoiceNumber = (n: number): string => `INV-${String(n).padStart(6, '0')}`;
 
+const ATTEMPTS = 5;
+
 const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 
-const ATTEMPTS = 5;
-
-/** Creates a draft invoice; without a number it gets the account's next free `INV-000001`-style one. */
-export async function createInvoice(db: PrismaClient, input: CreateInvoiceInput) {
+/**
+ * Creates a draft invoice in the write's transaction; without a number it gets the account's next
+ * free `INV-000001`-style one. The INSERT skips a number taken meanwhile (ON CONFLICT DO NOTHING,
+ * which keeps the transaction usable) and the next one is tried; a number given by hand that is
+ * taken is a 400 on invoiceNumber.
+ */
+export async function createInvoice(tx: Prisma.TransactionClient, input: CreateInvoiceInput, query: Query = {}): Promise<Invoice> {
   const { invoiceNumber, ...data } = input;
-  await assertInAccount(db, data.accountId, data);
-  if (invoiceNumber) {
-    try {
-      return await db.invoice.create({ data: { ...data, invoiceNumber } });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw badInput({ invoiceNumber: [NUMBER_TAKEN] });
-      throw error;
-    }
-  }
+  await assertInAccount(tx, data.accountId, data);
   for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.$transaction(async (tx) => {
-        const assigned = await takeNextNumber(tx, data.accountId);
-        return tx.invoice.create({ data: { ...data, invoiceNumber: assigned } });
-      });
-    } catch (error) {
-      // Only a manual create racing for the very number we picked gets here; the retry skips it.
-      if (!isUniqueViolation(error) || attempt >= ATTEMPTS) throw error;
-    }
+    const number = invoiceNumber ?? (await takeNextNumber(tx, data.accountId));
+    const [created] = await tx.invoice.createManyAndReturn({ ...(query as object), data: [{ ...data, invoiceNumber: number }], skipDuplicates: true });
+    if (created) return created as Invoice;
+    if (invoiceNumber) throw badInput({ invoiceNumber: [NUMBER_TAKEN] });
+    if (attempt >= ATTEMPTS) throw new Error(`createInvoice: no free number after ${ATTEMPTS} attempts`);
   }
 }
 
@@ -109,4 +103,45 @@ export async function setInvoiceStatus(db: PrismaClient, invoice: InvoiceToMove,
     from = (await db.invoice.findUniqueOrThrow({ where: { id: invoice.id }, select: { status: true } })).status;
   }
   throw invalidTransition(`Cannot move an invoice from ${from} to ${to}: it keeps changing`, { from, to });
+}
+
+// --- Changing and removing invoices: drafts only (docs/decisions.md §12) ---------------------------
+
+export const NOT_DRAFT = 'Only a draft invoice can change or be deleted; cancel or refund it through setInvoiceStatus';
+
+// The status moves only through setInvoiceStatus: the update input has every other create field.
+export const updateInvoiceInput = updateInputOf(createInvoiceInput.omit({ status: true }), 'Invoice');
+export type UpdateInvoiceInput = z.output<typeof updateInvoiceInput>;
+export const updateInvoiceArgs = updateArgs(updateInvoiceInput);
+export type UpdateInvoiceArgs = UpdateArgs<UpdateInvoiceInput>;
+export type InvoiceRef = { id: string; accountId: string; status: InvoiceStatus };
+
+export const invoiceTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
+  db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } });
+
+/** A billing record past draft is refused as it is now, whatever the caller last saw. */
+async function refusedUnlessDraft(tx: Prisma.TransactionClient, error: unknown, id: string): Promise<never> {
+  if (isAppError(error) && (error.code === 'CONFLICT' || error.code === 'NOT_FOUND')) {
+    const now = await tx.invoice.findUnique({ where: { id }, select: { status: true } });
+    if (now && now.status !== InvoiceStatus.draft) throw conflict(NOT_DRAFT);
+  }
+  throw error;
+}
+
+export async function updateInvoice(tx: Prisma.TransactionClient, invoice: InvoiceRef, args: UpdateInvoiceArgs, query: Query) {
+  if (invoice.status !== InvoiceStatus.draft) throw conflict(NOT_DRAFT);
+  const { invoiceNumber, ...data } = args.input;
+  await assertInAccount(tx, invoice.accountId, data);
+  const change = invoiceNumber === undefined ? data : { ...data, invoiceNumber };
+  // The draft condition is part of the UPDATE: a concurrent setInvoiceStatus cannot slip between.
+  return updateGuarded<Invoice>(tx.invoice, invoice, change, query, args.expectedUpdatedAt, { status: InvoiceStatus.draft }).catch((error) => {
+    if (isUniqueViolation(error)) throw badInput({ invoiceNumber: [NUMBER_TAKEN] }); // the transaction ends with it
+    return refusedUnlessDraft(tx, error, invoice.id);
+  });
+}
+
+export async function deleteInvoice(tx: Prisma.TransactionClient, invoice: InvoiceRef) {
+  const { count } = await tx.invoice.deleteMany({ where: { id: invoice.id, accountId: invoice.accountId, status: InvoiceStatus.draft } });
+  if (count === 0) throw (await tx.invoice.findUnique({ where: { id: invoice.id }, select: { id: true } })) ? conflict(NOT_DRAFT) : notFound(MESSAGES.notFound);
+  return { id: invoice.id, deletedAt: new Date() };
 }

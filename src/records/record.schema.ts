@@ -1,7 +1,9 @@
 /** Mutation.createProposal · Mutation.createContract · Mutation.createGallery · Mutation.createBooking · Mutation.createWorkflow */
 import type { InputObjectRef } from '@pothos/core';
-import type { z } from 'zod';
-import type { Context } from '../context.js';
+import { z } from 'zod';
+import { DeletedRecord } from '../changes/changes.schema.js';
+import { byIdArgs, type ByIdArgs } from '../changes/update.js';
+import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
 import {
@@ -15,6 +17,16 @@ import {
   createProposalInput,
   createWorkflow,
   createWorkflowInput,
+  deleteRecord,
+  recordTarget,
+  updateBookingInput,
+  updateContractInput,
+  updateGalleryInput,
+  updateProposalInput,
+  updateRecord,
+  updateWorkflowInput,
+  type RecordModel as Model,
+  type RecordRef,
 } from './record.service.js';
 
 builder.prismaObject('Proposal', {
@@ -104,7 +116,7 @@ const CreateWorkflowInput = builder.inputType('CreateWorkflowInput', {
 type RecordModel = 'Proposal' | 'Contract' | 'Gallery' | 'Booking' | 'Workflow';
 // Loose on purpose: the five input objects share this role, not one TypeScript type.
 type InputRef = InputObjectRef<any, object>;
-type Create = (db: Context['db'], input: never, query: { select?: object; include?: object }) => Promise<unknown>;
+type Create = (db: Prisma.TransactionClient, input: never, query: { select?: object; include?: object }) => Promise<unknown>;
 
 /** `create<Model>(input:)`: any member of the input's account (401 -> 400 -> 403 before the write). */
 function createRecordField(name: string, model: RecordModel, inputType: InputRef, input: z.ZodType, create: Create) {
@@ -112,8 +124,11 @@ function createRecordField(name: string, model: RecordModel, inputType: InputRef
     t.prismaField({
       type: model as 'Proposal',
       args: { input: t.arg({ type: inputType, required: true }) },
-      rules: { access: 'member', input, from: 'input' },
-      resolve: (query, _root, _args, ctx, info) => create(ctx.db, checked(info).input as never, query) as never,
+      rules: { access: 'member', input, from: 'input', idempotent: true },
+      resolve: (query, _root, _args, _ctx, info) => {
+        const { input: parsed, write } = checked(info);
+        return write((tx) => create(tx, parsed as never, query)) as never;
+      },
     }),
   );
 }
@@ -123,3 +138,57 @@ createRecordField('createContract', 'Contract', CreateContractInput, createContr
 createRecordField('createGallery', 'Gallery', CreateGalleryInput, createGalleryInput, createGallery);
 createRecordField('createBooking', 'Booking', CreateBookingInput, createBookingInput, createBooking);
 createRecordField('createWorkflow', 'Workflow', CreateWorkflowInput, createWorkflowInput, createWorkflow);
+
+// --- docs/decisions.md §12: update<Model>(id:, input:) and delete<Model>(id:) ----------------------
+
+const UpdateProposalInput = builder.inputType('UpdateProposalInput', {
+  description: 'Absent = unchanged; null clears contactId and amount, and is Required for title. At least one field.',
+  fields: (t) => ({ title: t.string(), contactId: t.id(), amount: t.float() }),
+});
+const titledUpdate = (name: string) =>
+  builder.inputType(name, {
+    description: 'Absent = unchanged; null clears contactId, and is Required for title. At least one field.',
+    fields: (t) => ({ title: t.string(), contactId: t.id() }),
+  });
+const UpdateBookingInput = builder.inputType('UpdateBookingInput', {
+  description: 'Absent = unchanged; null clears contactId, and is Required for the others. endsAt stays after startsAt. At least one field.',
+  fields: (t) => ({ title: t.string(), startsAt: t.field({ type: 'DateTime' }), endsAt: t.field({ type: 'DateTime' }), contactId: t.id() }),
+});
+const UpdateWorkflowInput = builder.inputType('UpdateWorkflowInput', {
+  description: 'Absent = unchanged; null is Required for both. At least one field.',
+  fields: (t) => ({ name: t.string(), active: t.boolean() }),
+});
+
+function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.ZodType) {
+  const model = type.toLowerCase() as Model;
+  const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => recordTarget(model)(args, ctx.db);
+  const args = z.object({ id: byIdArgs.shape.id, input });
+  builder.mutationFields((t) => ({
+    [`update${type}`]: t.prismaField({
+      type: type as 'Proposal',
+      nullable: true,
+      args: { id: t.arg.id({ required: true }), input: t.arg({ type: inputType, required: true }) },
+      rules: { access: 'member', input: args, target, hidden: 'not-found', idempotent: true },
+      resolve: (query, _root, _args, _ctx, info) => {
+        const { input: parsed, target: record, write } = checked<{ input: Record<string, unknown> }, RecordRef>(info);
+        return write((tx) => updateRecord(tx, model, record, parsed.input, query)) as never;
+      },
+    }),
+    [`delete${type}`]: t.field({
+      type: DeletedRecord,
+      nullable: true,
+      args: { id: t.arg.id({ required: true }) },
+      rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
+      resolve: (_root, _args, _ctx, info) => {
+        const { target: record, write } = checked<ByIdArgs, RecordRef>(info);
+        return write((tx) => deleteRecord(tx, model, record));
+      },
+    }),
+  }));
+}
+
+changeRecordFields('Proposal', UpdateProposalInput, updateProposalInput);
+changeRecordFields('Contract', titledUpdate('UpdateContractInput'), updateContractInput);
+changeRecordFields('Gallery', titledUpdate('UpdateGalleryInput'), updateGalleryInput);
+changeRecordFields('Booking', UpdateBookingInput, updateBookingInput);
+changeRecordFields('Workflow', UpdateWorkflowInput, updateWorkflowInput);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { updateGuarded, updateInputOf, type Query as RecordQuery } from '../changes/update.js';
 import { badInput } from '../errors.js';
 import { money, requiredText, uuid } from '../validation.js';
 
@@ -8,12 +9,12 @@ const titled = { accountId: uuid, title: requiredText(200), contactId: uuid.null
 export const createProposalInput = z.object({ ...titled, amount: money.nullish() });
 export const createContractInput = z.object(titled);
 export const createGalleryInput = z.object(titled);
-export const createBookingInput = z
-  .object({ ...titled, startsAt: z.date(), endsAt: z.date() })
-  .refine((input) => input.endsAt.getTime() > input.startsAt.getTime(), {
-    path: ['endsAt'],
-    message: 'Must be after startsAt',
-  });
+const bookingFields = z.object({ ...titled, startsAt: z.date(), endsAt: z.date() });
+const ENDS_AFTER_START = 'Must be after startsAt';
+export const createBookingInput = bookingFields.refine((input) => input.endsAt.getTime() > input.startsAt.getTime(), {
+  path: ['endsAt'],
+  message: ENDS_AFTER_START,
+});
 export const createWorkflowInput = z.object({
   accountId: uuid,
   name: requiredText(200),
@@ -29,7 +30,7 @@ type AccountRecord = { accountId: string; contactId?: string | null };
  * Runs `create` once the optional contact is known to belong to the same account (checked after
  * access, so a foreign contact id reads as a bad field, never as a hint about another account).
  */
-export async function withAccountContact<T>(db: PrismaClient, input: AccountRecord, create: () => Promise<T>): Promise<T> {
+export async function withAccountContact<T>(db: Prisma.TransactionClient, input: AccountRecord, create: () => Promise<T>): Promise<T> {
   if (input.contactId) {
     const contact = await db.contact.findFirst({
       where: { accountId: input.accountId, id: input.contactId },
@@ -43,17 +44,57 @@ export async function withAccountContact<T>(db: PrismaClient, input: AccountReco
 // `query` is the Prisma select/include the caller wants back, so the answer is one round trip.
 type Query = { select?: object; include?: object };
 
-export const createProposal = (db: PrismaClient, input: z.output<typeof createProposalInput>, query: Query = {}) =>
+export const createProposal = (db: Prisma.TransactionClient, input: z.output<typeof createProposalInput>, query: Query = {}) =>
   withAccountContact(db, input, () => db.proposal.create({ ...(query as object), data: input }));
 
-export const createContract = (db: PrismaClient, input: z.output<typeof createContractInput>, query: Query = {}) =>
+export const createContract = (db: Prisma.TransactionClient, input: z.output<typeof createContractInput>, query: Query = {}) =>
   withAccountContact(db, input, () => db.contract.create({ ...(query as object), data: input }));
 
-export const createGallery = (db: PrismaClient, input: z.output<typeof createGalleryInput>, query: Query = {}) =>
+export const createGallery = (db: Prisma.TransactionClient, input: z.output<typeof createGalleryInput>, query: Query = {}) =>
   withAccountContact(db, input, () => db.gallery.create({ ...(query as object), data: input }));
 
-export const createBooking = (db: PrismaClient, input: z.output<typeof createBookingInput>, query: Query = {}) =>
+export const createBooking = (db: Prisma.TransactionClient, input: z.output<typeof createBookingInput>, query: Query = {}) =>
   withAccountContact(db, input, () => db.booking.create({ ...(query as object), data: input }));
 
-export const createWorkflow = (db: PrismaClient, input: z.output<typeof createWorkflowInput>, query: Query = {}) =>
+export const createWorkflow = (db: Prisma.TransactionClient, input: z.output<typeof createWorkflowInput>, query: Query = {}) =>
   db.workflow.create({ ...(query as object), data: input });
+
+// --- Changing and removing records (docs/decisions.md §12) --------------------------------------
+
+export const updateProposalInput = updateInputOf(createProposalInput, 'Proposal');
+export const updateContractInput = updateInputOf(createContractInput, 'Contract');
+export const updateGalleryInput = updateInputOf(createGalleryInput, 'Gallery');
+export const updateBookingInput = updateInputOf(bookingFields, 'Booking');
+export const updateWorkflowInput = updateInputOf(createWorkflowInput, 'Workflow');
+
+export type RecordModel = 'proposal' | 'contract' | 'gallery' | 'booking' | 'workflow';
+export type RecordRef = { id: string; accountId: string };
+type Delegate = {
+  findUnique(args: object): Promise<unknown>;
+  update(args: object): Promise<unknown>;
+  delete(args: object): Promise<unknown>;
+};
+const delegateOf = (db: Prisma.TransactionClient, model: RecordModel) => db[model] as unknown as Delegate;
+
+export const recordTarget = (model: RecordModel) => ({ id }: { id: string }, db: Prisma.TransactionClient) =>
+  delegateOf(db, model).findUnique({ where: { id }, select: { id: true, accountId: true } }) as Promise<RecordRef | null>;
+
+/** The create rules on the new values: a contact of the same account; a booking still ends after it starts. */
+export async function updateRecord(tx: Prisma.TransactionClient, model: RecordModel, record: RecordRef, input: Record<string, unknown>, query: RecordQuery) {
+  if (model === 'booking' && (input.startsAt !== undefined || input.endsAt !== undefined)) {
+    // Locked: a concurrent change of the other end cannot make the pair invalid.
+    const [now] = await tx.$queryRaw<{ starts_at: Date; ends_at: Date }[]>`
+      SELECT starts_at, ends_at FROM bookings WHERE id = ${record.id}::uuid FOR UPDATE`;
+    const startsAt = (input.startsAt as Date | undefined) ?? now!.starts_at;
+    const endsAt = (input.endsAt as Date | undefined) ?? now!.ends_at;
+    if (endsAt.getTime() <= startsAt.getTime()) throw badInput({ endsAt: [ENDS_AFTER_START] });
+  }
+  return withAccountContact(tx, { accountId: record.accountId, contactId: input.contactId as string | null | undefined }, () =>
+    updateGuarded(delegateOf(tx, model), record, input, query, null),
+  );
+}
+
+export async function deleteRecord(tx: Prisma.TransactionClient, model: RecordModel, record: RecordRef) {
+  await delegateOf(tx, model).delete({ where: { id: record.id } });
+  return { id: record.id, deletedAt: new Date() };
+}

@@ -36,6 +36,7 @@ export function fromCoreError(error: CoreError, source: InputSource, renameField
     case 'FORBIDDEN':
     case 'NOT_FOUND':
     case 'INVALID_TRANSITION':
+    case 'CONFLICT':
     case 'IDEMPOTENCY_CONFLICT':
     case 'IDEMPOTENCY_IN_PROGRESS':
     case 'PAYLOAD_TOO_LARGE':

@@ -88,7 +88,8 @@ describe('Mutation.addTeamMember', () => {
     const person = await createUser(t, { email: 'person@example.com' });
     await t.gql(ME, {}, { as: person }); // the token's e-mail is the person's own
     const result = await add(acc.owner, { userId: person.id, email: 'alias@owner-labels.test' });
-    expect(result.data.addTeamMember).toMatchObject({ email: 'alias@owner-labels.test', user: { email: 'person@example.com' } });
+    // The answer holds what the owner gave and the membership, never the person's own identity.
+    expect(result.data.addTeamMember).toMatchObject({ email: 'alias@owner-labels.test', user: { id: person.id, email: null } });
     expect((await t.db.user.findUniqueOrThrow({ where: { id: person.id } })).email).toBe('person@example.com');
     expect((await t.gql(ME, {}, { as: person })).data.me.email).toBe('person@example.com');
   });

@@ -168,6 +168,9 @@ describe('account export document', () => {
     await db.idempotencyKey.create({
       data: { accountId: acc.id, scope: `user:${acc.owner.id}`, operation: 'createContact', key: 'retry-1', requestHash: 'h', result: { id: contact.id } },
     });
+    await db.erasureLog.create({
+      data: { accountId: acc.id, userId: acc.owner.id, contactId: randomUUID(), submissionsErased: 1, dealsUnlinked: 0, invoicesUnlinked: 0, answersRemoved: 0 },
+    });
     return { acc, contact };
   }
 
