@@ -15,7 +15,7 @@ import {
 export const ContactTypeEnum = builder.enumType(ContactType, { name: 'ContactType' });
 export const ContactSourceEnum = builder.enumType(ContactSource, { name: 'ContactSource' });
 
-builder.prismaObject('Contact', {
+export const ContactRef = builder.prismaObject('Contact', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

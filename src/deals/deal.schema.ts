@@ -18,7 +18,7 @@ import {
 
 export const DealStatusEnum = builder.enumType(DealStatus, { name: 'DealStatus' });
 
-builder.prismaObject('Deal', {
+export const DealRef = builder.prismaObject('Deal', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

@@ -3,13 +3,14 @@ import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
 import { createStage, createStageInput, STAGE_ORDER, stagesArgs, type CreateStageInput, type StagesArgs } from './stage.service.js';
 
-builder.prismaObject('PipelineStage', {
+export const PipelineStageRef = builder.prismaObject('PipelineStage', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     name: t.exposeString('name'),
     position: t.exposeInt('position'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 

@@ -18,8 +18,11 @@ export type FieldRules = {
   /**
    * Who may call it: anyone (`public`, limited per client IP), any signed-in user (`user`), or a
    * `member` / `owner` of the account the input names (`accountId`) or the `target` belongs to.
+   * `reader`: a read by id of the `target`; one that is unknown or in an account the caller cannot
+   * see leaves `target` null and the resolver answers null: no error, so no existence oracle
+   * (docs/decisions.md §9, amended).
    */
-  access: 'public' | 'user' | 'member' | 'owner';
+  access: 'public' | 'user' | 'member' | 'owner' | 'reader';
   /** Parses the arguments (`from: 'args'`, the default) or the `input` argument; 400 with details. */
   input?: z.ZodType;
   from?: 'args' | 'input';
@@ -122,6 +125,12 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     role = accountId ? await ctx.role(accountId) : null;
     if (!role) throw forbidden(MESSAGES.noAccess);
     if (rules.access === 'owner' && role !== 'owner') throw forbidden(rules.forbidden ?? MESSAGES.ownerOnly);
+  }
+  if (rules.access === 'reader') {
+    const found = rules.target ? await rules.target(input, ctx) : null;
+    role = found ? await ctx.role(found.accountId) : null;
+    target = role ? found : null;
+    accountId = target?.accountId;
   }
   if (rules.limit?.per === 'account') {
     const { max, window } = rules.limit;

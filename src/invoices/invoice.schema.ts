@@ -18,7 +18,7 @@ import {
 
 export const InvoiceStatusEnum = builder.enumType(InvoiceStatus, { name: 'InvoiceStatus' });
 
-builder.prismaObject('Invoice', {
+export const InvoiceRef = builder.prismaObject('Invoice', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
