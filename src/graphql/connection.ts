@@ -1,4 +1,4 @@
-// Cursor connections (docs/decisions.md §11; docs/graphql.md "Connections") for every collection,
+// Cursor connections (docs/decisions.md §11; docs/connections.md) for every collection,
 // root (Account.contacts) or nested (Contact.deals), through this one helper.
 //
 // Why not @pothos/plugin-relay's prismaConnection / relatedConnection: their cursors carry only the
