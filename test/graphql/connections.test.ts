@@ -10,6 +10,11 @@ let t: TestApp;
 beforeAll(async () => void (t = await createTestApp()));
 afterAll(() => t?.close());
 
+// The embedded database runs in this process: a long seed keeps the event loop busy past the
+// server's keep-alive timeout, and the next request may meet a socket the server just closed
+// (ECONNRESET). One throwaway request after a seed lets the client drop that socket.
+const settle = () => t.gql('{ __typename }').catch(() => undefined);
+
 const CONTACTS = /* GraphQL */ `
   query ($id: ID!, $first: Int, $after: String, $last: Int, $before: String, $orderBy: ContactOrder, $filter: ContactFilter) {
     account(id: $id) {
@@ -77,6 +82,7 @@ async function seedContacts(acc: TestAccount, n: number, from = Date.UTC(2024, 0
     updatedAt: new Date(from + 10_000 + ((i * 7) % n)),
   }));
   await t.db.contact.createMany({ data });
+  await settle();
   return data;
 }
 
