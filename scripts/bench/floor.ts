@@ -265,6 +265,34 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     }
   }
 
+  /**
+   * The bench's one GraphQL connection document (run.ts CONNECTION_QUERY): a page of 50 contacts
+   * newest first, each with its 10 newest deals, the total and hasNextPage, in one statement.
+   */
+  async function contactsWithDeals(req: IncomingMessage) {
+    const body = await readJson(req);
+    const accountId = await requireMember((body.variables as { accountId?: unknown } | undefined)?.accountId, await userOf(req));
+    const { rows } = await pool.query(
+      `WITH page AS (
+         SELECT id, first_name, last_name, email, created_at FROM contacts t
+         WHERE t.account_id = $1 ORDER BY t.created_at DESC, t.id DESC LIMIT 51)
+       SELECT (SELECT count(*) FROM contacts t WHERE t.account_id = $1)::int AS total,
+              (SELECT count(*) FROM page) > 50 AS more,
+              (SELECT coalesce(json_agg(json_build_object(
+                  'id', p.id, 'firstName', p.first_name, 'lastName', p.last_name, 'email', p.email, 'createdAt', ${ISO('p.created_at')},
+                  'deals', json_build_object('nodes', (
+                    SELECT coalesce(json_agg(json_build_object('id', d.id, 'title', d.title, 'value', d.value, 'status', d.status)
+                                             ORDER BY d.created_at DESC, d.id DESC), '[]')
+                    FROM (SELECT * FROM deals d WHERE d.account_id = $1 AND d.contact_id = p.id
+                          ORDER BY d.created_at DESC, d.id DESC LIMIT 10) d))
+                ) ORDER BY p.created_at DESC, p.id DESC), '[]')
+               FROM (SELECT * FROM page ORDER BY created_at DESC, id DESC LIMIT 50) p) AS nodes`,
+      [accountId],
+    );
+    const { total, more, nodes } = rows[0];
+    return { data: { account: { contacts: { totalCount: total, pageInfo: { hasNextPage: more }, nodes } } } };
+  }
+
   async function route(req: IncomingMessage): Promise<[number, object]> {
     const url = new URL(req.url ?? '/', 'http://floor');
     const path = url.pathname;
@@ -273,6 +301,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     if (req.method === 'POST' && path === '/api/v1/contacts') return [201, await createContact(req)];
     if (req.method === 'GET' && path === '/api/v1/deals') return [200, await listDeals(req, url.searchParams)];
     if (req.method === 'GET' && path === '/api/v1/invoices') return [200, await listInvoices(req, url.searchParams)];
+    if (req.method === 'POST' && path === '/graphql') return [200, await contactsWithDeals(req)];
     const submit = /^\/api\/v1\/forms\/([^/]+)\/submit$/.exec(path);
     if (req.method === 'POST' && submit) return [200, await submitForm(req, decodeURIComponent(submit[1]!))];
     return [404, { error: 'Not found' }];

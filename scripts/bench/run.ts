@@ -69,7 +69,18 @@ type Case = {
   expect: number;
 };
 
-export const CASE_NAMES = ['contacts-first', 'contacts-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'create-contact', 'submit-form'];
+export const CASE_NAMES = ['contacts-first', 'contacts-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact', 'submit-form'];
+
+/** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
+const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
+  account(id: $accountId) {
+    contacts(first: 50) {
+      totalCount
+      pageInfo { hasNextPage }
+      nodes { id firstName lastName email createdAt deals(first: 10) { nodes { id title value status } } }
+    }
+  }
+}`;
 
 function buildCases(dataset: Dataset, token: string, opts: BenchOptions): Case[] {
   const auth = { authorization: `Bearer ${token}` };
@@ -88,6 +99,12 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions): Case[]
       name: 'graphql-contacts', label: 'POST /graphql (contacts page 1)', kind: 'graphql', method: 'POST', path: '/graphql',
       headers: { ...auth, ...json }, floorCase: 'contacts-first', expect: 200,
       body: constant(JSON.stringify({ query: print(ListContactsDocument), operationName: 'ListContacts', variables: { accountId: a } })),
+    },
+    {
+      // Measured against the floor's hand-written answer to the same request (floor.ts contactsWithDeals).
+      name: 'graphql-connection', label: 'POST /graphql (50 contacts with their deals)', kind: 'graphql', method: 'POST', path: '/graphql',
+      headers: { ...auth, ...json }, expect: 200,
+      body: constant(JSON.stringify({ query: CONNECTION_QUERY, operationName: 'ContactsWithDeals', variables: { accountId: a } })),
     },
     {
       name: 'create-contact', label: 'POST /contacts', kind: 'write', method: 'POST', path: '/api/v1/contacts', headers: { ...auth, ...json }, expect: 201,
@@ -369,7 +386,7 @@ export function formatReport(report: BenchReport): string {
   for (const c of report.cases) {
     const f = c.floor;
     const errors = c.service.failures + (c.floor && c.kind !== 'graphql' ? c.floor.failures : 0);
-    out.push(`| ${c.label}${c.check === 'ok' ? '' : ' ⚠'} | ${fmt(c.service.rps, 0)} | ${f ? fmt(f.rps, 0) : '–'}${c.kind === 'graphql' ? ' (REST list)' : ''} | ${f ? fmt(c.service.rps / f.rps, 2) : '–'} | ${fmt(c.service.p50, 0)} / ${fmt(c.service.p99, 0)} | ${f ? `${fmt(f.p50, 0)} / ${fmt(f.p99, 0)}` : '–'} | ${f ? fmt(c.service.p99 / Math.max(f.p99, 1), 2) : '–'} | ${errors} |`);
+    out.push(`| ${c.label}${c.check === 'ok' ? '' : ' ⚠'} | ${fmt(c.service.rps, 0)} | ${f ? fmt(f.rps, 0) : '–'}${c.name === 'graphql-contacts' ? ' (REST list)' : ''} | ${f ? fmt(c.service.rps / f.rps, 2) : '–'} | ${fmt(c.service.p50, 0)} / ${fmt(c.service.p99, 0)} | ${f ? `${fmt(f.p50, 0)} / ${fmt(f.p99, 0)}` : '–'} | ${f ? fmt(c.service.p99 / Math.max(f.p99, 1), 2) : '–'} | ${errors} |`);
   }
   if (report.exports.length) {
     out.push('');

@@ -68,11 +68,12 @@ builder.prismaObject('TeamMember', {
   }),
 });
 
-builder.prismaObject('Account', {
+export const AccountRef = builder.prismaObject('Account', {
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     owner: t.relation('owner'),
     members: t.relation('members', { query: { orderBy: { createdAt: 'asc' } } }),
   }),

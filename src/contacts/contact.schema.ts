@@ -16,7 +16,7 @@ import {
   listContactsArgs,
   updateContact,
   updateContactArgs,
-  type ContactRef,
+  type ContactKey,
   type CreateContactInput,
   type ListContactsArgs,
   type UpdateContactArgs,
@@ -25,7 +25,7 @@ import {
 export const ContactTypeEnum = builder.enumType(ContactType, { name: 'ContactType' });
 export const ContactSourceEnum = builder.enumType(ContactSource, { name: 'ContactSource' });
 
-builder.prismaObject('Contact', {
+export const ContactRef = builder.prismaObject('Contact', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -111,7 +111,7 @@ builder.queryField('contact', (t) =>
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
     resolve: (query, _root, _args, ctx, info) => {
-      const { target: contact } = checked<ByIdArgs, ContactRef | null>(info);
+      const { target: contact } = checked<ByIdArgs, ContactKey | null>(info);
       return contact && ctx.db.contact.findUnique({ ...query, where: { id: contact.id } });
     },
   }),
@@ -129,7 +129,7 @@ builder.mutationFields((t) => ({
     },
     rules: { access: 'member', input: updateContactArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, target: contact, write } = checked<UpdateContactArgs, ContactRef>(info);
+      const { input, target: contact, write } = checked<UpdateContactArgs, ContactKey>(info);
       return write((tx) => updateContact(tx, contact, input, query));
     },
   }),
@@ -140,7 +140,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: contact, write } = checked<ByIdArgs, ContactRef>(info);
+      const { target: contact, write } = checked<ByIdArgs, ContactKey>(info);
       return write((tx) => deleteContact(tx, contact));
     },
   }),
@@ -151,7 +151,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: contact, viewer, write } = checked<ByIdArgs, ContactRef & { email: string | null }>(info);
+      const { target: contact, viewer, write } = checked<ByIdArgs, ContactKey & { email: string | null }>(info);
       return write((tx) => eraseContact(tx, contact, viewer!.id));
     },
   }),

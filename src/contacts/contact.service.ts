@@ -60,18 +60,18 @@ export type UpdateContactInput = z.output<typeof updateContactInput>;
 export const updateContactArgs = updateArgs(updateContactInput);
 export type UpdateContactArgs = UpdateArgs<UpdateContactInput>;
 
-export type ContactRef = { id: string; accountId: string };
+export type ContactKey = { id: string; accountId: string };
 
 /** The contact an id-addressed mutation names: its account (for access) and its e-mail (for erasure). */
 export const contactTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.contact.findUnique({ where: { id }, select: { id: true, accountId: true, email: true } });
 
-export function updateContact(tx: Prisma.TransactionClient, contact: ContactRef, args: UpdateContactArgs, query: Query) {
+export function updateContact(tx: Prisma.TransactionClient, contact: ContactKey, args: UpdateContactArgs, query: Query) {
   return updateGuarded<Contact>(tx.contact, contact, args.input, query, args.expectedUpdatedAt);
 }
 
 /** Every row that may point at a contact keeps its place and loses the link; the counts of each. */
-async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: ContactRef) {
+async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: ContactKey) {
   const where = { accountId, contactId: id };
   const data = { contactId: null };
   const [deals, invoices, submissions] = [
@@ -86,7 +86,7 @@ async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: Co
 }
 
 /** Removes the contact; its deals, invoices, submissions and other records stay, unlinked. */
-export async function deleteContact(tx: Prisma.TransactionClient, contact: ContactRef) {
+export async function deleteContact(tx: Prisma.TransactionClient, contact: ContactKey) {
   await unlinkContact(tx, contact);
   await tx.contact.delete({ where: { id: contact.id } });
   return { id: contact.id, deletedAt: new Date() };
@@ -98,7 +98,7 @@ export async function deleteContact(tx: Prisma.TransactionClient, contact: Conta
  * the contact or its e-mail are removed; deals and invoices stay, unlinked; the contact goes; and
  * an audit row records the erasure by contact id and counts only.
  */
-export async function eraseContact(tx: Prisma.TransactionClient, contact: ContactRef & { email: string | null }, erasedBy: string) {
+export async function eraseContact(tx: Prisma.TransactionClient, contact: ContactKey & { email: string | null }, erasedBy: string) {
   const { id, accountId, email } = contact;
   const submissionsErased = await tx.$executeRaw`
     UPDATE form_submissions

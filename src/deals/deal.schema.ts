@@ -12,7 +12,7 @@ import {
   deleteDeal,
   updateDeal,
   updateDealArgs,
-  type DealRef,
+  type DealKey,
   type UpdateDealArgs,
   dealsWhere,
   listDealsArgs,
@@ -26,7 +26,7 @@ import {
 
 export const DealStatusEnum = builder.enumType(DealStatus, { name: 'DealStatus' });
 
-builder.prismaObject('Deal', {
+export const DealRef = builder.prismaObject('Deal', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -126,7 +126,7 @@ builder.queryField('deal', (t) =>
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
     resolve: (query, _root, _args, ctx, info) => {
-      const { target: deal } = checked<ByIdArgs, DealRef | null>(info);
+      const { target: deal } = checked<ByIdArgs, DealKey | null>(info);
       return deal && ctx.db.deal.findUnique({ ...query, where: { id: deal.id } });
     },
   }),
@@ -144,7 +144,7 @@ builder.mutationFields((t) => ({
     },
     rules: { access: 'member', input: updateDealArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, target: deal, write } = checked<UpdateDealArgs, DealRef>(info);
+      const { input, target: deal, write } = checked<UpdateDealArgs, DealKey>(info);
       return write((tx) => updateDeal(tx, deal, input, query));
     },
   }),
@@ -154,7 +154,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: deal, write } = checked<ByIdArgs, DealRef>(info);
+      const { target: deal, write } = checked<ByIdArgs, DealKey>(info);
       return write((tx) => deleteDeal(tx, deal));
     },
   }),

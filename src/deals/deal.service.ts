@@ -88,18 +88,18 @@ export const updateDealInput = updateInputOf(createDealInput, 'Deal');
 export type UpdateDealInput = z.output<typeof updateDealInput>;
 export const updateDealArgs = updateArgs(updateDealInput);
 export type UpdateDealArgs = UpdateArgs<UpdateDealInput>;
-export type DealRef = { id: string; accountId: string };
+export type DealKey = { id: string; accountId: string };
 
 export const dealTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.deal.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
 /** New links must name records of the deal's own account (400 "Not found in this account"). */
-export async function updateDeal(tx: Prisma.TransactionClient, deal: DealRef, args: UpdateDealArgs, query: Query) {
+export async function updateDeal(tx: Prisma.TransactionClient, deal: DealKey, args: UpdateDealArgs, query: Query) {
   await assertInAccount(tx, deal.accountId, args.input);
   return updateGuarded<Deal>(tx.deal, deal, args.input, query, args.expectedUpdatedAt);
 }
 
-export async function deleteDeal(tx: Prisma.TransactionClient, deal: DealRef) {
+export async function deleteDeal(tx: Prisma.TransactionClient, deal: DealKey) {
   await tx.deal.delete({ where: { id: deal.id } });
   return { id: deal.id, deletedAt: new Date() };
 }

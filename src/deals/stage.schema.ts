@@ -20,13 +20,14 @@ import {
   type UpdateStageArgs,
 } from './stage.service.js';
 
-builder.prismaObject('PipelineStage', {
+export const PipelineStageRef = builder.prismaObject('PipelineStage', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     name: t.exposeString('name'),
     position: t.exposeInt('position'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 

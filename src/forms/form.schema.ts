@@ -41,7 +41,7 @@ builder.prismaObject('LeadFormField', {
   }),
 });
 
-builder.prismaObject('LeadForm', {
+export const LeadFormRef = builder.prismaObject('LeadForm', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -54,6 +54,7 @@ builder.prismaObject('LeadForm', {
       description: 'A key people never fill in (render it as a hidden input); submissions that fill it are kept as spam',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     fields: t.relation('fields', { query: { orderBy: { position: 'asc' } } }),
   }),
 });

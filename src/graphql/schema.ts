@@ -3,13 +3,18 @@ import { builder } from './builder.js';
 import './scalars.js';
 import '../accounts/account.schema.js';
 import '../contacts/contact.schema.js';
+import '../contacts/contact-reads.schema.js';
 import '../deals/stage.schema.js';
 import '../deals/deal.schema.js';
+import '../deals/deal-reads.schema.js';
 import '../invoices/invoice.schema.js';
+import '../invoices/invoice-reads.schema.js';
 import '../forms/form.schema.js';
 import '../forms/form-page.schema.js';
+import '../forms/submission.schema.js';
 import '../records/record.schema.js';
 import '../exports/export.schema.js';
+import '../records/record-reads.schema.js';
 
 export const schema = builder.toSchema();
 

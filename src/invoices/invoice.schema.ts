@@ -10,7 +10,7 @@ import {
   invoiceTarget,
   updateInvoice,
   updateInvoiceArgs,
-  type InvoiceRef,
+  type InvoiceKey,
   type UpdateInvoiceArgs,
   createInvoice,
   createInvoiceInput,
@@ -26,7 +26,7 @@ import {
 
 export const InvoiceStatusEnum = builder.enumType(InvoiceStatus, { name: 'InvoiceStatus' });
 
-builder.prismaObject('Invoice', {
+export const InvoiceRef = builder.prismaObject('Invoice', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -121,7 +121,7 @@ builder.queryField('invoice', (t) =>
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
     resolve: (query, _root, _args, ctx, info) => {
-      const { target: invoice } = checked<ByIdArgs, InvoiceRef | null>(info);
+      const { target: invoice } = checked<ByIdArgs, InvoiceKey | null>(info);
       return invoice && ctx.db.invoice.findUnique({ ...query, where: { id: invoice.id } });
     },
   }),
@@ -139,7 +139,7 @@ builder.mutationFields((t) => ({
     },
     rules: { access: 'member', input: updateInvoiceArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceRef>(info);
+      const { input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceKey>(info);
       return write((tx) => updateInvoice(tx, invoice, input, query));
     },
   }),
@@ -150,7 +150,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: invoice, write } = checked<ByIdArgs, InvoiceRef>(info);
+      const { target: invoice, write } = checked<ByIdArgs, InvoiceKey>(info);
       return write((tx) => deleteInvoice(tx, invoice));
     },
   }),

@@ -114,7 +114,7 @@ export const updateInvoiceInput = updateInputOf(createInvoiceInput.omit({ status
 export type UpdateInvoiceInput = z.output<typeof updateInvoiceInput>;
 export const updateInvoiceArgs = updateArgs(updateInvoiceInput);
 export type UpdateInvoiceArgs = UpdateArgs<UpdateInvoiceInput>;
-export type InvoiceRef = { id: string; accountId: string; status: InvoiceStatus };
+export type InvoiceKey = { id: string; accountId: string; status: InvoiceStatus };
 
 export const invoiceTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } });
@@ -128,7 +128,7 @@ async function refusedUnlessDraft(tx: Prisma.TransactionClient, error: unknown, 
   throw error;
 }
 
-export async function updateInvoice(tx: Prisma.TransactionClient, invoice: InvoiceRef, args: UpdateInvoiceArgs, query: Query) {
+export async function updateInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey, args: UpdateInvoiceArgs, query: Query) {
   if (invoice.status !== InvoiceStatus.draft) throw conflict(NOT_DRAFT);
   const { invoiceNumber, ...data } = args.input;
   await assertInAccount(tx, invoice.accountId, data);
@@ -140,7 +140,7 @@ export async function updateInvoice(tx: Prisma.TransactionClient, invoice: Invoi
   });
 }
 
-export async function deleteInvoice(tx: Prisma.TransactionClient, invoice: InvoiceRef) {
+export async function deleteInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey) {
   const { count } = await tx.invoice.deleteMany({ where: { id: invoice.id, accountId: invoice.accountId, status: InvoiceStatus.draft } });
   if (count === 0) throw (await tx.invoice.findUnique({ where: { id: invoice.id }, select: { id: true } })) ? conflict(NOT_DRAFT) : notFound(MESSAGES.notFound);
   return { id: invoice.id, deletedAt: new Date() };

@@ -29,7 +29,7 @@ import {
   type RecordRef,
 } from './record.service.js';
 
-builder.prismaObject('Proposal', {
+export const ProposalRef = builder.prismaObject('Proposal', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -37,30 +37,33 @@ builder.prismaObject('Proposal', {
     amount: t.float({ nullable: true, resolve: (row) => row.amount?.toNumber() ?? null }),
     contact: t.relation('contact', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
-builder.prismaObject('Contract', {
+export const ContractRef = builder.prismaObject('Contract', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     title: t.exposeString('title'),
     contact: t.relation('contact', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
-builder.prismaObject('Gallery', {
+export const GalleryRef = builder.prismaObject('Gallery', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     title: t.exposeString('title'),
     contact: t.relation('contact', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
-builder.prismaObject('Booking', {
+export const BookingRef = builder.prismaObject('Booking', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -69,16 +72,18 @@ builder.prismaObject('Booking', {
     endsAt: t.expose('endsAt', { type: 'DateTime' }),
     contact: t.relation('contact', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 
-builder.prismaObject('Workflow', {
+export const WorkflowRef = builder.prismaObject('Workflow', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     name: t.exposeString('name'),
     active: t.exposeBoolean('active'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 

@@ -31,7 +31,10 @@ const nextIp = () => `10.77.${Math.floor(++ipSeq / 250) % 250}.${(ipSeq % 250) +
 // ---------------------------------------------------------------------------------------------
 // Fixtures: an account with one record of each kind, and another account whose ids get smuggled.
 
-type Records = { contactId: string; stageId: string; dealId: string; invoiceId: string; formId: string };
+type Records = {
+  contactId: string; stageId: string; dealId: string; invoiceId: string; formId: string;
+  submissionId: string; proposalId: string; contractId: string; galleryId: string; bookingId: string; workflowId: string;
+};
 type Fixture = Records & { acc: TestAccount; stranger: TestUser; other: Records & { acc: TestAccount } };
 
 async function seed(acc: TestAccount): Promise<Records> {
@@ -48,7 +51,19 @@ async function seed(acc: TestAccount): Promise<Records> {
       fields: { create: [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email', position: 0 }] },
     },
   });
-  return { contactId: contact.id, stageId: stage.id, dealId: deal.id, invoiceId: invoice.id, formId: form.id };
+  const linked = { accountId: acc.id, contactId: contact.id, title: unique('Record') };
+  const [submission, proposal, contract, gallery, booking, workflow] = await Promise.all([
+    t.db.formSubmission.create({ data: { accountId: acc.id, formId: form.id, contactId: contact.id, data: { email: 'x@example.com' } } }),
+    t.db.proposal.create({ data: { ...linked, amount: 5 } }),
+    t.db.contract.create({ data: linked }),
+    t.db.gallery.create({ data: linked }),
+    t.db.booking.create({ data: { ...linked, startsAt: new Date('2030-01-01T09:00:00Z'), endsAt: new Date('2030-01-01T10:00:00Z') } }),
+    t.db.workflow.create({ data: { accountId: acc.id, name: unique('Workflow') } }),
+  ]);
+  return {
+    contactId: contact.id, stageId: stage.id, dealId: deal.id, invoiceId: invoice.id, formId: form.id,
+    submissionId: submission.id, proposalId: proposal.id, contractId: contract.id, galleryId: gallery.id, bookingId: booking.id, workflowId: workflow.id,
+  };
 }
 
 async function fixture(): Promise<Fixture> {
@@ -84,7 +99,20 @@ type GqlRow = {
   /** Ids of another account smuggled into an otherwise valid call, and the input fields that must name them. */
   smuggle?: (f: Fixture) => { vars: Record<string, unknown>; fields: string[] };
   ownerOnlyMessage?: string;
+  /**
+   * A read by id (docs/decisions.md §9 amended): a record the caller may not see, and one that does
+   * not exist, answer null with no error, where other fields answer FORBIDDEN.
+   */
+  read?: boolean;
 };
+
+/** `Query.<name>(id:)`: the fixture's record for its own account, an id nobody has otherwise. */
+const readRow = (name: string, selection: string, id: (f: Fixture) => string): GqlRow => ({
+  role: 'member',
+  read: true,
+  doc: `query ($id: ID!) { ${name}(id: $id) { id accountId ${selection} } }`,
+  vars: (f, a) => ({ id: a === f.acc.id ? id(f) : randomUUID() }),
+});
 
 const newDeal = async (f: Fixture) => (await t.db.deal.create({ data: { accountId: f.acc.id, title: unique('Deal') } })).id;
 const newInvoice = async (f: Fixture) =>
@@ -102,6 +130,17 @@ const foreignContact = (field: string, extra: (f: Fixture) => Record<string, unk
 });
 
 const GQL: Record<string, GqlRow> = {
+  'Query.contact': readRow('contact', 'updatedAt deals { nodes { id accountId } } invoices { totalCount } submissions { nodes { id accountId } }', (f) => f.contactId),
+  'Query.deal': readRow('deal', 'updatedAt contact { id accountId } stage { id accountId }', (f) => f.dealId),
+  'Query.invoice': readRow('invoice', 'updatedAt contact { id accountId }', (f) => f.invoiceId),
+  'Query.pipelineStage': readRow('pipelineStage', 'updatedAt deals { nodes { id accountId } }', (f) => f.stageId),
+  'Query.leadForm': readRow('leadForm', 'updatedAt fields { key } submissions { nodes { id accountId } }', (f) => f.formId),
+  'Query.formSubmission': readRow('formSubmission', 'data isSpam form { id accountId } contact { id accountId }', (f) => f.submissionId),
+  'Query.proposal': readRow('proposal', 'updatedAt contact { id accountId }', (f) => f.proposalId),
+  'Query.contract': readRow('contract', 'updatedAt contact { id accountId }', (f) => f.contractId),
+  'Query.gallery': readRow('gallery', 'updatedAt contact { id accountId }', (f) => f.galleryId),
+  'Query.booking': readRow('booking', 'updatedAt contact { id accountId }', (f) => f.bookingId),
+  'Query.workflow': readRow('workflow', 'updatedAt', (f) => f.workflowId),
   'Query.account': {
     role: 'member',
     doc: 'query ($id: ID!) { account(id: $id) { id name owner { id } members { accountId userId user { id email } } } }',
@@ -300,7 +339,8 @@ function expectAllowed(r: GqlResult, name: string, f: Fixture) {
   ids.delete(f.acc.id);
   expect([...ids]).toEqual([]);
   const text = JSON.stringify(answer);
-  for (const foreign of [f.other.acc.id, f.other.contactId, f.other.stageId, f.other.dealId, f.other.invoiceId, f.other.formId]) {
+  const { acc: _acc, ...otherRecords } = f.other;
+  for (const foreign of [f.other.acc.id, ...Object.values(otherRecords)]) {
     expect(text).not.toContain(foreign);
   }
 }
@@ -323,22 +363,33 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
     expect(changed).toBe(false);
   });
 
-  it('an outsider (owner of another account) is FORBIDDEN and nothing is written', async () => {
-    const { r, changed } = await call(f.acc.outsider);
-    expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
-    expect(changed).toBe(false);
-  });
+  if (row.read) {
+    it('an outsider, a user with no account, and an unknown id all read null with no error (no existence oracle)', async () => {
+      for (const [as, accountId] of [[f.acc.outsider, f.acc.id], [f.stranger, f.acc.id], [f.acc.owner, randomUUID()]] as const) {
+        const { r, changed } = await call(as, accountId);
+        expect(r.errors, name).toBeUndefined();
+        expect(r.data[fieldOf(name)]).toBeNull();
+        expect(changed).toBe(false);
+      }
+    });
+  } else {
+    it('an outsider (owner of another account) is FORBIDDEN and nothing is written', async () => {
+      const { r, changed } = await call(f.acc.outsider);
+      expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+      expect(changed).toBe(false);
+    });
 
-  it('a user with no account at all is FORBIDDEN and nothing is written', async () => {
-    const { r, changed } = await call(f.stranger);
-    expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
-    expect(changed).toBe(false);
-  });
+    it('a user with no account at all is FORBIDDEN and nothing is written', async () => {
+      const { r, changed } = await call(f.stranger);
+      expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+      expect(changed).toBe(false);
+    });
 
-  it('an account or record that does not exist gives the same FORBIDDEN (no existence oracle)', async () => {
-    const { r } = await call(f.acc.owner, randomUUID());
-    expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
-  });
+    it('an account or record that does not exist gives the same FORBIDDEN (no existence oracle)', async () => {
+      const { r } = await call(f.acc.owner, randomUUID());
+      expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+    });
+  }
 
   if (row.role === 'member') {
     it('a team member may call it', async () => {
@@ -371,6 +422,51 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
       expect(await snapshot(f.other.acc.id)).toBe(otherBefore);
     });
   }
+});
+
+/**
+ * The Account connections and lists (docs/decisions.md §11), reached only through Query.account:
+ * each answers the owner and a member with that account's records only, and an outsider or an
+ * anonymous caller gets the account's refusal, never a record.
+ */
+const ACCOUNT_FIELDS: Record<string, string> = {
+  contacts: 'contacts { totalCount nodes { id accountId deals { nodes { id accountId } } invoices { nodes { id accountId } } submissions { nodes { id accountId } } proposals { nodes { id accountId } } contracts { nodes { id accountId } } galleries { nodes { id accountId } } bookings { nodes { id accountId } } } }',
+  deals: 'deals { totalCount edges { cursor node { id accountId contact { id accountId } stage { id accountId } } } }',
+  invoices: 'invoices { totalCount nodes { id accountId contact { id accountId } } }',
+  formSubmissions: 'formSubmissions { totalCount nodes { id accountId form { id accountId } contact { id accountId } } }',
+  proposals: 'proposals { totalCount nodes { id accountId } }',
+  contracts: 'contracts { totalCount nodes { id accountId } }',
+  galleries: 'galleries { totalCount nodes { id accountId } }',
+  bookings: 'bookings { totalCount nodes { id accountId } }',
+  workflows: 'workflows { totalCount nodes { id accountId } }',
+  exports: 'exports { totalCount nodes { id accountId userId } }',
+  pipelineStages: 'pipelineStages { id accountId deals { nodes { id accountId } } }',
+  leadForms: 'leadForms { id accountId submissions { nodes { id accountId } } }',
+};
+
+describe.each(Object.entries(ACCOUNT_FIELDS))('Account.%s', (field, selection) => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+    await t.db.exportLog.create({ data: { accountId: f.acc.id, userId: f.acc.owner.id, kind: 'contacts_csv' } });
+    await t.db.exportLog.create({ data: { accountId: f.other.acc.id, userId: f.other.acc.owner.id, kind: 'contacts_csv' } });
+  });
+  const doc = `query ($id: ID!) { account(id: $id) { id ${selection} } }`;
+
+  it('the owner and a member see every record of the account and nothing of another', async () => {
+    for (const as of [f.acc.owner, f.acc.member]) {
+      const r = await t.gql(doc, { id: f.acc.id }, { as });
+      expect(r.errors, field).toBeUndefined();
+      expectAllowed(r, 'Query.account', f);
+      const list = r.data.account[field];
+      expect(Array.isArray(list) ? list.length : list.totalCount, field).toBeGreaterThan(0);
+    }
+  });
+
+  it('an outsider is FORBIDDEN and an anonymous caller UNAUTHENTICATED: no record either way', async () => {
+    expectRefused(await t.gql(doc, { id: f.acc.id }, { as: f.acc.outsider }), 'Query.account', 'FORBIDDEN', NO_ACCESS);
+    expectRefused(await t.gql(doc, { id: f.acc.id }, { as: null }), 'Query.account', 'UNAUTHENTICATED', 'Unauthorized');
+  });
 });
 
 describe('nested fields and the caller themself', () => {

@@ -1,0 +1,377 @@
+// Cursor connections (docs/decisions.md §11; docs/connections.md) for every collection,
+// root (Account.contacts) or nested (Contact.deals), through this one helper.
+//
+// Why not @pothos/plugin-relay's prismaConnection / relatedConnection: their cursors carry only the
+// row's id and page with Prisma's `cursor` option (a sub-select of the cursor's row), so a deleted
+// cursor row ends the paging, and a cursor from another ordering or filter is silently accepted.
+// §11 wants keyset cursors that survive inserts and deletes and refuse a foreign ordering or filter,
+// so a cursor here carries the ordering value and the id, plus a fingerprint of ordering and filter.
+//
+// No N+1: every parent in a page asking for the same connection (same arguments) is answered by one
+// statement (a LATERAL subquery per parent, each an index range scan), the rows by one more, and the
+// totals by one more, however many parents there are (DataLoader batches them per request).
+import { createHash } from 'node:crypto';
+import DataLoader from 'dataloader';
+import { z } from 'zod';
+import type { Context, RequestState } from '../context.js';
+import { badInput } from '../errors.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { parseInput, uuid } from '../validation.js';
+import { builder } from './builder.js';
+
+/** A column a connection can be ordered by; `type` is the SQL type its cursor value is cast back to. */
+export type OrderColumn = { column: string; type: 'timestamptz' | 'date' | 'numeric' | 'text'; nullable?: boolean };
+
+type Row = { id: string };
+type Direction = 'ASC' | 'DESC';
+
+/** One collection's table, orderings, filter and row loader; `defineCollection` makes its types. */
+export type CollectionSpec<Node extends Row, Filter> = {
+  /** The node type's name: gives `<name>Connection` and `<name>Edge`. */
+  name: string;
+  table: string;
+  /** Order enum value -> column; CREATED_AT is the default (DESC). */
+  orders: Record<string, OrderColumn>;
+  /** The enum and input of `orderBy`, when the collection takes one. */
+  orderInput?: ReturnType<typeof orderInputOf>;
+  filter?: { input: any; schema: z.ZodType<Filter>; sql: (filter: Filter) => Prisma.Sql[] };
+  /** The rows of these ids (any order), with everything the node type exposes. */
+  rows: (db: PrismaClient, ids: string[]) => Promise<Node[]>;
+};
+
+export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC', 'DESC'] as const });
+
+/** `<Name>OrderField` and `<Name>Order { field direction }` for a collection's orderings. */
+export function orderInputOf(name: string, fields: readonly string[]) {
+  const field = builder.enumType(`${name}OrderField`, { values: fields });
+  return builder.inputType(`${name}Order`, {
+    fields: (t) => ({
+      field: t.field({ type: field, required: true }),
+      direction: t.field({ type: OrderDirection, required: true }),
+    }),
+  });
+}
+
+export const PageInfo = builder
+  .objectRef<{ hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }>('PageInfo')
+  .implement({
+    fields: (t) => ({
+      hasNextPage: t.exposeBoolean('hasNextPage'),
+      hasPreviousPage: t.exposeBoolean('hasPreviousPage', {
+        description: 'Paging forward from a cursor: true (records may precede it). Paging backward: whether more precede this page.',
+      }),
+      startCursor: t.exposeString('startCursor', { nullable: true }),
+      endCursor: t.exposeString('endCursor', { nullable: true }),
+    }),
+  });
+
+const MAX_PAGE = 100;
+const DEFAULT_PAGE = 25;
+const count = z.number().int('Must be an integer').min(1, `Must be from 1 to ${MAX_PAGE}`).max(MAX_PAGE, `Must be from 1 to ${MAX_PAGE}`).nullish();
+const cursorText = z.string().max(1000, 'Not a cursor of this connection').nullish();
+const pagingArgs = z
+  .object({ first: count, last: count, after: cursorText, before: cursorText })
+  .refine((a) => a.first == null || a.last == null, { message: 'Give first or last, not both', path: ['last'] });
+
+export type Paging = { first?: number | null; last?: number | null; after?: string | null; before?: string | null };
+type Order = { field: string; direction: Direction };
+/** The parent a connection hangs off: its account, and its id when it is not the account itself. */
+type Parent = { accountId: string; id: string };
+
+/** What the parsed arguments of one connection field resolve to, shared by every parent asking it. */
+type Plan<Filter> = {
+  spec: CollectionSpec<Row, Filter>;
+  by: string | null;
+  column: OrderColumn;
+  order: Order;
+  fingerprint: string;
+  conditions: Prisma.Sql[];
+  size: number;
+  backward: boolean;
+  after: Cursor | null;
+  before: Cursor | null;
+  key: string;
+};
+
+// ---- cursors ---------------------------------------------------------------------------------
+
+type Cursor = { value: string | null; id: string };
+
+const digest = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);
+
+// A checksum, not a signature: a cursor grants nothing (the account is checked on every request);
+// the sum only turns an edited or truncated cursor into BAD_USER_INPUT instead of a strange page.
+function encodeCursor(fingerprint: string, cursor: Cursor): string {
+  const body = JSON.stringify([fingerprint, cursor.value, cursor.id]);
+  return Buffer.from(JSON.stringify([fingerprint, cursor.value, cursor.id, digest(body, 8)])).toString('base64url');
+}
+
+const VALUE_SHAPE: Record<OrderColumn['type'], RegExp> = {
+  timestamptz: /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  numeric: /^-?\d{1,20}(\.\d{1,10})?$/,
+  text: /^[^\u0000]*$/,
+};
+
+function decodeCursor(name: 'after' | 'before', text: string | null | undefined, plan: Pick<Plan<unknown>, 'fingerprint' | 'column'>): Cursor | null {
+  if (text == null) return null;
+  const refuse = (message: string) => badInput({ [name]: [message] });
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse('Not a cursor of this connection');
+  }
+  if (!Array.isArray(parts) || parts.length !== 4) throw refuse('Not a cursor of this connection');
+  const [fingerprint, value, id, sum] = parts as unknown[];
+  if (sum !== digest(JSON.stringify([fingerprint, value, id]), 8)) throw refuse('Not a cursor of this connection');
+  if (fingerprint !== plan.fingerprint) throw refuse('The cursor belongs to another ordering or filter');
+  const valid = (value === null || (typeof value === 'string' && VALUE_SHAPE[plan.column.type].test(value))) && uuid.safeParse(id).success;
+  if (!valid) throw refuse('Not a cursor of this connection');
+  return { value: value as string | null, id: id as string };
+}
+
+// ---- SQL -------------------------------------------------------------------------------------
+
+const ident = (name: string) => Prisma.raw(`"${name.replaceAll('"', '""')}"`);
+const col = (name: string) => Prisma.raw(`t."${name.replaceAll('"', '""')}"`);
+
+/**
+ * Rows strictly beyond the cursor in `towards` (ascending = greater). NULLs sort as the largest value
+ * (PostgreSQL's default: last ascending, first descending), so one rule serves both directions.
+ */
+function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' | 'less'): Prisma.Sql {
+  const c = col(column.column);
+  const id = Prisma.sql`CAST(${cursor.id} AS uuid)`;
+  if (cursor.value === null) {
+    return towards === 'greater' ? Prisma.sql`(${c} IS NULL AND t.id > ${id})` : Prisma.sql`(${c} IS NOT NULL OR t.id < ${id})`;
+  }
+  const value = Prisma.sql`CAST(${cursor.value} AS ${Prisma.raw(column.type)})`;
+  if (towards === 'less') return Prisma.sql`((${c}, t.id) < (${value}, ${id}))`;
+  return column.nullable ? Prisma.sql`((${c}, t.id) > (${value}, ${id}) OR ${c} IS NULL)` : Prisma.sql`((${c}, t.id) > (${value}, ${id}))`;
+}
+
+const orderSql = (column: OrderColumn, direction: Direction) => {
+  const dir = Prisma.raw(direction);
+  return Prisma.sql`${col(column.column)} ${dir}, t.id ${dir}`;
+};
+
+/** The parents as a VALUES list (portable to PGlite, unlike array parameters through every adapter). */
+const parentsSql = (parents: readonly Parent[]) =>
+  Prisma.join(parents.map((p, i) => Prisma.sql`(CAST(${p.accountId} AS uuid), CAST(${p.id} AS uuid), ${i}::int)`));
+
+function scope(plan: Plan<unknown>): Prisma.Sql {
+  const own = plan.by ? Prisma.sql`t.account_id = p.account_id AND ${col(plan.by)} = p.id` : Prisma.sql`t.account_id = p.account_id`;
+  return Prisma.join([own, ...plan.conditions], ' AND ');
+}
+
+type Slice = { rows: { id: string; k: string | null }[]; more: boolean };
+
+async function loadSlices(db: PrismaClient, plan: Plan<unknown>, parents: readonly Parent[]): Promise<Slice[]> {
+  const { column, order, backward } = plan;
+  // A backward page reads the reversed order from its end, then is turned around.
+  const direction: Direction = (order.direction === 'ASC') !== backward ? 'ASC' : 'DESC';
+  const ascending = order.direction === 'ASC';
+  const bounds: Prisma.Sql[] = [];
+  if (plan.after) bounds.push(beyond(column, plan.after, ascending ? 'greater' : 'less'));
+  if (plan.before) bounds.push(beyond(column, plan.before, ascending ? 'less' : 'greater'));
+  const where = Prisma.join([scope(plan), ...bounds], ' AND ');
+  // The outer ORDER BY repeats the inner one over the (at most size + 1) rows each parent got.
+  const outer = Prisma.raw(`x.v ${direction}, x.id ${direction}`);
+  const rows = await db.$queryRaw<{ ord: number; id: string; k: string | null }[]>`
+    SELECT p.ord, x.id::text AS id, x.v::text AS k FROM (VALUES ${parentsSql(parents)}) AS p(account_id, id, ord)
+    CROSS JOIN LATERAL (
+      SELECT t.id, ${col(column.column)} AS v FROM ${ident(plan.spec.table)} t WHERE ${where}
+      ORDER BY ${orderSql(column, direction)} LIMIT ${plan.size + 1}
+    ) x ORDER BY p.ord, ${outer}`;
+  const slices: Slice[] = parents.map(() => ({ rows: [], more: false }));
+  for (const row of rows) slices[row.ord]!.rows.push({ id: row.id, k: row.k });
+  for (const slice of slices) {
+    slice.more = slice.rows.length > plan.size;
+    slice.rows = slice.rows.slice(0, plan.size);
+    if (backward) slice.rows.reverse();
+  }
+  return slices;
+}
+
+async function loadTotals(db: PrismaClient, plan: Plan<unknown>, parents: readonly Parent[]): Promise<number[]> {
+  const rows = await db.$queryRaw<{ ord: number; n: number }[]>`
+    SELECT p.ord, (SELECT count(*) FROM ${ident(plan.spec.table)} t WHERE ${scope(plan)})::int AS n
+    FROM (VALUES ${parentsSql(parents)}) AS p(account_id, id, ord)`;
+  const totals = parents.map(() => 0);
+  for (const row of rows) totals[row.ord] = Number(row.n);
+  return totals;
+}
+
+// ---- per-request batching --------------------------------------------------------------------
+
+type Loaded<Node> = { edges: { cursor: string; node: Node }[]; nodes: Node[]; pageInfo: typeof PageInfo.$inferType };
+type Loaders = { page: DataLoader<Parent, Loaded<Row>, string>; total: DataLoader<Parent, number, string> };
+const perRequest = new WeakMap<RequestState, Map<string, Loaders>>();
+const parentKey = (p: Parent) => `${p.accountId}/${p.id}`;
+
+function loadersFor(ctx: Context, plan: Plan<unknown>): Loaders {
+  let all = perRequest.get(ctx.state);
+  if (!all) perRequest.set(ctx.state, (all = new Map()));
+  let loaders = all.get(plan.key);
+  if (loaders) return loaders;
+  const page = new DataLoader<Parent, Loaded<Row>, string>(
+    async (parents) => {
+      const slices = await loadSlices(ctx.db, plan, parents);
+      const ids = [...new Set(slices.flatMap((s) => s.rows.map((r) => r.id)))];
+      const found = new Map((ids.length ? await plan.spec.rows(ctx.db, ids) : []).map((row) => [row.id, row]));
+      return slices.map((slice) => {
+        // A row deleted between the two statements is left out rather than answered half-loaded.
+        const edges = slice.rows
+          .filter((r) => found.has(r.id))
+          .map((r) => ({ cursor: encodeCursor(plan.fingerprint, { value: r.k, id: r.id }), node: found.get(r.id)! }));
+        const pageInfo = {
+          hasNextPage: plan.backward ? plan.before !== null : slice.more,
+          hasPreviousPage: plan.backward ? slice.more : plan.after !== null,
+          startCursor: edges[0]?.cursor ?? null,
+          endCursor: edges.at(-1)?.cursor ?? null,
+        };
+        return { edges, nodes: edges.map((e) => e.node), pageInfo };
+      });
+    },
+    { cacheKeyFn: parentKey, maxBatchSize: 1000 },
+  );
+  const total = new DataLoader<Parent, number, string>((parents) => loadTotals(ctx.db, plan, parents), { cacheKeyFn: parentKey });
+  all.set(plan.key, (loaders = { page, total }));
+  return loaders;
+}
+
+// ---- the GraphQL side ------------------------------------------------------------------------
+
+type Source = { plan: Plan<unknown>; parent: Parent; ctx: Context };
+
+/** Drops empty values and sorts keys, so one filter always has one fingerprint. */
+const canonical = (value: unknown): unknown => {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined && v !== null)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, v]) => [k, canonical(v)]),
+    );
+  }
+  return value;
+};
+
+type FieldArgs = Paging & { filter?: unknown; orderBy?: { field: string; direction: Direction } | null };
+
+function planOf<Filter>(spec: CollectionSpec<Row, Filter>, by: string | null, args: FieldArgs): Plan<Filter> {
+  const paging = parseInput(pagingArgs, { first: args.first, last: args.last, after: args.after, before: args.before });
+  const filter = spec.filter && args.filter != null ? parseInput(spec.filter.schema, args.filter) : null;
+  const order: Order = args.orderBy ?? { field: 'CREATED_AT', direction: 'DESC' };
+  const column = spec.orders[order.field];
+  if (!column) throw badInput({ 'orderBy.field': ['Not an ordering of this connection'] });
+  const fingerprint = digest(JSON.stringify([spec.name, order.field, order.direction, canonical(filter)]), 12);
+  const backward = paging.last != null;
+  const plan = {
+    spec,
+    by,
+    column,
+    order,
+    fingerprint,
+    conditions: filter ? spec.filter!.sql(filter) : [],
+    size: paging.first ?? paging.last ?? DEFAULT_PAGE,
+    backward,
+    after: null as Cursor | null,
+    before: null as Cursor | null,
+    key: '',
+  };
+  plan.after = decodeCursor('after', paging.after, plan);
+  plan.before = decodeCursor('before', paging.before, plan);
+  plan.key = JSON.stringify([spec.name, by, fingerprint, plan.size, backward, plan.after, plan.before]);
+  return plan;
+}
+
+/**
+ * A collection's `<Name>Connection { edges nodes pageInfo totalCount }` and `<Name>Edge`, and a
+ * field factory for every parent that lists it (`by`: the column pointing at the parent; null when
+ * the parent is the account itself).
+ */
+export function defineCollection<Node extends Row, Filter>(spec: CollectionSpec<Node, Filter>, nodeRef: any) {
+  const Edge = builder.objectRef<{ cursor: string; node: Node }>(`${spec.name}Edge`).implement({
+    fields: (t) => ({
+      cursor: t.exposeString('cursor'),
+      node: t.field({ type: nodeRef, resolve: (edge) => edge.node as never }),
+    }),
+  });
+  const page = (source: Source) => loadersFor(source.ctx, source.plan).page.load(source.parent) as Promise<Loaded<Node>>;
+  const Connection = builder.objectRef<Source>(`${spec.name}Connection`).implement({
+    fields: (t) => ({
+      edges: t.field({ type: [Edge], resolve: async (source) => (await page(source)).edges }),
+      nodes: t.field({ type: [nodeRef], resolve: async (source) => (await page(source)).nodes as never }),
+      pageInfo: t.field({ type: PageInfo, resolve: async (source) => (await page(source)).pageInfo }),
+      totalCount: t.int({
+        description: 'Every record of the filter (all pages), exact',
+        resolve: (source) => loadersFor(source.ctx, source.plan).total.load(source.parent),
+      }),
+    }),
+  });
+
+  /** The connection field's options for `t.field` on a parent object type. */
+  return function connection<Parent extends object>(by: string | null, parentOf: (parent: Parent) => { accountId: string; id: string }, description?: string) {
+    return (t: any) =>
+      t.field({
+        type: Connection,
+        description,
+        args: {
+          first: t.arg.int(),
+          after: t.arg.string(),
+          last: t.arg.int(),
+          before: t.arg.string(),
+          ...(spec.filter ? { filter: t.arg({ type: spec.filter.input }) } : {}),
+          ...(spec.orderInput ? { orderBy: t.arg({ type: spec.orderInput }) } : {}),
+        },
+        resolve: (parent: Parent, args: FieldArgs, ctx: Context) => ({
+          plan: planOf(spec as CollectionSpec<Row, Filter>, by, args),
+          parent: parentOf(parent),
+          ctx,
+        }),
+      });
+  };
+}
+
+// ---- filter helpers --------------------------------------------------------------------------
+
+/** `after` inclusive, `before` exclusive (docs/decisions.md §11). */
+export function rangeSql(column: string, after: Date | null | undefined, before: Date | null | undefined, type = 'timestamptz'): Prisma.Sql[] {
+  const out: Prisma.Sql[] = [];
+  const cast = (d: Date) => Prisma.sql`CAST(${type === 'date' ? d.toISOString().slice(0, 10) : d.toISOString()} AS ${Prisma.raw(type)})`;
+  if (after) out.push(Prisma.sql`${col(column)} >= ${cast(after)}`);
+  if (before) out.push(Prisma.sql`${col(column)} < ${cast(before)}`);
+  return out;
+}
+
+/** `column = ANY(values)` for an enum or uuid list; an empty list matches nothing. */
+export function anyOf(column: string, values: readonly string[] | null | undefined, type: string): Prisma.Sql[] {
+  if (values == null) return [];
+  if (values.length === 0) return [Prisma.sql`FALSE`];
+  return [Prisma.sql`${col(column)} IN (${Prisma.join(values.map((v) => Prisma.sql`CAST(${v} AS ${Prisma.raw(type)})`))})`];
+}
+
+export const eq = (column: string, value: unknown, type: string): Prisma.Sql[] =>
+  value == null ? [] : [Prisma.sql`${col(column)} = CAST(${value} AS ${Prisma.raw(type)})`];
+
+/** `%`, `_` and `\` match themselves in (I)LIKE. */
+export const likeEscape = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+export { col as columnSql };
+
+/** The dates of a filter: createdAfter/Before, updatedAfter/Before (DateTime). */
+export const timeRanges = {
+  createdAfter: z.date().nullish(),
+  createdBefore: z.date().nullish(),
+  updatedAfter: z.date().nullish(),
+  updatedBefore: z.date().nullish(),
+};
+export type TimeRanges = { createdAfter?: Date | null; createdBefore?: Date | null; updatedAfter?: Date | null; updatedBefore?: Date | null };
+export const timeRangeSql = (f: TimeRanges, updated = true) => [
+  ...rangeSql('created_at', f.createdAfter, f.createdBefore),
+  ...(updated ? rangeSql('updated_at', f.updatedAfter, f.updatedBefore) : []),
+];

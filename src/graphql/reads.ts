@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import type { Context } from '../context.js';
+import { uuid } from '../validation.js';
+import { builder } from './builder.js';
+import { checked } from './rules.js';
+
+const idArgs = z.object({ id: uuid });
+type IdArgs = z.output<typeof idArgs>;
+
+// Loose on purpose: the eleven Prisma delegates share this call shape but not one TypeScript type.
+type Delegate = { findUnique(args: any): Promise<any> };
+
+/**
+ * `<name>(id: ID!): <Type>`: the record, or null when it is unknown or in an account the caller
+ * cannot see (the same answer: no existence oracle; docs/decisions.md §9 amended and §11).
+ * Anonymous callers get UNAUTHENTICATED; an id that is not a UUID is BAD_USER_INPUT.
+ */
+export function readById(name: string, type: string, delegate: (db: Context['db']) => Delegate) {
+  builder.queryField(name, (t) =>
+    t.prismaField({
+      type: type as 'Contact',
+      nullable: true,
+      description: `The ${type} with this id; null when it does not exist or the caller may not see it`,
+      args: { id: t.arg.id({ required: true }) },
+      rules: {
+        access: 'member',
+        input: idArgs,
+        target: ({ id }: IdArgs, ctx) => delegate(ctx.db).findUnique({ where: { id }, select: { accountId: true } }),
+        hidden: 'null',
+      },
+      resolve: async (query, _root, _args, ctx, info) => {
+        const { input, target } = checked<IdArgs, { accountId: string } | null>(info);
+        if (!target) return null;
+        return delegate(ctx.db).findUnique({ ...query, where: { id: input.id } });
+      },
+    }),
+  );
+}
