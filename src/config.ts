@@ -12,6 +12,10 @@ export type Config = {
   databaseUrl?: string;
   /** Connections in the PostgreSQL pool (DATABASE_POOL_MAX). */
   databasePoolMax: number;
+  /** A direct (unpooled) URL for migrations when DATABASE_URL goes through PgBouncer (docs/scaling.md). */
+  databaseDirectUrl?: string;
+  /** How long start-up waits for another instance's migration lock before exit 1 (MIGRATION_LOCK_TIMEOUT_MS). */
+  migrationLockTimeoutMs: number;
   dataDir: string;
   redisUrl?: string;
   auth: {
@@ -35,6 +39,9 @@ export type Config = {
   shutdownDelayMs: number;
 };
 
+/** Long enough for another instance to apply a migration of ordinary size (docs/scaling.md). */
+export const MIGRATION_LOCK_TIMEOUT_DEFAULT_MS = 60_000;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const NODE_ENVS = ['development', 'test', 'production'];
@@ -57,8 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return value;
   };
-  const url = (name: string, protocols: string[]): string | undefined => {
-    const raw = env[name]?.trim();
+  const url = (name: string, protocols: string[], given = env[name]): string | undefined => {
+    const raw = given?.trim();
     if (!raw) return undefined;
     try {
       const parsed = new URL(raw);
@@ -111,6 +118,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     databaseUrl: url('DATABASE_URL', ['postgresql:', 'postgres:']),
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgresql:', 'postgres:']),
+    migrationLockTimeoutMs: int('MIGRATION_LOCK_TIMEOUT_MS', MIGRATION_LOCK_TIMEOUT_DEFAULT_MS, 0, 3_600_000),
     dataDir: path.resolve(env.DATA_DIR?.trim() || '.data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     auth: {
@@ -133,6 +142,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');
+  }
+  if (!config.databaseUrl && config.databaseDirectUrl) {
+    problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (the embedded database has no pooler to bypass)');
   }
   if (production && !config.auth.jwtSecret && !config.auth.jwksUrl) {
     problems.push('NODE_ENV=production needs AUTH_JWT_SECRET or AUTH_JWKS_URL');

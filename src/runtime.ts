@@ -18,12 +18,16 @@ export const usesDevAuth = (config: Config): boolean => !config.auth.jwtSecret &
 export async function openDeps(config: Config, log: Logger): Promise<AppDeps & { close(): Promise<void> }> {
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
     poolMax: config.databasePoolMax,
     onConnectionError: (err) => log.warn({ err }, 'database connection error'),
   });
   try {
-    const applied = await applyMigrations(db);
+    const applied = await applyMigrations(db, undefined, {
+      lockTimeoutMs: config.migrationLockTimeoutMs,
+      log: (message, fields) => log.warn(fields, message),
+    });
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
     const jwtSecret = usesDevAuth(config) ? await loadOrCreateDevSecret(config.dataDir) : config.auth.jwtSecret;
     const limiter = config.rateLimits

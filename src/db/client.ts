@@ -19,6 +19,8 @@ export type Database = {
 export type OpenDatabaseOptions = {
   /** postgres:// URL; absent = embedded PGlite in `dataDir`. */
   databaseUrl?: string;
+  /** Unpooled URL for migrations when `databaseUrl` goes through PgBouncer (docs/scaling.md). */
+  directUrl?: string;
   /** Directory of the embedded database; `memory://` keeps it in memory (tests). */
   dataDir: string;
   /** Connections in the PostgreSQL pool (default 10). */
@@ -46,8 +48,8 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       prisma,
       kind: 'postgres',
       pool,
-      // Migrations get their own one-connection pool: the engine's advisory lock is per session.
-      adapterFactory: () => postgresMigrationFactory(url),
+      // Migrations get their own one-connection pool (the engine works on one session), unpooled if given.
+      adapterFactory: () => postgresMigrationFactory(opts.directUrl ?? url),
       close: async () => {
         await prisma.$disconnect();
         await pool.end();
