@@ -16,6 +16,10 @@ export type Config = {
   databaseDirectUrl?: string;
   /** How long start-up waits for another instance's migration lock before exit 1 (MIGRATION_LOCK_TIMEOUT_MS). */
   migrationLockTimeoutMs: number;
+  /** Streaming replicas that serve list pages, reads by id and exports (DATABASE_REPLICA_URLS). */
+  databaseReplicaUrls: string[];
+  /** A replica further behind the primary than this is skipped until it catches up (DATABASE_REPLICA_MAX_LAG_MS). */
+  databaseReplicaMaxLagMs: number;
   dataDir: string;
   redisUrl?: string;
   auth: {
@@ -41,6 +45,8 @@ export type Config = {
 
 /** Long enough for another instance to apply a migration of ordinary size (docs/scaling.md). */
 export const MIGRATION_LOCK_TIMEOUT_DEFAULT_MS = 60_000;
+/** A list read may trail a write by at most this much (docs/scaling.md#read-replicas). */
+export const REPLICA_MAX_LAG_DEFAULT_MS = 1_000;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -75,6 +81,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`${name} must be a ${protocols.join(' or ')} URL`);
       return undefined;
     }
+  };
+  const urls = (name: string, protocols: string[]): string[] => {
+    const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    return list.flatMap((item, i) => url(`${name} entry ${i + 1}`, protocols, item) ?? []);
   };
   const origins = (raw: string | undefined): string[] => {
     const list: string[] = [];
@@ -120,6 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
     databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgresql:', 'postgres:']),
     migrationLockTimeoutMs: int('MIGRATION_LOCK_TIMEOUT_MS', MIGRATION_LOCK_TIMEOUT_DEFAULT_MS, 0, 3_600_000),
+    databaseReplicaUrls: urls('DATABASE_REPLICA_URLS', ['postgresql:', 'postgres:']),
+    databaseReplicaMaxLagMs: int('DATABASE_REPLICA_MAX_LAG_MS', REPLICA_MAX_LAG_DEFAULT_MS, 1, 3_600_000),
     dataDir: path.resolve(env.DATA_DIR?.trim() || '.data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     auth: {
@@ -143,8 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');
   }
-  if (!config.databaseUrl && config.databaseDirectUrl) {
-    problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (the embedded database has no pooler to bypass)');
+  if (!config.databaseUrl && (config.databaseDirectUrl || config.databaseReplicaUrls.length > 0)) {
+    problems.push('DATABASE_DIRECT_URL and DATABASE_REPLICA_URLS need DATABASE_URL (the embedded database has neither)');
   }
   if (production && !config.auth.jwtSecret && !config.auth.jwksUrl) {
     problems.push('NODE_ENV=production needs AUTH_JWT_SECRET or AUTH_JWKS_URL');

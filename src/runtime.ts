@@ -21,6 +21,10 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
     poolMax: config.databasePoolMax,
+    replicaUrls: config.databaseReplicaUrls,
+    replicaMaxLagMs: config.databaseReplicaMaxLagMs,
+    onReplicaChange: ({ healthy, ...event }) =>
+      healthy ? log.info(event, 'read replica in use') : log.warn(event, 'read replica skipped'),
     onConnectionError: (err) => log.warn({ err }, 'database connection error'),
   });
   try {

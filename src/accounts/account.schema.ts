@@ -69,7 +69,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const { input } = await guard(ctx, { schema: z.object({ id: uuid }).transform((a) => ({ accountId: a.id })), args });
-      return ctx.db.account.findUnique({ ...query, where: { id: input.accountId } });
+      return ctx.deps.db.reader.account.findUnique({ ...query, where: { id: input.accountId } });
     },
   }),
 }));

@@ -26,7 +26,7 @@ builder.prismaObject('Contact', {
   }),
 });
 
-const ContactPage = definePage<Prisma.ContactWhereInput>('Contact', (ctx) => ctx.db.contact);
+const ContactPage = definePage<Prisma.ContactWhereInput>('Contact', (ctx) => ctx.deps.db.reader.contact);
 
 builder.queryField('contacts', (t) =>
   t.field({

@@ -4,10 +4,14 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { openReplicas, primaryOnly, type Reader, type ReplicaEvent, type Replicas } from './replicas.js';
 import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
 
 export type Database = {
   prisma: PrismaClient;
+  /** Reads that may trail the primary (list pages, reads by id, exports): docs/scaling.md#read-replicas. */
+  reader: Reader;
+  replicas: Pick<Replicas, 'status'>;
   kind: 'pglite' | 'postgres';
   /** The PostgreSQL connection pool (for metrics); absent on PGlite. */
   pool?: pg.Pool;
@@ -25,6 +29,10 @@ export type OpenDatabaseOptions = {
   dataDir: string;
   /** Connections in the PostgreSQL pool (default 10). */
   poolMax?: number;
+  /** Streaming replicas for `reader`, and how far behind one may be before it is skipped. */
+  replicaUrls?: string[];
+  replicaMaxLagMs?: number;
+  onReplicaChange?: (event: ReplicaEvent) => void;
   /** Told about connection errors that happen outside any query (default: console.warn). */
   onConnectionError?: (err: Error) => void;
 };
@@ -44,13 +52,20 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     // that would crash the process. The pool drops the client; the next query reconnects.
     pool.on('error', onError);
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onConnectionError: onError }) });
+    const replicas = openReplicas(prisma, pool, {
+      primaryUrl: url, urls: opts.replicaUrls ?? [], maxLagMs: opts.replicaMaxLagMs ?? 1_000,
+      poolMax: opts.poolMax ?? 10, onChange: opts.onReplicaChange, onConnectionError: onError,
+    });
     return {
       prisma,
+      reader: replicas.reader,
+      replicas,
       kind: 'postgres',
       pool,
       // Migrations get their own one-connection pool (the engine works on one session), unpooled if given.
       adapterFactory: () => postgresMigrationFactory(opts.directUrl ?? url),
       close: async () => {
+        await replicas.close();
         await prisma.$disconnect();
         await pool.end();
       },
@@ -59,8 +74,11 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   if (!opts.dataDir.startsWith('memory://')) await mkdir(opts.dataDir, { recursive: true });
   const pglite = await PGlite.create({ dataDir: opts.dataDir, extensions: PGLITE_EXTENSIONS });
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const replicas = primaryOnly(prisma);
   return {
     prisma,
+    reader: replicas.reader,
+    replicas,
     kind: 'pglite',
     // PGlite is one connection in this process; migrations must share it (a second instance on
     // the same directory would corrupt it).

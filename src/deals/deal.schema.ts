@@ -27,7 +27,7 @@ builder.prismaObject('Deal', {
   }),
 });
 
-const DealPage = definePage<Prisma.DealWhereInput>('Deal', (ctx) => ctx.db.deal);
+const DealPage = definePage<Prisma.DealWhereInput>('Deal', (ctx) => ctx.deps.db.reader.deal);
 
 builder.queryField('deals', (t) =>
   t.field({

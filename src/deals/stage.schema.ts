@@ -20,7 +20,7 @@ builder.queryField('pipelineStages', (t) =>
     args: { accountId: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const { input } = await guard(ctx, { schema: stagesArgs, args });
-      return ctx.db.pipelineStage.findMany({ ...query, where: { accountId: input.accountId }, orderBy: STAGE_ORDER });
+      return ctx.deps.db.reader.pipelineStage.findMany({ ...query, where: { accountId: input.accountId }, orderBy: STAGE_ORDER });
     },
   }),
 );

@@ -57,7 +57,7 @@ builder.queryField('leadForms', (t) =>
     args: { accountId: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const { input } = await guard(ctx, { schema: z.object({ accountId: uuid }), args });
-      return ctx.db.leadForm.findMany({ ...query, where: { accountId: input.accountId }, orderBy: NEWEST_FIRST });
+      return ctx.deps.db.reader.leadForm.findMany({ ...query, where: { accountId: input.accountId }, orderBy: NEWEST_FIRST });
     },
   }),
 );

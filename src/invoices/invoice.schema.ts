@@ -30,7 +30,7 @@ builder.prismaObject('Invoice', {
   }),
 });
 
-const InvoicePage = definePage<Prisma.InvoiceWhereInput>('Invoice', (ctx) => ctx.db.invoice);
+const InvoicePage = definePage<Prisma.InvoiceWhereInput>('Invoice', (ctx) => ctx.deps.db.reader.invoice);
 
 builder.queryField('invoices', (t) =>
   t.field({

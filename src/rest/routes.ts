@@ -52,7 +52,7 @@ export const routes: Route[] = [
   route({
     method: 'GET', path: '/api/v1/contacts/export', operation: ExportContactsDocument, auth: 'user', input: 'query',
     respond: (ticket, ctx, exchange) =>
-      download(contactsCsvStream(ctx.db, ticket.accountId), 'text/csv; charset=utf-8', ticket.fileName, exchange),
+      download(contactsCsvStream(ctx.deps.db.reader, ticket.accountId), 'text/csv; charset=utf-8', ticket.fileName, exchange),
   }),
   route({ method: 'GET', path: '/api/v1/deals', operation: ListDealsDocument, auth: 'user', input: 'query', respond: list }),
   route({ method: 'POST', path: '/api/v1/deals', operation: CreateDealDocument, auth: 'user', input: 'body-as-input', respond: created }),
@@ -64,9 +64,10 @@ export const routes: Route[] = [
   }),
   route({
     method: 'GET', path: '/api/v1/account/export', operation: ExportAccountDocument, auth: 'user', input: 'query',
-    respond: (ticket, ctx, exchange) =>
+    // The document lists this export's own audit row: a replica that has replayed it, else the primary.
+    respond: async (ticket, ctx, exchange) =>
       download(
-        accountExportStream(ctx.db, ticket.accountId, new Date(ticket.createdAt)),
+        accountExportStream(await ctx.deps.db.reader.$caughtUp(), ticket.accountId, new Date(ticket.createdAt)),
         'application/json; charset=utf-8',
         ticket.fileName,
         exchange,

@@ -116,7 +116,7 @@ export class Cluster {
   /** A streaming standby of `primary` (pg_basebackup -R writes its primary_conninfo). */
   static async standbyOf(primary: Cluster): Promise<Cluster> {
     const cluster = new Cluster(primary.dir, await freePort());
-    pgTool('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', cluster.data, '-R', '-X', 'stream', '--no-sync']);
+    pgTool('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', cluster.data, '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']);
     cluster.start();
     return cluster;
   }
@@ -220,4 +220,13 @@ export async function stopServer(server: Pick<ServerProcess, 'proc' | 'exit'> | 
   if (!server || server.proc.exitCode !== null || server.proc.signalCode !== null) return;
   server.proc.kill('SIGKILL');
   await server.exit;
+}
+
+/** Resolves once `check` answers true (hooks cannot use expect.poll); fails naming `what` after `timeoutMs`. */
+export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
