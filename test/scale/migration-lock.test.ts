@@ -8,12 +8,11 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { applyMigrations, migrationNames } from '../../src/db/migrate.js';
 import { MIGRATION_LOCK_KEY, MigrationLockTimeout } from '../../src/db/migration-adapters.js';
-import { skipIfMissing } from '../helpers/prerequisites.js';
-import { advisoryLocks, createDatabase, dropDatabase, withDatabase } from './support.js';
+import { advisoryLocks, createDatabase, dropDatabase, skipWithout, withDatabase } from './support.js';
 
 const SERVER = process.env.DATABASE_URL;
 
-describe.skipIf(skipIfMissing(SERVER ? null : 'DATABASE_URL (a PostgreSQL server)'))('the migration lock', { timeout: 120_000 }, () => {
+describe.skipIf(skipWithout(SERVER ? null : 'DATABASE_URL (a PostgreSQL server)', 'test/scale/migration-lock.test.ts'))('the migration lock', { timeout: 120_000 }, () => {
   const opened: Database[] = [];
   const created: string[] = [];
   const lockHolders: pg.Client[] = [];

@@ -15,8 +15,7 @@ import { mintToken } from '../../src/auth/token.js';
 import { migrationNames } from '../../src/db/migrate.js';
 import { MIGRATION_LOCK_KEY } from '../../src/db/migration-adapters.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { skipIfMissing } from '../helpers/prerequisites.js';
-import { advisoryLocks, Cluster, PG_BIN, Pgbouncer, PGBOUNCER_BIN, freePort, query, spawnServer, startServer, stopServer, type ServerProcess } from './support.js';
+import { advisoryLocks, Cluster, PG_BIN, Pgbouncer, PGBOUNCER_BIN, freePort, query, skipWithout, spawnServer, startServer, stopServer, type ServerProcess } from './support.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 240_000 });
 
@@ -24,7 +23,7 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 240_000 });
 const READY_WITHIN_MS = 60_000;
 const MISSING = !PG_BIN ? 'PostgreSQL server binaries (initdb, pg_ctl)' : !PGBOUNCER_BIN ? 'pgbouncer (apt-get install pgbouncer)' : null;
 
-describe.skipIf(skipIfMissing(MISSING))('behind PgBouncer in transaction mode', () => {
+describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind PgBouncer in transaction mode', () => {
   let dir: string;
   let postgres: Cluster;
   let bouncer: Pgbouncer;

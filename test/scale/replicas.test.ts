@@ -15,15 +15,14 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { openDeps } from '../../src/runtime.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { skipIfMissing } from '../helpers/prerequisites.js';
-import { Cluster, PG_BIN, query, waitFor } from './support.js';
+import { Cluster, PG_BIN, query, skipWithout, waitFor } from './support.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 });
 
 type Deps = Awaited<ReturnType<typeof openDeps>>;
 type Instance = { deps: Deps; app: App };
 
-describe.skipIf(skipIfMissing(PG_BIN ? null : 'PostgreSQL server binaries (initdb, pg_basebackup, pg_ctl)'))('read replicas', () => {
+describe.skipIf(skipWithout(PG_BIN ? null : 'PostgreSQL server binaries (initdb, pg_basebackup, pg_ctl)', 'test/scale/replicas.test.ts'))('read replicas', () => {
   let dir: string;
   let primary: Cluster;
   let standby: Cluster;

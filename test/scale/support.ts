@@ -13,10 +13,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { MIGRATION_LOCK_KEY } from '../../src/db/migration-adapters.js';
+import { skipIfMissing } from '../helpers/prerequisites.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MACHINE_PORTS = new Set([5432, 6379]);
 const AS_ROOT = process.getuid?.() === 0;
+
+/** skipIfMissing (CI fails instead), plus the one line saying what to install when it skips locally. */
+export function skipWithout(missing: string | null, suite: string): boolean {
+  const skip = skipIfMissing(missing);
+  if (skip) console.warn(`${suite}: skipped, ${missing} missing on this machine`);
+  return skip;
+}
 
 export const withDatabase = (url: string, name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 
@@ -161,8 +169,8 @@ export class Pgbouncer {
     const file = path.join(this.dir, `pgbouncer-${this.port}.ini`);
     await writeFile(file, `[databases]\n${lines.join('\n')}\n[pgbouncer]\n${Object.entries(config).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
     giveToServiceUser(this.dir);
-    const [cmd, argv] = asServiceUser(PGBOUNCER_BIN!, [file]);
-    this.proc = spawn(cmd, argv, { stdio: 'ignore' });
+    // Its own -u (not runuser), so the process spawned is PgBouncer itself and stop() reaches it.
+    this.proc = spawn(PGBOUNCER_BIN!, AS_ROOT ? ['-u', 'postgres', file] : [file], { stdio: 'ignore' });
     for (let i = 0; i < 100; i++) {
       if (await query(this.url(Object.keys(databases)[0]!), 'SELECT 1').then(() => true, () => false)) return;
       await new Promise((r) => setTimeout(r, 100));
@@ -170,7 +178,7 @@ export class Pgbouncer {
     throw new Error('PgBouncer did not start');
   }
   stop() {
-    this.proc?.kill('SIGINT');
+    this.proc?.kill('SIGTERM'); // immediate shutdown
   }
 }
 
