@@ -19,7 +19,8 @@ async function main(args: string[]): Promise<number> {
 
   const databaseUrl = process.env.DATABASE_URL?.trim() || undefined;
   const dataDir = path.resolve(process.env.DATA_DIR?.trim() || '.data');
-  const db = await openDatabase({ databaseUrl, dataDir, poolMax: 1 });
+  const directUrl = process.env.DATABASE_DIRECT_URL?.trim() || undefined; // migrations bypass PgBouncer
+  const db = await openDatabase({ databaseUrl, directUrl, dataDir, poolMax: 1 });
   const where = databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
   try {
     if (command === 'deploy') {

@@ -16,6 +16,14 @@ export type Config = {
   databasePoolTimeoutMs: number;
   /** Longest database statement before 503 (DATABASE_STATEMENT_TIMEOUT_MS, docs/faults.md). */
   databaseStatementTimeoutMs: number;
+  /** A direct (unpooled) URL for migrations when DATABASE_URL goes through PgBouncer (docs/scaling.md). */
+  databaseDirectUrl?: string;
+  /** How long start-up waits for another instance's migration lock before exit 1 (MIGRATION_LOCK_TIMEOUT_MS). */
+  migrationLockTimeoutMs: number;
+  /** Streaming replicas that serve list pages, reads by id and exports (DATABASE_REPLICA_URLS). */
+  databaseReplicaUrls: string[];
+  /** A replica further behind the primary than this is skipped until it catches up (DATABASE_REPLICA_MAX_LAG_MS). */
+  databaseReplicaMaxLagMs: number;
   dataDir: string;
   redisUrl?: string;
   auth: {
@@ -39,6 +47,11 @@ export type Config = {
   shutdownDelayMs: number;
 };
 
+/** Long enough for another instance to apply a migration of ordinary size (docs/scaling.md). */
+export const MIGRATION_LOCK_TIMEOUT_DEFAULT_MS = 60_000;
+/** A list read may trail a write by at most this much (docs/scaling.md#read-replicas). */
+export const REPLICA_MAX_LAG_DEFAULT_MS = 1_000;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const NODE_ENVS = ['development', 'test', 'production'];
@@ -61,8 +74,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return value;
   };
-  const url = (name: string, protocols: string[]): string | undefined => {
-    const raw = env[name]?.trim();
+  const url = (name: string, protocols: string[], given = env[name]): string | undefined => {
+    const raw = given?.trim();
     if (!raw) return undefined;
     try {
       const parsed = new URL(raw);
@@ -72,6 +85,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`${name} must be a ${protocols.join(' or ')} URL`);
       return undefined;
     }
+  };
+  const urls = (name: string, protocols: string[]): string[] => {
+    const list = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    return list.flatMap((item, i) => url(`${name} entry ${i + 1}`, protocols, item) ?? []);
   };
   const origins = (raw: string | undefined): string[] => {
     const list: string[] = [];
@@ -117,6 +134,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
     databasePoolTimeoutMs: int('DATABASE_POOL_TIMEOUT_MS', 2_000, 100, 60_000),
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+    databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgresql:', 'postgres:']),
+    migrationLockTimeoutMs: int('MIGRATION_LOCK_TIMEOUT_MS', MIGRATION_LOCK_TIMEOUT_DEFAULT_MS, 0, 3_600_000),
+    databaseReplicaUrls: urls('DATABASE_REPLICA_URLS', ['postgresql:', 'postgres:']),
+    databaseReplicaMaxLagMs: int('DATABASE_REPLICA_MAX_LAG_MS', REPLICA_MAX_LAG_DEFAULT_MS, 1, 3_600_000),
     dataDir: path.resolve(env.DATA_DIR?.trim() || '.data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     auth: {
@@ -139,6 +160,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');
+  }
+  if (!config.databaseUrl && (config.databaseDirectUrl || config.databaseReplicaUrls.length > 0)) {
+    problems.push('DATABASE_DIRECT_URL and DATABASE_REPLICA_URLS need DATABASE_URL (the embedded database has neither)');
   }
   if (production && !config.auth.jwtSecret && !config.auth.jwksUrl) {
     problems.push('NODE_ENV=production needs AUTH_JWT_SECRET or AUTH_JWKS_URL');

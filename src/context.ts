@@ -6,12 +6,15 @@ import type { OperationKind } from './auth/origin.js';
 import { clientIpOf } from './http/client-ip.js';
 import { resolveViewer, type Viewer } from './auth/viewer.js';
 import { rateLimited } from './errors.js';
+import type { Reader } from './db/replicas.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { LimitResult, LimitRule } from './ratelimit/limiter.js';
 
 /** What every resolver gets: the database and who is asking, checked lazily and at most once. */
 export type Context = {
   db: PrismaClient;
+  /** For reads that may be a little behind: a streaming replica when one is healthy, else the primary (docs/scaling.md). */
+  reader: Reader;
   request: Request;
   requestId: string;
   clientIp: string;
@@ -54,6 +57,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
   const state = requestState(request);
   const context: Context = {
     db,
+    reader: deps.db.reader,
     request,
     requestId: state.requestId,
     clientIp: clientIpOf(request, server, deps.config.trustProxy),

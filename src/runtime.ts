@@ -18,13 +18,21 @@ export const usesDevAuth = (config: Config): boolean => !config.auth.jwtSecret &
 export async function openDeps(config: Config, log: Logger): Promise<AppDeps & { close(): Promise<void> }> {
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
     poolMax: config.databasePoolMax,
     bounds: { poolTimeoutMs: config.databasePoolTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs },
+    replicaUrls: config.databaseReplicaUrls,
+    replicaMaxLagMs: config.databaseReplicaMaxLagMs,
+    onReplicaChange: ({ healthy, ...event }) =>
+      healthy ? log.info(event, 'read replica in use') : log.warn(event, 'read replica skipped'),
     onConnectionError: (err) => log.warn({ err }, 'database connection error'),
   });
   try {
-    const applied = await applyMigrations(db);
+    const applied = await applyMigrations(db, undefined, {
+      lockTimeoutMs: config.migrationLockTimeoutMs,
+      log: (message, fields) => log.warn(fields, message),
+    });
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
     const jwtSecret = usesDevAuth(config) ? await loadOrCreateDevSecret(config.dataDir) : config.auth.jwtSecret;
     const limiter = config.rateLimits

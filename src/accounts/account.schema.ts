@@ -96,7 +96,7 @@ builder.queryFields((t) => ({
     rules: { access: 'member', input: accountArgs },
     resolve: async (query, _root, _args, ctx, info) => {
       const { input } = checked<AccountArgs>(info);
-      return ctx.db.account.findUnique({ ...query, where: { id: input.accountId } });
+      return ctx.reader.account.findUnique({ ...query, where: { id: input.accountId } });
     },
   }),
 }));

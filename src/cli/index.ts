@@ -83,8 +83,8 @@ export function processIo(env: NodeJS.ProcessEnv = process.env): CliIo {
     progressStream: process.stderr.isTTY ? process.stderr : undefined,
     config,
     async withDb(work, options = {}) {
-      const { databaseUrl, dataDir } = config();
-      const db = await openDatabase({ databaseUrl, dataDir, poolMax: 2, onConnectionError: () => {} });
+      const { databaseUrl, databaseDirectUrl: directUrl, dataDir } = config();
+      const db = await openDatabase({ databaseUrl, directUrl, dataDir, poolMax: 2, onConnectionError: () => {} });
       try {
         if (options.migrate !== false) await applyMigrations(db);
         return await work(db);

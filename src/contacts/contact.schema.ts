@@ -41,7 +41,7 @@ export const ContactRef = builder.prismaObject('Contact', {
   }),
 });
 
-const ContactPage = definePage<Prisma.ContactWhereInput>('Contact', (ctx) => ctx.db.contact);
+const ContactPage = definePage<Prisma.ContactWhereInput>('Contact', (ctx) => ctx.reader.contact);
 
 builder.queryField('contacts', (t) =>
   t.field({

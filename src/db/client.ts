@@ -6,10 +6,14 @@ import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { BoundedPool, DatabaseUnavailableError, gatePGlite, type Bounds } from './bounds.js';
 import { lockDataDir } from './lock.js';
+import { openReplicas, primaryOnly, type Reader, type ReplicaEvent, type Replicas } from './replicas.js';
 import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
 
 export type Database = {
   prisma: PrismaClient;
+  /** Reads that may trail the primary (list pages, reads by id, exports): docs/scaling.md#read-replicas. */
+  reader: Reader;
+  replicas: Pick<Replicas, 'status'>;
   kind: 'pglite' | 'postgres';
   /** The PostgreSQL connection pool (for metrics); absent on PGlite. */
   pool?: pg.Pool;
@@ -21,10 +25,16 @@ export type Database = {
 export type OpenDatabaseOptions = {
   /** postgres:// URL; absent = embedded PGlite in `dataDir`. */
   databaseUrl?: string;
+  /** Unpooled URL for migrations when `databaseUrl` goes through PgBouncer (docs/scaling.md). */
+  directUrl?: string;
   /** Directory of the embedded database; `memory://` keeps it in memory (tests). */
   dataDir: string;
   /** Connections in the PostgreSQL pool (default 10). */
   poolMax?: number;
+  /** Streaming replicas for `reader`, and how far behind one may be before it is skipped. */
+  replicaUrls?: string[];
+  replicaMaxLagMs?: number;
+  onReplicaChange?: (event: ReplicaEvent) => void;
   /** Told about connection errors that happen outside any query (default: console.warn). */
   onConnectionError?: (err: Error) => void;
   /** Waits and timeouts (docs/faults.md); each defaults to DEFAULT_BOUNDS. */
@@ -50,13 +60,20 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     // that would crash the process. The pool drops the client; the next query reconnects.
     pool.on('error', onError);
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onConnectionError: onError }) });
+    const replicas = openReplicas(prisma, pool, {
+      primaryUrl: url, urls: opts.replicaUrls ?? [], maxLagMs: opts.replicaMaxLagMs ?? 1_000,
+      poolMax: opts.poolMax ?? 10, onChange: opts.onReplicaChange, onConnectionError: onError,
+    });
     return {
       prisma,
+      reader: replicas.reader,
+      replicas,
       kind: 'postgres',
       pool,
-      // Migrations get their own one-connection pool: the engine's advisory lock is per session.
-      adapterFactory: () => postgresMigrationFactory(url),
+      // Migrations get their own one-connection pool (the engine works on one session), unpooled if given.
+      adapterFactory: () => postgresMigrationFactory(opts.directUrl ?? url),
       close: async () => {
+        await replicas.close();
         await prisma.$disconnect();
         await pool.end();
       },
@@ -75,8 +92,11 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     throw error;
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(gatePGlite(pglite, bounds.poolTimeoutMs)) });
+  const replicas = primaryOnly(prisma);
   return {
     prisma,
+    reader: replicas.reader,
+    replicas,
     kind: 'pglite',
     // PGlite is one connection in this process; migrations must share it (a second instance on
     // the same directory would corrupt it).

@@ -1,13 +1,15 @@
 // Migrations through the WebAssembly schema engine, on PGlite and PostgreSQL alike. The engine
-// keeps Prisma's own bookkeeping (`_prisma_migrations`, sha256 checksums, advisory lock), so
-// `prisma migrate deploy`/`status` run elsewhere agree with what happens here.
+// keeps Prisma's own bookkeeping (`_prisma_migrations`, sha256 checksums, advisory lock key), so
+// `prisma migrate deploy`/`status` run elsewhere agree with what happens here. The lock itself is
+// ours: bounded, logged and released at the end (docs/scaling.md#migrations-behind-a-pooler).
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { MIGRATION_LOCK_TIMEOUT_DEFAULT_MS } from '../config.js';
 import type { Database } from './client.js';
-import { throwawayMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
+import { throwawayMigrationFactory, type HeldLock, type LockHolder, type MigrationAdapterFactory } from './migration-adapters.js';
 import { startEngine, type SchemaEngine } from './schema-engine.js';
 
 export type MigrationPaths = { schemaPath: string; migrationsDir: string };
@@ -57,8 +59,35 @@ export async function listMigrations(migrationsDir: string): Promise<MigrationLi
   };
 }
 
-/** Runs one engine command and always releases the wasm engine and the factory's connections. */
-async function withEngine<T>(factory: MigrationAdapterFactory, run: (engine: SchemaEngine) => Promise<T>): Promise<T> {
+export type MigrateOptions = {
+  /** How long to wait for another migrator's lock before giving up (MIGRATION_LOCK_TIMEOUT_MS). */
+  lockTimeoutMs?: number;
+  /** One line when a wait for the lock starts and when it ends; default: stderr. */
+  log?: (message: string, fields: Record<string, unknown>) => void;
+};
+
+const stderrLog = (message: string) => console.error(`[migrate] ${message}`);
+
+/**
+ * Runs one engine command and always releases the wasm engine, the migration lock if the engine
+ * asked for it (see MigrationAdapterFactory.engineLock), and the factory's connections.
+ */
+async function withEngine<T>(factory: MigrationAdapterFactory, run: (engine: SchemaEngine) => Promise<T>, opts: MigrateOptions = {}): Promise<T> {
+  const log = opts.log ?? stderrLog;
+  const timeoutMs = opts.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_DEFAULT_MS;
+  let held: Promise<HeldLock> | undefined;
+  const onWait = (holder: LockHolder | null) =>
+    log(
+      `waiting for the migration lock held by ${holder ? `pid ${holder.pid}${holder.since ? ` since ${holder.since.toISOString()}` : ''}` : 'another session'}` +
+        ` (giving up after ${timeoutMs} ms)`,
+      { holder, timeoutMs },
+    );
+  factory.engineLock = async () => {
+    if (!factory.holdLock) return; // one process owns the database (PGlite): nobody to exclude
+    held ??= factory.holdLock({ timeoutMs, onWait });
+    const lock = await held;
+    if (lock.waitedMs >= 1_000) log(`migration lock acquired after ${lock.waitedMs} ms`, { waitedMs: lock.waitedMs });
+  };
   try {
     const handle = await startEngine(factory);
     try {
@@ -69,18 +98,41 @@ async function withEngine<T>(factory: MigrationAdapterFactory, run: (engine: Sch
       handle.free();
     }
   } finally {
-    await factory.close();
+    const lock = await held?.catch(() => undefined);
+    try {
+      await lock?.release();
+    } finally {
+      await factory.close();
+    }
   }
 }
 
+const APPLIED = 'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL';
+
 /**
- * Applies every pending migration, in order, under the engine's advisory lock. A failing migration
+ * Folders not yet finished in `_prisma_migrations`, read without the engine or any lock: an instance
+ * starting on a migrated database takes no lock at all (docs/scaling.md#migrations-behind-a-pooler).
+ */
+export async function unappliedMigrations(db: Database, migrationsDir = defaultPaths().migrationsDir): Promise<string[]> {
+  const names = await migrationNames(migrationsDir);
+  const [table] = await db.prisma.$queryRawUnsafe<{ present: boolean }[]>(
+    "SELECT to_regclass('_prisma_migrations') IS NOT NULL AS present",
+  );
+  if (!table?.present) return names;
+  const applied = new Set((await db.prisma.$queryRawUnsafe<{ migration_name: string }[]>(APPLIED)).map((r) => r.migration_name));
+  return names.filter((name) => !applied.has(name));
+}
+
+/**
+ * Applies every pending migration, in order, under the migration lock (taken only when something
+ * is pending, waited for at most `lockTimeoutMs`, then MigrationLockTimeout). A failing migration
  * is rolled back (its script runs as one transaction), recorded as failed, never as applied, and
  * makes this throw; later deploys refuse to run (P3009) until it is resolved.
  */
-export async function applyMigrations(db: Database, paths = defaultPaths()): Promise<string[]> {
+export async function applyMigrations(db: Database, paths = defaultPaths(), opts: MigrateOptions = {}): Promise<string[]> {
+  if ((await unappliedMigrations(db, paths.migrationsDir)).length === 0) return [];
   const migrationsList = await listMigrations(paths.migrationsDir);
-  const result = await withEngine(db.adapterFactory(), (engine) => engine.applyMigrations({ migrationsList, filters }));
+  const result = await withEngine(db.adapterFactory(), (engine) => engine.applyMigrations({ migrationsList, filters }), opts);
   return result.appliedMigrationNames;
 }
 

@@ -43,7 +43,7 @@ export const DealRef = builder.prismaObject('Deal', {
   }),
 });
 
-const DealPage = definePage<Prisma.DealWhereInput>('Deal', (ctx) => ctx.db.deal);
+const DealPage = definePage<Prisma.DealWhereInput>('Deal', (ctx) => ctx.reader.deal);
 
 builder.queryField('deals', (t) =>
   t.field({

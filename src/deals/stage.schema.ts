@@ -39,7 +39,7 @@ builder.queryField('pipelineStages', (t) =>
     rules: { access: 'member', input: stagesArgs },
     resolve: async (query, _root, _args, ctx, info) => {
       const { input } = checked<StagesArgs>(info);
-      return ctx.db.pipelineStage.findMany({ ...query, where: { accountId: input.accountId }, orderBy: STAGE_ORDER });
+      return ctx.reader.pipelineStage.findMany({ ...query, where: { accountId: input.accountId }, orderBy: STAGE_ORDER });
     },
   }),
 );

@@ -75,7 +75,7 @@ builder.queryField('leadForms', (t) =>
     rules: { access: 'member', input: accountArgs },
     resolve: async (query, _root, _args, ctx, info) => {
       const { input } = checked<z.output<typeof accountArgs>>(info);
-      return ctx.db.leadForm.findMany({ ...query, where: { accountId: input.accountId }, orderBy: NEWEST_FIRST });
+      return ctx.reader.leadForm.findMany({ ...query, where: { accountId: input.accountId }, orderBy: NEWEST_FIRST });
     },
   }),
 );

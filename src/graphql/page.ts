@@ -58,7 +58,7 @@ export function definePage<Where>(model: PagedModel, delegate: (ctx: Context) =>
 async function loadPage<Where>(ctx: Context, model: PagedModel, delegate: Delegate<Where>, source: PageSource<Where>, want: Wanted): Promise<Loaded> {
   if (!want.query) return { nodes: [], total: await delegate.count({ where: source.where }) };
   const skip = (source.page - 1) * source.pageSize;
-  const fast = await sqlPage(ctx.db, model, source.where, want.query as Record<string, unknown>, skip, source.pageSize, want.total);
+  const fast = await sqlPage(ctx.reader.$replica(), model, source.where, want.query as Record<string, unknown>, skip, source.pageSize, want.total);
   return fast ?? findPage(delegate, source, want.query, want.total);
 }
 

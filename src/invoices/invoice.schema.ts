@@ -40,7 +40,7 @@ export const InvoiceRef = builder.prismaObject('Invoice', {
   }),
 });
 
-const InvoicePage = definePage<Prisma.InvoiceWhereInput>('Invoice', (ctx) => ctx.db.invoice);
+const InvoicePage = definePage<Prisma.InvoiceWhereInput>('Invoice', (ctx) => ctx.reader.invoice);
 
 builder.queryField('invoices', (t) =>
   t.field({

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Reader } from '../db/replicas.js';
 import { accountExportStream, COLLECTIONS, FORMAT_VERSION } from '../exports/account-json.js';
 import { contactsCsvStream, CSV_COLUMNS } from '../exports/contacts-csv.js';
 import { exportFileName } from '../exports/export.service.js';
@@ -11,7 +11,8 @@ export type Ticket = { accountId: string; fileName: string; createdAt: string };
 /** A file answer: how its bytes are made, and what the OpenAPI document says of them. */
 export type Download = {
   mediaType: string;
-  stream(db: PrismaClient, ticket: Ticket): ReadableStream<Uint8Array>;
+  /** Reads from a replica when one is healthy (docs/scaling.md). */
+  stream(reader: Reader, ticket: Ticket): Promise<ReadableStream<Uint8Array>>;
   /** A file name like the real ones, for the reference. */
   sampleFileName: string;
   schema: JsonSchema;
@@ -23,7 +24,7 @@ const SAMPLE_ACCOUNT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 
 export const CONTACTS_CSV: Download = {
   mediaType: 'text/csv',
-  stream: (db, ticket) => contactsCsvStream(db, ticket.accountId),
+  stream: async (reader, ticket) => contactsCsvStream(reader, ticket.accountId),
   sampleFileName: exportFileName({ kind: ExportKind.contacts_csv, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
   schema: { type: 'string', description: `RFC 4180 CSV, UTF-8, oldest first. Columns: ${CSV_COLUMNS.join(', ')}.` },
   example: `${CSV_COLUMNS.join(',')}\r\nAda,Lovelace,ada@example.com,,Analytical Engines,client,referral,2025-01-31T09:30:00.000Z\r\n`,
@@ -31,7 +32,8 @@ export const CONTACTS_CSV: Download = {
 
 export const ACCOUNT_JSON: Download = {
   mediaType: 'application/json',
-  stream: (db, ticket) => accountExportStream(db, ticket.accountId, new Date(ticket.createdAt)),
+  // The document must hold its own audit row, written just now: a replica that has caught up, or the primary.
+  stream: async (reader, ticket) => accountExportStream(await reader.$caughtUp(), ticket.accountId, new Date(ticket.createdAt)),
   sampleFileName: exportFileName({ kind: ExportKind.account_json, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
   schema: accountExportSchema(),
 };

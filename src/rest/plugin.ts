@@ -118,7 +118,7 @@ async function run(
   }
 }
 
-function answer(route: Route, result: unknown, ctx: Context, request: Request, serverContext: ServerContext, log: Logger) {
+async function answer(route: Route, result: unknown, ctx: Context, request: Request, serverContext: ServerContext, log: Logger) {
   switch (route.answer.kind) {
     case 'as-is':
       return json(200, result);
@@ -127,7 +127,7 @@ function answer(route: Route, result: unknown, ctx: Context, request: Request, s
     case 'download': {
       const { file } = route.answer;
       const ticket = result as { accountId: string; fileName: string; createdAt: string };
-      return download(file.stream(ctx.db, ticket), `${file.mediaType}; charset=utf-8`, ticket.fileName, {
+      return download(await file.stream(ctx.reader, ticket), `${file.mediaType}; charset=utf-8`, ticket.fileName, {
         signal: request.signal,
         abort: () => Boolean(serverContext.req?.socket.destroy()),
         log: (err: unknown) => log.error({ err, requestId: ctx.requestId }, 'REST download failed'),

@@ -10,7 +10,7 @@ CREATE TABLE "erasure_logs" (
     "answers_removed" INTEGER NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    CONSTRAINT "erasure_logs_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "erasure_logs_pkey" PRIMARY KEY ("account_id", "id")
 );
 
 -- CreateIndex

@@ -1,0 +1,153 @@
+/**
+ * Behind PgBouncer in transaction mode (docs/scaling.md#pgbouncer): Debian's pgbouncer in front of
+ * a private PostgreSQL (initdb in a temp dir, free ports). Two instances start at the same moment on
+ * an empty database, one with DATABASE_DIRECT_URL and one with nothing but the pooled URL; every
+ * endpoint of the contract then answers through the pooler; a lock left behind makes a starting
+ * instance give up with one line and exit 1.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mintToken } from '../../src/auth/token.js';
+import { migrationNames } from '../../src/db/migrate.js';
+import { MIGRATION_LOCK_KEY } from '../../src/db/migration-adapters.js';
+import { TEST_SECRET } from '../helpers/app.js';
+import { advisoryLocks, Cluster, PG_BIN, Pgbouncer, PGBOUNCER_BIN, freePort, query, skipWithout, spawnServer, startServer, stopServer, type ServerProcess } from './support.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 240_000 });
+
+/** The issue's bound: both instances ready within 60 s of starting together. */
+const READY_WITHIN_MS = 60_000;
+const MISSING = !PG_BIN ? 'PostgreSQL server binaries (initdb, pg_ctl)' : !PGBOUNCER_BIN ? 'pgbouncer (apt-get install pgbouncer)' : null;
+
+describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind PgBouncer in transaction mode', () => {
+  let dir: string;
+  let postgres: Cluster;
+  let bouncer: Pgbouncer;
+  let a: ServerProcess | undefined;
+  let b: ServerProcess | undefined;
+  const cleanup = () => {
+    for (const s of [a, b]) s?.proc.kill('SIGKILL');
+    bouncer?.stop();
+    postgres?.stop('immediate');
+  };
+  const common = { AUTH_JWT_SECRET: TEST_SECRET, TRUST_PROXY: '1' };
+
+  beforeAll(async () => {
+    process.once('exit', cleanup);
+    dir = await mkdtemp(path.join(tmpdir(), 'crm-pgbouncer-'));
+    postgres = await Cluster.primary(dir);
+    await query(postgres.url(), 'CREATE DATABASE crm');
+    await query(postgres.url(), 'CREATE DATABASE crm_locked');
+    bouncer = new Pgbouncer(dir, await freePort());
+    await bouncer.start({ crm: postgres.url('crm'), crm_locked: postgres.url('crm_locked') });
+    // The same moment, the same empty database: one bypasses the pooler for migrations, one does not.
+    const started = await Promise.allSettled([
+      startServer({ ...common, DATABASE_URL: bouncer.url('crm'), DATABASE_DIRECT_URL: postgres.url('crm') }, READY_WITHIN_MS),
+      startServer({ ...common, DATABASE_URL: bouncer.url('crm') }, READY_WITHIN_MS),
+    ]);
+    [a, b] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  });
+
+  afterAll(async () => {
+    await Promise.all([stopServer(a), stopServer(b)]);
+    cleanup();
+    process.removeListener('exit', cleanup);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('two instances started at the same moment on an empty database both become ready, each migration applied once, and no advisory lock is left (pg_locks)', async () => {
+    const applied = await query(
+      postgres.url('crm'),
+      `SELECT migration_name, count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL GROUP BY 1 ORDER BY 1`,
+    );
+    expect(applied).toEqual((await migrationNames()).map((name) => ({ migration_name: name, n: 1 })));
+    expect(await advisoryLocks(postgres.url('crm'))).toEqual([]);
+    for (const server of [a!, b!]) expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
+  });
+
+  it("the contract's requests pass through PgBouncer, on both instances", async () => {
+    for (const server of [a!, b!]) {
+      const token = await mintToken(TEST_SECRET, { sub: randomUUID() });
+      const call = async (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => {
+        const r = await fetch(`${server.baseUrl}${route}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        const text = await r.text();
+        return { status: r.status, type: r.headers.get('content-type'), text, json: () => JSON.parse(text) };
+      };
+      const gql = async (q: string, variables: object = {}) => {
+        const r = await call('POST', '/graphql', { query: q, variables });
+        expect(r.json().errors, r.text).toBeUndefined();
+        return r.json().data;
+      };
+      const accountId = (await gql('mutation { createAccount(input: { name: "Pooled" }) { id } }')).createAccount.id;
+      const q = `account_id=${accountId}`;
+
+      const contact = await call('POST', '/api/v1/contacts', { account_id: accountId, first_name: 'Ada', email: 'ada@example.test' }, { 'idempotency-key': 'k1' });
+      expect(contact.status, contact.text).toBe(201);
+      const again = await call('POST', '/api/v1/contacts', { account_id: accountId, first_name: 'Ada', email: 'ada@example.test' }, { 'idempotency-key': 'k1' });
+      expect(again.json().data.id).toBe(contact.json().data.id); // the idempotent replay, not a second row
+      expect((await call('POST', '/api/v1/contacts', { account_id: accountId })).status).toBe(400);
+      const contacts = await call('GET', `/api/v1/contacts?${q}&search=ada`);
+      expect(contacts.status).toBe(200);
+      expect(contacts.json()).toMatchObject({ total: 1, page: 1, page_size: 25 });
+
+      const deal = await call('POST', '/api/v1/deals', { account_id: accountId, title: 'Pooled deal', contact_id: contact.json().data.id, value: 100 });
+      expect(deal.status, deal.text).toBe(201);
+      expect((await call('GET', `/api/v1/deals?${q}`)).json()).toMatchObject({ total: 1 });
+
+      await gql('mutation ($input: CreateInvoiceInput!) { createInvoice(input: $input) { id } }', {
+        input: { accountId, contactId: contact.json().data.id, amount: 42.5, dueDate: '2030-01-31' },
+      });
+      expect((await call('GET', `/api/v1/invoices?${q}`)).json()).toMatchObject({ total: 1 });
+
+      const formId = (
+        await gql('mutation ($input: CreateLeadFormInput!) { createLeadForm(input: $input) { id } }', {
+          input: { accountId, name: 'Pooled', fields: [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email' }] },
+        })
+      ).createLeadForm.id;
+      // Two submits of one e-mail at once meet on the form's transaction-scoped advisory lock: one contact.
+      const submits = await Promise.all(
+        [1, 2].map(() => call('POST', `/api/v1/forms/${formId}/submit`, { data: { email: 'visitor@example.test' }, metadata: { page: '/p' } })),
+      );
+      expect(submits.map((s) => s.status)).toEqual([200, 200]);
+      expect(submits[0]!.json().contact_id).toBe(submits[1]!.json().contact_id);
+      expect((await call('POST', `/api/v1/forms/${randomUUID()}/submit`, { data: {} })).status).toBe(404);
+
+      const csv = await call('GET', `/api/v1/contacts/export?${q}`);
+      expect(csv.status).toBe(200);
+      expect(csv.type).toMatch(/^text\/csv/);
+      expect(csv.text.split('\r\n').filter(Boolean)).toHaveLength(3); // header, Ada, the visitor
+      const doc = await call('GET', `/api/v1/account/export?${q}`);
+      expect(doc.status).toBe(200);
+      expect(doc.json()).toMatchObject({ account: { id: accountId }, deals: [{ title: 'Pooled deal' }], exports: [{}, {}] });
+    }
+  });
+
+  it('a migration lock left behind (a session holding it through a pooled connection): a starting instance logs the holder, gives up with one line and exits 1', async () => {
+    const holder = new pg.Client({ connectionString: postgres.url('crm_locked') });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const server = spawnServer({ ...common, DATABASE_URL: bouncer.url('crm_locked'), MIGRATION_LOCK_TIMEOUT_MS: '1000' });
+      expect(await server.exit).toBe(1);
+      const lines = server.output().split('\n');
+      const pid = rows[0]!.pid;
+      expect(lines.filter((l) => l.includes(`"msg":"waiting for the migration lock held by pid ${pid} since `))).toHaveLength(1);
+      expect(lines.filter((l) => l.includes(`gave up after 1000 ms waiting for the migration lock held by pid ${pid}`))).toHaveLength(1);
+      expect(await query(postgres.url('crm_locked'), "SELECT to_regclass('contacts') AS t")).toEqual([{ t: null }]);
+    } finally {
+      await holder.end();
+    }
+    expect(await advisoryLocks(postgres.url('crm_locked'))).toEqual([]);
+  });
+});
