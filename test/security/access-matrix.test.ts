@@ -84,6 +84,13 @@ type GqlRow = {
   /** Ids of another account smuggled into an otherwise valid call, and the input fields that must name them. */
   smuggle?: (f: Fixture) => { vars: Record<string, unknown>; fields: string[] };
   ownerOnlyMessage?: string;
+  /**
+   * An id-addressed field of docs/decisions.md §9 amended: a record that is unknown or not the
+   * caller's is NOT_FOUND for a mutation and null for a read (instead of the account's FORBIDDEN).
+   */
+  hidden?: 'not-found' | 'null';
+  /** The owner is refused with this code (leaveAccount: the owner cannot leave). */
+  ownerRefused?: string;
 };
 
 const newDeal = async (f: Fixture) => (await t.db.deal.create({ data: { accountId: f.acc.id, title: unique('Deal') } })).id;
@@ -100,6 +107,101 @@ const foreignContact = (field: string, extra: (f: Fixture) => Record<string, unk
   vars: { input: { accountId: f.acc.id, ...extra(f), contactId: f.other.contactId } },
   fields: [field],
 });
+
+// docs/decisions.md §12: reads by id, update*, delete*, eraseContact and the team changes.
+const newContact = async (f: Fixture) => (await createContact(t, f.acc)).id;
+const newStage = async (f: Fixture) => (await t.db.pipelineStage.create({ data: { accountId: f.acc.id, name: unique('Stage').slice(0, 90) } })).id;
+const newForm = async (f: Fixture) =>
+  (await t.db.leadForm.create({
+    data: { accountId: f.acc.id, name: unique('Form'), fields: { create: [{ key: 'email', label: 'E-mail', type: 'email', mapsTo: 'email', position: 0 }] } },
+  })).id;
+const newRecord = (model: 'proposal' | 'contract' | 'gallery' | 'booking' | 'workflow') => async (f: Fixture) => {
+  const data: Record<string, unknown> = { accountId: f.acc.id, ...(model === 'workflow' ? { name: 'Matrix' } : { title: 'Matrix' }) };
+  if (model === 'booking') Object.assign(data, { startsAt: new Date('2030-01-01T09:00:00Z'), endsAt: new Date('2030-01-01T10:00:00Z') });
+  return ((await (t.db[model] as unknown as { create(a: object): Promise<{ id: string }> }).create({ data })) as { id: string }).id;
+};
+const byId = (make: (f: Fixture) => Promise<string>, extra: (f: Fixture) => Record<string, unknown> = () => ({})) => async (f: Fixture, a: string) => ({
+  id: await recordOf(f, a, make),
+  ...extra(f),
+});
+const readRow = (field: string, make: (f: Fixture) => Promise<string>): GqlRow => ({
+  role: 'member',
+  hidden: 'null',
+  doc: `query ($id: ID!) { ${field}(id: $id) { id accountId } }`,
+  vars: byId(make),
+});
+const updateRow = (type: string, make: (f: Fixture) => Promise<string>, input: Record<string, unknown>, smuggle?: string[]): GqlRow => ({
+  role: 'member',
+  hidden: 'not-found',
+  doc: `mutation ($id: ID!, $input: Update${type}Input!) { update${type}(id: $id, input: $input) { id accountId } }`,
+  vars: byId(make, () => ({ input })),
+  ...(smuggle
+    ? {
+        smuggle: (f: Fixture) => ({
+          vars: { id: f.dealId, input: Object.fromEntries(smuggle.map((k) => [k, k === 'contactId' ? f.other.contactId : f.other.stageId])) },
+          fields: smuggle,
+        }),
+      }
+    : {}),
+});
+const deleteRow = (type: string, make: (f: Fixture) => Promise<string>): GqlRow => ({
+  role: 'member',
+  hidden: 'not-found',
+  doc: `mutation ($id: ID!) { delete${type}(id: $id) { id deletedAt } }`,
+  vars: byId(make),
+});
+const OWNER_ONLY = 'Forbidden: only the account owner can do this';
+
+const CHANGES: Record<string, GqlRow> = {
+  'Query.contact': readRow('contact', newContact),
+  'Query.deal': readRow('deal', newDeal),
+  'Query.invoice': readRow('invoice', newInvoice),
+  'Mutation.updateContact': updateRow('Contact', newContact, { firstName: 'Matrix' }),
+  'Mutation.deleteContact': deleteRow('Contact', newContact),
+  'Mutation.eraseContact': {
+    role: 'owner',
+    hidden: 'not-found',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($id: ID!) { eraseContact(id: $id) { contactId submissionsErased } }',
+    vars: byId(newContact),
+  },
+  'Mutation.updateDeal': updateRow('Deal', newDeal, { title: 'Matrix' }, ['contactId', 'stageId']),
+  'Mutation.deleteDeal': deleteRow('Deal', newDeal),
+  'Mutation.updateInvoice': updateRow('Invoice', newInvoice, { amount: 3 }),
+  'Mutation.deleteInvoice': deleteRow('Invoice', newInvoice),
+  'Mutation.updatePipelineStage': updateRow('PipelineStage', newStage, { name: 'Matrix' }),
+  'Mutation.deletePipelineStage': deleteRow('PipelineStage', newStage),
+  'Mutation.updateLeadForm': updateRow('LeadForm', newForm, { name: 'Matrix' }),
+  'Mutation.deleteLeadForm': deleteRow('LeadForm', newForm),
+  'Mutation.updateProposal': updateRow('Proposal', newRecord('proposal'), { title: 'Matrix' }),
+  'Mutation.deleteProposal': deleteRow('Proposal', newRecord('proposal')),
+  'Mutation.updateContract': updateRow('Contract', newRecord('contract'), { title: 'Matrix' }),
+  'Mutation.deleteContract': deleteRow('Contract', newRecord('contract')),
+  'Mutation.updateGallery': updateRow('Gallery', newRecord('gallery'), { title: 'Matrix' }),
+  'Mutation.deleteGallery': deleteRow('Gallery', newRecord('gallery')),
+  'Mutation.updateBooking': updateRow('Booking', newRecord('booking'), { title: 'Matrix' }),
+  'Mutation.deleteBooking': deleteRow('Booking', newRecord('booking')),
+  'Mutation.updateWorkflow': updateRow('Workflow', newRecord('workflow'), { name: 'Matrix' }),
+  'Mutation.deleteWorkflow': deleteRow('Workflow', newRecord('workflow')),
+  'Mutation.removeTeamMember': {
+    role: 'owner',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($a: ID!, $u: ID!) { removeTeamMember(accountId: $a, userId: $u) { id } }',
+    vars: (f, a) => ({ a, u: f.acc.member.id }),
+  },
+  'Mutation.transferOwnership': {
+    role: 'owner',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($a: ID!, $u: ID!) { transferOwnership(accountId: $a, userId: $u) { id owner { id } } }',
+    vars: (f, a) => ({ a, u: f.acc.member.id }),
+  },
+  'Mutation.leaveAccount': {
+    role: 'member',
+    ownerRefused: 'CONFLICT',
+    doc: 'mutation ($a: ID!) { leaveAccount(accountId: $a) }',
+    vars: (_f, a) => ({ a }),
+  },
+};
 
 const GQL: Record<string, GqlRow> = {
   'Query.account': {
@@ -223,6 +325,7 @@ const GQL: Record<string, GqlRow> = {
     doc: 'mutation ($a: ID!) { exportAccount(accountId: $a) { id accountId fileName } }',
     vars: (_f, a) => ({ a }),
   },
+  ...CHANGES,
 };
 
 /** Root fields that name no account, each with the reason; checked below to take no account id. */
@@ -323,21 +426,30 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
     expect(changed).toBe(false);
   });
 
-  it('an outsider (owner of another account) is FORBIDDEN and nothing is written', async () => {
+  /** No access: the account's FORBIDDEN, or for a record addressed by id NOT_FOUND (mutations) / null (reads). */
+  function expectNoAccess(r: GqlResult) {
+    if (row.hidden === 'null') {
+      expect(r.errors, name).toBeUndefined();
+      expect(r.data[fieldOf(name)]).toBeNull();
+    } else if (row.hidden === 'not-found') expectRefused(r, name, 'NOT_FOUND', 'Not found');
+    else expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+  }
+
+  it('an outsider (owner of another account) is refused alike and nothing is written', async () => {
     const { r, changed } = await call(f.acc.outsider);
-    expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+    expectNoAccess(r);
     expect(changed).toBe(false);
   });
 
-  it('a user with no account at all is FORBIDDEN and nothing is written', async () => {
+  it('a user with no account at all is refused alike and nothing is written', async () => {
     const { r, changed } = await call(f.stranger);
-    expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+    expectNoAccess(r);
     expect(changed).toBe(false);
   });
 
-  it('an account or record that does not exist gives the same FORBIDDEN (no existence oracle)', async () => {
+  it('an account or record that does not exist gives the same answer (no existence oracle)', async () => {
     const { r } = await call(f.acc.owner, randomUUID());
-    expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
+    expectNoAccess(r);
   });
 
   if (row.role === 'member') {
@@ -356,7 +468,8 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
 
   it('the owner may call it', async () => {
     const { r } = await call(f.acc.owner);
-    expectAllowed(r, name, f);
+    if (row.ownerRefused) expectRefused(r, name, row.ownerRefused);
+    else expectAllowed(r, name, f);
   });
 
   if (row.smuggle) {
