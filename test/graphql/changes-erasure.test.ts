@@ -32,11 +32,11 @@ async function whereFound(): Promise<string[]> {
   const found: string[] = [];
   for (const { table_name, column_name } of columns) {
     for (const needle of NEEDLES) {
-      const [{ n }] = await t.db.$queryRawUnsafe<{ n: number }[]>(
+      const [row] = await t.db.$queryRawUnsafe<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM "${table_name}" WHERE strpos(lower("${column_name}"::text), $1) > 0`,
         needle,
       );
-      if (n > 0) found.push(`${table_name}.${column_name}: ${needle}`);
+      if (row!.n > 0) found.push(`${table_name}.${column_name}: ${needle}`);
     }
   }
   return found;

@@ -531,10 +531,18 @@ describe('nested fields and the caller themself', () => {
 
 type RestRow = {
   role: Role | 'public';
-  request: (f: Fixture, accountId: string) => { path: string; body?: unknown };
+  request: (f: Fixture, accountId: string) => { path: string; body?: unknown } | Promise<{ path: string; body?: unknown }>;
   ok: number;
   ownerOnlyMessage?: string;
+  /** A record addressed by id (docs/decisions.md §12): unknown or not visible is 404 {"error":"Not found"}. */
+  hidden?: true;
 };
+
+/** A route over a record of the fixture's account (fresh), or over an id nobody has. */
+const restById = (base: string, make: (f: Fixture) => Promise<string>, body?: unknown): RestRow['request'] => async (f, a) => ({
+  path: `${base}/${await recordOf(f, a, make)}`,
+  body,
+});
 
 const REST: Record<string, RestRow> = {
   'GET /api/v1/contacts': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/contacts?account_id=${a}` }) },
@@ -561,6 +569,15 @@ const REST: Record<string, RestRow> = {
     ownerOnlyMessage: 'Forbidden: only the account owner can export account data',
     request: (_f, a) => ({ path: `/api/v1/account/export?account_id=${a}` }),
   },
+  'GET /api/v1/contacts/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id)) },
+  'PATCH /api/v1/contacts/:id': {
+    role: 'member', ok: 200, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id), { company: 'Matrix' }),
+  },
+  'DELETE /api/v1/contacts/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id)) },
+  'GET /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal) },
+  'PATCH /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal, { title: 'Matrix' }) },
+  'DELETE /api/v1/deals/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/deals', newDeal) },
+  'GET /api/v1/invoices/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/invoices', newInvoice) },
 };
 
 describe('the REST table covers every route', () => {
@@ -587,7 +604,7 @@ describe.each(Object.entries(REST))('%s', (key, row) => {
   beforeAll(async () => void (f = await fixture()));
 
   async function call(as: TestUser | null, accountId = f.acc.id) {
-    const { path, body } = row.request(f, accountId);
+    const { path, body } = await row.request(f, accountId);
     const before = await snapshot(f.acc.id);
     const r = await t.rest(method, path, { as, body, clientIp: nextIp() });
     return { r, changed: (await snapshot(f.acc.id)) !== before };
@@ -609,21 +626,23 @@ describe.each(Object.entries(REST))('%s', (key, row) => {
     expect(changed).toBe(false);
   });
 
-  it('an outsider gets 403 {"error":"Forbidden: no access to this account"} and nothing is written', async () => {
+  const refused = row.hidden ? { status: 404, body: { error: 'Not found' } } : { status: 403, body: { error: NO_ACCESS } };
+
+  it(`an outsider gets ${refused.status} ${JSON.stringify(refused.body)} and nothing is written`, async () => {
     const { r, changed } = await call(f.acc.outsider);
-    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+    expect({ status: r.status, body: r.body }).toEqual(refused);
     expect(changed).toBe(false);
   });
 
-  it('a user with no account gets the same 403 and nothing is written', async () => {
+  it(`a user with no account gets the same ${refused.status} and nothing is written`, async () => {
     const { r, changed } = await call(f.stranger);
-    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+    expect({ status: r.status, body: r.body }).toEqual(refused);
     expect(changed).toBe(false);
   });
 
-  it('an account that does not exist gives the same 403 (no existence oracle)', async () => {
+  it(`an account or record that does not exist gives the same ${refused.status} (no existence oracle)`, async () => {
     const { r } = await call(f.acc.owner, randomUUID());
-    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+    expect({ status: r.status, body: r.body }).toEqual(refused);
   });
 
   if (row.role === 'member') {
