@@ -26,9 +26,12 @@ export function isCrossSite(headers: Headers, allowedOrigins: string[]): boolean
 
 export type OperationKind = 'query' | 'mutation' | 'subscription';
 
-/** Requests the cookie cross-site rule covers: every POST, and any other request that runs a mutation. */
+/** Requests that must prove their origin: every POST, PATCH and DELETE (a body or an effect by method). */
+const provesOrigin = (method: string): boolean => method === 'POST' || method === 'PATCH' || method === 'DELETE';
+
+/** Requests the cookie cross-site rule covers: those above, and any other request that runs a mutation. */
 export const changesState = (method: string, operation: OperationKind | undefined): boolean =>
-  method === 'POST' || operation === 'mutation';
+  provesOrigin(method) || operation === 'mutation';
 
 /**
  * docs/decisions.md §1, the one cross-site rule for a cookie-authenticated request. A POST must prove it
@@ -38,7 +41,7 @@ export const changesState = (method: string, operation: OperationKind | undefine
  * bar or linked from the app still works.
  */
 export function isRefusedCrossSite(request: Request, operation: OperationKind | undefined, allowedOrigins: string[]): boolean {
-  if (request.method === 'POST') return !isAllowedOrigin(request.headers, allowedOrigins);
+  if (provesOrigin(request.method)) return !isAllowedOrigin(request.headers, allowedOrigins);
   return changesState(request.method, operation) && isCrossSite(request.headers, allowedOrigins);
 }
 

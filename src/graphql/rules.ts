@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Role } from '../auth/access.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context, RequestState } from '../context.js';
-import { forbidden, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
+import { badInput, forbidden, isAppError, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { once, readIdempotencyKey } from '../idempotency/idempotency.service.js';
@@ -129,7 +129,7 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     if (!target) throw notFound(rules.missing ?? 'Not found');
   }
   const raw = rules.from === 'input' ? args.input : args;
-  const input = rules.input ? parseInput(rules.input, raw) : raw;
+  const input = rules.input ? parseArgs(rules.input, raw) : raw;
 
   let role: Role | null = null;
   let accountId: string | undefined;
@@ -156,6 +156,20 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: raw }, work);
   };
   return remember(info, { viewer, input, role, target, write });
+}
+
+/**
+ * The input's problems keyed as the input names its fields, whichever way it is passed: an `input`
+ * argument beside others (update*(id:, input:)) reports `firstName`, as create*(input:) does.
+ */
+function parseArgs(schema: z.ZodType, raw: unknown): unknown {
+  try {
+    return parseInput(schema, raw);
+  } catch (error) {
+    if (!isAppError(error) || error.code !== 'BAD_USER_INPUT' || !error.details) throw error;
+    const details = Object.fromEntries(Object.entries(error.details).map(([key, messages]) => [key.replace(/^input\./, ''), messages]));
+    throw badInput(details);
+  }
 }
 
 function remember(info: GraphQLResolveInfo, result: Checked): Checked {

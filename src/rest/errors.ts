@@ -2,7 +2,7 @@ import type { GraphQLError } from 'graphql';
 import { HTTP_STATUS, MESSAGES, UNAVAILABLE_RETRY_SECONDS, type ErrorCode, type ErrorDetails } from '../errors.js';
 
 /** Failures only the REST routing can have: the path names no operation. */
-export type HttpErrorCode = 'ROUTE_NOT_FOUND' | 'METHOD_NOT_ALLOWED';
+export type HttpErrorCode = 'ROUTE_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PRECONDITION_FAILED';
 
 export type RestError = { status: number; body: { error: string; details?: ErrorDetails }; headers?: Record<string, string> };
 
@@ -56,6 +56,8 @@ export function fromHttpError(code: HttpErrorCode, allow?: string[]): RestError 
       return { status: 404, body: { error: 'Not found' } };
     case 'METHOD_NOT_ALLOWED':
       return { status: 405, body: { error: 'Method not allowed' }, headers: { Allow: (allow ?? []).join(', ') } };
+    case 'PRECONDITION_FAILED': // If-Match named a version the record no longer has
+      return { status: 412, body: { error: 'Precondition failed' } };
     default:
       return assertNever(code);
   }

@@ -28,10 +28,11 @@ export class VariableReader {
   constructor(private readonly fromQuery: boolean) {}
 
   /** Reads the operation's variables from one flat object of REST parameters. */
-  variables(schema: GraphQLSchema, operation: OperationDefinitionNode, params: Record<string, unknown>) {
+  variables(schema: GraphQLSchema, operation: OperationDefinitionNode, params: Record<string, unknown>, skip: string[] = []) {
     const variables: Record<string, unknown> = {};
     for (const definition of operation.variableDefinitions ?? []) {
       const name = definition.variable.name.value;
+      if (skip.includes(name)) continue;
       const type = typeFromAST(schema, definition.type) as GraphQLInputType;
       const value = this.read(params[toSnake(name)], type, toSnake(name));
       if (value !== undefined) variables[name] = value;

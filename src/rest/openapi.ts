@@ -23,11 +23,13 @@ import { routes, type Answer, type Route } from './routes.js';
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
   201: 'Created',
+  204: 'Deleted; no body',
   400: 'Invalid input: `details` maps each failing field to its messages (a missing one reads `Required`)',
   401: 'No valid session token',
   403: 'Not the owner or a team member of the account (the same answer whether or not the account exists), or a cookie-authenticated request that changes state (a POST, or an export) sent from another site',
-  404: 'Not found',
+  404: 'Not found: no such record, or not visible to the caller (the same answer)',
   409: 'A request with the same Idempotency-Key is still in progress',
+  412: '`If-Match` names a version the record no longer has: GET it again',
   413: 'Body larger than 1 MiB',
   415: 'Body is not JSON (Content-Type must be application/json)',
   422: 'Idempotency-Key already used with a different payload',
@@ -44,7 +46,18 @@ const HEADERS: Record<string, JsonSchema> = {
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
   'Content-Disposition': { description: 'attachment; filename="…"', schema: { type: 'string' } },
   Allow: { description: 'The methods the path has, e.g. `GET, POST`', schema: { type: 'string' } },
+  ETag: { description: 'The record\'s version (its `updated_at`, quoted): send it back as `If-Match` to change only that version', schema: { type: 'string' } },
 };
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: 'An `ETag` of this record: the change applies only to that version, else 412 and nothing is written',
+  schema: { type: 'string' },
+};
+
+const EXTENSION = 'Beyond the REST contract (docs/decisions.md §12): an extension the service adds, not part of the customer\'s contract.';
+
 // Listed headers are always sent (`required`); `maybe` ones only when the answer met the limit
 // (a refusal decided before the limit is consulted, like a 401, carries none).
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -154,6 +167,7 @@ function describeRoute(route: Route): JsonSchema {
     ...variables.filter(inPath).map((d) => parameter(d, 'path', root, field, doc)),
     ...(route.input === 'query' ? variables.filter((d) => !inPath(d)).map((d) => parameter(d, 'query', root, field, doc)) : []),
     ...(doc.idempotent ? [IDEMPOTENCY_KEY] : []),
+    ...(route.ifMatch ? [IF_MATCH] : []),
   ];
 
   const body = route.input === 'query' ? undefined : requestBody(route, variables.filter((d) => !inPath(d)), root, field, doc);
@@ -161,6 +175,7 @@ function describeRoute(route: Route): JsonSchema {
   const exampleField = parameters.find((p) => p.required && p.in === 'query')?.name ?? bodyRequired[0] ?? 'body';
 
   const description = [
+    route.extension && EXTENSION,
     field.description,
     limit && `Rate limit: ${limit.max} per ${windowText(limit.window)} ${per[limit.per]}.`,
   ].filter(Boolean);
@@ -178,6 +193,7 @@ function describeRoute(route: Route): JsonSchema {
     },
     'x-graphql-operation': operation.name!.value,
     'x-graphql-field': `${rootType.name}.${field.name}`,
+    ...(route.extension ? { 'x-contract-extension': true } : {}),
   };
 }
 
@@ -234,6 +250,14 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
       const wrapped = { type: 'object', properties: { data: selection }, required: ['data'], additionalProperties: false };
       return { 201: { description: STATUS_TEXT[201], headers: headers(extra), content: { 'application/json': { schema: wrapped } } } };
     }
+    case 'record': {
+      // The by-id read answers null for a record it may not show: that is the 404, never a 200.
+      const record = Array.isArray(selection.type) ? { ...selection, type: 'object' } : selection;
+      const wrapped = { type: 'object', properties: { data: record }, required: ['data'], additionalProperties: false };
+      return { 200: { description: STATUS_TEXT[200], headers: headers(['ETag', ...extra]), content: { 'application/json': { schema: wrapped } } } };
+    }
+    case 'no-content':
+      return { 204: { description: STATUS_TEXT[204], headers: headers(extra) } };
     case 'download': {
       const { file } = answer;
       return {
@@ -262,6 +286,8 @@ function errorResponses(route: Route, rules: FieldRules, limited: boolean, examp
   }
   if (rules.access === 'owner') refusals.push(core('FORBIDDEN', rules.forbidden ?? MESSAGES.ownerOnly));
   if (rules.access === 'public' && rules.target) refusals.push(core('NOT_FOUND', rules.missing ?? 'Not found'));
+  if (rules.access !== 'public' && rules.target && rules.hidden) refusals.push(core('NOT_FOUND', MESSAGES.notFound));
+  if (route.ifMatch) refusals.push(fromHttpError('PRECONDITION_FAILED'));
   if (rules.idempotent) refusals.push(core('IDEMPOTENCY_IN_PROGRESS', ''), core('IDEMPOTENCY_CONFLICT', ''));
   if (limited) refusals.push(core('RATE_LIMITED', MESSAGES.rateLimited));
   refusals.push(core('INTERNAL_SERVER_ERROR', MESSAGES.internal), core('SERVICE_UNAVAILABLE', MESSAGES.unavailable));

@@ -36,7 +36,7 @@ function operationOf(route: Route, document: DocumentNode): Operation {
 
 function match(table: Compiled[], method: string, pathname: string) {
   const parts = pathname.replace(/\/+$/, '').split('/');
-  const allow: string[] = [];
+  const found: { entry: Compiled; params: Record<string, string>; wildcards: number }[] = [];
   for (const entry of table) {
     if (entry.segments.length !== parts.length) continue;
     const params: Record<string, string> = {};
@@ -44,11 +44,14 @@ function match(table: Compiled[], method: string, pathname: string) {
       if (segment.startsWith(':')) return (params[segment.slice(1)] = decodeURIComponent(parts[i]!)) !== '';
       return segment === parts[i];
     });
-    if (!same) continue;
-    if (entry.route.method === method) return { entry, params };
-    allow.push(entry.route.method);
+    if (same) found.push({ entry, params, wildcards: Object.keys(params).length });
   }
-  return { allow };
+  // A literal path wins over a parameter (/contacts/export is never the contact "export").
+  const fewest = Math.min(...found.map((f) => f.wildcards));
+  const paths = found.filter((f) => f.wildcards === fewest);
+  const hit = paths.find((f) => f.entry.route.method === method);
+  if (hit) return { entry: hit.entry, params: hit.params };
+  return { allow: [...new Set(paths.map((f) => f.entry.route.method))] };
 }
 
 /** Serves /api/v1 inside Yoga, so REST runs the same plugins (context, masking) as /graphql. */
@@ -98,6 +101,8 @@ async function run(
 
     const raw = route.input === 'query' ? undefined : await readJson(request);
     const input = readVariables(compiled, raw, url, pathParams);
+    const ifMatch = route.ifMatch ? ifMatchVersion(request.headers.get('if-match')) : null;
+    if (ifMatch !== null && 'variables' in input) input.variables[route.ifMatch!] = ifMatch;
     if ('refused' in input) {
       // The addressed resource answers before its input (public form: 404 -> 400). Only a refused
       // input needs this look-up: a valid one meets the core's own 404 when it runs.
@@ -108,6 +113,12 @@ async function run(
     const result = await enveloped.execute({ schema, document: route.operation, variableValues: input.variables, contextValue: ctx });
     if ('errors' in result && result.errors?.length) {
       const error = result.errors.find((e: GraphQLError) => e.extensions?.code) ?? result.errors[0]!;
+      // A path whose parameter names nothing this service could hold (not a UUID) addresses nothing: 404.
+      if (namesOnlyPath(error, pathParams)) return restErrorResponse(fromHttpError('ROUTE_NOT_FOUND'));
+      // The core's stale expectedUpdatedAt, asked for by If-Match: HTTP's own answer (RFC 9110 §13.1.1).
+      if (ifMatch !== null && error.extensions?.code === 'CONFLICT' && error.extensions.currentUpdatedAt) {
+        return restErrorResponse(fromHttpError('PRECONDITION_FAILED'));
+      }
       return restErrorResponse(fromCoreError(error, source, renameField));
     }
     return await answer(route, (result as { data: Record<string, unknown> }).data[field], ctx, request, serverContext, log);
@@ -124,6 +135,13 @@ async function answer(route: Route, result: unknown, ctx: Context, request: Requ
       return json(200, result);
     case 'created':
       return json(201, { data: result });
+    case 'record': {
+      if (result == null) return restErrorResponse(fromHttpError('ROUTE_NOT_FOUND')); // unknown or not visible: one 404
+      const version = (result as { updated_at?: string }).updated_at;
+      return json(200, { data: result }, version ? { ETag: etagOf(version) } : {});
+    }
+    case 'no-content':
+      return new Response(null, { status: 204 });
     case 'download': {
       const { file } = route.answer;
       const ticket = result as { accountId: string; fileName: string; createdAt: string };
@@ -162,7 +180,8 @@ function readVariables(
     }
     if (route.input === 'body-as-input') {
       const inputType = schema.getMutationType()!.getFields()[field]!.args.find((a) => a.name === 'input')!.type;
-      variables = { input: reader.read(body, inputType, '') };
+      // The path's parameters (a record's id) are the operation's other variables.
+      variables = { ...reader.variables(schema, operation, pathParams, ['input', ...(route.ifMatch ? [route.ifMatch] : [])]), input: reader.read(body, inputType, '') };
     } else {
       rejectUnknownKeys(reader, body, operation, pathParams);
       variables = reader.variables(schema, operation, { ...body, ...pathParams });
@@ -205,4 +224,26 @@ function rejectUnknownKeys(
 ) {
   const known = new Set((operation.variableDefinitions ?? []).map((d) => toSnake(d.variable.name.value)));
   for (const key of Object.keys(body)) if (!known.has(key) || key in pathParams) reader.fail(key, 'Unknown field');
+}
+
+/** A record's ETag: its `updated_at`, which is also what If-Match hands back as expectedUpdatedAt. */
+export const etagOf = (updatedAt: string): string => `"${updatedAt}"`;
+
+/**
+ * The version an If-Match header asks for, or null without one (or with `*`: any version). A tag
+ * that is no version of ours can never match: it becomes a time no record has, so the core's own
+ * check refuses it (as 412) after the usual 401/429/400/403.
+ */
+export function ifMatchVersion(header: string | null): string | null {
+  if (header === null || header.trim() === '*') return null;
+  const tag = /^\s*(?:W\/)?"([^"]*)"\s*$/.exec(header)?.[1];
+  const time = tag ? Date.parse(tag) : NaN;
+  return Number.isNaN(time) ? new Date(0).toISOString() : new Date(time).toISOString();
+}
+
+/** A refused input whose every problem is a path parameter (`id`), of a route that has one. */
+function namesOnlyPath(error: GraphQLError, pathParams: Record<string, string>): boolean {
+  if (error.extensions?.code !== 'BAD_USER_INPUT' || !error.extensions.details) return false;
+  const keys = Object.keys(error.extensions.details as object);
+  return keys.length > 0 && keys.every((key) => Object.hasOwn(pathParams, toSnake(key)));
 }

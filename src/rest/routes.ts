@@ -1,6 +1,13 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { ACCOUNT_JSON, CONTACTS_CSV, type Download } from './downloads.js';
 import {
+  ContactByIdDocument,
+  DealByIdDocument,
+  DeleteContactByIdDocument,
+  DeleteDealByIdDocument,
+  InvoiceByIdDocument,
+  UpdateContactByIdDocument,
+  UpdateDealByIdDocument,
   CreateContactDocument,
   CreateDealDocument,
   ExportAccountDocument,
@@ -22,10 +29,17 @@ export type InputFrom = 'query' | 'body-as-input' | 'body-as-variables';
  * How the operation's result becomes the answer: 200 with the (aliased) selection itself, 201
  * with `{data: <selection>}`, or a file streamed from the export ticket the operation answers.
  */
-export type Answer = { kind: 'as-is' } | { kind: 'created' } | { kind: 'download'; file: Download };
+export type Answer =
+  | { kind: 'as-is' }
+  | { kind: 'created' }
+  /** 200 with `{data: <selection>}` and an ETag of its `updated_at`; null (unknown or not visible) is 404. */
+  | { kind: 'record' }
+  /** 204 with no body. */
+  | { kind: 'no-content' }
+  | { kind: 'download'; file: Download };
 
 export type Route = {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   /** A named operation (src/rest/operations/*.graphql) with one root field: its rules are the route's. */
   operation: TypedDocumentNode<any, any>;
@@ -38,10 +52,20 @@ export type Route = {
   target?: TypedDocumentNode<any, any>;
   /** Form submissions report problems by the form's own field keys: keep them as they are. */
   keepDetailKeys?: boolean;
+  /**
+   * The variable an `If-Match` header fills (the ETag of a `record` answer is its `updated_at`):
+   * the core judges it (expectedUpdatedAt -> CONFLICT), and the route answers that as 412.
+   */
+  ifMatch?: string;
+  /** Beyond the customer's contract (docs/decisions.md §12): so marked in the OpenAPI document. */
+  extension?: true;
 };
 
 const AS_IS = { kind: 'as-is' } as const;
 const CREATED = { kind: 'created' } as const;
+const RECORD = { kind: 'record' } as const;
+const NO_CONTENT = { kind: 'no-content' } as const;
+const BY_ID = { extension: true } as const;
 
 /** THE REST contract: endpoint -> GraphQL operation -> answer. Access, limits and input rules are the field's. */
 export const routes: Route[] = [
@@ -56,4 +80,18 @@ export const routes: Route[] = [
     answer: AS_IS, target: LeadFormToSubmitDocument, keepDetailKeys: true,
   },
   { method: 'GET', path: '/api/v1/account/export', operation: ExportAccountDocument, input: 'query', answer: { kind: 'download', file: ACCOUNT_JSON } },
+  // Records by id, beyond the contract (docs/decisions.md §12); after the fixed paths above.
+  { method: 'GET', path: '/api/v1/contacts/:id', operation: ContactByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
+  {
+    method: 'PATCH', path: '/api/v1/contacts/:id', operation: UpdateContactByIdDocument, input: 'body-as-input', answer: RECORD,
+    ifMatch: 'expectedUpdatedAt', ...BY_ID,
+  },
+  { method: 'DELETE', path: '/api/v1/contacts/:id', operation: DeleteContactByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
+  { method: 'GET', path: '/api/v1/deals/:id', operation: DealByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
+  {
+    method: 'PATCH', path: '/api/v1/deals/:id', operation: UpdateDealByIdDocument, input: 'body-as-input', answer: RECORD,
+    ifMatch: 'expectedUpdatedAt', ...BY_ID,
+  },
+  { method: 'DELETE', path: '/api/v1/deals/:id', operation: DeleteDealByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
+  { method: 'GET', path: '/api/v1/invoices/:id', operation: InvoiceByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
 ];

@@ -39,10 +39,10 @@ describe('Mutation.updateContact', () => {
     const error = errorOf(await update(c.id, { firstName: null, contactType: null, email: 'nope', phone: 'x'.repeat(51) }));
     expect(error.extensions?.code).toBe('BAD_USER_INPUT');
     expect(error.extensions?.details).toEqual({
-      'input.firstName': ['Required'],
-      'input.contactType': ['Required'],
-      'input.email': ['Must be a valid e-mail address'],
-      'input.phone': ['Must be at most 50 characters'],
+      firstName: ['Required'],
+      contactType: ['Required'],
+      email: ['Must be a valid e-mail address'],
+      phone: ['Must be at most 50 characters'],
     });
   });
 

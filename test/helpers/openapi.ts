@@ -84,6 +84,11 @@ export function openApiChecker(doc: Doc) {
     for (const header of response.headers) {
       if (answer.headers.get(header) === null) found.push(`${name} ${answer.status}: header ${header} is missing`);
     }
+    // A response described without content (204) matches an empty body.
+    if (response.content.size === 0) {
+      if (answer.text !== '') found.push(`${name} ${answer.status}: a body where the document describes none`);
+      return found;
+    }
     const type = (answer.headers.get('content-type') ?? '').split(';')[0]!.trim();
     if (!response.content.has(type)) {
       found.push(`${name} ${answer.status}: content type "${type}" is not described (only ${[...response.content.keys()].join(', ')})`);

@@ -100,16 +100,18 @@ type GqlRow = {
   smuggle?: (f: Fixture) => { vars: Record<string, unknown>; fields: string[] };
   ownerOnlyMessage?: string;
   /**
-   * A read by id (docs/decisions.md §9 amended): a record the caller may not see, and one that does
-   * not exist, answer null with no error, where other fields answer FORBIDDEN.
+   * An id-addressed field of docs/decisions.md §9 amended: a record that is unknown or not the
+   * caller's is NOT_FOUND for a mutation and null for a read (instead of the account's FORBIDDEN).
    */
-  read?: boolean;
+  hidden?: 'not-found' | 'null';
+  /** The owner is refused with this code (leaveAccount: the owner cannot leave). */
+  ownerRefused?: string;
 };
 
 /** `Query.<name>(id:)`: the fixture's record for its own account, an id nobody has otherwise. */
 const readRow = (name: string, selection: string, id: (f: Fixture) => string): GqlRow => ({
   role: 'member',
-  read: true,
+  hidden: 'null',
   doc: `query ($id: ID!) { ${name}(id: $id) { id accountId ${selection} } }`,
   vars: (f, a) => ({ id: a === f.acc.id ? id(f) : randomUUID() }),
 });
@@ -128,6 +130,92 @@ const foreignContact = (field: string, extra: (f: Fixture) => Record<string, unk
   vars: { input: { accountId: f.acc.id, ...extra(f), contactId: f.other.contactId } },
   fields: [field],
 });
+
+// docs/decisions.md §12: reads by id, update*, delete*, eraseContact and the team changes.
+const newContact = async (f: Fixture) => (await createContact(t, f.acc)).id;
+const newStage = async (f: Fixture) => (await t.db.pipelineStage.create({ data: { accountId: f.acc.id, name: unique('Stage').slice(0, 90) } })).id;
+const newForm = async (f: Fixture) =>
+  (await t.db.leadForm.create({
+    data: { accountId: f.acc.id, name: unique('Form'), fields: { create: [{ key: 'email', label: 'E-mail', type: 'email', mapsTo: 'email', position: 0 }] } },
+  })).id;
+const newRecord = (model: 'proposal' | 'contract' | 'gallery' | 'booking' | 'workflow') => async (f: Fixture) => {
+  const data: Record<string, unknown> = { accountId: f.acc.id, ...(model === 'workflow' ? { name: 'Matrix' } : { title: 'Matrix' }) };
+  if (model === 'booking') Object.assign(data, { startsAt: new Date('2030-01-01T09:00:00Z'), endsAt: new Date('2030-01-01T10:00:00Z') });
+  return ((await (t.db[model] as unknown as { create(a: object): Promise<{ id: string }> }).create({ data })) as { id: string }).id;
+};
+const byId = (make: (f: Fixture) => Promise<string>, extra: (f: Fixture) => Record<string, unknown> = () => ({})) => async (f: Fixture, a: string) => ({
+  id: await recordOf(f, a, make),
+  ...extra(f),
+});
+const updateRow = (type: string, make: (f: Fixture) => Promise<string>, input: Record<string, unknown>, smuggle?: string[]): GqlRow => ({
+  role: 'member',
+  hidden: 'not-found',
+  doc: `mutation ($id: ID!, $input: Update${type}Input!) { update${type}(id: $id, input: $input) { id accountId } }`,
+  vars: byId(make, () => ({ input })),
+  ...(smuggle
+    ? {
+        smuggle: (f: Fixture) => ({
+          vars: { id: f.dealId, input: Object.fromEntries(smuggle.map((k) => [k, k === 'contactId' ? f.other.contactId : f.other.stageId])) },
+          fields: smuggle,
+        }),
+      }
+    : {}),
+});
+const deleteRow = (type: string, make: (f: Fixture) => Promise<string>): GqlRow => ({
+  role: 'member',
+  hidden: 'not-found',
+  doc: `mutation ($id: ID!) { delete${type}(id: $id) { id deletedAt } }`,
+  vars: byId(make),
+});
+const OWNER_ONLY = 'Forbidden: only the account owner can do this';
+
+const CHANGES: Record<string, GqlRow> = {
+  'Mutation.updateContact': updateRow('Contact', newContact, { firstName: 'Matrix' }),
+  'Mutation.deleteContact': deleteRow('Contact', newContact),
+  'Mutation.eraseContact': {
+    role: 'owner',
+    hidden: 'not-found',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($id: ID!) { eraseContact(id: $id) { contactId submissionsErased } }',
+    vars: byId(newContact),
+  },
+  'Mutation.updateDeal': updateRow('Deal', newDeal, { title: 'Matrix' }, ['contactId', 'stageId']),
+  'Mutation.deleteDeal': deleteRow('Deal', newDeal),
+  'Mutation.updateInvoice': updateRow('Invoice', newInvoice, { amount: 3 }),
+  'Mutation.deleteInvoice': deleteRow('Invoice', newInvoice),
+  'Mutation.updatePipelineStage': updateRow('PipelineStage', newStage, { name: 'Matrix' }),
+  'Mutation.deletePipelineStage': deleteRow('PipelineStage', newStage),
+  'Mutation.updateLeadForm': updateRow('LeadForm', newForm, { name: 'Matrix' }),
+  'Mutation.deleteLeadForm': deleteRow('LeadForm', newForm),
+  'Mutation.updateProposal': updateRow('Proposal', newRecord('proposal'), { title: 'Matrix' }),
+  'Mutation.deleteProposal': deleteRow('Proposal', newRecord('proposal')),
+  'Mutation.updateContract': updateRow('Contract', newRecord('contract'), { title: 'Matrix' }),
+  'Mutation.deleteContract': deleteRow('Contract', newRecord('contract')),
+  'Mutation.updateGallery': updateRow('Gallery', newRecord('gallery'), { title: 'Matrix' }),
+  'Mutation.deleteGallery': deleteRow('Gallery', newRecord('gallery')),
+  'Mutation.updateBooking': updateRow('Booking', newRecord('booking'), { title: 'Matrix' }),
+  'Mutation.deleteBooking': deleteRow('Booking', newRecord('booking')),
+  'Mutation.updateWorkflow': updateRow('Workflow', newRecord('workflow'), { name: 'Matrix' }),
+  'Mutation.deleteWorkflow': deleteRow('Workflow', newRecord('workflow')),
+  'Mutation.removeTeamMember': {
+    role: 'owner',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($a: ID!, $u: ID!) { removeTeamMember(accountId: $a, userId: $u) { id } }',
+    vars: (f, a) => ({ a, u: f.acc.member.id }),
+  },
+  'Mutation.transferOwnership': {
+    role: 'owner',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($a: ID!, $u: ID!) { transferOwnership(accountId: $a, userId: $u) { id owner { id } } }',
+    vars: (f, a) => ({ a, u: f.acc.member.id }),
+  },
+  'Mutation.leaveAccount': {
+    role: 'member',
+    ownerRefused: 'CONFLICT',
+    doc: 'mutation ($a: ID!) { leaveAccount(accountId: $a) }',
+    vars: (_f, a) => ({ a }),
+  },
+};
 
 const GQL: Record<string, GqlRow> = {
   'Query.contact': readRow('contact', 'updatedAt deals { nodes { id accountId } } invoices { totalCount } submissions { nodes { id accountId } }', (f) => f.contactId),
@@ -262,6 +350,7 @@ const GQL: Record<string, GqlRow> = {
     doc: 'mutation ($a: ID!) { exportAccount(accountId: $a) { id accountId fileName } }',
     vars: (_f, a) => ({ a }),
   },
+  ...CHANGES,
 };
 
 /** Root fields that name no account, each with the reason; checked below to take no account id. */
@@ -363,33 +452,31 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
     expect(changed).toBe(false);
   });
 
-  if (row.read) {
-    it('an outsider, a user with no account, and an unknown id all read null with no error (no existence oracle)', async () => {
-      for (const [as, accountId] of [[f.acc.outsider, f.acc.id], [f.stranger, f.acc.id], [f.acc.owner, randomUUID()]] as const) {
-        const { r, changed } = await call(as, accountId);
-        expect(r.errors, name).toBeUndefined();
-        expect(r.data[fieldOf(name)]).toBeNull();
-        expect(changed).toBe(false);
-      }
-    });
-  } else {
-    it('an outsider (owner of another account) is FORBIDDEN and nothing is written', async () => {
-      const { r, changed } = await call(f.acc.outsider);
-      expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
-      expect(changed).toBe(false);
-    });
-
-    it('a user with no account at all is FORBIDDEN and nothing is written', async () => {
-      const { r, changed } = await call(f.stranger);
-      expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
-      expect(changed).toBe(false);
-    });
-
-    it('an account or record that does not exist gives the same FORBIDDEN (no existence oracle)', async () => {
-      const { r } = await call(f.acc.owner, randomUUID());
-      expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
-    });
+  /** No access: the account's FORBIDDEN, or for a record addressed by id NOT_FOUND (mutations) / null (reads). */
+  function expectNoAccess(r: GqlResult) {
+    if (row.hidden === 'null') {
+      expect(r.errors, name).toBeUndefined();
+      expect(r.data[fieldOf(name)]).toBeNull();
+    } else if (row.hidden === 'not-found') expectRefused(r, name, 'NOT_FOUND', 'Not found');
+    else expectRefused(r, name, 'FORBIDDEN', NO_ACCESS);
   }
+
+  it('an outsider (owner of another account) is refused alike and nothing is written', async () => {
+    const { r, changed } = await call(f.acc.outsider);
+    expectNoAccess(r);
+    expect(changed).toBe(false);
+  });
+
+  it('a user with no account at all is refused alike and nothing is written', async () => {
+    const { r, changed } = await call(f.stranger);
+    expectNoAccess(r);
+    expect(changed).toBe(false);
+  });
+
+  it('an account or record that does not exist gives the same answer (no existence oracle)', async () => {
+    const { r } = await call(f.acc.owner, randomUUID());
+    expectNoAccess(r);
+  });
 
   if (row.role === 'member') {
     it('a team member may call it', async () => {
@@ -407,7 +494,8 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
 
   it('the owner may call it', async () => {
     const { r } = await call(f.acc.owner);
-    expectAllowed(r, name, f);
+    if (row.ownerRefused) expectRefused(r, name, row.ownerRefused);
+    else expectAllowed(r, name, f);
   });
 
   if (row.smuggle) {
@@ -514,10 +602,18 @@ describe('nested fields and the caller themself', () => {
 
 type RestRow = {
   role: Role | 'public';
-  request: (f: Fixture, accountId: string) => { path: string; body?: unknown };
+  request: (f: Fixture, accountId: string) => { path: string; body?: unknown } | Promise<{ path: string; body?: unknown }>;
   ok: number;
   ownerOnlyMessage?: string;
+  /** A record addressed by id (docs/decisions.md §12): unknown or not visible is 404 {"error":"Not found"}. */
+  hidden?: true;
 };
+
+/** A route over a record of the fixture's account (fresh), or over an id nobody has. */
+const restById = (base: string, make: (f: Fixture) => Promise<string>, body?: unknown): RestRow['request'] => async (f, a) => ({
+  path: `${base}/${await recordOf(f, a, make)}`,
+  body,
+});
 
 const REST: Record<string, RestRow> = {
   'GET /api/v1/contacts': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/contacts?account_id=${a}` }) },
@@ -544,6 +640,15 @@ const REST: Record<string, RestRow> = {
     ownerOnlyMessage: 'Forbidden: only the account owner can export account data',
     request: (_f, a) => ({ path: `/api/v1/account/export?account_id=${a}` }),
   },
+  'GET /api/v1/contacts/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id)) },
+  'PATCH /api/v1/contacts/:id': {
+    role: 'member', ok: 200, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id), { company: 'Matrix' }),
+  },
+  'DELETE /api/v1/contacts/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id)) },
+  'GET /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal) },
+  'PATCH /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal, { title: 'Matrix' }) },
+  'DELETE /api/v1/deals/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/deals', newDeal) },
+  'GET /api/v1/invoices/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/invoices', newInvoice) },
 };
 
 describe('the REST table covers every route', () => {
@@ -570,7 +675,7 @@ describe.each(Object.entries(REST))('%s', (key, row) => {
   beforeAll(async () => void (f = await fixture()));
 
   async function call(as: TestUser | null, accountId = f.acc.id) {
-    const { path, body } = row.request(f, accountId);
+    const { path, body } = await row.request(f, accountId);
     const before = await snapshot(f.acc.id);
     const r = await t.rest(method, path, { as, body, clientIp: nextIp() });
     return { r, changed: (await snapshot(f.acc.id)) !== before };
@@ -592,21 +697,23 @@ describe.each(Object.entries(REST))('%s', (key, row) => {
     expect(changed).toBe(false);
   });
 
-  it('an outsider gets 403 {"error":"Forbidden: no access to this account"} and nothing is written', async () => {
+  const refused = row.hidden ? { status: 404, body: { error: 'Not found' } } : { status: 403, body: { error: NO_ACCESS } };
+
+  it(`an outsider gets ${refused.status} ${JSON.stringify(refused.body)} and nothing is written`, async () => {
     const { r, changed } = await call(f.acc.outsider);
-    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+    expect({ status: r.status, body: r.body }).toEqual(refused);
     expect(changed).toBe(false);
   });
 
-  it('a user with no account gets the same 403 and nothing is written', async () => {
+  it(`a user with no account gets the same ${refused.status} and nothing is written`, async () => {
     const { r, changed } = await call(f.stranger);
-    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+    expect({ status: r.status, body: r.body }).toEqual(refused);
     expect(changed).toBe(false);
   });
 
-  it('an account that does not exist gives the same 403 (no existence oracle)', async () => {
+  it(`an account or record that does not exist gives the same ${refused.status} (no existence oracle)`, async () => {
     const { r } = await call(f.acc.owner, randomUUID());
-    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: NO_ACCESS } });
+    expect({ status: r.status, body: r.body }).toEqual(refused);
   });
 
   if (row.role === 'member') {
