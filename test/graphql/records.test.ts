@@ -62,7 +62,7 @@ describe('record access (owner, member, outsider, anonymous)', () => {
       const r = await call(doc, input(acc.id), acc.outsider);
       expect(codeOf(r)).toBe('FORBIDDEN');
       expect(r.errors?.[0]?.message).toBe('Forbidden: no access to this account');
-      expect(r.data).toBeNull();
+      expect(Object.values(r.data ?? {})).toEqual([null]); // the refused root field is null (decisions §9 amended)
     });
 
     it('an unknown account is the same FORBIDDEN (no existence oracle)', async () => {
