@@ -3,7 +3,8 @@ import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
 import type { AppDeps } from './deps.js';
-import { maskError } from './graphql/mask.js';
+import { maskError, useErrorCodes } from './graphql/mask.js';
+import { useVariableErrors } from './graphql/variables.js';
 import { schema } from './graphql/schema.js';
 import { useHealth } from './health.js';
 import { useRest } from './rest/plugin.js';
@@ -33,6 +34,8 @@ export function createApp(deps: AppDeps) {
       ...(deps.config.introspection ? [] : [noIntrospection]),
       ...graphqlArmor(deps.config.production),
       graphqlBodyLimit(),
+      useVariableErrors(deps.config.production),
+      useErrorCodes(deps.log),
       useResponseHeaders(),
       useHealth(deps),
       useApiReference({ cookieName: deps.config.auth.cookieName }),
