@@ -5,6 +5,7 @@ import { createContext, requestState, type Context, type ServerContext } from '.
 import type { AppDeps } from './deps.js';
 import { maskError, useErrorCodes } from './graphql/mask.js';
 import { useVariableErrors } from './graphql/variables.js';
+import { useCost } from './graphql/cost.plugin.js';
 import { schema } from './graphql/schema.js';
 import { useHealth } from './health.js';
 import { useRest } from './rest/plugin.js';
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps) {
       ...graphqlArmor(deps.config.production),
       graphqlBodyLimit(),
       useVariableErrors(deps.config.production),
+      useCost(deps.limiter),
       useErrorCodes(deps.log),
       useResponseHeaders(),
       useHealth(deps),

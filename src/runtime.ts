@@ -52,6 +52,7 @@ function noLimits(log: Logger): RateLimiter {
   log.warn('RATE_LIMITS=off: rate limits are lifted; never run a public service like this');
   return {
     consume: async (rule) => ({ allowed: true, limit: rule.max, remaining: rule.max, resetSeconds: 0 }),
+    spend: async (rule) => ({ allowed: true, limit: rule.points, remaining: rule.points, resetSeconds: 0, retryAfter: 0 }),
     close: async () => {},
   };
 }

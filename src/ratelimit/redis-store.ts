@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { AtomicStore, type HitResult } from './atomic-store.js';
+import { AtomicStore, type HitResult, type TakeResult } from './atomic-store.js';
 
 export type Logger = (msg: string, err?: unknown) => void;
 export type RedisStoreOptions = {
@@ -50,9 +50,39 @@ redis.call('PEXPIRE', key, newest + window - now)
 return {allowed, redis.call('ZCARD', key), oldest + window - now, before}
 `;
 
+/**
+ * One weighted take from a leaky bucket (src/ratelimit/budget.ts `leak`, the same arithmetic), in
+ * Redis time like HIT_SCRIPT. The hash holds the points spent (p) and when (t); it expires once they
+ * have all leaked away. Returns {allowed, remaining, ms until full, ms until `cost` fits}.
+ */
+const TAKE_SCRIPT = `
+local key, cost, capacity, window = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local now = tonumber(ARGV[4])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local rate = capacity / window
+local held = redis.call('HMGET', key, 'p', 't')
+local spent = 0
+if held[1] then spent = math.max(0, tonumber(held[1]) - (now - tonumber(held[2])) * rate) end
+local allowed, points, retry = 0, spent, math.ceil((spent + cost - capacity) / rate)
+if spent + cost <= capacity then allowed, points, retry = 1, spent + cost, 0 end
+local full = math.ceil(points / rate)
+if points > 0 then
+  redis.call('HSET', key, 'p', tostring(points), 't', now)
+  redis.call('PEXPIRE', key, math.max(full, 1))
+else
+  redis.call('DEL', key)
+end
+return {allowed, math.floor(capacity - points), full, retry}
+`;
+
 type HitReply = [number, number, number, number[]];
+type TakeReply = [number, number, number, number];
 type ScriptClient = Redis & {
   rlHit(key: string, windowMs: number, max: number, member: string, ...now: [number] | []): Promise<HitReply>;
+  rlTake(key: string, cost: number, capacity: number, windowMs: number, ...now: [number] | []): Promise<TakeReply>;
 };
 
 /**
@@ -83,6 +113,7 @@ export class RedisStore extends AtomicStore {
       retryStrategy: (times) => Math.min(times * 100, 1_000), // keep retrying, forever
     }) as ScriptClient;
     this.client.defineCommand('rlHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.client.defineCommand('rlTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     this.client.on('error', (err) => this.markDown(err));
     // Calls made before the first connection wait for it (briefly), else the first calls after a
     // deploy would all go through unlimited; a refused connection or the deadline ends the wait.
@@ -106,6 +137,19 @@ export class RedisStore extends AtomicStore {
     } catch (err) {
       this.markDown(err);
       return { allowed: true, count: 1, resetMs: windowMs, before: [] };
+    }
+  }
+
+  async take(key: string, cost: number, capacity: number, windowMs: number): Promise<TakeResult> {
+    if (this.started) await this.started;
+    try {
+      const clock: [number] | [] = this.now ? [this.now()] : [];
+      const [allowed, remaining, fullMs, retryMs] = await this.client.rlTake(this.prefix + key, cost, capacity, windowMs, ...clock);
+      this.markUp();
+      return { allowed: allowed === 1, remaining, fullMs, retryMs };
+    } catch (err) {
+      this.markDown(err);
+      return { allowed: true, remaining: capacity, fullMs: 0, retryMs: 0 }; // fail open, as hit does
     }
   }
 

@@ -87,7 +87,7 @@ const CASES: Case[] = [
   { name: 'too many aliases', body: q(`{ me { ${aliases(GRAPHQL_LIMITS.maxAliases + 1)} } }`), code: 'QUERY_TOO_COMPLEX' },
   { name: 'too many tokens', body: q(`{ me { ${'id '.repeat(GRAPHQL_LIMITS.maxTokens)} } }`), code: 'QUERY_TOO_COMPLEX' },
   { name: 'too many directives', body: q(`{ me { id ${'@include(if: true) '.repeat(GRAPHQL_LIMITS.maxDirectives + 1)} } }`), code: 'QUERY_TOO_COMPLEX' },
-  { name: 'a page costing more than the ceiling', body: q(`{ ${Array.from({ length: 25 }, (_, i) => `p${i}: contacts(accountId: "x", pageSize: 100) { nodes { id } }`).join(' ')} }`), code: 'QUERY_TOO_COMPLEX' },
+  { name: 'pages costing more than the ceiling', body: q(`{ ${Array.from({ length: 20 }, (_, i) => `p${i}: deals(accountId: "x", pageSize: 100) { nodes { contact { id } stage { id } } }`).join(' ')} }`), code: 'QUERY_TOO_COMPLEX' },
   // The HTTP request itself
   { name: 'no query at all', body: {}, code: 'BAD_REQUEST' },
   { name: 'a query that is not a string', body: { query: 5 }, code: 'BAD_REQUEST' },
