@@ -6,6 +6,8 @@ import type { AppDeps } from './deps.js';
 import { maskError, useErrorCodes } from './graphql/mask.js';
 import { useVariableErrors } from './graphql/variables.js';
 import { useCost } from './graphql/cost.plugin.js';
+import { memoryDocumentStore, useAutomaticPersistedQueries, useTrustedDocuments } from './graphql/persisted.js';
+import { GRAPHQL_LIMITS } from './graphql/armor.js';
 import { schema } from './graphql/schema.js';
 import { useHealth } from './health.js';
 import { useRest } from './rest/plugin.js';
@@ -30,7 +32,13 @@ export function createApp(deps: AppDeps) {
     landingPage: false,
     logging: false,
     cors: (request) => corsFor(request, deps.config.allowedOrigins),
+    // A JSON array of operations answers an array; each operation meets every limit on its own (§11).
+    batching: { limit: GRAPHQL_LIMITS.maxBatch },
     plugins: [
+      // GRAPHQL_TRUSTED_DOCUMENTS runs only the listed documents; else Apollo's automatic persisted queries.
+      deps.config.trustedDocuments
+        ? useTrustedDocuments(deps.config.trustedDocuments)
+        : useAutomaticPersistedQueries(deps.documents ?? memoryDocumentStore()),
       ...useObservability(deps),
       ...(deps.config.introspection ? [] : [noIntrospection]),
       ...graphqlArmor(deps.config.production),

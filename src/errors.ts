@@ -128,8 +128,11 @@ export const validationFailed = (message: string) => new AppError('GRAPHQL_VALID
  * Apollo's APQ protocol: the hash is unknown, the client sends the text once. Apollo's message and a
  * 200, which every APQ client (Apollo Link, urql) reads as "send the query" rather than a failure.
  */
-export const persistedQueryNotFound = (message: string = MESSAGES.persistedQueryNotFound) =>
-  new AppError('PERSISTED_QUERY_NOT_FOUND', message, undefined, { http: { status: 200 } });
+export const persistedQueryNotFound = () =>
+  new AppError('PERSISTED_QUERY_NOT_FOUND', MESSAGES.persistedQueryNotFound, undefined, { http: { status: 200 } });
+/** GRAPHQL_TRUSTED_DOCUMENTS is set and the request names no listed document (a 400: resending the text will not help). */
+export const trustedDocumentsOnly = () =>
+  new AppError('PERSISTED_QUERY_NOT_FOUND', MESSAGES.trustedDocumentsOnly, undefined, { http: { status: 400 } });
 
 /**
  * Gives a library's own error (graphql-armor's limits, thrown where no factory can take its place)

@@ -77,9 +77,10 @@ export function rootRules(schema: GraphQLSchema, kind: 'query' | 'mutation', nam
 
 const limitName = (field: string) => field;
 
-// Root-field calls already admitted in this request (by response key): REST admits before it reads
+// Root-field calls already admitted in this operation (by response key; keyed by the operation's
+// context, so each operation of a batch is charged on its own): REST admits before it reads
 // the body (decisions §2: 429 before 415/413/400); the resolver then does not charge again.
-const admitted = new WeakMap<RequestState, Set<string>>();
+const admitted = new WeakMap<Context, Set<string>>();
 
 /**
  * The checks before any input is read: 401 for a non-public field, then the per-user or per-IP
@@ -87,8 +88,8 @@ const admitted = new WeakMap<RequestState, Set<string>>();
  */
 export async function admit(ctx: Context, field: string, rules: FieldRules, responseKey = field): Promise<Viewer | null> {
   const viewer = rules.access === 'public' ? null : await ctx.viewer();
-  let done = admitted.get(ctx.state);
-  if (!done) admitted.set(ctx.state, (done = new Set()));
+  let done = admitted.get(ctx);
+  if (!done) admitted.set(ctx, (done = new Set()));
   if (done.has(responseKey)) return viewer;
   done.add(responseKey);
   const { limit } = rules;
