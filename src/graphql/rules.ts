@@ -2,7 +2,7 @@ import type { GraphQLField, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
 import type { Role } from '../auth/access.js';
 import type { Viewer } from '../auth/viewer.js';
-import type { Context, RequestState } from '../context.js';
+import type { Context } from '../context.js';
 import { forbidden, MESSAGES, notFound } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { once, readIdempotencyKey } from '../idempotency/idempotency.service.js';
