@@ -5,7 +5,11 @@ import { useCrossSiteRule } from './auth/cross-site.plugin.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
 import { baseUrlOf } from './config.js';
 import type { AppDeps } from './deps.js';
-import { maskError } from './graphql/mask.js';
+import { maskError, useErrorCodes } from './graphql/mask.js';
+import { useVariableErrors } from './graphql/variables.js';
+import { useCost } from './graphql/cost.plugin.js';
+import { memoryDocumentStore, useAutomaticPersistedQueries, useTrustedDocuments } from './graphql/persisted.js';
+import { GRAPHQL_LIMITS } from './graphql/armor.js';
 import { schema } from './graphql/schema.js';
 import { useHealth } from './health.js';
 import { useRest } from './rest/plugin.js';
@@ -30,11 +34,20 @@ export function createApp(deps: AppDeps) {
     landingPage: false,
     logging: false,
     cors: (request) => corsFor(request, deps.config.allowedOrigins),
+    // A JSON array of operations answers an array; each operation meets every limit on its own (§11).
+    batching: { limit: GRAPHQL_LIMITS.maxBatch },
     plugins: [
+      // GRAPHQL_TRUSTED_DOCUMENTS runs only the listed documents; else Apollo's automatic persisted queries.
+      deps.config.trustedDocuments
+        ? useTrustedDocuments(deps.config.trustedDocuments)
+        : useAutomaticPersistedQueries(deps.documents ?? memoryDocumentStore()),
       ...useObservability(deps),
       ...(deps.config.introspection ? [] : [noIntrospection]),
       ...graphqlArmor(deps.config.production),
       graphqlBodyLimit(),
+      useVariableErrors(deps.config.production),
+      useCost(deps.limiter),
+      useErrorCodes(deps.log),
       useResponseHeaders(),
       useCrossSiteRule({ cookieName: deps.config.auth.cookieName, allowedOrigins: deps.config.allowedOrigins }),
       useHealth(deps),

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { parseAllowedOrigins } from './auth/origin.js';
+import { parseTrustedDocuments } from './graphql/persisted.js';
 
 /** Every environment variable the service reads, validated once at start (docs/decisions.md §10). */
 export type Config = {
@@ -45,6 +46,8 @@ export type Config = {
   rateLimits: boolean;
   /** After SIGTERM, how long to keep accepting (readiness already 503) before closing the listener. */
   shutdownDelayMs: number;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: the only documents /graphql runs (SHA-256 hash -> document), when set. */
+  trustedDocuments?: Record<string, string>;
 };
 
 /** Long enough for another instance to apply a migration of ordinary size (docs/scaling.md). */
@@ -124,6 +127,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return 'session';
   };
 
+  const trustedDocuments = (): Record<string, string> | undefined => {
+    const file = env.GRAPHQL_TRUSTED_DOCUMENTS?.trim();
+    if (!file) return undefined;
+    try {
+      return parseTrustedDocuments(readFileSync(path.resolve(file), 'utf8'));
+    } catch (error) {
+      problems.push(`GRAPHQL_TRUSTED_DOCUMENTS (${file}): ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+
   const nodeEnv = oneOf('NODE_ENV', NODE_ENVS, 'development');
   const production = nodeEnv === 'production';
   const config: Config = {
@@ -154,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     rateLimits: oneOf('RATE_LIMITS', ['on', 'off'], 'on') === 'on',
     shutdownDelayMs: int('SHUTDOWN_DELAY_MS', 0, 0, 60_000),
+    trustedDocuments: trustedDocuments(),
   };
   if (config.auth.jwtSecret !== undefined && config.auth.jwtSecret.length < 32) {
     problems.push('AUTH_JWT_SECRET must be at least 32 characters');

@@ -18,7 +18,16 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL_SERVER_ERROR';
+  | 'INTERNAL_SERVER_ERROR'
+  // Request-level failures of /graphql (docs/decisions.md §9 amended, docs/graphql.md#error-codes):
+  | 'GRAPHQL_PARSE_FAILED'
+  | 'GRAPHQL_VALIDATION_FAILED'
+  | 'QUERY_TOO_COMPLEX'
+  | 'PERSISTED_QUERY_NOT_FOUND'
+  /** A malformed GraphQL-over-HTTP request (no query string, a mutation over GET): Yoga's and Apollo's own code. */
+  | 'BAD_REQUEST'
+  /** Several operations and no (or an unknown) operationName: Yoga's and Apollo's own code. */
+  | 'OPERATION_RESOLUTION_FAILURE';
 
 /** Field name -> messages, as in the contract's `details`. */
 export type ErrorDetails = Record<string, string[]>;
@@ -37,7 +46,16 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
+  GRAPHQL_PARSE_FAILED: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  QUERY_TOO_COMPLEX: 400,
+  PERSISTED_QUERY_NOT_FOUND: 404,
+  BAD_REQUEST: 400,
+  OPERATION_RESOLUTION_FAILURE: 400,
 };
+
+/** Every code an error may carry: the documented vocabulary (docs/graphql.md#error-codes). */
+export const ERROR_CODES = Object.keys(HTTP_STATUS) as ErrorCode[];
 
 /** Seconds a client is told to wait when the database cannot serve (Retry-After). */
 export const UNAVAILABLE_RETRY_SECONDS = 5;
@@ -75,6 +93,10 @@ export const MESSAGES = {
   idempotencyInProgress: 'A request with this idempotency key is still in progress',
   notFound: 'Not found',
   staleRecord: 'The record changed since expectedUpdatedAt',
+  invalidVariables: 'Invalid variables',
+  queryTooComplex: 'Query too complex',
+  persistedQueryNotFound: 'PersistedQueryNotFound',
+  trustedDocumentsOnly: 'Only trusted documents run here: send extensions.persistedQuery.sha256Hash of a known document',
 } as const;
 
 export const unauthenticated = () => new AppError('UNAUTHENTICATED', MESSAGES.unauthorized);
@@ -104,6 +126,34 @@ export const unsupportedMediaType = () =>
 export const unavailable = () => new AppError('SERVICE_UNAVAILABLE', MESSAGES.unavailable);
 /** What the client sees of a failure nobody expected: the message and code only. */
 export const internalError = () => new AppError('INTERNAL_SERVER_ERROR', MESSAGES.internal);
+
+/** Variables that do not coerce to their declared types: `details` keyed by variable path (`input.email`). */
+export const invalidVariables = (details: ErrorDetails) =>
+  new AppError('BAD_USER_INPUT', MESSAGES.invalidVariables, details, { http: { status: 400 } });
+/** A document that asks for more than one request may (§11 cost, or graphql-armor's depth, aliases, tokens, directives). */
+export const queryTooComplex = (cost: number, maxCost: number) =>
+  new AppError('QUERY_TOO_COMPLEX', `${MESSAGES.queryTooComplex}: it costs ${cost}, more than ${maxCost}`, undefined, { cost, maxCost });
+/** A document the schema cannot run at all (an operation kind it does not have). */
+export const validationFailed = (message: string) => new AppError('GRAPHQL_VALIDATION_FAILED', message);
+/**
+ * Apollo's APQ protocol: the hash is unknown, the client sends the text once. Apollo's message and a
+ * 200, which every APQ client (Apollo Link, urql) reads as "send the query" rather than a failure.
+ */
+export const persistedQueryNotFound = () =>
+  new AppError('PERSISTED_QUERY_NOT_FOUND', MESSAGES.persistedQueryNotFound, undefined, { http: { status: 200 } });
+/** GRAPHQL_TRUSTED_DOCUMENTS is set and the request names no listed document (a 400: resending the text will not help). */
+export const trustedDocumentsOnly = () =>
+  new AppError('PERSISTED_QUERY_NOT_FOUND', MESSAGES.trustedDocumentsOnly, undefined, { http: { status: 400 } });
+
+/**
+ * Gives a library's own error (graphql-armor's limits, thrown where no factory can take its place)
+ * one of our codes. Its message stays; the misleading "Syntax Error: " prefix of armor's goes.
+ */
+export function withCode<E extends GraphQLError>(error: E, code: ErrorCode): E {
+  (error.extensions as Record<string, unknown>).code = code;
+  error.message = error.message.replace(/^Syntax Error: /, '');
+  return error;
+}
 
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;

@@ -34,6 +34,33 @@ query Me {
     { accountId: ACCOUNT, search: null },
   ),
   tab(
+    `# Page through an account's contacts by cursor (docs/graphql.md): pass pageInfo.endCursor as $after.
+query ContactsByCursor($accountId: ID!, $after: String) {
+  account(id: $accountId) {
+    contacts(first: 50, after: $after, orderBy: { field: CREATED_AT, direction: DESC }) {
+      totalCount
+      pageInfo { hasNextPage endCursor }
+      nodes { id firstName lastName email contactType updatedAt }
+    }
+  }
+}
+`,
+    { accountId: ACCOUNT, after: null },
+  ),
+  tab(
+    `# One contact with its deals, invoices and form submissions.
+query ContactWithRelations($id: ID!) {
+  contact(id: $id) {
+    id firstName lastName email company updatedAt
+    deals(first: 10) { totalCount nodes { id title status value stage { id name } } }
+    invoices(first: 10) { totalCount nodes { id invoiceNumber amount status dueDate } }
+    submissions(first: 10) { totalCount nodes { id createdAt data form { id name } } }
+  }
+}
+`,
+    { id: '<contact id>' },
+  ),
+  tab(
     `mutation CreateContact($input: CreateContactInput!) {
   createContact(input: $input) { id firstName lastName email contactType source createdAt }
 }

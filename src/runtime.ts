@@ -7,6 +7,7 @@ import { openDatabase } from './db/client.js';
 import { applyMigrations } from './db/migrate.js';
 import type { Logger } from './logger.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
+import { memoryDocumentStore, redisDocumentStore } from './graphql/persisted.js';
 
 /** True when the service runs with its own development secret (no identity provider configured). */
 export const usesDevAuth = (config: Config): boolean => !config.auth.jwtSecret && !config.auth.jwksUrl;
@@ -38,15 +39,18 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     const limiter = config.rateLimits
       ? createRateLimiter({ redisUrl: config.redisUrl, log: (msg: string, err?: unknown) => log.warn({ err }, msg) })
       : noLimits(log);
+    const documents = config.redisUrl ? redisDocumentStore(config.redisUrl) : memoryDocumentStore();
     return {
       config,
       db,
       limiter,
+      documents,
       verifyToken: createTokenVerifier({ ...config.auth, jwtSecret }),
       knownUsers: new KnownUsers(),
       log,
       close: async () => {
         await limiter.close();
+        await documents.close();
         await db.close();
       },
     };
@@ -61,6 +65,7 @@ function noLimits(log: Logger): RateLimiter {
   log.warn('RATE_LIMITS=off: rate limits are lifted; never run a public service like this');
   return {
     consume: async (rule) => ({ allowed: true, limit: rule.max, remaining: rule.max, resetSeconds: 0 }),
+    spend: async (rule) => ({ allowed: true, limit: rule.points, remaining: rule.points, resetSeconds: 0, retryAfter: 0 }),
     close: async () => {},
   };
 }

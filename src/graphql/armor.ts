@@ -1,17 +1,18 @@
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import { HTTP_STATUS, isAppError } from '../errors.js';
-import { readJsonObject } from '../http/body.js';
+import { HTTP_STATUS, isAppError, notAJsonObject, withCode } from '../errors.js';
+import { readJson } from '../http/body.js';
 
 /**
  * Limits on what one /graphql document may ask for (OWASP API4: resource consumption). The REST
  * layer runs its own fixed, pre-validated operations and is not affected. Rate limits still count
  * every aliased call of a limited field; these bounds only keep one document cheap to parse and plan.
+ * `maxCost` is the §11 ceiling, computed by src/graphql/cost.ts (graphql-armor's cost-limit weighs
+ * depth, not the `first`/`last` a connection asks for, so it is not used).
  */
 export const GRAPHQL_LIMITS = {
   maxTokens: 2_000,
@@ -19,15 +20,19 @@ export const GRAPHQL_LIMITS = {
   maxAliases: 30,
   maxDirectives: 20,
   maxCost: 5_000,
+  /** Operations in one batched request (a JSON array), docs/decisions.md §11. */
+  maxBatch: 10,
 } as const;
+
+// Each refusal carries QUERY_TOO_COMPLEX (docs/decisions.md §9 amended), set before Yoga labels it a parse error.
+const tooComplex = { onReject: [(_: unknown, error: GraphQLError) => void withCode(error, 'QUERY_TOO_COMPLEX')] };
 
 export function graphqlArmor(production: boolean): Plugin[] {
   const plugins: Plugin[] = [
-    maxTokensPlugin({ n: GRAPHQL_LIMITS.maxTokens }) as Plugin,
-    maxDepthPlugin({ n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true }) as Plugin,
-    maxAliasesPlugin({ n: GRAPHQL_LIMITS.maxAliases }) as Plugin,
-    maxDirectivesPlugin({ n: GRAPHQL_LIMITS.maxDirectives }) as Plugin,
-    costLimitPlugin({ maxCost: GRAPHQL_LIMITS.maxCost, ignoreIntrospection: true }) as Plugin,
+    maxTokensPlugin({ n: GRAPHQL_LIMITS.maxTokens, ...tooComplex }) as Plugin,
+    maxDepthPlugin({ n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...tooComplex }) as Plugin,
+    maxAliasesPlugin({ n: GRAPHQL_LIMITS.maxAliases, ...tooComplex }) as Plugin,
+    maxDirectivesPlugin({ n: GRAPHQL_LIMITS.maxDirectives, ...tooComplex }) as Plugin,
   ];
   if (production) plugins.push(hideSuggestions());
   return plugins;
@@ -35,6 +40,8 @@ export function graphqlArmor(production: boolean): Plugin[] {
 
 // graphql-js words its hints `Did you mean "x"?`, `Did you mean "x" or "y"?`, `Did you mean the enum value "x"?`.
 const SUGGESTION = /\s*Did you mean [^?]*\?/g;
+/** A message without graphql-js's "Did you mean" hints. */
+export const withoutSuggestions = (message: string) => message.replace(SUGGESTION, '');
 
 /**
  * "Did you mean ...?" hints reveal the schema when introspection is off. They come from validation
@@ -43,7 +50,7 @@ const SUGGESTION = /\s*Did you mean [^?]*\?/g;
  */
 export function hideSuggestions(): Plugin {
   const scrub = (errors: readonly unknown[] | undefined) => {
-    for (const error of errors ?? []) if (error instanceof GraphQLError) error.message = error.message.replace(SUGGESTION, '');
+    for (const error of errors ?? []) if (error instanceof GraphQLError) error.message = withoutSuggestions(error.message);
   };
   return {
     onValidate: () => ({ valid, result }) => {
@@ -59,7 +66,8 @@ export function hideSuggestions(): Plugin {
 
 /**
  * /graphql takes POSTed JSON only (no form encodings a cross-site form could send), within the same
- * 1 MiB as REST; GET stays for queries (Yoga refuses mutations over GET).
+ * 1 MiB as REST: one operation (an object) or a batch (an array of objects, at most `maxBatch`, which
+ * Yoga's `batching` option enforces). GET stays for queries (Yoga refuses mutations over GET).
  */
 export function graphqlBodyLimit(): Plugin {
   return {
@@ -67,7 +75,10 @@ export function graphqlBodyLimit(): Plugin {
       if (request.method !== 'POST' || url.pathname !== '/graphql') return;
       setRequestParser(async (req) => {
         try {
-          return (await readJsonObject(req)) as GraphQLParams;
+          const body = await readJson(req);
+          const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+          if (Array.isArray(body) ? body.length === 0 || !body.every(isObject) : !isObject(body)) throw notAJsonObject();
+          return body as GraphQLParams | GraphQLParams[];
         } catch (error) {
           // A request-level refusal: its status is the answer's (400 for a body that is not an object).
           if (isAppError(error)) error.extensions.http = { status: HTTP_STATUS[error.code] };

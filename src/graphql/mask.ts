@@ -1,4 +1,5 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import { internalError, isAppError, sameLocation, unavailable } from '../errors.js';
 import { isDatabaseUnavailable } from '../db/client.js';
 import type { Logger } from '../logger.js';
@@ -19,3 +20,27 @@ export function maskError(error: unknown, log: Logger): GraphQLError {
   log.error({ err: original }, 'unexpected error');
   return sameLocation(internalError(), error);
 }
+
+/**
+ * The last word on every answer of /graphql: each error carries an `extensions.code`
+ * (docs/decisions.md §9 amended). Known failures got theirs where they happen; an error that reaches
+ * this point without one is a failure nobody planned for, so it is logged and masked as internal.
+ */
+export function useErrorCodes(log: Logger): Plugin {
+  const coded = (error: GraphQLError): GraphQLError => {
+    if (error.extensions?.code) return error;
+    log.error({ err: error }, 'an error without a code reached the client');
+    return sameLocation(internalError(), error);
+  };
+  const fix = (result: ExecutionResult) =>
+    result.errors?.some((error) => !error.extensions?.code) ? { ...result, errors: result.errors.map(coded) } : result;
+  return {
+    onResultProcess: ({ result, setResult }) => {
+      if (Array.isArray(result)) setResult(result.map(fix));
+      else if (!isAsyncIterable(result)) setResult(fix(result as ExecutionResult));
+    },
+  };
+}
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;

@@ -14,15 +14,17 @@ import { enforce, type FieldRules } from './rules.js';
  * A Pothos plugin, like its own scope-auth and complexity plugins: root fields take a `rules`
  * option; the plugin keeps it on the built field (`extensions.rules`, read by the REST layer and
  * the OpenAPI document) and runs its checks before the resolver (src/graphql/rules.ts).
+ * It also makes every root field nullable (docs/decisions.md §9 amended): a refused or failed field
+ * answers `null` with its error, and the document's other root fields still answer.
  */
 export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
+    const root = fieldConfig.kind === 'Query' || fieldConfig.kind === 'Mutation';
+    const config = root ? { ...fieldConfig, type: { ...fieldConfig.type, nullable: true } } : fieldConfig;
     const rules = rulesIn(fieldConfig);
-    if (!rules) return fieldConfig;
-    if (fieldConfig.kind !== 'Query' && fieldConfig.kind !== 'Mutation') {
-      throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: rules are for root fields`);
-    }
-    return { ...fieldConfig, extensions: { ...fieldConfig.extensions, rules } };
+    if (!rules) return config;
+    if (!root) throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: rules are for root fields`);
+    return { ...config, extensions: { ...config.extensions, rules } };
   }
 
   /** Every root field says who may call it: a field without rules fails the build, not a request. */

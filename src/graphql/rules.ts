@@ -2,7 +2,7 @@ import type { GraphQLField, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
 import type { Role } from '../auth/access.js';
 import type { Viewer } from '../auth/viewer.js';
-import type { Context, RequestState } from '../context.js';
+import type { Context } from '../context.js';
 import { badInput, forbidden, isAppError, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
@@ -94,9 +94,10 @@ export function inputProblems(rules: FieldRules, args: Record<string, unknown>):
   return result.success ? {} : toDetails(result.error);
 }
 
-// Root-field calls already admitted in this request (by response key): REST admits before it reads
+// Root-field calls already admitted in this operation (by response key; keyed by the operation's
+// context, so each operation of a batch is charged on its own): REST admits before it reads
 // the body (decisions §2: 429 before 415/413/400); the resolver then does not charge again.
-const admitted = new WeakMap<RequestState, Set<string>>();
+const admitted = new WeakMap<Context, Set<string>>();
 
 /**
  * The checks before any input is read: 401 for a non-public field, then the per-user or per-IP
@@ -104,8 +105,8 @@ const admitted = new WeakMap<RequestState, Set<string>>();
  */
 export async function admit(ctx: Context, field: string, rules: FieldRules, responseKey = field): Promise<Viewer | null> {
   const viewer = rules.access === 'public' ? null : await ctx.viewer();
-  let done = admitted.get(ctx.state);
-  if (!done) admitted.set(ctx.state, (done = new Set()));
+  let done = admitted.get(ctx);
+  if (!done) admitted.set(ctx, (done = new Set()));
   if (done.has(responseKey)) return viewer;
   done.add(responseKey);
   const { limit } = rules;

@@ -12,6 +12,17 @@ export type HitResult = {
   before: number[];
 };
 
+/** What a store decided for one weighted take from a budget (a leaky bucket), atomically. */
+export type TakeResult = {
+  allowed: boolean;
+  /** Points left after this decision. */
+  remaining: number;
+  /** Milliseconds until the budget is full again. */
+  fullMs: number;
+  /** Refused: milliseconds until `cost` points are back. 0 when allowed. */
+  retryMs: number;
+};
+
 /**
  * Per-call state shared between the limiter and the store. graphql-rate-limit calls
  * `getForIdentity(identity)` with neither the rule's max/window nor any way to return a verdict,
@@ -44,6 +55,12 @@ export function keyOf(identity: Identity): string {
 export abstract class AtomicStore implements Store {
   /** Decide and record one call for `key` atomically (sliding window, refused calls not stored). */
   abstract hit(key: string, max: number, windowMs: number): HitResult | Promise<HitResult>;
+  /**
+   * Take `cost` points from a budget of `capacity` that refills at `capacity` per `windowMs`
+   * (a leaky bucket: docs/decisions.md §11's per-user cost budget), atomically; a take that does not
+   * fit takes nothing. `cost` 0 only reads the budget.
+   */
+  abstract take(key: string, cost: number, capacity: number, windowMs: number): TakeResult | Promise<TakeResult>;
   abstract close(): Promise<void>;
 
   async getForIdentity(identity: Identity): Promise<readonly number[]> {

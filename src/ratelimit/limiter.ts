@@ -6,8 +6,21 @@ import { RedisStore, type Logger } from './redis-store.js';
 
 export type LimitRule = { name: string; max: number; window: string /* '1m', '1h' */ };
 export type LimitResult = { allowed: boolean; limit: number; remaining: number; resetSeconds: number };
+/** A budget of points per window spent by weight (docs/decisions.md §11: 20,000 cost points a minute). */
+export type BudgetRule = { name: string; points: number; window: string };
+export type BudgetResult = {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the budget is full again. */
+  resetSeconds: number;
+  /** Refused: seconds until the cost fits (Retry-After); 0 when allowed. */
+  retryAfter: number;
+};
 export interface RateLimiter {
   consume(rule: LimitRule, identity: string): Promise<LimitResult>;
+  /** Spends `cost` points of `rule`'s budget for `identity`, all or nothing; cost 0 only reads it. */
+  spend(rule: BudgetRule, identity: string, cost: number): Promise<BudgetResult>;
   close(): Promise<void>;
 }
 export type RateLimiterOptions = {
@@ -78,6 +91,20 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
         limit: max,
         remaining: Math.max(0, max - hit.count),
         resetSeconds: Math.max(1, Math.ceil(hit.resetMs / 1000)),
+      };
+    },
+    async spend(rule, identity, cost) {
+      const { max, windowMs } = parseRule({ name: rule.name, max: rule.points, window: rule.window });
+      if (!Number.isSafeInteger(cost) || cost < 0) throw new TypeError(`budget ${rule.name}: cost must be an integer >= 0`);
+      if (typeof identity !== 'string' || identity === '') throw new TypeError(`budget ${rule.name}: identity is required`);
+      const key = `${encodeURIComponent(`budget:${rule.name}`)}:${encodeURIComponent(identity)}`;
+      const taken = await store.take(key, cost, max, windowMs);
+      return {
+        allowed: taken.allowed,
+        limit: max,
+        remaining: Math.max(0, taken.remaining),
+        resetSeconds: Math.ceil(taken.fullMs / 1000),
+        retryAfter: taken.allowed ? 0 : Math.max(1, Math.ceil(taken.retryMs / 1000)),
       };
     },
     close: () => store.close(),

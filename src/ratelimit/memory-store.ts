@@ -1,4 +1,5 @@
-import { AtomicStore, type HitResult } from './atomic-store.js';
+import { AtomicStore, type HitResult, type TakeResult } from './atomic-store.js';
+import { leak } from './budget.js';
 
 type Entry = { stamps: number[]; expiresAt: number };
 
@@ -23,6 +24,7 @@ export type MemoryStoreOptions = {
  */
 export class MemoryStore extends AtomicStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly budgets = new Map<string, { points: number; at: number; expiresAt: number }>();
   private readonly maxKeys: number;
   private readonly now: () => number;
   private readonly timer: NodeJS.Timeout;
@@ -55,14 +57,26 @@ export class MemoryStore extends AtomicStore {
     return { allowed, count: stamps.length, resetMs: stamps[0]! + windowMs - now, before: live };
   }
 
-  /** Drop buckets with nothing left in their window. */
+  take(key: string, cost: number, capacity: number, windowMs: number): TakeResult {
+    const now = this.now();
+    const held = this.budgets.get(key);
+    const { result, points } = leak(held ? { points: held.points, at: held.at } : null, now, cost, capacity, windowMs);
+    this.budgets.delete(key);
+    this.budgets.set(key, { points, at: now, expiresAt: now + result.fullMs });
+    while (this.budgets.size > this.maxKeys) this.budgets.delete(this.budgets.keys().next().value as string);
+    return result;
+  }
+
+  /** Drop buckets with nothing left in their window, and budgets that are full again. */
   sweep(): void {
     const now = this.now();
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+    for (const [key, budget] of this.budgets) if (budget.expiresAt <= now) this.budgets.delete(key);
   }
 
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.entries.clear();
+    this.budgets.clear();
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { AtomicStore, type HitResult } from './atomic-store.js';
+import { AtomicStore, type HitResult, type TakeResult } from './atomic-store.js';
 import { EventLoopWatch, loopAwareDeadline, PeerTimeout } from './event-loop.js';
 import { MemoryStore } from './memory-store.js';
 
@@ -59,9 +59,39 @@ redis.call('PEXPIRE', key, newest + window - now)
 return {allowed, redis.call('ZCARD', key), oldest + window - now, before}
 `;
 
+/**
+ * One weighted take from a leaky bucket (src/ratelimit/budget.ts `leak`, the same arithmetic), in
+ * Redis time like HIT_SCRIPT. The hash holds the points spent (p) and when (t); it expires once they
+ * have all leaked away. Returns {allowed, remaining, ms until full, ms until `cost` fits}.
+ */
+const TAKE_SCRIPT = `
+local key, cost, capacity, window = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local now = tonumber(ARGV[4])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local rate = capacity / window
+local held = redis.call('HMGET', key, 'p', 't')
+local spent = 0
+if held[1] then spent = math.max(0, tonumber(held[1]) - (now - tonumber(held[2])) * rate) end
+local allowed, points, retry = 0, spent, math.ceil((spent + cost - capacity) / rate)
+if spent + cost <= capacity then allowed, points, retry = 1, spent + cost, 0 end
+local full = math.ceil(points / rate)
+if points > 0 then
+  redis.call('HSET', key, 'p', tostring(points), 't', now)
+  redis.call('PEXPIRE', key, math.max(full, 1))
+else
+  redis.call('DEL', key)
+end
+return {allowed, math.floor(capacity - points), full, retry}
+`;
+
 type HitReply = [number, number, number, number[]];
+type TakeReply = [number, number, number, number];
 type ScriptClient = Redis & {
   rlHit(key: string, windowMs: number, max: number, member: string, ...now: [number] | []): Promise<HitReply>;
+  rlTake(key: string, cost: number, capacity: number, windowMs: number, ...now: [number] | []): Promise<TakeReply>;
 };
 
 /**
@@ -103,6 +133,7 @@ export class RedisStore extends AtomicStore {
       retryStrategy: (times) => Math.min(times * 100, 1_000), // keep retrying, forever
     }) as ScriptClient;
     this.client.defineCommand('rlHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.client.defineCommand('rlTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     this.client.on('error', (err) => this.markDown(err));
     this.client.on('ready', () => void (this.down && this.checkBack())); // reconnected: try it at once
     // Calls made before the first connection wait for it (briefly), else the first calls after a
@@ -132,6 +163,21 @@ export class RedisStore extends AtomicStore {
       // A loop stalled for long says nothing about Redis: this one call is decided here, Redis stays in use.
       if (!(err instanceof PeerTimeout && err.stalled)) this.markDown(err);
       return this.fallback.hit(key, max, windowMs);
+    }
+  }
+
+  async take(key: string, cost: number, capacity: number, windowMs: number): Promise<TakeResult> {
+    if (this.started) await this.started;
+    if (this.down) return this.fallback.take(key, cost, capacity, windowMs);
+    try {
+      const clock: [number] | [] = this.now ? [this.now()] : [];
+      const reply = this.client.rlTake(this.prefix + key, cost, capacity, windowMs, ...clock);
+      const [allowed, remaining, fullMs, retryMs] = await loopAwareDeadline(reply, this.timeoutMs, this.watch);
+      return { allowed: allowed === 1, remaining, fullMs, retryMs };
+    } catch (err) {
+      // As hit: never fail open; a stalled loop is not Redis' fault.
+      if (!(err instanceof PeerTimeout && err.stalled)) this.markDown(err);
+      return this.fallback.take(key, cost, capacity, windowMs);
     }
   }
 

@@ -42,6 +42,15 @@ export function fromCoreError(error: CoreError, source: InputSource, renameField
     case 'PAYLOAD_TOO_LARGE':
     case 'UNSUPPORTED_MEDIA_TYPE':
       return { status: HTTP_STATUS[code], body: { error: error.message } };
+    // Request-level failures of a GraphQL document: REST runs fixed, checked operations, so these
+    // would be our own fault; rendered with their status all the same.
+    case 'GRAPHQL_PARSE_FAILED':
+    case 'GRAPHQL_VALIDATION_FAILED':
+    case 'QUERY_TOO_COMPLEX':
+    case 'PERSISTED_QUERY_NOT_FOUND':
+    case 'BAD_REQUEST':
+    case 'OPERATION_RESOLUTION_FAILURE':
+      return { status: HTTP_STATUS[code], body: { error: error.message } };
     case 'INTERNAL_SERVER_ERROR':
     case undefined:
       return { status: 500, body: { error: MESSAGES.internal } };

@@ -171,6 +171,6 @@ describe('Query.me', () => {
   test('an anonymous caller is UNAUTHENTICATED with no data', async () => {
     const result = await t.gql(ME, {}, { as: null });
     expectCode(result, 'UNAUTHENTICATED', 'Unauthorized');
-    expect(result.data ?? null).toBeNull();
+    expect(result.data).toEqual({ me: null }); // the refused root field is null (decisions §9 amended)
   });
 });

@@ -75,7 +75,9 @@ describe('Mutation.createContact', () => {
   test('a value outside the ContactType enum is refused by GraphQL before the resolver runs', async () => {
     const firstName = unique('Enum');
     const result = await create({ firstName, contactType: 'vip' });
-    expect(errorOf(result).message).toMatch(/"vip".*ContactType/);
+    // A variable that does not coerce: BAD_USER_INPUT, its message under its path (decisions §9 amended).
+    expect(errorOf(result).extensions?.code).toBe('BAD_USER_INPUT');
+    expect(Object.values(errorOf(result).extensions?.details ?? {}).flat().join('\n')).toMatch(/"vip".*ContactType/);
     expect(result.data ?? null).toBeNull();
     expect(await t.db.contact.count({ where: { firstName } })).toBe(0);
   });

@@ -140,7 +140,8 @@ describe('Mutation.createDeal', () => {
   test('expectedCloseDate must be a real calendar date (2025-02-30 is refused, nothing stored)', async () => {
     const result = await createDeal({ title: 'Bad date deal', expectedCloseDate: '2025-02-30' }, acc.owner);
     expect(result.data ?? null).toBeNull();
-    expect(errorOf(result).message).toContain('Must be a real date in the form YYYY-MM-DD');
+    // A variable that does not coerce: BAD_USER_INPUT, its message under its path (decisions §9 amended).
+    expect(errorOf(result).extensions?.details).toEqual({ 'input.expectedCloseDate': [expect.stringContaining('Must be a real date in the form YYYY-MM-DD')] });
     expect(await t.db.deal.count({ where: { title: 'Bad date deal' } })).toBe(0);
   });
 

@@ -29,9 +29,12 @@ describe('GraphiQL', () => {
 
   it('opens with example operations for internal tools', async () => {
     const r = await t.rest('GET', '/graphql', { headers: { accept: 'text/html' } });
-    for (const name of ['query Me', 'query Contacts', 'mutation CreateContact', 'mutation SetDealStatus']) expect(r.text).toContain(name);
+    const names = ['query Me', 'query Contacts', 'query ContactsByCursor', 'query ContactWithRelations', 'mutation CreateContact', 'mutation SetDealStatus'];
+    for (const name of names) expect(r.text).toContain(name);
   });
 
+  // ContactsByCursor and ContactWithRelations use §11's reads (Account.contacts, Query.contact and the
+  // Contact connections): this passes once those fields are in the schema.
   it('the examples are valid operations of the schema', async () => {
     const { EXAMPLES } = await import('../../src/graphiql.js');
     const { parse, validate } = await import('graphql');

@@ -176,9 +176,10 @@ describe('Mutation.createInvoice', () => {
 
   test('amount and dueDate are required; dueDate must be a real date (2025-02-30 is refused)', async () => {
     const missing = await t.gql(CREATE, { input: { accountId: acc.id, dueDate: DUE } }, { as: acc.owner });
-    expect(missing.errors?.[0]?.message).toContain('"amount"');
+    expect(missing.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(Object.values(missing.errors?.[0]?.extensions?.details ?? {}).flat().join('\n')).toContain('"amount"');
     const badDate = await create(acc, { invoiceNumber: 'BAD-DATE', dueDate: '2025-02-30' });
-    expect(badDate.errors?.[0]?.message).toContain('Must be a real date in the form YYYY-MM-DD');
+    expect(Object.values(badDate.errors?.[0]?.extensions?.details ?? {}).flat().join('\n')).toContain('Must be a real date in the form YYYY-MM-DD');
     expect(await t.db.invoice.count({ where: { invoiceNumber: 'BAD-DATE' } })).toBe(0);
   });
 

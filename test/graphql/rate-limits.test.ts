@@ -81,12 +81,17 @@ function expectAccepted(r: RestResult | GqlResult, max: number, remaining: numbe
   expect(r.headers.get('ratelimit-remaining')).toBe(String(remaining));
 }
 
-/** GraphQL's refusal: RATE_LIMITED in extensions.code, the contract's message, and the same headers as REST. */
-function expectRateLimited(r: GqlResult, max: number) {
+/**
+ * GraphQL's refusal: each refused call is null with RATE_LIMITED in extensions.code and the contract's
+ * message (the other root fields answer: decisions §9 amended), and the same headers as REST.
+ */
+function expectRateLimited(r: GqlResult, max: number, refused = 1) {
   expect(r.status).toBe(200);
-  expect(r.data).toBeNull();
-  expect(r.errors).toHaveLength(1);
-  expect(r.errors![0]).toMatchObject({ message: 'Rate limit exceeded', extensions: { code: 'RATE_LIMITED' } });
+  expect(r.errors).toHaveLength(refused);
+  for (const error of r.errors!) {
+    expect(error).toMatchObject({ message: 'Rate limit exceeded', extensions: { code: 'RATE_LIMITED' } });
+    expect(r.data[error.path![0]!]).toBeNull();
+  }
   expect(r.headers.get('ratelimit-limit')).toBe(String(max));
   expect(r.headers.get('ratelimit-remaining')).toBe('0');
   expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -129,9 +134,10 @@ describe('aliases count one call each', () => {
     const first = await createContacts(c, 20);
     expectAccepted(first, 30, 10);
     const second = await createContacts(c, 20, 20);
-    // Mutation fields run one after another: the 31st call is refused, and (non-null) ends the operation.
-    expectRateLimited(second, 30);
-    expect(second.errors![0]!.path).toEqual(['c30']);
+    // Mutation fields run one after another: the 31st call and each after it are refused, null each.
+    expectRateLimited(second, 30, 10);
+    expect(second.errors!.map((e) => e.path![0])).toEqual(Array.from({ length: 10 }, (_, i) => `c${30 + i}`));
+    expect(Object.values(second.data).filter((v) => v !== null)).toHaveLength(10);
     expect(await t.db.contact.count({ where: { accountId: c.accountId } })).toBe(30);
     expect429((await ROWS[1]!.rest(c)) as RestResult, 30);
   });
@@ -149,8 +155,9 @@ describe('aliases count one call each', () => {
     const c = await freshCaller();
     for (let i = 0; i < 40; i++) expect((await ROWS[0]!.rest(c)).status).toBe(200);
     const r = await t.gql(`query ($a: ID!) { ${aliases(30, 'contacts(accountId: $a) { total }')} }`, { a: c.accountId }, { as: c.as });
-    // Query fields run in parallel: 20 are recorded, the first refusal (non-null) nulls the whole answer.
-    expectRateLimited(r, 60);
+    // Query fields run in parallel: 20 are recorded and answer, the 10 refused are null with their error.
+    expectRateLimited(r, 60, 10);
+    expect(Object.values(r.data).filter((v) => v !== null)).toHaveLength(20);
     // Refused calls are never recorded, so a full bucket means exactly 20 of the 30 aliases counted.
     expect429((await ROWS[0]!.rest(c)) as RestResult, 60);
   });
@@ -171,6 +178,7 @@ describe('a refused call always shows in the headers', () => {
     const r = await own.gql('query ($a: ID!) { contacts(accountId: $a) { total } deals(accountId: $a) { total } }', { a: acc2.id }, as);
     expectRateLimited(r, 60);
     expect(r.errors![0]!.path).toEqual(['contacts']);
+    expect(r.data.deals).toEqual({ total: 0 });
     // The deals call was allowed and took the last place in its bucket.
     expect429(await list('/api/v1/deals'), 60);
   });

@@ -3,7 +3,8 @@ import { describe, expect, test } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 
 // docs/decisions.md §9: the GraphQL surface internal tools rely on. Names, arguments, defaults,
-// nullability and input fields are fixed; more is welcome. Copied verbatim from the spec.
+// nullability and input fields are fixed; more is welcome. Copied verbatim from the spec; the
+// amendment (root fields nullable) is applied below by `amended`, names and arguments unchanged.
 const SECTION_9 = /* GraphQL */ `
 scalar DateTime   # ISO 8601 UTC
 scalar Date       # YYYY-MM-DD
@@ -88,9 +89,13 @@ const NAMED_ONLY = /* GraphQL */ `
   enum ContactField
 `;
 
+/** §9 amended: every root field of Query and Mutation drops its outer `!` (a failed field answers null). */
+const amended = (sdl: string) =>
+  sdl.replace(/type (Query|Mutation) \{[^}]*\}/g, (block) => block.replace(/^(\s+\w+(?:\([^)]*\))?: [^#\n]*?)!(\s*(?:#.*)?)$/gm, '$1$2'));
+
 // assumeValidSDL: the named-only object types have no fields, which plain SDL validation refuses.
 const fixed = (sdl: string) => buildSchema(`${sdl}\n${NAMED_ONLY}`, { assumeValidSDL: true });
-const section9 = fixed(SECTION_9);
+const section9 = fixed(amended(SECTION_9));
 
 const defaultChanges = (from: typeof schema, to: typeof schema) =>
   findDangerousChanges(from, to).filter((change) => change.type === DangerousChangeType.ARG_DEFAULT_VALUE_CHANGE);
@@ -104,15 +109,26 @@ describe('docs/decisions.md §9: the fixed GraphQL surface', () => {
     expect(defaultChanges(section9, schema)).toEqual([]);
   });
 
-  test('the check sees drift: a changed default, a nullable me and a dropped input field are reported', () => {
+  test('§9 amended: every root field of Query and Mutation is nullable, so one failing field leaves the others', () => {
+    const rootFields = [schema.getQueryType()!, schema.getMutationType()!].flatMap((root) =>
+      Object.values(root.getFields()).map((field) => ({ field: `${root.name}.${field.name}`, type: String(field.type) })),
+    );
+    expect(rootFields.length).toBeGreaterThan(20);
+    expect(rootFields.filter(({ type }) => type.endsWith('!'))).toEqual([]);
+    // The amendment keeps names and arguments: each §9 field is still there, only its `!` dropped.
+    expect(String(section9.getQueryType()!.getFields().me!.type)).toBe('User');
+    expect(String(section9.getQueryType()!.getFields().pipelineStages!.type)).toBe('[PipelineStage!]');
+  });
+
+  test('the check sees drift: a changed default, a changed root type and a dropped input field are reported', () => {
     const drifted = buildSchema(
       printSchema(schema)
         .replace('pageSize: Int = 25, search: String', 'pageSize: Int = 50, search: String')
-        .replace('me: User!', 'me: User')
+        .replace(/\n  me: User\n/, '\n  me: Account\n')
         .replace(/(input CreateContactInput \{[^}]*?)\n\s*phone: String/, '$1'),
     );
     const breaking = findBreakingChanges(section9, drifted).map((change) => change.description);
-    expect(breaking.sort()).toEqual(['CreateContactInput.phone was removed.', 'Query.me changed type from User! to User.']);
+    expect(breaking.sort()).toEqual(['CreateContactInput.phone was removed.', 'Query.me changed type from User to Account.']);
     expect(defaultChanges(section9, drifted).map((change) => change.description)).toEqual([
       'Query.contacts arg pageSize has changed defaultValue from 25 to 50.',
     ]);

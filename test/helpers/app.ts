@@ -31,6 +31,8 @@ export type GqlResult<T = any> = {
   status: number;
   data: T;
   errors?: { message: string; path?: string[]; extensions?: { code?: string; details?: Record<string, string[]> } & Record<string, unknown> }[];
+  /** The answer's own extensions (`cost`: docs/graphql.md#cost-and-budget). */
+  extensions?: Record<string, any>;
   headers: Headers;
 };
 
@@ -106,8 +108,8 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
         body: JSON.stringify({ query, variables }),
         headers: { 'content-type': 'application/json' },
       }, options);
-      const body = (await response.json()) as { data: T; errors?: GqlResult['errors'] };
-      return { status: response.status, data: body.data, errors: body.errors, headers: response.headers };
+      const body = (await response.json()) as { data: T; errors?: GqlResult['errors']; extensions?: GqlResult['extensions'] };
+      return { status: response.status, data: body.data, errors: body.errors, extensions: body.extensions, headers: response.headers };
     },
 
     /** Calls the service over HTTP; an /api/v1 answer the OpenAPI document does not describe throws. */

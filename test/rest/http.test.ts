@@ -282,7 +282,7 @@ describe('500: never a stack, SQL or message from inside', () => {
   it('a download that fails after its first bytes is cut off: the client never gets a complete-looking file', async () => {
     const cut = await createAccount(t);
     // The first page of rows comes back (more than one response chunk of CSV); the query for the next one fails.
-    const contacts = t.db.contact;
+    const contacts = t.deps.db.reader.contact; // the CSV reads from the reader (a replica when one is configured)
     const findMany = contacts.findMany;
     let calls = 0;
     const rows = Array.from({ length: 1000 }, (_, i) => ({

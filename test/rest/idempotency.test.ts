@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../../src/generated/prisma/client.js';
 import { once, SWEEP_BATCH } from '../../src/idempotency/idempotency.service.js';
-import { AtomicStore, type HitResult } from '../../src/ratelimit/atomic-store.js';
+import { AtomicStore, type HitResult, type TakeResult } from '../../src/ratelimit/atomic-store.js';
 import { createAccount, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type RestResult, type TestApp } from '../helpers/app.js';
 
@@ -9,6 +9,9 @@ import { createTestApp, type RestResult, type TestApp } from '../helpers/app.js'
 class Unlimited extends AtomicStore {
   hit(_key: string, _max: number, windowMs: number): HitResult {
     return { allowed: true, count: 1, resetMs: windowMs, before: [] };
+  }
+  take(_key: string, _cost: number, capacity: number): TakeResult {
+    return { allowed: true, remaining: capacity, fullMs: 0, retryMs: 0 };
   }
   async close() {}
 }

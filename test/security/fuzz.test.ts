@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AtomicStore, type HitResult } from '../../src/ratelimit/atomic-store.js';
+import { AtomicStore, type HitResult, type TakeResult } from '../../src/ratelimit/atomic-store.js';
 import { routes } from '../../src/rest/routes.js';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, TEST_ORIGIN, TEST_SECRET, type TestApp, type TestUser } from '../helpers/app.js';
@@ -28,6 +28,9 @@ const FUZZ_TIMEOUT = 300_000;
 class Unlimited extends AtomicStore {
   hit(_key: string, _max: number, windowMs: number): HitResult {
     return { allowed: true, count: 1, resetMs: windowMs, before: [] };
+  }
+  take(_key: string, _cost: number, capacity: number): TakeResult {
+    return { allowed: true, remaining: capacity, fullMs: 0, retryMs: 0 };
   }
   async close() {}
 }

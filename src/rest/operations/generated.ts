@@ -91,7 +91,7 @@ export type ExportAccountMutationVariables = Exact<{
 }>;
 
 
-export type ExportAccountMutation = { exportAccount: { accountId: string, fileName: string, createdAt: string } };
+export type ExportAccountMutation = { exportAccount: { accountId: string, fileName: string, createdAt: string } | null };
 
 export type ListContactsQueryVariables = Exact<{
   accountId: string;
@@ -102,21 +102,21 @@ export type ListContactsQueryVariables = Exact<{
 }>;
 
 
-export type ListContactsQuery = { contacts: { total: number, page: number, page_size: number, data: Array<{ id: string, email: string | null, phone: string | null, company: string | null, source: ContactSource, first_name: string, last_name: string | null, contact_type: ContactType, created_at: string }> } };
+export type ListContactsQuery = { contacts: { total: number, page: number, page_size: number, data: Array<{ id: string, email: string | null, phone: string | null, company: string | null, source: ContactSource, first_name: string, last_name: string | null, contact_type: ContactType, created_at: string }> } | null };
 
 export type CreateContactMutationVariables = Exact<{
   input: CreateContactInput;
 }>;
 
 
-export type CreateContactMutation = { createContact: { id: string, email: string | null, source: ContactSource, first_name: string, last_name: string | null, contact_type: ContactType, created_at: string } };
+export type CreateContactMutation = { createContact: { id: string, email: string | null, source: ContactSource, first_name: string, last_name: string | null, contact_type: ContactType, created_at: string } | null };
 
 export type ExportContactsMutationVariables = Exact<{
   accountId: string;
 }>;
 
 
-export type ExportContactsMutation = { exportContacts: { accountId: string, fileName: string } };
+export type ExportContactsMutation = { exportContacts: { accountId: string, fileName: string } | null };
 
 export type ContactByIdQueryVariables = Exact<{
   id: string;
@@ -151,14 +151,14 @@ export type ListDealsQueryVariables = Exact<{
 }>;
 
 
-export type ListDealsQuery = { deals: { total: number, page: number, page_size: number, data: Array<{ id: string, title: string, value: number, probability: number, status: DealStatus, expected_close_date: string | null, contacts: { id: string, first_name: string, last_name: string | null } | null, pipeline_stages: { id: string, name: string } | null }> } };
+export type ListDealsQuery = { deals: { total: number, page: number, page_size: number, data: Array<{ id: string, title: string, value: number, probability: number, status: DealStatus, expected_close_date: string | null, contacts: { id: string, first_name: string, last_name: string | null } | null, pipeline_stages: { id: string, name: string } | null }> } | null };
 
 export type CreateDealMutationVariables = Exact<{
   input: CreateDealInput;
 }>;
 
 
-export type CreateDealMutation = { createDeal: { id: string, title: string, value: number, probability: number, status: DealStatus, created_at: string } };
+export type CreateDealMutation = { createDeal: { id: string, title: string, value: number, probability: number, status: DealStatus, created_at: string } | null };
 
 export type DealByIdQueryVariables = Exact<{
   id: string;
@@ -192,7 +192,7 @@ export type SubmitLeadFormMutationVariables = Exact<{
 }>;
 
 
-export type SubmitLeadFormMutation = { submitLeadForm: { success: boolean, successMessage: string, redirectUrl: string | null, contact_id: string } };
+export type SubmitLeadFormMutation = { submitLeadForm: { success: boolean, successMessage: string, redirectUrl: string | null, contact_id: string } | null };
 
 export type LeadFormToSubmitQueryVariables = Exact<{
   formId: string;
@@ -209,7 +209,7 @@ export type ListInvoicesQueryVariables = Exact<{
 }>;
 
 
-export type ListInvoicesQuery = { invoices: { total: number, page: number, page_size: number, data: Array<{ id: string, amount: number, status: InvoiceStatus, invoice_number: string, due_date: string, created_at: string, contacts: { id: string, first_name: string, last_name: string | null } | null }> } };
+export type ListInvoicesQuery = { invoices: { total: number, page: number, page_size: number, data: Array<{ id: string, amount: number, status: InvoiceStatus, invoice_number: string, due_date: string, created_at: string, contacts: { id: string, first_name: string, last_name: string | null } | null }> } | null };
 
 export type InvoiceByIdQueryVariables = Exact<{
   id: string;

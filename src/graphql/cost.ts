@@ -1,0 +1,95 @@
+import {
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  isCompositeType,
+  isListType,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
+import { rulesOf } from './rules.js';
+
+/** The page size a connection is charged for when it names none (docs/decisions.md §11: `first: 25`). */
+export const DEFAULT_PAGE = 25;
+const PAGE_ARGS = ['first', 'last', 'pageSize'];
+
+export type Cost = {
+  /** Every object the document can return: compared with the ceiling (GRAPHQL_LIMITS.maxCost). */
+  total: number;
+  /** The part charged to the caller's budget: all but what §9 fields with their own `limit` return. */
+  charged: number;
+};
+
+/**
+ * A document's cost before it runs (docs/decisions.md §11, docs/graphql.md#cost-and-budget), as
+ * GitHub counts it: 1 per object it can return; a field with `first`/`last` (a `*Connection`) or
+ * `pageSize` (a §9 page) returns that many of each list in it (`edges`, `nodes`), so nested
+ * connections multiply; leaves are free. A plain list counts as one object. Root fields whose rules
+ * declare a `limit` are charged to that limit, not to the budget: their objects count toward the
+ * ceiling only. Decided by types and arguments, so connections added anywhere are covered.
+ *
+ * Written here rather than taken from a library: graphql-armor's cost-limit weighs depth, not the
+ * page a field asks for, and @pothos/plugin-complexity needs a multiplier declared on every field.
+ */
+export function documentCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown>,
+): Cost | null {
+  const operation = getOperationAST(document, operationName);
+  const root = operation && (operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType());
+  if (!operation || !root) return null;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const cost: Cost = { total: 0, charged: 0 };
+
+  const visit = (set: SelectionSetNode, type: GraphQLCompositeType, count: number, page: number | undefined, charged: boolean, seen: string[]) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const on = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
+        if (on && isCompositeType(on)) visit(selection.selectionSet, on, count, page, charged, seen);
+        continue;
+      }
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(selection.name.value);
+        const on = fragment && schema.getType(fragment.typeCondition.name.value);
+        if (fragment && on && isCompositeType(on) && !seen.includes(fragment.name.value)) {
+          visit(fragment.selectionSet, on, count, page, charged, [...seen, fragment.name.value]);
+        }
+        continue;
+      }
+      const field = 'getFields' in type ? type.getFields()[selection.name.value] : undefined;
+      const named = field && getNamedType(field.type);
+      if (!field || !selection.selectionSet || !isCompositeType(named)) continue; // leaves and __typename are free
+      const objects = count * (page !== undefined && isListType(getNullableType(field.type)) ? page : 1);
+      const chargedHere = charged && !(type === root && rulesOf(field)?.limit);
+      cost.total += objects;
+      if (chargedHere) cost.charged += objects;
+      visit(selection.selectionSet, named, objects, pageOf(field, selection, variables), chargedHere, seen);
+    }
+  };
+  visit(operation.selectionSet, root, 1, undefined, true, []);
+  return cost;
+}
+
+/** How many items each list of this field's object holds: its `first`/`last`/`pageSize`, or none if it pages nothing. */
+function pageOf(field: GraphQLField<unknown, unknown>, node: Parameters<typeof getArgumentValues>[1], variables: Record<string, unknown>) {
+  if (!field.args.some((arg) => PAGE_ARGS.includes(arg.name))) return undefined;
+  let args: Record<string, unknown> = {};
+  try {
+    args = getArgumentValues(field, node, variables);
+  } catch {
+    // A value that does not coerce: the field refuses it when it runs; charge the default meanwhile.
+  }
+  const sizes = PAGE_ARGS.map((name) => args[name]).filter((n): n is number => typeof n === 'number');
+  return sizes.length > 0 ? Math.max(0, ...sizes) : DEFAULT_PAGE;
+}

@@ -1,0 +1,162 @@
+/**
+ * docs/decisions.md §9 amended: every entry of `errors[]`, request-level ones included, carries an
+ * `extensions.code` from the documented vocabulary (src/errors.ts ERROR_CODES, docs/graphql.md#error-codes).
+ * About fifty kinds of bad request, each with the code it must get.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/errors.js';
+import { GRAPHQL_LIMITS } from '../../src/graphql/armor.js';
+import { createAccount, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let prod: TestApp;
+let acc: TestAccount;
+let formId: string;
+
+beforeAll(async () => {
+  [t, prod] = await Promise.all([createTestApp(), createTestApp({ env: { NODE_ENV: 'production' } })]);
+  acc = await createAccount(t);
+  const form = await t.db.leadForm.create({
+    data: { accountId: acc.id, name: 'Errors', fields: { create: [{ key: 'email', label: 'E-mail', type: 'email', mapsTo: 'email', position: 0 }] } },
+  });
+  formId = form.id;
+});
+afterAll(async () => {
+  await Promise.all([t?.close(), prod?.close()]);
+});
+
+type Body = { data?: unknown; errors?: { message: string; extensions?: { code?: string; details?: Record<string, string[]> } }[] };
+type Case = {
+  name: string;
+  /** The request: a JSON body for POST, or a full init (method, headers, body, query string). */
+  body?: unknown;
+  raw?: { method?: string; headers?: Record<string, string>; body?: string; search?: string };
+  as?: 'owner' | 'outsider' | 'anonymous' | 'bad-token';
+  app?: 'prod';
+  /** The code of the (first) error. */
+  code: string;
+  details?: Record<string, unknown>;
+};
+
+const q = (query: string, variables?: Record<string, unknown>) => ({ query, variables });
+const nest = (levels: number) => `${'{ x '.repeat(levels)}${'}'.repeat(levels)}`;
+const aliases = (n: number) => Array.from({ length: n }, (_, i) => `a${i}: id`).join(' ');
+const CREATE = 'mutation ($i: CreateContactInput!) { createContact(input: $i) { id } }';
+const GET = (query: string) => ({ method: 'GET', search: `?query=${encodeURIComponent(query)}` });
+
+const CASES: Case[] = [
+  // Parsing
+  { name: 'an unclosed selection', body: q('{ me { id '), code: 'GRAPHQL_PARSE_FAILED' },
+  { name: 'an empty document', body: q(' '), code: 'GRAPHQL_PARSE_FAILED' },
+  { name: 'a stray character', body: q('{ me { id } } %'), code: 'GRAPHQL_PARSE_FAILED' },
+  { name: 'an unterminated string', body: q('{ contacts(accountId: "x) { total } }'), code: 'GRAPHQL_PARSE_FAILED' },
+  { name: 'a bad number literal', body: q('{ contacts(accountId: "x", pageSize: 1e) { total } }'), code: 'GRAPHQL_PARSE_FAILED' },
+  { name: 'a document in plain words', body: q('select * from contacts'), code: 'GRAPHQL_PARSE_FAILED' },
+  // Validation
+  { name: 'an unknown field', body: q('{ nope }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'an unknown argument', body: q('{ contacts(acountId: "x") { total } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a missing required argument', body: q('{ contacts { total } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'an object without a selection', body: q('{ me }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a selection on a scalar', body: q('{ me { id { x } } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'an enum literal that does not exist', body: q('{ contacts(accountId: "x", type: vip) { total } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a literal of the wrong type', body: q('{ contacts(accountId: "x", pageSize: "ten") { total } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'an undefined variable', body: q('{ contacts(accountId: $a) { total } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'an unused variable', body: q('query ($a: ID) { me { id } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a variable of an unknown type', body: q('query ($a: Nope) { me { id } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'an unknown fragment', body: q('{ me { ...F } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a fragment cycle', body: q('query { me { ...A } } fragment A on User { ...B } fragment B on User { ...A }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'an unknown directive', body: q('{ me @nope { id } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'two anonymous operations', body: q('{ me { id } } { me { id } }'), code: 'OPERATION_RESOLUTION_FAILURE' },
+  { name: 'a subscription (the API has none)', body: q('subscription { me { id } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'introspection in production', body: q('{ __schema { types { name } } }'), app: 'prod', code: 'GRAPHQL_VALIDATION_FAILED' },
+  // Variables that do not coerce: BAD_USER_INPUT with details keyed by variable path
+  { name: 'a string for an Int variable', body: q('query ($n: Int) { contacts(accountId: "x", pageSize: $n) { total } }', { n: 'ten' }), code: 'BAD_USER_INPUT', details: { n: [expect.stringMatching(/Int/)] } },
+  { name: 'a missing required variable', body: q('query ($a: ID!) { contacts(accountId: $a) { total } }'), code: 'BAD_USER_INPUT', details: { a: [expect.any(String)] } },
+  { name: 'null for a required variable', body: q('query ($a: ID!) { contacts(accountId: $a) { total } }', { a: null }), code: 'BAD_USER_INPUT', details: { a: [expect.any(String)] } },
+  { name: 'an unknown enum value in a variable', body: q('query ($t: ContactType) { contacts(accountId: "x", type: $t) { total } }', { t: 'vip' }), code: 'BAD_USER_INPUT', details: { t: [expect.any(String)] } },
+  { name: 'a missing input field', body: q(CREATE, { i: { accountId: 'x' } }), code: 'BAD_USER_INPUT', details: { i: [expect.stringMatching(/firstName/)] } },
+  { name: 'an unknown input field', body: q(CREATE, { i: { accountId: 'x', firstName: 'A', nope: 1 } }), code: 'BAD_USER_INPUT', details: { i: [expect.stringMatching(/nope/)] } },
+  { name: 'a wrong type inside the input', body: q(CREATE, { i: { accountId: 'x', firstName: 5 } }), code: 'BAD_USER_INPUT', details: { 'i.firstName': [expect.any(String)] } },
+  { name: 'a bad enum inside the input', body: q(CREATE, { i: { accountId: 'x', firstName: 'A', contactType: 'vip' } }), code: 'BAD_USER_INPUT', details: { 'i.contactType': [expect.any(String)] } },
+  { name: 'a date that is not a date', body: q('mutation ($i: CreateDealInput!) { createDeal(input: $i) { id } }', { i: { accountId: 'x', title: 'T', expectedCloseDate: '2025-02-30' } }), code: 'BAD_USER_INPUT', details: { 'i.expectedCloseDate': [expect.any(String)] } },
+  { name: 'a list where an object goes', body: q(CREATE, { i: [] }), code: 'BAD_USER_INPUT', details: { i: [expect.any(String)] } },
+  // Limits of one document
+  { name: 'too deep', body: q(`{ me { accounts { members { user { id ${nest(6)} } } } } }`), code: 'QUERY_TOO_COMPLEX' },
+  { name: 'too many aliases', body: q(`{ me { ${aliases(GRAPHQL_LIMITS.maxAliases + 1)} } }`), code: 'QUERY_TOO_COMPLEX' },
+  { name: 'too many tokens', body: q(`{ me { ${'id '.repeat(GRAPHQL_LIMITS.maxTokens)} } }`), code: 'QUERY_TOO_COMPLEX' },
+  { name: 'too many directives', body: q(`{ me { id ${'@include(if: true) '.repeat(GRAPHQL_LIMITS.maxDirectives + 1)} } }`), code: 'QUERY_TOO_COMPLEX' },
+  { name: 'pages costing more than the ceiling', body: q(`{ ${Array.from({ length: 20 }, (_, i) => `p${i}: deals(accountId: "x", pageSize: 100) { nodes { contact { id } stage { id } } }`).join(' ')} }`), code: 'QUERY_TOO_COMPLEX' },
+  // The HTTP request itself
+  { name: 'no query at all', body: {}, code: 'BAD_REQUEST' },
+  { name: 'a query that is not a string', body: { query: 5 }, code: 'BAD_REQUEST' },
+  { name: 'variables that are not an object', body: { query: '{ me { id } }', variables: 5 }, code: 'BAD_REQUEST' },
+  { name: 'extensions that are not an object', body: { query: '{ me { id } }', extensions: 5 }, code: 'BAD_REQUEST' },
+  { name: 'an operationName that is not a string', body: { query: '{ me { id } }', operationName: 5 }, code: 'OPERATION_RESOLUTION_FAILURE' },
+  { name: 'a body that is not JSON', raw: { body: '{' }, code: 'BAD_USER_INPUT' },
+  { name: 'a JSON string body', raw: { body: '"{ me { id } }"' }, code: 'BAD_USER_INPUT' },
+  { name: 'an empty batch', body: [], code: 'BAD_USER_INPUT' },
+  { name: 'a text/plain body', raw: { headers: { 'content-type': 'text/plain' }, body: '{"query":"{ me { id } }"}' }, code: 'UNSUPPORTED_MEDIA_TYPE' },
+  { name: 'a form-encoded body', raw: { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7Bme%7Bid%7D%7D' }, code: 'UNSUPPORTED_MEDIA_TYPE' },
+  { name: 'a body over 1 MiB', raw: { body: JSON.stringify(q(`{ me { id } } # ${'x'.repeat(1024 * 1024)}`)) }, code: 'PAYLOAD_TOO_LARGE' },
+  { name: 'a mutation over GET', raw: GET('mutation { createAccount(input: { name: "x" }) { id } }'), code: 'BAD_REQUEST' },
+  { name: 'a GET with no query', raw: { method: 'GET', headers: { accept: 'application/json' } }, code: 'BAD_REQUEST' },
+  { name: 'a PUT', raw: { method: 'PUT', body: JSON.stringify(q('{ me { id } }')) }, code: 'BAD_REQUEST' },
+  { name: 'two operations and no operationName', body: q('query A { me { id } } query B { me { id } }'), code: 'OPERATION_RESOLUTION_FAILURE' },
+  { name: 'an operationName the document lacks', body: { query: 'query A { me { id } }', operationName: 'B' }, code: 'OPERATION_RESOLUTION_FAILURE' },
+  // Fields that refuse
+  { name: 'no token', body: q('{ me { id } }'), as: 'anonymous', code: 'UNAUTHENTICATED' },
+  { name: 'a token that does not verify', body: q('{ me { id } }'), as: 'bad-token', code: 'UNAUTHENTICATED' },
+  { name: 'another account', body: q('query ($a: ID!) { contacts(accountId: $a) { total } }', { a: randomUUID() }), as: 'outsider', code: 'FORBIDDEN' },
+  { name: 'an input the field refuses', body: q(CREATE, { i: { accountId: randomUUID(), firstName: '' } }), code: 'BAD_USER_INPUT' },
+  { name: 'a page size out of range', body: q(`{ contacts(accountId: "${randomUUID()}", pageSize: 1000) { total } }`), code: 'BAD_USER_INPUT' },
+  { name: 'a form that does not exist', body: q('mutation ($f: ID!) { submitLeadForm(formId: $f, data: {}) { success } }', { f: randomUUID() }), as: 'anonymous', code: 'NOT_FOUND' },
+  { name: 'a deal that does not exist', body: q('mutation ($id: ID!) { setDealStatus(id: $id, status: won) { id } }', { id: randomUUID() }), code: 'FORBIDDEN' },
+];
+
+async function send(c: Case): Promise<{ status: number; body: Body | Body[] }> {
+  const app = c.app === 'prod' ? prod : t;
+  const auth: Record<string, string> =
+    c.as === 'anonymous' ? {} : c.as === 'bad-token' ? { authorization: 'Bearer nope.nope.nope' } : { authorization: `Bearer ${(c.as === 'outsider' ? acc.outsider : acc.owner).token}` };
+  const raw = c.raw ?? {};
+  const response = await fetch(`${app.baseUrl}/graphql${raw.search ?? ''}`, {
+    method: raw.method ?? 'POST',
+    headers: { 'content-type': 'application/json', ...auth, ...raw.headers },
+    body: raw.body ?? (c.body === undefined || (raw.method ?? 'POST') === 'GET' ? undefined : JSON.stringify(c.body)),
+  });
+  return { status: response.status, body: (await response.json()) as Body | Body[] };
+}
+
+describe('every error carries a code from the documented vocabulary (decisions §9 amended)', () => {
+  it(`covers about fifty kinds of bad request (${CASES.length})`, () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(50);
+    expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
+  });
+
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_, c) => {
+    const { status, body } = await send(c);
+    const answers = Array.isArray(body) ? body : [body];
+    const errors = answers.flatMap((a) => a.errors ?? []);
+    expect(errors.length, JSON.stringify(body)).toBeGreaterThan(0);
+    for (const error of errors) expect(ERROR_CODES, JSON.stringify(error)).toContain(error.extensions?.code);
+    expect(errors[0]!.extensions?.code, JSON.stringify(body)).toBe(c.code);
+    if (c.details) expect(errors[0]!.extensions?.details).toEqual(c.details);
+    expect(status).toBeLessThan(500);
+    expect(JSON.stringify(body)).not.toMatch(/\bat \S+\.(ts|js):\d+|stack/);
+  });
+
+  it('a failure nobody planned for is INTERNAL_SERVER_ERROR, masked', async () => {
+    const consume = t.deps.limiter.consume;
+    t.deps.limiter.consume = async () => {
+      throw new Error('relation "secret_table" does not exist');
+    };
+    try {
+      const r = await t.gql('{ me { id } contacts(accountId: "x") { total } }', {}, { as: acc.owner });
+      expect(r.errors).toEqual([expect.objectContaining({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } })]);
+      expect(r.data.me).toEqual({ id: acc.owner.id });
+    } finally {
+      t.deps.limiter.consume = consume;
+    }
+  });
+});
