@@ -6,6 +6,7 @@ import { seedDemo } from './demo.js';
 import { startDraining } from './health.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';
 import { openDeps, usesDevAuth } from './runtime.js';
+import { checkDatabase, checkDataDir, listen, StartupError } from './startup.js';
 
 let log = createLogger({ level: 'info' }); // until the configuration (LOG_LEVEL checked) says otherwise
 
@@ -14,10 +15,16 @@ async function main(): Promise<void> {
   const config = loadConfig();
   log = createLogger({ level: config.logLevel, pretty: wantsPrettyLogs(config.production) });
   if (fromDotenv.length > 0) log.info({ variables: fromDotenv }, 'read .env');
+  // What a person may have got wrong, checked first so each failure is one line (src/startup.ts).
+  if (!config.databaseUrl || usesDevAuth(config)) await checkDataDir(config.dataDir);
+  if (config.databaseUrl) await checkDatabase(config.databaseUrl);
   const deps = await openDeps(config, log);
   const app = createApp(deps);
   const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  await listen(server, config).catch(async (error: unknown) => {
+    await deps.close();
+    throw error;
+  });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -59,6 +66,8 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     for (const line of error.message.split('\n')) process.stderr.write(`config: ${line}\n`);
+  } else if (error instanceof StartupError) {
+    process.stderr.write(`start: ${error.message}\n`);
   } else {
     log.fatal({ err: error }, 'failed to start');
   }
