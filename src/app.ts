@@ -17,6 +17,7 @@ import { graphiql } from './graphiql.js';
 import { useObservability } from './observability/index.js';
 import { useFormPage } from './forms/form-page.plugin.js';
 import { rateLimitHeaders } from './rest/headers.js';
+import { useAuthChallenge } from './auth/challenge.plugin.js';
 
 /** Everything a running app needs from outside; main.ts and the tests each build one. */
 export type AppDeps = {
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps) {
       useApiReference(deps),
       useRest(deps),
       useFormPage(deps),
+      useAuthChallenge(deps.config.auth.cookieName),
     ],
   });
 }
