@@ -37,6 +37,8 @@ builder.prismaObject('LeadForm', {
       nullable: true,
       description: 'A key people never fill in (render it as a hidden input); submissions that fill it are kept as spam',
     }),
+    accentColor: t.exposeString('accentColor', { nullable: true, description: 'The public page\'s accent colour, #rrggbb; null = the default' }),
+    showTitle: t.exposeBoolean('showTitle', { description: 'Whether the public page shows `name` as its heading' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     fields: t.relation('fields', { query: { orderBy: { position: 'asc' } } }),
   }),
@@ -83,6 +85,8 @@ const CreateLeadFormInput = builder.inputType('CreateLeadFormInput', {
     redirectUrl: t.string(),
     active: t.boolean(),
     honeypotField: t.string(),
+    accentColor: t.string({ description: '#rrggbb for the public page\'s button and focus rings (default: a blue)' }),
+    showTitle: t.boolean({ description: 'Show `name` as the public page\'s heading (default true)' }),
   }),
 });
 
