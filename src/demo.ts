@@ -7,6 +7,8 @@ export const DEMO = {
   memberId: '00000000-0000-4000-8000-000000000002',
   accountId: '00000000-0000-4000-8000-0000000000a1',
   formId: '00000000-0000-4000-8000-0000000000f1',
+  /** The first contact's deal (GraphiQL's SetDealStatus example). */
+  dealId: '00000000-0000-4000-8000-0000000000d1',
 } as const;
 
 const PEOPLE = [
@@ -60,6 +62,7 @@ async function createDemoData(db: PrismaClient): Promise<void> {
       });
       await tx.deal.create({
         data: {
+          ...(index === 0 ? { id: DEMO.dealId } : {}),
           accountId: DEMO.accountId,
           contactId: contact.id,
           stageId: stages[index % stages.length]!.id,

@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig, loadDotenv } from './config.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { seedDemo } from './demo.js';
+import { offerDemoToken } from './graphiql.js';
 import { startDraining } from './health.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';
 import { openDeps, usesDevAuth } from './runtime.js';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   if (usesDevAuth(config) && !config.databaseUrl) {
     const demo = await seedDemo(deps.db.prisma, await loadOrCreateDevSecret(config.dataDir));
     process.stdout.write(demo.banner(baseUrl));
+    offerDemoToken(demo.token); // GraphiQL's shared headers start with it
   }
 
   // Graceful shutdown: stop accepting, let in-flight requests finish, then release the pools.
