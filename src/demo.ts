@@ -20,6 +20,15 @@ const PEOPLE = [
   ['Margaret', 'Hamilton', 'margaret@example.com', 'Apollo Software', 'lead', 'advertising'],
 ] as const;
 
+/**
+ * Where a person on this machine reaches a server listening on host:port, for the banner's curl lines:
+ * a wildcard host (0.0.0.0, ::) is reached on loopback. `null` port: not known before the server starts (PORT=0).
+ */
+export function localBaseUrl(host: string, port: number | null): string {
+  const reach = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reach.includes(':') ? `[${reach}]` : reach}:${port ?? '<port>'}`;
+}
+
 /** Seeds the demo account once (idempotent) and returns a banner with a fresh token and curl lines. */
 export async function seedDemo(db: PrismaClient, secret: string) {
   const exists = await db.account.findUnique({ where: { id: DEMO.accountId }, select: { id: true } });

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, loadDotenv } from './config.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
-import { seedDemo } from './demo.js';
+import { localBaseUrl, seedDemo } from './demo.js';
 import { offerDemoToken } from './graphiql.js';
 import { startDraining } from './health.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
 
   if (usesDevAuth(config) && !config.databaseUrl) {
     const demo = await seedDemo(deps.db.prisma, await loadOrCreateDevSecret(config.dataDir));
-    process.stdout.write(demo.banner(baseUrl));
+    process.stdout.write(demo.banner(localBaseUrl(config.host, port)));
     offerDemoToken(demo.token); // GraphiQL's shared headers start with it
   }
 

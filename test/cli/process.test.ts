@@ -56,9 +56,9 @@ describe('the CLI as a process', () => {
     await expect(verify(lines[0]!)).resolves.toEqual({ sub: user, email: 'ops@example.com' });
   }, 180_000);
 
-  it('a problem is one line on stderr and a non-zero exit', async () => {
+  it('a problem is one line on stderr, and a value an option cannot take exits 2 (a usage mistake)', async () => {
     const r = await npmCli('token', '--user', 'nobody');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(ownLines(r.stdout)).toEqual([]);
     expect(ownLines(r.stderr)).toEqual(['token: --user: Must be a UUID']);
   }, 180_000);
