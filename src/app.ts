@@ -18,6 +18,7 @@ import { graphiql } from './graphiql.js';
 import { useObservability } from './observability/index.js';
 import { useFormPage } from './forms/form-page.plugin.js';
 import { rateLimitHeaders } from './rest/headers.js';
+import { useAuthChallenge } from './auth/challenge.plugin.js';
 
 export type { AppDeps } from './deps.js';
 
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps) {
       useApiReference({ cookieName: deps.config.auth.cookieName, serverUrl: baseUrlOf(deps.config.host, deps.config.port) }),
       useRest({ log: deps.log }),
       useFormPage({ log: deps.log }),
+      useAuthChallenge(deps.config.auth.cookieName),
     ],
   });
 }

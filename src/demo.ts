@@ -7,6 +7,10 @@ export const DEMO = {
   memberId: '00000000-0000-4000-8000-000000000002',
   accountId: '00000000-0000-4000-8000-0000000000a1',
   formId: '00000000-0000-4000-8000-0000000000f1',
+  /** The first contact (GraphiQL's ContactWithRelations example). */
+  contactId: '00000000-0000-4000-8000-0000000000c1',
+  /** The first contact's deal (GraphiQL's SetDealStatus example). */
+  dealId: '00000000-0000-4000-8000-0000000000d1',
 } as const;
 
 const PEOPLE = [
@@ -17,6 +21,15 @@ const PEOPLE = [
   ['Linus', 'Torvalds', 'linus@example.com', 'Kernel Works', 'vendor', 'cold_outreach'],
   ['Margaret', 'Hamilton', 'margaret@example.com', 'Apollo Software', 'lead', 'advertising'],
 ] as const;
+
+/**
+ * Where a person on this machine reaches a server listening on host:port, for the banner's curl lines:
+ * a wildcard host (0.0.0.0, ::) is reached on loopback. `null` port: not known before the server starts (PORT=0).
+ */
+export function localBaseUrl(host: string, port: number | null): string {
+  const reach = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reach.includes(':') ? `[${reach}]` : reach}:${port ?? '<port>'}`;
+}
 
 /** Seeds the demo account once (idempotent) and returns a banner with a fresh token and curl lines. */
 export async function seedDemo(db: PrismaClient, secret: string) {
@@ -56,10 +69,11 @@ async function createDemoData(db: PrismaClient): Promise<void> {
     );
     for (const [index, [firstName, lastName, email, company, contactType, source]] of PEOPLE.entries()) {
       const contact = await tx.contact.create({
-        data: { accountId: DEMO.accountId, firstName, lastName, email, company, contactType, source },
+        data: { ...(index === 0 ? { id: DEMO.contactId } : {}), accountId: DEMO.accountId, firstName, lastName, email, company, contactType, source },
       });
       await tx.deal.create({
         data: {
+          ...(index === 0 ? { id: DEMO.dealId } : {}),
           accountId: DEMO.accountId,
           contactId: contact.id,
           stageId: stages[index % stages.length]!.id,

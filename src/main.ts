@@ -3,11 +3,13 @@ import { createApp } from './app.js';
 import { baseUrlOf, ConfigError, loadConfig, loadDotenv } from './config.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { DataDirLockedError } from './db/lock.js';
-import { seedDemo } from './demo.js';
+import { localBaseUrl, seedDemo } from './demo.js';
+import { offerDemoToken } from './graphiql.js';
 import { startDraining } from './health.js';
 import { answerClientErrors } from './http/client-error.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';
 import { openDeps, usesDevAuth } from './runtime.js';
+import { checkDatabase, checkDataDir, listen, StartupError } from './startup.js';
 
 let log = createLogger({ level: 'info' }); // until the configuration (LOG_LEVEL checked) says otherwise
 
@@ -16,13 +18,17 @@ async function main(): Promise<void> {
   const config = loadConfig();
   log = createLogger({ level: config.logLevel, pretty: wantsPrettyLogs(config.production) });
   if (fromDotenv.length > 0) log.info({ variables: fromDotenv }, 'read .env');
+  // What a person may have got wrong, checked first so each failure is one line (src/startup.ts).
+  if (!config.databaseUrl || usesDevAuth(config)) await checkDataDir(config.dataDir);
+  if (config.databaseUrl) await checkDatabase(config.databaseUrl);
   const deps = await openDeps(config, log);
   const app = createApp(deps);
   const server = createServer(app);
   answerClientErrors(server); // JSON bodies for requests Node's parser refuses (431, 400)
-  // A deep accept queue (the kernel caps it at net.core.somaxconn): under a burst, a connection waits
-  // its turn and is answered (503 when the database is saturated) instead of reset by the kernel.
-  await new Promise<void>((resolve) => server.listen({ port: config.port, host: config.host, backlog: 4096 }, resolve));
+  await listen(server, config).catch(async (error: unknown) => {
+    await deps.close();
+    throw error;
+  });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = baseUrlOf(config.host, port);
@@ -30,7 +36,8 @@ async function main(): Promise<void> {
 
   if (usesDevAuth(config) && !config.databaseUrl) {
     const demo = await seedDemo(deps.db.prisma, await loadOrCreateDevSecret(config.dataDir));
-    process.stdout.write(demo.banner(baseUrl));
+    process.stdout.write(demo.banner(localBaseUrl(config.host, port)));
+    offerDemoToken(demo.token); // GraphiQL's shared headers start with it
   }
 
   // Graceful shutdown: stop accepting, let in-flight requests finish, then release the pools.
@@ -66,6 +73,8 @@ main().catch((error: unknown) => {
     for (const line of error.message.split('\n')) process.stderr.write(`config: ${line}\n`);
   } else if (error instanceof DataDirLockedError) {
     process.stderr.write(`${error.message}\n`); // one line naming the holder (docs/faults.md)
+  } else if (error instanceof StartupError) {
+    process.stderr.write(`start: ${error.message}\n`);
   } else {
     log.fatal({ err: error }, 'failed to start');
   }

@@ -148,3 +148,11 @@ export async function mintToken(
   if (claims.audience) jwt.setAudience(claims.audience);
   return jwt.sign(new TextEncoder().encode(secret));
 }
+
+/**
+ * The `WWW-Authenticate` value of an answer that needs a token (RFC 9110 §11.6.1, RFC 6750 §3):
+ * `Bearer`, plus `error="invalid_token"` when the request carried one (header or cookie) that was refused.
+ */
+export function bearerChallenge(headers: Headers, cookieName: string): string {
+  return readToken(headers, cookieName) ? 'Bearer error="invalid_token"' : 'Bearer';
+}

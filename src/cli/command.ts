@@ -68,24 +68,26 @@ export function requireOption<T>(command: Command, values: Record<string, T | un
 
 /**
  * Validates with the core's own zod schema (never a copy of its rules); the problems name the
- * command-line flag when `flags` maps the input field to one (`{ accountId: '--account' }`).
+ * command-line flag when `flags` maps the input field to one (`{ accountId: '--account' }`). A value
+ * a flag cannot take (`--user abc`, `--expires forever`) is a usage mistake: exit 2, like a missing flag.
  */
 export function validate<S extends z.ZodType>(schema: S, value: unknown, flags: Record<string, string> = {}): z.output<S> {
   try {
     return parseInput(schema, value);
   } catch (error) {
-    throw fromCoreError(error, flags) ?? error;
+    const flagged = isAppError(error) && Object.keys(error.details ?? {}).some((key) => key in flags);
+    throw fromCoreError(error, flags, flagged ? 2 : 1) ?? error;
   }
 }
 
-/** A core AppError as CLI problems, one per message; null for anything unexpected. */
-export function fromCoreError(error: unknown, flags: Record<string, string> = {}): CliError | null {
+/** A core AppError as CLI problems, one per message (exit `code`); null for anything unexpected. */
+export function fromCoreError(error: unknown, flags: Record<string, string> = {}, code = 1): CliError | null {
   if (!isAppError(error)) return null;
-  if (!error.details) return new CliError([error.message]);
+  if (!error.details) return new CliError([error.message], code);
   const problems = Object.entries(error.details).flatMap(([key, messages]) =>
     messages.map((message) => `${flags[key] ?? key}: ${message}`),
   );
-  return new CliError(problems);
+  return new CliError(problems, code);
 }
 
 /** Fails with one clear line when the account does not exist; returns its owner. */

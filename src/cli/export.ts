@@ -1,6 +1,6 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { once } from 'node:events';
-import { rename, stat, unlink } from 'node:fs/promises';
+import { link, rename, stat, unlink } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -12,10 +12,13 @@ import { CliError, findAccount, parseOptions, requireOption, validate, type Comm
 /**
  * Streams the account export document (the same one GET /api/v1/account/export sends) into `out`.
  * It is recorded in the export audit log under the account's owner, the only person the API lets
- * export; the file appears complete or not at all (written beside it, then renamed).
+ * export; the file appears complete or not at all (written beside it, then moved into place). An
+ * existing file is replaced only with `force`: an export is personal data, a mistyped path must not eat a file.
  */
-export async function exportAccountToFile(db: PrismaClient, args: { account: string; out: string }): Promise<{ bytes: number }> {
+export async function exportAccountToFile(db: PrismaClient, args: { account: string; out: string; force?: boolean }): Promise<{ bytes: number }> {
   const { accountId } = validate(exportArgs, { accountId: args.account }, { accountId: '--account' });
+  const exists = () => new CliError([`${args.out} already exists; pass --force to replace it`]);
+  if (!args.force && existsSync(args.out)) throw exists();
   const account = await findAccount(db, accountId);
   const partial = `${args.out}.partial`;
   // Opened before the audit row is written: a path that cannot be written records nothing.
@@ -27,7 +30,8 @@ export async function exportAccountToFile(db: PrismaClient, args: { account: str
     const log = await recordExport(db, { accountId, userId: account.ownerId, kind: ExportKind.account_json });
     const body = accountExportStream(db, accountId, log.createdAt) as WebReadableStream<Uint8Array>;
     await pipeline(Readable.fromWeb(body), file);
-    await rename(partial, args.out);
+    if (args.force) await rename(partial, args.out);
+    else await placeNew(partial, args.out).catch((error: NodeJS.ErrnoException) => Promise.reject(error.code === 'EEXIST' ? exists() : error));
   } catch (error) {
     file.destroy();
     await unlink(partial).catch(() => undefined);
@@ -36,15 +40,29 @@ export async function exportAccountToFile(db: PrismaClient, args: { account: str
   return { bytes: (await stat(args.out)).size };
 }
 
+/** Moves `from` to `to` unless `to` exists (EEXIST), atomically: a hard link fails rather than replace. */
+async function placeNew(from: string, to: string): Promise<void> {
+  try {
+    await link(from, to);
+  } catch (error) {
+    // A file system without hard links: check, then rename (a narrow race, but no silent loss as before).
+    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    if (existsSync(to)) throw Object.assign(new Error(`${to} exists`), { code: 'EEXIST' });
+    await rename(from, to);
+    return;
+  }
+  await unlink(from);
+}
+
 export const exportCommand: Command = {
   name: 'export',
-  usage: '--account <uuid> --out <file.json>',
-  summary: 'write the account export (JSON) to a file, streamed',
+  usage: '--account <uuid> --out <file.json> [--force]',
+  summary: 'write the account export (JSON) to a file, streamed; an existing file is replaced only with --force',
   async run(args, io) {
-    const { values } = parseOptions(this, args, { account: { type: 'string' }, out: { type: 'string' } });
-    const account = requireOption(this, values, 'account');
-    const out = requireOption(this, values, 'out');
-    const { bytes } = await io.withDb((db) => exportAccountToFile(db.prisma, { account, out }));
+    const { values } = parseOptions(this, args, { account: { type: 'string' }, out: { type: 'string' }, force: { type: 'boolean', default: false } });
+    const account = requireOption(this, { account: values.account }, 'account');
+    const out = requireOption(this, { out: values.out }, 'out');
+    const { bytes } = await io.withDb((db) => exportAccountToFile(db.prisma, { account, out, force: values.force }));
     io.out(`wrote ${out} (${bytes} bytes)`);
   },
 };

@@ -1,7 +1,8 @@
 // npm run cli -- <command> [options]: operator tasks against the configured database (DATABASE_URL,
 // else the embedded PGlite in DATA_DIR). Reads .env like the server (development only; the real
 // environment wins). Problems are printed one per line; the exit code is 0 on
-// success, 1 on a failure, 2 on a usage mistake.
+// success, 1 on a failure, 2 on a usage mistake (a missing or unknown option, or a value an option
+// cannot take: docs/cli.md).
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig, loadDotenv } from '../config.js';
 import { isDatabaseUnavailable, openDatabase } from '../db/client.js';

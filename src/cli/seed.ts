@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import cliProgress from 'cli-progress';
 import { z } from 'zod';
-import { seedDemo } from '../demo.js';
+import { localBaseUrl, seedDemo } from '../demo.js';
 import { uuid } from '../validation.js';
 import { CliError, parseOptions, usageError, validate, type CliIo, type Command } from './command.js';
-import { benchDefaults, seedBench, type BenchPhase } from './seed-bench.js';
+import { seedBench, type BenchPhase, type BenchProgress } from './seed-bench.js';
 import { signingSecret } from './token.js';
 
 const count = (max: number) =>
@@ -26,8 +26,9 @@ async function demo(io: CliIo): Promise<void> {
   // The demo data needs no secret; without one (JWKS only) no token can be printed.
   const secret = await signingSecret(config).catch((error: unknown) => (error instanceof CliError ? null : Promise.reject(error)));
   const seeded = await io.withDb((db) => seedDemo(db.prisma, secret ?? randomBytes(32).toString('base64url')));
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  if (secret) io.out(seeded.banner(`http://${host}:${config.port}`).trim());
+  // The port the server will listen on with this same configuration (PORT, .env); 0 = chosen at its start.
+  if (secret && config.port === 0) io.err('PORT=0: the server picks its port when it starts; put the one its "listening" line names in place of <port>');
+  if (secret) io.out(seeded.banner(localBaseUrl(config.host, config.port || null)).trim());
   else io.out('Demo account ready (no token: tokens come from your identity provider).');
 }
 
@@ -38,40 +39,37 @@ async function bench(io: CliIo, args: string[], command: Command): Promise<void>
   });
   if (values.contacts === undefined) throw usageError(command, '--contacts is required');
   const input = validate(benchInput, { ...values, accountId: values.account, account: undefined }, BENCH_FLAGS);
-  const defaults = benchDefaults(input.contacts);
-  const total = input.contacts + (input.deals ?? defaults.deals) + (input.invoices ?? defaults.invoices) + (input.submissions ?? defaults.submissions);
-  const bar = io.progressStream
-    ? new cliProgress.SingleBar(
-        { stream: io.progressStream, format: '{phase} [{bar}] {percentage}% | {value}/{total} rows | ETA {eta_formatted}', hideCursor: true },
-        cliProgress.Presets.shades_classic,
-      )
-    : null;
-  const before: Record<BenchPhase, number> = { contacts: 0, deals: 0, invoices: 0, submissions: 0 };
-  let offset = 0;
-  let started = false;
+  const bars = io.progressStream ? phaseBars(io.progressStream) : null;
   try {
-    const result = await io.withDb((db) =>
-      seedBench(db.prisma, {
-        ...input,
-        onProgress: ({ phase, done, total: phaseTotal }) => {
-          if (!started) bar?.start(total, 0, { phase: phase.padEnd(11) }); // once the database is open: a fair ETA
-          started = true;
-          if (done === 0) before[phase] = offset;
-          if (done === phaseTotal) offset = before[phase] + phaseTotal;
-          bar?.update(before[phase] + done, { phase: phase.padEnd(11) });
-        },
-      }),
-    );
-    bar?.stop();
+    // The bars start once the database is open, so their ETAs are fair.
+    const result = await io.withDb((db) => seedBench(db.prisma, { ...input, onProgress: bars?.update }));
+    bars?.stop();
     io.out(
       `account ${result.accountId} (owner ${result.ownerId}): ${result.contacts} contacts, ${result.deals} deals, ` +
         `${result.invoices} invoices, form ${result.formId} with ${result.submissions} submissions`,
     );
   } catch (error) {
-    bar?.stop();
+    bars?.stop();
     if (error instanceof RangeError && error.message.startsWith('seedBench: ')) throw new CliError([error.message.slice(11)]);
     throw error;
   }
+}
+
+/** One bar per phase, each counting that phase's rows ("deals [####] 40% | 1600/4000"), left on screen when done. */
+function phaseBars(stream: NodeJS.WritableStream) {
+  const multi = new cliProgress.MultiBar(
+    { stream, format: '{phase} [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted}', hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  const bars = new Map<BenchPhase, cliProgress.SingleBar>();
+  return {
+    update: ({ phase, done, total }: BenchProgress) => {
+      let bar = bars.get(phase);
+      if (!bar) bars.set(phase, (bar = multi.create(total, 0, { phase: phase.padEnd(11) })));
+      bar.update(done);
+    },
+    stop: () => multi.stop(),
+  };
 }
 
 export const seed: Command = {

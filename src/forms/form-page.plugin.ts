@@ -1,4 +1,5 @@
-// GET /forms/{form_id}: the embeddable lead-form page, its data read through Query.publicLeadForm.
+// GET /forms/{form_id}: the embeddable lead-form page, its data read through Query.publicLeadForm;
+// GET /forms/embed.js: the snippet that frames it on another site (src/forms/form-page-embed.ts).
 import { randomBytes } from 'node:crypto';
 import { parse, validate, type GraphQLError } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
@@ -7,12 +8,16 @@ import type { Context, ServerContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/client.js';
 import { schema } from '../graphql/schema.js';
 import { contentSecurityPolicy, renderFormPage, renderMessagePage, type PublicForm } from './form-page.js';
+import { EMBED_PATH, embedScriptResponse } from './form-page-embed.js';
 
 const PAGE_PATH = /^\/forms\/([^/]+)\/?$/;
 
 const QUERY = parse(/* GraphQL */ `
   query PublicLeadFormPage($id: ID!) {
-    publicLeadForm(id: $id) { id name successMessage honeypotField fields { key label type required options maxLength autocomplete } }
+    publicLeadForm(id: $id) {
+      id name successMessage honeypotField accentColor showTitle
+      fields { key label type required options maxLength autocomplete }
+    }
   }
 `);
 
@@ -22,7 +27,7 @@ function respond(page: Page, request: Request, url: URL): Response {
   const nonce = randomBytes(16).toString('base64');
   const html = page.form
     ? renderFormPage(page.form, nonce, url.searchParams)
-    : renderMessagePage(page.title ?? 'Error', page.text ?? '', nonce);
+    : renderMessagePage(page.title ?? 'Error', page.text ?? '', nonce, url.searchParams);
   return new Response(request.method === 'HEAD' ? null : html, {
     status: page.status,
     headers: {
@@ -48,6 +53,10 @@ export function useFormPage(deps: Pick<AppDeps, 'log'>): Plugin<Context> {
       yoga = instance as unknown as YogaServerInstance<ServerContext, Context>;
     },
     onRequest: async ({ request, url, serverContext, endResponse }) => {
+      if (url.pathname === EMBED_PATH && (request.method === 'GET' || request.method === 'HEAD')) {
+        endResponse(embedScriptResponse(request));
+        return;
+      }
       const match = PAGE_PATH.exec(url.pathname);
       if (!match) return;
       if (request.method !== 'GET' && request.method !== 'HEAD') {

@@ -43,6 +43,8 @@ export const PublicLeadForm = builder.prismaObject('LeadForm', {
       description: 'Render as an input people never see or fill in; the page shows it to bots anyway',
     }),
     fields: t.relation('fields', { type: PublicLeadFormField, query: { orderBy: { position: 'asc' } } }),
+    accentColor: t.exposeString('accentColor', { nullable: true, description: 'The page\'s accent colour, #rrggbb; null = the default' }),
+    showTitle: t.exposeBoolean('showTitle', { description: 'Whether the page shows `name` as its heading' }),
   }),
 });
 

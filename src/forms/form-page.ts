@@ -1,5 +1,6 @@
 // The embeddable lead-form page: plain HTML, one inline script (allowed by a per-response nonce),
 // no external assets. Every string that comes from a form's owner goes through escapeHtml.
+import { forcedTheme, formPageStyle } from './form-page-theme.js';
 
 export type PublicFormField = {
   key: string;
@@ -10,7 +11,15 @@ export type PublicFormField = {
   maxLength: number;
   autocomplete: string | null;
 };
-export type PublicForm = { id: string; name: string; successMessage: string; honeypotField: string | null; fields: PublicFormField[] };
+export type PublicForm = {
+  id: string;
+  name: string;
+  successMessage: string;
+  honeypotField: string | null;
+  accentColor: string | null;
+  showTitle: boolean;
+  fields: PublicFormField[];
+};
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
@@ -27,20 +36,6 @@ export function contentSecurityPolicy(nonce: string, withScript: boolean): strin
     'frame-ancestors *',
   ].filter(Boolean).join('; ');
 }
-
-const STYLE = `
-:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}
-body{margin:0;padding:1rem}main{max-width:36rem;margin:0 auto}
-h1{font-size:1.4rem;margin:0 0 .5rem}.hint{margin:0 0 1rem;font-size:.9rem}
-.field{margin:0 0 1rem}.field label{display:block;font-weight:600;margin-bottom:.25rem}
-.check{display:flex;gap:.5rem;align-items:flex-start;flex-wrap:wrap}.check label{font-weight:400;margin:0}
-input:not([type=checkbox]),select,textarea{box-sizing:border-box;width:100%;padding:.5rem;font:inherit;border:1px solid #767676;border-radius:4px}
-textarea{min-height:6rem}[aria-invalid=true]{border-color:#b00020;outline:1px solid #b00020}
-.error{color:#b00020;margin:.25rem 0 0;flex-basis:100%}.error:empty,#form-error:empty{display:none}
-#form-error{border:1px solid #b00020;border-radius:4px;padding:.5rem;margin:0 0 1rem;color:#b00020}
-#form-status:not(:empty){font-size:1.1rem;padding:1rem;border:1px solid #2e7d32;border-radius:4px}
-button{font:inherit;padding:.6rem 1.2rem;border-radius:4px;border:0;background:#0b57d0;color:#fff;cursor:pointer}
-button:disabled{opacity:.6;cursor:progress}.hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}`;
 
 // The same for every form: it reads what it needs from the markup (data-action, field names).
 const SCRIPT = `
@@ -113,6 +108,17 @@ const SCRIPT = `
     else problem('The form could not be sent (' + ((body && body.error) || 'HTTP ' + response.status) + '). Please try again.');
     (first || summary).focus();
   });
+  // Framed (e.g. by /forms/embed.js): tell the embedding page this page's height whenever it changes, so
+  // the frame fits (errors never push Send out of view). Only a height and the title: any origin may read them.
+  if (window.parent !== window && window.ResizeObserver) {
+    let last = 0;
+    const report = () => {
+      const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (height !== last) { last = height; window.parent.postMessage({ type: 'crm-lead-form:size', height, title: document.title }, '*'); }
+    };
+    new ResizeObserver(report).observe(document.documentElement);
+    report();
+  }
 })();`;
 
 function control(field: PublicFormField, prefill: string | null): string {
@@ -147,14 +153,17 @@ function control(field: PublicFormField, prefill: string | null): string {
 const honeypot = (key: string) =>
   `<div class="hp" aria-hidden="true"><label for="hp-${escapeHtml(key)}">Leave this empty</label><input type="text" id="hp-${escapeHtml(key)}" name="${escapeHtml(key)}" tabindex="-1" autocomplete="off"></div>`;
 
-function htmlPage(title: string, nonce: string, body: string, script: boolean): string {
+type PageOptions = { script: boolean; query: URLSearchParams; accentColor?: string | null };
+
+function htmlPage(title: string, nonce: string, body: string, { script, query, accentColor = null }: PageOptions): string {
+  const theme = forcedTheme(query);
   return `<!doctype html>
-<html lang="en">
+<html lang="en"${theme ? ` data-theme="${theme}"` : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
+<style nonce="${nonce}">${formPageStyle(accentColor)}</style>
 </head>
 <body>
 <main>
@@ -165,10 +174,13 @@ ${script ? `<script nonce="${nonce}">${SCRIPT}</script>\n` : ''}</body>
 `;
 }
 
-/** The form page. Hidden fields take their value from the page's query string (e.g. ?campaign=spring). */
+/**
+ * The form page. Hidden fields take their value from the page's query string (e.g. ?campaign=spring);
+ * `?theme=light|dark` forces a theme (docs/embedding-forms.md).
+ */
 export function renderFormPage(form: PublicForm, nonce: string, query: URLSearchParams): string {
   const anyRequired = form.fields.some((f) => f.required && f.type !== 'hidden');
-  const body = `<h1 id="form-title">${escapeHtml(form.name)}</h1>
+  const body = `<h1 id="form-title"${form.showTitle ? '' : ' class="visually-hidden"'}>${escapeHtml(form.name)}</h1>
 <form id="lead-form" method="post" aria-labelledby="form-title" data-action="/api/v1/forms/${encodeURIComponent(form.id)}/submit" data-success="${escapeHtml(form.successMessage)}">
 ${anyRequired ? '<p class="hint">Fields marked * are required.</p>\n' : ''}<div id="form-error" role="alert" tabindex="-1"></div>
 ${form.fields.map((field) => control(field, query.get(field.key))).join('\n')}
@@ -177,10 +189,10 @@ ${form.honeypotField ? honeypot(form.honeypotField) : ''}
 </form>
 <div id="form-status" role="status" tabindex="-1"></div>
 <noscript><p>Sending this form needs JavaScript.</p></noscript>`;
-  return htmlPage(form.name, nonce, body, true);
+  return htmlPage(form.name, nonce, body, { script: true, query, accentColor: form.accentColor });
 }
 
 /** A plain page for "not found" and other refusals, framable like the form itself. */
-export function renderMessagePage(title: string, text: string, nonce: string): string {
-  return htmlPage(title, nonce, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>`, false);
+export function renderMessagePage(title: string, text: string, nonce: string, query = new URLSearchParams()): string {
+  return htmlPage(title, nonce, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>`, { script: false, query });
 }

@@ -53,6 +53,8 @@ export const LeadFormRef = builder.prismaObject('LeadForm', {
       nullable: true,
       description: 'A key people never fill in (render it as a hidden input); submissions that fill it are kept as spam',
     }),
+    accentColor: t.exposeString('accentColor', { nullable: true, description: 'The public page\'s accent colour, #rrggbb; null = the default' }),
+    showTitle: t.exposeBoolean('showTitle', { description: 'Whether the public page shows `name` as its heading' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     fields: t.relation('fields', { query: { orderBy: { position: 'asc' } } }),
@@ -101,6 +103,8 @@ const CreateLeadFormInputType = builder.inputType('CreateLeadFormInput', {
     redirectUrl: t.string(),
     active: t.boolean(),
     honeypotField: t.string(),
+    accentColor: t.string({ description: '#rrggbb for the public page\'s button and focus rings (default: a blue)' }),
+    showTitle: t.boolean({ description: 'Show `name` as the public page\'s heading (default true)' }),
   }),
 });
 

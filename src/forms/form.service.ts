@@ -86,6 +86,13 @@ export const createLeadFormInput = z.object({
     .regex(FIELD_KEY, 'Must start with a letter and hold only letters, digits and _ (at most 100)')
     .nullish()
     .transform((value) => value ?? null),
+  // The page picks black or white text for the button, so any colour keeps 4.5:1 (docs/embedding-forms.md).
+  accentColor: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, 'Must be a colour written #rrggbb')
+    .nullish()
+    .transform((value) => value?.toLowerCase() ?? null),
+  showTitle: z.boolean().nullish().transform((value) => value ?? true),
 }).superRefine((form, ctx) => {
   if (form.honeypotField && form.fields.some((field) => field.key === form.honeypotField)) {
     ctx.addIssue({ code: 'custom', path: ['honeypotField'], message: 'Must not be the key of a field people fill in' });

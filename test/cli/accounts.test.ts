@@ -35,7 +35,7 @@ describe('npm run cli -- account:create', () => {
   it('the core rules apply: a blank name or a malformed owner is refused, one line each, and nothing is created', async () => {
     const before = await t.db.account.count();
     const r = await run('account:create', '--owner', 'ada', '--name', '   ');
-    expect(r).toEqual({ code: 1, out: [], err: ['account:create: --name: Required', 'account:create: --owner: Must be a UUID'] });
+    expect(r).toEqual({ code: 2, out: [], err: ['account:create: --name: Required', 'account:create: --owner: Must be a UUID'] });
     expect(await t.db.account.count()).toBe(before);
   });
 
@@ -77,9 +77,9 @@ describe('npm run cli -- member:add', () => {
     expect(r).toEqual({ code: 1, out: [], err: [`member:add: account ${missing} not found`] });
   });
 
-  it('malformed values are refused before anything is written', async () => {
+  it('malformed values are refused before anything is written, as usage mistakes (exit 2)', async () => {
     const r = await run('member:add', '--account', 'x', '--user', randomUUID(), '--email', 'not-mail');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.err).toEqual(['member:add: --account: Must be a UUID', 'member:add: --email: Must be a valid e-mail address']);
   });
 });

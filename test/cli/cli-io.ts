@@ -6,7 +6,7 @@ import type { Database } from '../../src/db/client.js';
 export type CliRun = { code: number; out: string[]; err: string[] };
 
 /** Runs a command line in-process against `db` (a test app's database) and captures its output. */
-export async function cli(argv: string[], options: { config: Config; db?: Database }): Promise<CliRun> {
+export async function cli(argv: string[], options: { config: Config; db?: Database; progressStream?: NodeJS.WritableStream }): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = {
@@ -14,6 +14,7 @@ export async function cli(argv: string[], options: { config: Config; db?: Databa
     out: (line) => out.push(line),
     err: (line) => err.push(line),
     config: () => options.config,
+    ...(options.progressStream ? { progressStream: options.progressStream } : {}),
     withDb: (work) => {
       if (!options.db) throw new Error('this test gave the command no database');
       return work(options.db);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,8 +65,24 @@ describe('npm run cli -- export', () => {
     expect(await t.db.exportLog.count()).toBe(before);
   });
 
-  it('--out is required and --account must be a UUID', async () => {
+  it('--out is required and --account must be a UUID: usage mistakes, exit 2', async () => {
     expect((await run('export', '--account', acc.id)).code).toBe(2);
-    expect((await run('export', '--account', 'acme', '--out', path.join(dir, 'x.json'))).err).toEqual(['export: --account: Must be a UUID']);
+    expect(await run('export', '--account', 'acme', '--out', path.join(dir, 'x.json'))).toEqual({ code: 2, out: [], err: ['export: --account: Must be a UUID'] });
+  });
+
+  it('an existing file is never overwritten without --force: one line, exit 1, the file and the audit log untouched', async () => {
+    const out = path.join(dir, 'keep.json');
+    await writeFile(out, 'precious');
+    const before = await t.db.exportLog.count();
+    expect(await run('export', '--account', acc.id, '--out', out)).toEqual({
+      code: 1, out: [], err: [`export: ${out} already exists; pass --force to replace it`],
+    });
+    expect(await readFile(out, 'utf8')).toBe('precious');
+    expect(await t.db.exportLog.count()).toBe(before);
+
+    const forced = await run('export', '--account', acc.id, '--out', out, '--force');
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(await readFile(out, 'utf8')).export_metadata.account_id).toBe(acc.id);
+    expect(existsSync(`${out}.partial`)).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedBench, type BenchProgress } from '../../src/cli/seed-bench.js';
 import { DEMO } from '../../src/demo.js';
@@ -77,6 +78,28 @@ describe('npm run cli -- seed', () => {
     const usage = await run('seed', 'bench');
     expect(usage.code).toBe(2);
     expect(usage.err[0]).toMatch(/^seed: --contacts is required \(usage: /);
+  });
+
+  it('seed bench draws one bar per phase, each counting the rows it names', async () => {
+    const drawn: string[] = [];
+    // A terminal as cli-progress sees one: it draws only on a TTY.
+    const terminal = Object.assign(new Writable({ write: (chunk, _encoding, done) => (drawn.push(String(chunk)), done()) }), { isTTY: true, columns: 120 });
+    const r = await cli(['seed', 'bench', '--contacts', '30', '--invoices', '2', '--seed', '3'], { config: t.deps.config, db: t.deps.db, progressStream: terminal });
+    expect(r.code).toBe(0);
+    const screen = drawn.join('').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    for (const [phase, rows] of [['contacts', 30], ['deals', 6], ['invoices', 2], ['submissions', 3]] as const) {
+      expect(screen).toMatch(new RegExp(`${phase} *\\[[^\\]]+\\] 100% \\| ${rows}/${rows} `));
+    }
+    expect(screen).not.toContain('/41'); // no bar counts every row of every phase
+  });
+
+  it('seed demo prints curl lines for the PORT and HOST the server is configured with, a wildcard host as loopback', async () => {
+    const r = await cli(['seed', 'demo'], { config: { ...t.deps.config, port: 4123, host: '0.0.0.0' }, db: t.deps.db });
+    expect(r.code).toBe(0);
+    expect(r.out.join('\n')).toContain(`"http://127.0.0.1:4123/api/v1/contacts?account_id=${DEMO.accountId}"`);
+    const any = await cli(['seed', 'demo'], { config: { ...t.deps.config, port: 0 }, db: t.deps.db });
+    expect(any.err).toEqual(['PORT=0: the server picks its port when it starts; put the one its "listening" line names in place of <port>']);
+    expect(any.out.join('\n')).toContain('http://127.0.0.1:<port>/graphql');
   });
 
   it('seed demo creates the demo account once and prints a token for its owner', async () => {

@@ -66,9 +66,9 @@ describe('npm run cli -- token', () => {
     }
   });
 
-  it('each invalid value is one line naming its flag, exit 1', async () => {
+  it('each invalid value is one line naming its flag; a value a flag cannot take is a usage mistake, exit 2', async () => {
     const run = await cli(['token', '--user', 'ada', '--email', 'nope', '--expires', 'forever'], { config });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.err).toEqual([
       'token: --user: Must be a UUID',
       'token: --email: Must be a valid e-mail address',

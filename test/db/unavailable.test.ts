@@ -1,5 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable, openDatabase } from '../../src/db/client.js';
+import { describe, expect, inject, it } from 'vitest';
+import { isDatabaseUnavailable, openDatabase, type Database } from '../../src/db/client.js';
+import { cloneDatabase } from '../helpers/database.js';
+
+// A copy of the run's PGlite template opens in under a second; a new in-memory PGlite runs initdb (seconds).
+async function embedded(): Promise<{ db: Database; drop(): Promise<void> }> {
+  const template = inject('template');
+  if (template.kind === 'pglite') return cloneDatabase(template);
+  const db = await openDatabase({ dataDir: 'memory://' }); // a PostgreSQL run has no embedded template
+  return { db, drop: () => db.close() };
+}
 
 // The HTTP layer answers 503 exactly when isDatabaseUnavailable says so.
 describe('isDatabaseUnavailable', { timeout: 120_000 }, () => {
@@ -19,13 +28,13 @@ describe('isDatabaseUnavailable', { timeout: 120_000 }, () => {
   });
 
   it('a closed embedded database means unavailable', async () => {
-    const db = await openDatabase({ dataDir: 'memory://' });
-    await db.close();
+    const { db, drop } = await embedded();
+    await drop();
     expect(isDatabaseUnavailable(await db.prisma.$queryRaw`SELECT 1`.catch((e: unknown) => e))).toBe(true);
   });
 
   it('errors in the query or the data are not outages', async () => {
-    const db = await openDatabase({ dataDir: 'memory://' });
+    const { db, drop } = await embedded();
     try {
       const syntax = await db.prisma.$queryRawUnsafe('SELEC 1').catch((e: unknown) => e);
       const missing = await db.prisma.$queryRawUnsafe('SELECT * FROM no_such_table').catch((e: unknown) => e);
@@ -39,7 +48,7 @@ describe('isDatabaseUnavailable', { timeout: 120_000 }, () => {
       expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code: '57P01' }))).toBe(true);
       expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code: '23505' }))).toBe(false);
     } finally {
-      await db.close();
+      await drop();
     }
   });
 });

@@ -3,7 +3,8 @@
  * against a PRIVATE PostgreSQL (initdb into a temp dir, its own port) and a PRIVATE redis-server,
  * both started and stopped by this file. The machine's own PostgreSQL (5432) and Redis (6379) are
  * never touched (afterAll checks they still answer); everything started here is killed in afterAll.
- * Without PostgreSQL's server binaries or redis-server it skips locally, and fails in CI.
+ * Runs when DATABASE_URL and REDIS_URL are set (the real-services run) and the binaries exist; otherwise
+ * it skips locally and fails in CI (test/helpers/prerequisites.ts).
  *
  * While a steady load of reads, creates and form submissions runs:
  * - PostgreSQL stops: answers are 503 {"error":"Service unavailable"} with Retry-After, fast, never a
@@ -25,7 +26,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { IN_CI, skipIfMissing } from '../helpers/prerequisites.js';
+import { IN_CI, skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 import { parseLogLine, START_TIMEOUT_MS, startServer, stopServer, type ServerProcess } from '../helpers/server-process.js';
 
 const REQUEST_TIMEOUT_MS = 15_000; // a hang would show up as a timeout, which fails the test
@@ -177,7 +178,7 @@ type Outcome = { kind: Kind; n: number; started: number; ended: number; status?:
 
 const UNAVAILABLE = '{"error":"Service unavailable"}';
 
-const MISSING = !PG_BIN ? 'PostgreSQL server binaries (initdb, pg_ctl)' : !REDIS_BIN ? 'redis-server' : null;
+const MISSING = unsetVariables('DATABASE_URL', 'REDIS_URL') ?? (!PG_BIN ? 'PostgreSQL server binaries (initdb, pg_ctl)' : !REDIS_BIN ? 'redis-server' : null);
 
 describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL and Redis stop and start', () => {
   let dir: string;

@@ -4,9 +4,9 @@
  * database (migrations run once, under the engine's advisory lock), and every limit is shared:
  * across both instances exactly the limit passes, sequentially and in concurrent bursts.
  *
- * Needs PostgreSQL and Redis: DATABASE_URL / REDIS_URL, else the usual local defaults. It fails (never
- * skips) when they are unreachable: PGlite cannot be shared by two processes, and memory limits are
- * per process, so without them there is nothing to prove.
+ * Needs PostgreSQL and Redis (PGlite cannot be shared by two processes, memory limits are per process):
+ * runs when DATABASE_URL and REDIS_URL are set and then fails if they are unreachable; skips when they
+ * are unset, except in CI, where it fails (test/helpers/prerequisites.ts).
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
@@ -15,17 +15,15 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { expectRedis, IN_CI } from '../helpers/prerequisites.js';
+import { expectRedis, REAL_SERVICES, skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 import { ROOT, START_TIMEOUT_MS, startServer, stopServer, type ServerProcess } from '../helpers/server-process.js';
 
 // Hundreds of sequential requests on a shared 2-core machine: generous, never part of correctness.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
 
-if (IN_CI && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) {
-  throw new Error('CI must set DATABASE_URL and REDIS_URL: the multi-instance test runs against real PostgreSQL and Redis');
-}
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SKIP = skipIfMissing(unsetVariables('DATABASE_URL', 'REDIS_URL'));
+const DATABASE_URL = process.env.DATABASE_URL ?? REAL_SERVICES.DATABASE_URL;
+const REDIS_URL = process.env.REDIS_URL ?? REAL_SERVICES.REDIS_URL;
 
 // ---- fixtures ---------------------------------------------------------------------------------
 
@@ -88,7 +86,7 @@ const count = (statuses: number[], status: number) => statuses.filter((s) => s =
 
 // ---- the tests --------------------------------------------------------------------------------
 
-describe('two instances sharing one PostgreSQL and one Redis', () => {
+describe.skipIf(SKIP)('two instances sharing one PostgreSQL and one Redis', () => {
   const databaseName = `crm_multi_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   let a: ServerProcess | undefined;
   let b: ServerProcess | undefined;

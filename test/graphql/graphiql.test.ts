@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { mintToken } from '../../src/auth/token.js';
+import { DEMO, seedDemo } from '../../src/demo.js';
+import { EXAMPLES } from '../../src/graphiql.js';
 import { createTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
 
 // GraphiQL at GET /graphql (Accept: text/html) outside production, self-contained (no CDN).
@@ -40,6 +43,16 @@ describe('GraphiQL', () => {
     const { parse, validate } = await import('graphql');
     const { schema } = await import('../../src/graphql/schema.js');
     for (const tab of EXAMPLES) expect(validate(schema, parse(tab.query))).toEqual([]);
+  });
+
+  it('every example runs as it is against the seeded demo account: its variables hold the demo\'s fixed ids', async () => {
+    await seedDemo(t.db, TEST_SECRET);
+    const owner = { id: DEMO.ownerId, token: await mintToken(TEST_SECRET, { sub: DEMO.ownerId }) };
+    for (const tab of EXAMPLES) {
+      const r = await t.gql(tab.query, JSON.parse(tab.variables), { as: owner });
+      expect(r.errors, tab.query.split('\n')[0]).toBeUndefined();
+    }
+    expect(EXAMPLES.map((tab) => tab.variables).join('\n')).not.toMatch(/</); // no placeholder like "<account id>"
   });
 
   it('is not served in production', async () => {

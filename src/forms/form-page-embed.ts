@@ -1,0 +1,45 @@
+// GET /forms/embed.js: the embed snippet. A page adds
+//   <script src="https://crm.example.com/forms/embed.js" data-form="FORM_ID" async></script>
+// and gets the form's page in an <iframe> right there, as tall as its content (docs/embedding-forms.md).
+
+export const EMBED_PATH = '/forms/embed.js';
+
+// The same for every form: it reads what it needs from its own <script> tag. Plain ES2017, no globals.
+// Size messages are believed only from this service's origin and from this script's own frame.
+export const EMBED_SCRIPT = `(() => {
+  const script = document.currentScript;
+  if (!script || !script.src) return;
+  if (script.parentElement === document.head) { console.error('lead form embed: put the <script> in <body>, where the form should appear'); return; }
+  const origin = new URL(script.src).origin;
+  const form = script.dataset.form;
+  if (!form) { console.error('lead form embed: add data-form="<form id>" to the <script> tag'); return; }
+  const url = new URL('/forms/' + encodeURIComponent(form), origin);
+  new URLSearchParams(script.dataset.query || '').forEach((value, key) => url.searchParams.set(key, value));
+  const theme = script.dataset.theme;
+  if (theme === 'light' || theme === 'dark') url.searchParams.set('theme', theme);
+  const frame = document.createElement('iframe');
+  frame.src = url.href;
+  frame.title = script.dataset.title || 'Contact form';
+  frame.style.cssText = 'display:block;width:100%;border:0;height:' + (Number(script.dataset.height) > 0 ? Number(script.dataset.height) : 480) + 'px';
+  script.insertAdjacentElement('afterend', frame);
+  window.addEventListener('message', (event) => {
+    if (event.origin !== origin || event.source !== frame.contentWindow) return;
+    const data = event.data;
+    if (!data || data.type !== 'crm-lead-form:size' || !Number.isFinite(data.height)) return;
+    frame.style.height = Math.min(Math.max(Math.ceil(data.height), 0), 20000) + 'px';
+    if (!script.dataset.title && typeof data.title === 'string' && data.title) frame.title = data.title.slice(0, 200);
+  });
+})();
+`;
+
+/** The snippet: cacheable (it is the same for every form), loadable by any site, even one that sets COEP. */
+export function embedScriptResponse(request: Request): Response {
+  return new Response(request.method === 'HEAD' ? null : EMBED_SCRIPT, {
+    status: 200,
+    headers: {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=3600',
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+    },
+  });
+}

@@ -1,0 +1,204 @@
+// The lead-form page's themes and the embed snippet in a real browser (Debian's Chromium through
+// playwright-core): contrast measured on the rendered page, screenshots at 360 and 1280 px in light and
+// dark (test-results/form-page/), and /forms/embed.js framing the form on another site and fitting the
+// frame to its content (docs/embedding-forms.md). Without Chromium it skips locally and fails in CI.
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contrastRatio, PALETTES, type Theme } from '../../src/forms/form-page-theme.js';
+import { createAccount, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { skipIfMissing } from '../helpers/prerequisites.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const SHOTS = path.resolve(import.meta.dirname, '../../test-results/form-page');
+const CREATE = `mutation ($input: CreateLeadFormInput!) { createLeadForm(input: $input) { id } }`;
+const FIELDS = [
+  { key: 'name', label: 'Your name', type: 'text', required: true, mapsTo: 'first_name' },
+  { key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email' },
+  { key: 'message', label: 'Message', type: 'textarea' },
+];
+
+let t: TestApp;
+let acc: TestAccount;
+let browser: Browser;
+
+async function newForm(input: Record<string, unknown> = {}): Promise<string> {
+  const r = await t.gql(CREATE, { input: { accountId: acc.id, name: 'Talk to us', fields: FIELDS, ...input } }, { as: acc.owner });
+  expect(r.errors).toBeUndefined();
+  return r.data.createLeadForm.id;
+}
+
+/** Fills the form with an address the browser accepts and the service refuses, and sends it: every error shows. */
+async function sendRefused(frame: Page | Frame): Promise<void> {
+  await frame.getByLabel('Your name').fill('Grace');
+  await frame.getByLabel('E-mail').fill('grace@localhost');
+  await frame.getByRole('button', { name: 'Send' }).click();
+  await frame.locator('#e-email').getByText('Must be a valid e-mail address').waitFor({ timeout: 10_000 });
+}
+
+const toHex = (rgb: string): string => {
+  const [r, g, b] = rgb.match(/\d+(\.\d+)?/g)!.slice(0, 3).map(Number);
+  return `#${[r, g, b].map((v) => Math.round(v!).toString(16).padStart(2, '0')).join('')}`;
+};
+
+/** Each text's colour and the colour actually behind it (the first opaque background up the tree). */
+function textColours(page: Page, selectors: string[]) {
+  return page.evaluate((list) => list.map((selector) => {
+    const el = document.querySelector(selector)!;
+    let back: Element | null = el;
+    let bg = 'rgba(0, 0, 0, 0)';
+    while (back && /rgba\(.*, 0\)$|transparent/.test(bg = getComputedStyle(back).backgroundColor)) back = back.parentElement;
+    return { selector, fg: getComputedStyle(el).color, bg: back ? bg : 'rgb(255, 255, 255)' };
+  }), selectors);
+}
+
+// Every kind of text on the page once the service has refused a value.
+const TEXTS = ['#form-title', 'label[for=f-name]', '.hint', '#f-name', '#e-email', '#form-error', 'button[type=submit]'];
+
+describe.skipIf(skipIfMissing(existsSync(CHROMIUM) ? null : `Chromium at ${CHROMIUM}`))(`lead-form themes and embedding in Chromium (${CHROMIUM})`, () => {
+  const errors: string[] = [];
+  const watch = (page: Page) => {
+    page.on('console', (m) => { if (m.type() === 'error' && !m.text().includes('400')) errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(e.message));
+    return page;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    acc = await createAccount(t);
+    await mkdir(SHOTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  for (const theme of ['light', 'dark'] as Theme[]) {
+    for (const width of [360, 1280]) {
+      it(`${theme} (the visitor's preference), ${width} px: text and errors are at least 4.5:1; screenshot form-${theme}-${width}.png`, async () => {
+        const context = await browser.newContext({ viewport: { width, height: 720 }, colorScheme: theme });
+        try {
+          const page = watch(await context.newPage());
+          page.setDefaultTimeout(10_000);
+          await page.goto(`${t.baseUrl}/forms/${await newForm()}`);
+          await sendRefused(page);
+          const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+          expect(toHex(background)).toBe(PALETTES[theme].bg);
+          for (const { selector, fg, bg } of await textColours(page, TEXTS)) {
+            expect(contrastRatio(toHex(fg), toHex(bg)), `${selector}: ${fg} on ${bg}`).toBeGreaterThanOrEqual(4.5);
+          }
+          // Nothing wider than the viewport: no sideways scrolling at 360 px.
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+          await page.screenshot({ path: path.join(SHOTS, `form-${theme}-${width}.png`), fullPage: true });
+          expect(errors).toEqual([]);
+        } finally {
+          await context.close();
+        }
+      });
+    }
+  }
+
+  it('?theme= wins over the visitor\'s preference, both ways', async () => {
+    const id = await newForm();
+    for (const [preferred, forced] of [['dark', 'light'], ['light', 'dark']] as const) {
+      const context = await browser.newContext({ colorScheme: preferred });
+      const page = await context.newPage();
+      await page.goto(`${t.baseUrl}/forms/${id}?theme=${forced}`);
+      expect(toHex(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor))).toBe(PALETTES[forced].bg);
+      await context.close();
+    }
+  });
+
+  it('the accent colours the button with readable text, and a hidden title still names the form', async () => {
+    const page = watch(await browser.newPage());
+    await page.goto(`${t.baseUrl}/forms/${await newForm({ accentColor: '#ffd600', showTitle: false })}`);
+    const [button] = await textColours(page, ['button[type=submit]']);
+    expect([toHex(button!.bg), toHex(button!.fg)]).toEqual(['#ffd600', '#000000']);
+    expect(await page.locator('#form-title').boundingBox()).toMatchObject({ width: 1, height: 1 });
+    expect(await page.getByRole('form', { name: 'Talk to us' }).count()).toBe(1);
+    await page.close();
+  });
+
+  describe('the embed snippet on another site', () => {
+    let site: Server;
+    let siteUrl: string;
+    let html = '';
+    beforeAll(async () => {
+      // A real loopback server as the embedding site: `localhost` vs the app's 127.0.0.1 is another origin.
+      site = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html));
+      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+      siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
+    });
+    afterAll(() => new Promise((resolve) => site.close(resolve)));
+
+    const frameHeight = (page: Page) => page.evaluate(() => document.querySelector('iframe')!.getBoundingClientRect().height);
+    const contentHeight = (frame: Frame) => frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+
+    it('inserts the form where the <script> is, fits the frame to the content, and grows it when errors show', async () => {
+      const id = await newForm();
+      html = `<!doctype html><title>Site</title><h1>Our site</h1><p id="before">Before</p>
+        <script src="${t.baseUrl}/forms/embed.js" data-form="${id}" data-theme="dark" data-query="campaign=spring" async></script>
+        <p id="after">After</p>`;
+      const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }));
+      page.setDefaultTimeout(10_000);
+      await page.goto(siteUrl);
+      const frame = (await (await page.waitForSelector('iframe')).contentFrame())!;
+      await frame.getByRole('button', { name: 'Send' }).waitFor();
+      // Right after the script, in the embedder's chosen theme, named after the form.
+      expect(await page.evaluate(() => document.querySelector('script[data-form]')!.nextElementSibling!.tagName)).toBe('IFRAME');
+      expect(new URL(frame.url()).search).toBe('?campaign=spring&theme=dark');
+      await page.waitForFunction(() => document.querySelector('iframe')!.title === 'Talk to us');
+
+      await page.waitForFunction((h) => Math.abs(document.querySelector('iframe')!.getBoundingClientRect().height - h) < 1, await contentHeight(frame));
+      const before = await frameHeight(page);
+      expect(before).not.toBe(480); // the snippet's starting height, replaced by the content's
+
+      await sendRefused(frame);
+      const grown = await contentHeight(frame);
+      expect(grown).toBeGreaterThan(before);
+      await page.waitForFunction((h) => Math.abs(document.querySelector('iframe')!.getBoundingClientRect().height - h) < 1, grown);
+      // The Send button is inside the frame's visible box: nothing is cut off.
+      const send = (await frame.getByRole('button', { name: 'Send' }).boundingBox())!;
+      const box = (await (await page.$('iframe'))!.boundingBox())!;
+      expect(send.y + send.height).toBeLessThanOrEqual(box.y + box.height);
+      await page.screenshot({ path: path.join(SHOTS, 'embed-dark-1280.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('size messages from anything but the form\'s own frame and origin are ignored', async () => {
+      // `seen` records every message's arrival, so the test knows when the spoofs have been handled.
+      html = `<!doctype html><title>Site</title><body>
+        <script>window.seen = []; addEventListener('message', (e) => seen.push(e.data && e.data.type));</script>
+        <script src="${t.baseUrl}/forms/embed.js" data-form="${await newForm()}" data-title="Contact"></script>
+        <iframe id="other" srcdoc="<script>parent.postMessage({ type: 'crm-lead-form:size', height: 7 }, '*'); parent.postMessage({ type: 'done' }, '*')</script>"></iframe>`;
+      const page = watch(await browser.newPage());
+      page.setDefaultTimeout(10_000);
+      await page.goto(siteUrl);
+      const frame = (await (await page.waitForSelector('iframe[title=Contact]')).contentFrame())!;
+      await frame.getByRole('button', { name: 'Send' }).waitFor();
+      await page.waitForFunction((h) => Math.abs(document.querySelector('iframe')!.getBoundingClientRect().height - h) < 1, await contentHeight(frame));
+      const fitted = await frameHeight(page);
+      // The embedding page itself (its own origin, not the frame) and a frame of its origin: both refused.
+      await page.waitForFunction(() => (window as unknown as { seen: string[] }).seen.includes('done'));
+      await page.evaluate(() => {
+        window.postMessage({ type: 'crm-lead-form:size', height: 5, title: 'Spoofed' }, '*');
+        window.postMessage({ type: 'probe' }, '*'); // delivered after the spoof, in order
+      });
+      await page.waitForFunction(() => (window as unknown as { seen: string[] }).seen.includes('probe'));
+      expect(await frameHeight(page)).toBe(fitted);
+      expect(await page.evaluate(() => document.querySelector('iframe')!.title)).toBe('Contact'); // data-title wins
+      await page.close();
+    });
+  });
+});

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import semver from 'semver';
+import { describe, expect, it } from 'vitest';
+
+// The Node versions package.json claims are ones every installed package accepts (docs/node-versions.md).
+const read = (file: string) => JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8'));
+const claimed: string = read('package.json').engines.node;
+const lock = read('package-lock.json') as { packages: Record<string, { version?: string; engines?: unknown }> };
+
+// Prisma's CLI brings it for `prisma dev` (a local database server), which this project never runs.
+const KNOWN = ['node_modules/@prisma/streams-local@0.1.11 needs >=22.0.0'];
+
+describe('supported Node versions', () => {
+  it('this Node is one package.json claims', () => {
+    expect(semver.satisfies(process.version, claimed), `${process.version} vs ${claimed}`).toBe(true);
+  });
+
+  it.each(['20.19.0', '22.13.0', '24.0.0'])('Node %s: claimed, and accepted by every installed package but Prisma\'s `prisma dev` helper', (version) => {
+    expect(semver.satisfies(version, claimed)).toBe(true);
+    const refusing = Object.entries(lock.packages)
+      .filter(([path, info]) => path && typeof (info.engines as { node?: unknown } | undefined)?.node === 'string')
+      .filter(([, info]) => !semver.satisfies(version, (info.engines as { node: string }).node))
+      .map(([path, info]) => `${path}@${info.version} needs ${(info.engines as { node: string }).node}`);
+    expect(refusing).toEqual(version === '20.19.0' ? KNOWN : []);
+  });
+
+  it('versions some package refuses are not claimed: 21 and 23 (Prisma 7), 22 before 22.13 (the codegen CLI\'s prompts)', () => {
+    expect(semver.satisfies('21.7.0', claimed)).toBe(false);
+    expect(semver.satisfies('22.12.0', claimed)).toBe(false);
+    expect(semver.satisfies('23.11.0', claimed)).toBe(false);
+  });
+});
