@@ -8,7 +8,7 @@ import { readReplicas } from '@prisma/extension-read-replicas';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { isDatabaseUnavailable } from './client.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 /** `db.reader`: the client for reads that may trail the primary by up to the allowed lag. */
 export type Reader = PrismaClient & {
