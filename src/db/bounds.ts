@@ -87,7 +87,16 @@ function boundedClientClass(bounds: Bounds) {
     }
 
     override emit(event: string | symbol, ...args: any[]): boolean {
-      if (event === 'error' && args[0] instanceof Error) args[0] = this.unavailable(args[0]);
+      if (event === 'error' && args[0] instanceof Error) {
+        args[0] = this.unavailable(args[0]);
+        // A client checked out between two statements (a transaction) has no 'error' listener: pg-pool
+        // keeps one only on idle clients. Unheard, the error would crash the process; the client's
+        // next query fails as unavailable instead, and the pool drops it on release.
+        if (this.listenerCount('error') === 0) {
+          this.lost = true;
+          return false;
+        }
+      }
       return super.emit(event, ...args);
     }
 
