@@ -1,6 +1,7 @@
 /** Query.me · Query.account · Mutation.createAccount · Mutation.addTeamMember */
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
+import { userActor } from '../events/types.js';
 import { MESSAGES } from '../errors.js';
 import { MemberRole } from '../generated/prisma/enums.js';
 import {
@@ -103,7 +104,7 @@ builder.mutationFields((t) => ({
     rules: { access: 'user', input: createAccountInput, from: 'input' },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<CreateAccountInput>(info);
-      const account = await createAccount(ctx.db, viewer!.id, input);
+      const account = await createAccount(ctx.db, viewer!.id, input, userActor(viewer));
       return ctx.db.account.findUniqueOrThrow({ ...query, where: { id: account.id } });
     },
   }),
@@ -113,8 +114,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: AddTeamMemberInputType, required: true }) },
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: addTeamMemberInput, from: 'input' },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input } = checked<AddTeamMemberInput>(info);
-      const member = await addTeamMember(ctx.db, input);
+      const { viewer, input } = checked<AddTeamMemberInput>(info);
+      const member = await addTeamMember(ctx.db, input, userActor(viewer));
       return ctx.db.teamMember.findUniqueOrThrow({
         ...query,
         where: { accountId_userId: { accountId: member.accountId, userId: member.userId } },

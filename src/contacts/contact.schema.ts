@@ -2,6 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
+import { userActor } from '../events/types.js';
 import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
 import {
   contactsWhere,
@@ -70,8 +71,8 @@ builder.mutationField('createContact', (t) =>
     args: { input: t.arg({ type: CreateContactInputType, required: true }) },
     rules: { access: 'member', input: createContactInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input, write } = checked<CreateContactInput>(info);
-      const { id } = await write(async (tx) => ({ id: (await createContact(tx, input)).id }));
+      const { viewer, input, write } = checked<CreateContactInput>(info);
+      const { id } = await write(async (tx) => ({ id: (await createContact(tx, input, userActor(viewer))).id }));
       return ctx.db.contact.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
+import { ContactSource, ContactType, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { emit, inTransaction } from '../events/emit.js';
+import type { Actor } from '../events/types.js';
 import { listArgs, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 
 export const createContactInput = z.object({
@@ -27,8 +29,12 @@ export const listContactsArgs = listArgs.extend({
 export type ListContactsArgs = z.output<typeof listContactsArgs>;
 
 /** `db` may be a transaction (an idempotent create stores its answer in the same one). */
-export function createContact(db: Prisma.TransactionClient, input: CreateContactInput) {
-  return db.contact.create({ data: input });
+export function createContact(db: PrismaClient | Prisma.TransactionClient, input: CreateContactInput, actor: Actor) {
+  return inTransaction(db, async (tx) => {
+    const contact = await tx.contact.create({ data: input });
+    await emit(tx, { type: 'contact.created', accountId: contact.accountId, actor, object: contact });
+    return contact;
+  });
 }
 
 /**

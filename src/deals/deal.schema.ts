@@ -2,6 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
+import { userActor } from '../events/types.js';
 import { DealStatus, type Prisma } from '../generated/prisma/client.js';
 import {
   createDeal,
@@ -72,8 +73,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateDealInputType, required: true }) },
     rules: { access: 'member', input: createDealInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input, write } = checked<CreateDealInput>(info);
-      const { id } = await write(async (tx) => ({ id: (await createDeal(tx, input)).id }));
+      const { viewer, input, write } = checked<CreateDealInput>(info);
+      const { id } = await write(async (tx) => ({ id: (await createDeal(tx, input, userActor(viewer))).id }));
       return ctx.db.deal.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -88,8 +89,8 @@ builder.mutationFields((t) => ({
       target: ({ id }: SetDealStatusArgs, ctx) => ctx.db.deal.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
     },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input, target } = checked<SetDealStatusArgs, DealToMove>(info);
-      await setDealStatus(ctx.db, target, input.status);
+      const { viewer, input, target } = checked<SetDealStatusArgs, DealToMove>(info);
+      await setDealStatus(ctx.db, target, input.status, userActor(viewer));
       return ctx.db.deal.findUniqueOrThrow({ ...query, where: { id: input.id } });
     },
   }),

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { DealStatus, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { WRITE_TRANSACTION } from '../db/client.js';
 import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
+import { emit, inTransaction } from '../events/emit.js';
+import type { Actor } from '../events/types.js';
 import { listArgs, money, requiredText, uuid } from '../validation.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
@@ -57,9 +60,13 @@ export async function assertInAccount(
 }
 
 /** A new deal is always `open` (the contract's only creation transition). `db` may be a transaction. */
-export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput) {
-  await assertInAccount(db, input.accountId, input);
-  return db.deal.create({ data: { ...input, status: DealStatus.open } });
+export function createDeal(db: PrismaClient | Prisma.TransactionClient, input: CreateDealInput, actor: Actor) {
+  return inTransaction(db, async (tx) => {
+    await assertInAccount(tx, input.accountId, input);
+    const deal = await tx.deal.create({ data: { ...input, status: DealStatus.open } });
+    await emit(tx, { type: 'deal.created', accountId: deal.accountId, actor, object: deal });
+    return deal;
+  });
 }
 
 const ATTEMPTS = 5;
@@ -69,13 +76,20 @@ const ATTEMPTS = 5;
  * we checked, so two concurrent moves from one state cannot both win; the loser is re-judged
  * against the state the winner left.
  */
-export async function setDealStatus(db: PrismaClient, deal: DealToMove, to: DealStatus) {
+export async function setDealStatus(db: PrismaClient, deal: DealToMove, to: DealStatus, actor: Actor) {
   let from = deal.status;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(DEAL_MACHINE, from, to);
     const closedAt = to === DealStatus.open ? null : new Date();
-    const { count } = await db.deal.updateMany({ where: { id: deal.id, status: from }, data: { status: to, closedAt } });
-    if (count === 1) return;
+    const was = from;
+    const moved = await db.$transaction(async (tx) => {
+      const { count } = await tx.deal.updateMany({ where: { id: deal.id, status: was }, data: { status: to, closedAt } });
+      if (count !== 1) return false;
+      const object = await tx.deal.findUniqueOrThrow({ where: { id: deal.id } });
+      await emit(tx, { type: 'deal.status_changed', accountId: object.accountId, actor, object, previous: { status: was } });
+      return true;
+    }, WRITE_TRANSACTION);
+    if (moved) return;
     from = (await db.deal.findUniqueOrThrow({ where: { id: deal.id }, select: { status: true } })).status;
   }
   throw invalidTransition(`Cannot move a deal from ${from} to ${to}: it keeps changing`, { from, to });

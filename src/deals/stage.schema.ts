@@ -1,6 +1,7 @@
 /** Query.pipelineStages · Mutation.createPipelineStage */
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
+import { userActor } from '../events/types.js';
 import { createStage, createStageInput, STAGE_ORDER, stagesArgs, type CreateStageInput, type StagesArgs } from './stage.service.js';
 
 builder.prismaObject('PipelineStage', {
@@ -40,8 +41,8 @@ builder.mutationField('createPipelineStage', (t) =>
     args: { input: t.arg({ type: CreatePipelineStageInputType, required: true }) },
     rules: { access: 'member', input: createStageInput, from: 'input' },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input } = checked<CreateStageInput>(info);
-      const stage = await createStage(ctx.db, input);
+      const { viewer, input } = checked<CreateStageInput>(info);
+      const stage = await createStage(ctx.db, input, userActor(viewer));
       return ctx.db.pipelineStage.findUniqueOrThrow({ ...query, where: { id: stage.id } });
     },
   }),

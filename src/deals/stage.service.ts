@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { emit, inTransaction } from '../events/emit.js';
+import type { Actor } from '../events/types.js';
 import { requiredText, uuid } from '../validation.js';
 
 /** Positions stop well short of int4's limit so "after the last" always has room. */
@@ -25,11 +27,16 @@ export type StagesArgs = z.output<typeof stagesArgs>;
 export const STAGE_ORDER = [{ position: 'asc' as const }, { createdAt: 'asc' as const }, { id: 'asc' as const }];
 
 /** Without a position the stage goes after the last one; equal positions keep creation order. */
-export async function createStage(db: PrismaClient, input: CreateStageInput) {
+export async function createStage(db: PrismaClient, input: CreateStageInput, actor: Actor) {
   let position = input.position;
   if (position == null) {
     const last = await db.pipelineStage.aggregate({ where: { accountId: input.accountId }, _max: { position: true } });
     position = last._max.position == null ? 0 : last._max.position + 1;
   }
-  return db.pipelineStage.create({ data: { accountId: input.accountId, name: input.name, position } });
+  const data = { accountId: input.accountId, name: input.name, position };
+  return inTransaction(db, async (tx) => {
+    const stage = await tx.pipelineStage.create({ data });
+    await emit(tx, { type: 'pipeline_stage.created', accountId: stage.accountId, actor, object: stage });
+    return stage;
+  });
 }

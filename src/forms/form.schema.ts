@@ -4,6 +4,7 @@ import { MESSAGES } from '../errors.js';
 import { builder } from '../graphql/builder.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
+import { userActor } from '../events/types.js';
 import { ContactField, FormFieldType } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
 import { createLeadForm, createLeadFormInput, setLeadFormActive, type CreateLeadFormInput } from './form.service.js';
@@ -99,8 +100,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateLeadFormInputType, required: true }) },
     rules: { access: 'member', input: createLeadFormInput, from: 'input' },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input } = checked<CreateLeadFormInput>(info);
-      const form = await createLeadForm(ctx.db, input);
+      const { viewer, input } = checked<CreateLeadFormInput>(info);
+      const form = await createLeadForm(ctx.db, input, userActor(viewer));
       return ctx.db.leadForm.findUniqueOrThrow({ ...query, where: { id: form.id } });
     },
   }),
@@ -113,8 +114,9 @@ builder.mutationFields((t) => ({
       target: ({ id }: z.output<typeof formArgs>, ctx) => ctx.db.leadForm.findUnique({ where: { id }, select: { accountId: true } }),
     },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { id, active } = checked<z.output<typeof formArgs>>(info).input;
-      await setLeadFormActive(ctx.db, id, active);
+      const { viewer, input } = checked<z.output<typeof formArgs>>(info);
+      await setLeadFormActive(ctx.db, input.id, input.active, userActor(viewer));
+      const { id } = input;
       return ctx.db.leadForm.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),

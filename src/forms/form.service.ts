@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ContactField, FormFieldType, type PrismaClient } from '../generated/prisma/client.js';
+import { emit } from '../events/emit.js';
+import type { Actor } from '../events/types.js';
 import { optionalText, requiredText, uuid } from '../validation.js';
 
 export const DEFAULT_SUCCESS_MESSAGE = "Thanks! We'll be in touch.";
@@ -93,17 +95,23 @@ export const createLeadFormInput = z.object({
 export type CreateLeadFormInput = z.output<typeof createLeadFormInput>;
 
 /** The form and its fields land together or not at all; `position` keeps the caller's order. */
-export function createLeadForm(db: PrismaClient, input: CreateLeadFormInput) {
+export function createLeadForm(db: PrismaClient, input: CreateLeadFormInput, actor: Actor) {
   const { fields, ...form } = input;
   return db.$transaction(async (tx) => {
     const created = await tx.leadForm.create({ data: form });
     await tx.leadFormField.createMany({
       data: fields.map((field, position) => ({ ...field, accountId: form.accountId, formId: created.id, position })),
     });
+    await emit(tx, { type: 'form.created', accountId: created.accountId, actor, object: created });
     return created;
   });
 }
 
-export function setLeadFormActive(db: PrismaClient, id: string, active: boolean) {
-  return db.leadForm.update({ where: { id }, data: { active } });
+export function setLeadFormActive(db: PrismaClient, id: string, active: boolean, actor: Actor) {
+  return db.$transaction(async (tx) => {
+    const before = await tx.leadForm.findUniqueOrThrow({ where: { id }, select: { active: true } });
+    const form = await tx.leadForm.update({ where: { id }, data: { active } });
+    if (before.active !== active) await emit(tx, { type: 'form.updated', accountId: form.accountId, actor, object: form, previous: before });
+    return form;
+  });
 }

@@ -10,6 +10,7 @@ import '../forms/form.schema.js';
 import '../forms/form-page.schema.js';
 import '../records/record.schema.js';
 import '../exports/export.schema.js';
+import '../events/event.schema.js';
 
 export const schema = builder.toSchema();
 

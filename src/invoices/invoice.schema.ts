@@ -2,6 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
+import { userActor } from '../events/types.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
 import {
   createInvoice,
@@ -68,8 +69,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
     rules: { access: 'member', input: createInvoiceInput, from: 'input' },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input } = checked<CreateInvoiceInput>(info);
-      const invoice = await createInvoice(ctx.db, input);
+      const { viewer, input } = checked<CreateInvoiceInput>(info);
+      const invoice = await createInvoice(ctx.db, input, userActor(viewer));
       return ctx.db.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } });
     },
   }),
@@ -85,8 +86,8 @@ builder.mutationFields((t) => ({
         ctx.db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
     },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input, target } = checked<SetInvoiceStatusArgs, InvoiceToMove>(info);
-      await setInvoiceStatus(ctx.db, target, input.status);
+      const { viewer, input, target } = checked<SetInvoiceStatusArgs, InvoiceToMove>(info);
+      await setInvoiceStatus(ctx.db, target, input.status, userActor(viewer));
       return ctx.db.invoice.findUniqueOrThrow({ ...query, where: { id: input.id } });
     },
   }),

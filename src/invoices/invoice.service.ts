@@ -3,6 +3,9 @@ import { InvoiceStatus, Prisma, type PrismaClient } from '../generated/prisma/cl
 import { badInput, invalidTransition } from '../errors.js';
 import { assertInAccount } from '../deals/deal.service.js';
 import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
+import { emit, inTransaction } from '../events/emit.js';
+import type { Actor } from '../events/types.js';
+import { WRITE_TRANSACTION } from '../db/client.js';
 import { listArgs, money, optionalText, uuid } from '../validation.js';
 
 export const NUMBER_TAKEN = 'Already used in this account';
@@ -42,12 +45,16 @@ const isUniqueViolation = (error: unknown): boolean =>
 const ATTEMPTS = 5;
 
 /** Creates a draft invoice; without a number it gets the account's next free `INV-000001`-style one. */
-export async function createInvoice(db: PrismaClient, input: CreateInvoiceInput) {
+export async function createInvoice(db: PrismaClient, input: CreateInvoiceInput, actor: Actor) {
   const { invoiceNumber, ...data } = input;
   await assertInAccount(db, data.accountId, data);
+  const created = async (tx: Prisma.TransactionClient, invoice: Awaited<ReturnType<typeof tx.invoice.create>>) => {
+    await emit(tx, { type: 'invoice.created', accountId: invoice.accountId, actor, object: invoice });
+    return invoice;
+  };
   if (invoiceNumber) {
     try {
-      return await db.invoice.create({ data: { ...data, invoiceNumber } });
+      return await inTransaction(db, async (tx) => created(tx, await tx.invoice.create({ data: { ...data, invoiceNumber } })));
     } catch (error) {
       if (isUniqueViolation(error)) throw badInput({ invoiceNumber: [NUMBER_TAKEN] });
       throw error;
@@ -57,8 +64,8 @@ export async function createInvoice(db: PrismaClient, input: CreateInvoiceInput)
     try {
       return await db.$transaction(async (tx) => {
         const assigned = await takeNextNumber(tx, data.accountId);
-        return tx.invoice.create({ data: { ...data, invoiceNumber: assigned } });
-      });
+        return created(tx, await tx.invoice.create({ data: { ...data, invoiceNumber: assigned } }));
+      }, WRITE_TRANSACTION);
     } catch (error) {
       // Only a manual create racing for the very number we picked gets here; the retry skips it.
       if (!isUniqueViolation(error) || attempt >= ATTEMPTS) throw error;
@@ -100,12 +107,19 @@ async function takeNextNumber(tx: Prisma.TransactionClient, accountId: string): 
  * Moves an invoice along the §8 machine; `cancelled` and `refunded` are final. The update applies
  * only while the row still holds the state we checked, so concurrent moves cannot both win.
  */
-export async function setInvoiceStatus(db: PrismaClient, invoice: InvoiceToMove, to: InvoiceStatus) {
+export async function setInvoiceStatus(db: PrismaClient, invoice: InvoiceToMove, to: InvoiceStatus, actor: Actor) {
   let from = invoice.status;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(INVOICE_MACHINE, from, to);
-    const { count } = await db.invoice.updateMany({ where: { id: invoice.id, status: from }, data: { status: to } });
-    if (count === 1) return;
+    const was = from;
+    const moved = await db.$transaction(async (tx) => {
+      const { count } = await tx.invoice.updateMany({ where: { id: invoice.id, status: was }, data: { status: to } });
+      if (count !== 1) return false;
+      const object = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
+      await emit(tx, { type: 'invoice.status_changed', accountId: object.accountId, actor, object, previous: { status: was } });
+      return true;
+    }, WRITE_TRANSACTION);
+    if (moved) return;
     from = (await db.invoice.findUniqueOrThrow({ where: { id: invoice.id }, select: { status: true } })).status;
   }
   throw invalidTransition(`Cannot move an invoice from ${from} to ${to}: it keeps changing`, { from, to });

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Context } from '../context.js';
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
+import { userActor } from '../events/types.js';
 import {
   createBooking,
   createBookingInput,
@@ -104,7 +105,7 @@ const CreateWorkflowInput = builder.inputType('CreateWorkflowInput', {
 type RecordModel = 'Proposal' | 'Contract' | 'Gallery' | 'Booking' | 'Workflow';
 // Loose on purpose: the five input objects share this role, not one TypeScript type.
 type InputRef = InputObjectRef<any, object>;
-type Create = (db: Context['db'], input: never, query: { select?: object; include?: object }) => Promise<unknown>;
+type Create = (db: Context['db'], input: never, actor: ReturnType<typeof userActor>) => Promise<{ id: string }>;
 
 /** `create<Model>(input:)`: any member of the input's account (401 -> 400 -> 403 before the write). */
 function createRecordField(name: string, model: RecordModel, inputType: InputRef, input: z.ZodType, create: Create) {
@@ -113,7 +114,12 @@ function createRecordField(name: string, model: RecordModel, inputType: InputRef
       type: model as 'Proposal',
       args: { input: t.arg({ type: inputType, required: true }) },
       rules: { access: 'member', input, from: 'input' },
-      resolve: (query, _root, _args, ctx, info) => create(ctx.db, checked(info).input as never, query) as never,
+      resolve: async (query, _root, _args, ctx, info) => {
+        const { viewer, input } = checked(info);
+        const { id } = await create(ctx.db, input as never, userActor(viewer));
+        const delegate = ctx.db[(model.charAt(0).toLowerCase() + model.slice(1)) as 'proposal'];
+        return delegate.findUniqueOrThrow({ ...query, where: { id } }) as never;
+      },
     }),
   );
 }

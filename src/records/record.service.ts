@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
+import { emit, inTransaction } from '../events/emit.js';
+import type { Actor, EventType } from '../events/types.js';
 import { money, requiredText, uuid } from '../validation.js';
 
 const titled = { accountId: uuid, title: requiredText(200), contactId: uuid.nullish() };
@@ -40,20 +42,26 @@ export async function withAccountContact<T>(db: PrismaClient, input: AccountReco
   return create();
 }
 
-// `query` is the Prisma select/include the caller wants back, so the answer is one round trip.
-type Query = { select?: object; include?: object };
+/** The new row and its `<kind>.created` event, in one transaction. */
+function created<T extends { accountId: string }>(db: PrismaClient, type: EventType, actor: Actor, create: (tx: Prisma.TransactionClient) => Promise<T>) {
+  return inTransaction(db, async (tx) => {
+    const row = await create(tx);
+    await emit(tx, { type, accountId: row.accountId, actor, object: row });
+    return row;
+  });
+}
 
-export const createProposal = (db: PrismaClient, input: z.output<typeof createProposalInput>, query: Query = {}) =>
-  withAccountContact(db, input, () => db.proposal.create({ ...(query as object), data: input }));
+export const createProposal = (db: PrismaClient, input: z.output<typeof createProposalInput>, actor: Actor) =>
+  withAccountContact(db, input, () => created(db, 'proposal.created', actor, (tx) => tx.proposal.create({ data: input })));
 
-export const createContract = (db: PrismaClient, input: z.output<typeof createContractInput>, query: Query = {}) =>
-  withAccountContact(db, input, () => db.contract.create({ ...(query as object), data: input }));
+export const createContract = (db: PrismaClient, input: z.output<typeof createContractInput>, actor: Actor) =>
+  withAccountContact(db, input, () => created(db, 'contract.created', actor, (tx) => tx.contract.create({ data: input })));
 
-export const createGallery = (db: PrismaClient, input: z.output<typeof createGalleryInput>, query: Query = {}) =>
-  withAccountContact(db, input, () => db.gallery.create({ ...(query as object), data: input }));
+export const createGallery = (db: PrismaClient, input: z.output<typeof createGalleryInput>, actor: Actor) =>
+  withAccountContact(db, input, () => created(db, 'gallery.created', actor, (tx) => tx.gallery.create({ data: input })));
 
-export const createBooking = (db: PrismaClient, input: z.output<typeof createBookingInput>, query: Query = {}) =>
-  withAccountContact(db, input, () => db.booking.create({ ...(query as object), data: input }));
+export const createBooking = (db: PrismaClient, input: z.output<typeof createBookingInput>, actor: Actor) =>
+  withAccountContact(db, input, () => created(db, 'booking.created', actor, (tx) => tx.booking.create({ data: input })));
 
-export const createWorkflow = (db: PrismaClient, input: z.output<typeof createWorkflowInput>, query: Query = {}) =>
-  db.workflow.create({ ...(query as object), data: input });
+export const createWorkflow = (db: PrismaClient, input: z.output<typeof createWorkflowInput>, actor: Actor) =>
+  created(db, 'workflow.created', actor, (tx) => tx.workflow.create({ data: input }));
