@@ -2,6 +2,7 @@ import type { KnownUsers } from './auth/viewer.js';
 import type { TokenClaims } from './auth/token.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import type { Events } from './events/runtime.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 
@@ -16,4 +17,6 @@ export type AppDeps = {
   verifyToken: (token: string) => Promise<TokenClaims>;
   knownUsers: KnownUsers;
   log: Logger;
+  /** Live events, webhook secrets and the delivery worker (src/events/runtime.ts). */
+  events: Events;
 };

@@ -5,6 +5,7 @@ import { KnownUsers } from './auth/viewer.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { applyMigrations } from './db/migrate.js';
+import { openEvents } from './events/runtime.js';
 import type { Logger } from './logger.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 
@@ -29,14 +30,17 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     const limiter = config.rateLimits
       ? createRateLimiter({ redisUrl: config.redisUrl, log: (msg: string, err?: unknown) => log.warn({ err }, msg) })
       : noLimits(log);
+    const events = await openEvents(config, db.prisma, log);
     return {
       config,
       db,
+      events,
       limiter,
       verifyToken: createTokenVerifier({ ...config.auth, jwtSecret }),
       knownUsers: new KnownUsers(),
       log,
       close: async () => {
+        await events.close(); // the worker finishes or releases its deliveries first
         await limiter.close();
         await db.close();
       },

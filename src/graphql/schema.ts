@@ -11,6 +11,7 @@ import '../forms/form-page.schema.js';
 import '../records/record.schema.js';
 import '../exports/export.schema.js';
 import '../events/event.schema.js';
+import '../webhooks/webhook.schema.js';
 
 export const schema = builder.toSchema();
 

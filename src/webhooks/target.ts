@@ -17,9 +17,10 @@ for (const [net, prefix] of [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, and 255.255.255.255
 ] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
+// IPv4-mapped addresses (::ffff:a.b.c.d) are judged by their IPv4 address in isBlockedAddress: a
+// ::ffff:0:0/96 rule here would make BlockList refuse every IPv4 address.
 for (const [net, prefix] of [
   ['::', 128], ['::1', 128], // unspecified, loopback
-  ['::ffff:0:0', 96], // IPv4-mapped: judged by their IPv4 address below; anything left here is refused
   ['64:ff9b::', 96], ['64:ff9b:1::', 48], // NAT64 (reaches IPv4 space)
   ['100::', 64], // discard
   ['2001::', 23], // IETF protocol assignments (Teredo, ORCHID, ...)
