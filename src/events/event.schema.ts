@@ -4,7 +4,9 @@ import { builder } from '../graphql/builder.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { parseInput, text, uuid } from '../validation.js';
 import { afterWhere, connectionArgs, connectionType, toConnection } from './connection.js';
-import type { EventRow } from './envelope.js';
+import { loadRole } from '../auth/access.js';
+import { checked } from '../graphql/rules.js';
+import { fromEnvelope, type Envelope, type EventRow } from './envelope.js';
 
 const EventActor = builder.objectRef<{ type: string; id: string | null }>('EventActor').implement({
   description: 'Who caused the change: user (id = user id), visitor (a public form) or system (CLI, worker).',
@@ -86,3 +88,43 @@ builder.prismaObjectFields('Contact', (t) => ({
     resolve: (contact, args, ctx) => page(ctx.db, { accountId: contact.accountId, contactId: contact.id }, args),
   }),
 }));
+
+const accountEventsArgs = z.object({
+  accountId: uuid,
+  types: z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish(),
+});
+type AccountEventsArgs = z.output<typeof accountEventsArgs>;
+
+/** Events that may take the subscriber's access away: access is checked again on each of them. */
+const ACCESS_CHANGES = new Set(['member.removed', 'ownership.transferred']);
+/** Other events re-check access at most this often, so a lost membership ends the stream soon. */
+const RECHECK_MS = 30_000;
+
+builder.subscriptionField('accountEvents', (t) =>
+  t.field({
+    type: EventRef,
+    description: 'Live events of the account over Server-Sent Events (docs/events.md); ends when the caller loses access.',
+    args: { accountId: t.arg.id({ required: true }), types: t.arg.stringList() },
+    rules: { access: 'member', input: accountEventsArgs, limit: { max: 10, window: '1m', per: 'user' } },
+    subscribe: (_root, _args, ctx, info) => {
+      const { viewer, input } = checked<AccountEventsArgs>(info);
+      const source = ctx.events.bus.subscribe('accountEvents', input.accountId);
+      const wanted = input.types ? new Set(input.types) : null;
+      return (async function* () {
+        let checkedAt = Date.now();
+        try {
+          for await (const event of source) {
+            if (ACCESS_CHANGES.has(event.type) || Date.now() - checkedAt > RECHECK_MS) {
+              if (!(await loadRole(ctx.db, input.accountId, viewer!.id))) return; // the stream completes
+              checkedAt = Date.now();
+            }
+            if (!wanted || wanted.has(event.type)) yield event;
+          }
+        } finally {
+          await source.return?.(undefined);
+        }
+      })();
+    },
+    resolve: (event: Envelope) => fromEnvelope(event),
+  }),
+);
