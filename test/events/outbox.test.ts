@@ -125,3 +125,16 @@ describe('Account.events and Contact.timeline', () => {
     expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { after: ['Not a cursor from this list'] } });
   });
 });
+
+describe('retention', () => {
+  it('events and delivery logs older than EVENT_RETENTION_DAYS are purged in bounded batches; newer ones stay', async () => {
+    const { purge } = await import('../../src/events/worker.js');
+    const account = await createAccount(t);
+    const old = new Date(Date.now() - 91 * 24 * 3600_000);
+    await t.db.event.createMany({ data: Array.from({ length: 5 }, () => ({ accountId: account.id, type: 'contact.created', actorType: 'system', occurredAt: old, data: {} })) });
+    await t.db.event.create({ data: { accountId: account.id, type: 'deal.created', actorType: 'system', data: {} } });
+    const removed = await purge(t.db, 90, 2); // 2 a batch: three batches for five rows
+    expect(removed).toBeGreaterThanOrEqual(5);
+    expect((await eventsOf(account.id)).map((e) => e.type)).toEqual(['deal.created']);
+  });
+});
