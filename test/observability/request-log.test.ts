@@ -98,9 +98,18 @@ describe('error log', () => {
   it('an unexpected Prisma error is logged with its type and stack frames but never the e-mail its arguments held', async () => {
     const email = `${unique('private')}@example.com`;
     // contact.create gets one unknown field, so Prisma throws a real validation error that prints its arguments.
+    // The create runs in a transaction (with its event, docs/events.md): the transaction's client is broken too.
     const real = t.deps.db.prisma as PrismaClient;
-    const contact = { create: (args: { data: object }) => real.contact.create({ data: { ...args.data, notAColumn: true } as never }) };
-    const prisma = new Proxy(real, { get: (target, prop) => (prop === 'contact' ? contact : Reflect.get(target, prop)) });
+    const breakContact = <T extends object>(client: T): T => new Proxy(client, {
+      get: (target, prop) => prop === 'contact'
+        ? { create: (args: { data: object }) => (target as PrismaClient).contact.create({ data: { ...args.data, notAColumn: true } as never }) }
+        : Reflect.get(target, prop),
+    });
+    const prisma = new Proxy(breakContact(real), {
+      get: (target, prop) => prop === '$transaction'
+        ? (work: (tx: object) => Promise<unknown>, options?: object) => real.$transaction((tx) => work(breakContact(tx)), options)
+        : Reflect.get(target, prop),
+    });
     const broken = createApp({ ...t.deps, db: { ...t.deps.db, prisma }, log });
 
     lines.length = 0;
