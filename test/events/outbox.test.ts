@@ -23,30 +23,41 @@ const ok = async (p: Promise<{ errors?: unknown[]; data: any }>) => {
 const eventsOf = (accountId: string) => t.db.event.findMany({ where: { accountId }, orderBy: { occurredAt: 'asc' } });
 
 describe('the outbox', () => {
-  it('1,000 writes of mixed types from 20 concurrent clients leave exactly 1,000 events', async () => {
+  it('1,000 writes of mixed types from 20 concurrent clients (creates, updates, deletes) leave exactly 1,000 events', async () => {
     const account = await createAccount(t);
     const clients: TestUser[] = await Promise.all(Array.from({ length: 20 }, () => createUser(t)));
     await t.db.teamMember.createMany({ data: clients.map((u) => ({ accountId: account.id, userId: u.id })) });
     const accountId = account.id;
-    const writes: ((as: TestUser) => Promise<unknown>)[] = [
-      (as) => t.rest('POST', '/api/v1/contacts', { as, body: { account_id: accountId, first_name: unique('C') } }).then((r) => expect(r.status).toBe(201)),
-      (as) => ok(t.gql('mutation ($i: CreateDealInput!) { createDeal(input: $i) { id } }', { i: { accountId, title: unique('D') } }, { as })),
-      (as) => ok(t.gql('mutation ($i: CreateInvoiceInput!) { createInvoice(input: $i) { id } }', { i: { accountId, amount: 10, dueDate: '2031-01-01' } }, { as })),
-      (as) => ok(t.gql('mutation ($i: CreateProposalInput!) { createProposal(input: $i) { id } }', { i: { accountId, title: unique('P') } }, { as })),
-      (as) => ok(t.gql('mutation ($i: CreateWorkflowInput!) { createWorkflow(input: $i) { id } }', { i: { accountId, name: unique('W') } }, { as })),
-    ];
-    // 50 writes per client, 10 of each kind: under every per-user limit.
+    const gql = async (as: TestUser, doc: string, vars: object) => Object.values(await ok(t.gql(doc, vars, { as })))[0] as { id: string };
+    // One round is 10 writes: each kind created, then updated or deleted (REST and GraphQL).
+    const round = async (as: TestUser) => {
+      const contact = await t.rest('POST', '/api/v1/contacts', { as, body: { account_id: accountId, first_name: unique('C') } });
+      expect(contact.status).toBe(201);
+      const patched = await t.rest('PATCH', `/api/v1/contacts/${contact.body.data.id}`, { as, body: { company: unique('Co') } });
+      expect(patched.status).toBe(200);
+      const deal = await gql(as, 'mutation ($i: CreateDealInput!) { createDeal(input: $i) { id } }', { i: { accountId, title: unique('D') } });
+      await gql(as, 'mutation ($id: ID!) { updateDeal(id: $id, input: { value: 99 }) { id } }', { id: deal.id });
+      const invoice = await gql(as, 'mutation ($i: CreateInvoiceInput!) { createInvoice(input: $i) { id } }', { i: { accountId, amount: 10, dueDate: '2031-01-01' } });
+      await gql(as, 'mutation ($id: ID!) { updateInvoice(id: $id, input: { amount: 11 }) { id } }', { id: invoice.id });
+      const proposal = await gql(as, 'mutation ($i: CreateProposalInput!) { createProposal(input: $i) { id } }', { i: { accountId, title: unique('P') } });
+      await gql(as, 'mutation ($id: ID!) { deleteProposal(id: $id) { id } }', { id: proposal.id });
+      const workflow = await gql(as, 'mutation ($i: CreateWorkflowInput!) { createWorkflow(input: $i) { id } }', { i: { accountId, name: unique('W') } });
+      await gql(as, 'mutation ($id: ID!) { deleteWorkflow(id: $id) { id } }', { id: workflow.id });
+    };
+    // 5 rounds per client: 50 writes each, under every per-user limit.
     await Promise.all(clients.map(async (as) => {
-      for (let i = 0; i < 50; i++) await writes[i % writes.length]!(as);
+      for (let i = 0; i < 5; i++) await round(as);
     }));
     const byType = await t.db.event.groupBy({ by: ['type'], where: { accountId }, _count: true });
     expect(Object.fromEntries(byType.map((g) => [g.type, g._count]))).toEqual({
-      'contact.created': 200, 'deal.created': 200, 'invoice.created': 200, 'proposal.created': 200, 'workflow.created': 200,
+      'contact.created': 100, 'contact.updated': 100, 'deal.created': 100, 'deal.updated': 100, 'invoice.created': 100,
+      'invoice.updated': 100, 'proposal.created': 100, 'proposal.deleted': 100, 'workflow.created': 100, 'workflow.deleted': 100,
     });
-    const total = (await Promise.all([t.db.contact.count({ where: { accountId } }), t.db.deal.count({ where: { accountId } }),
-      t.db.invoice.count({ where: { accountId } }), t.db.proposal.count({ where: { accountId } }), t.db.workflow.count({ where: { accountId } })]))
-      .reduce((a, b) => a + b, 0);
-    expect(total).toBe(1000);
+    const kept = await Promise.all([t.db.contact.count({ where: { accountId } }), t.db.deal.count({ where: { accountId } }),
+      t.db.invoice.count({ where: { accountId } }), t.db.proposal.count({ where: { accountId } }), t.db.workflow.count({ where: { accountId } })]);
+    expect(kept).toEqual([100, 100, 100, 0, 0]);
+    const updated = await t.db.event.findFirst({ where: { accountId, type: 'deal.updated' } });
+    expect(updated!.data).toMatchObject({ object: { value: 99 }, previous: { value: 0 } });
   }, 120_000);
 
   it('a rolled-back write leaves no event (and no record)', async () => {
