@@ -28,7 +28,7 @@ describe('the outbox', () => {
     const clients: TestUser[] = await Promise.all(Array.from({ length: 20 }, () => createUser(t)));
     await t.db.teamMember.createMany({ data: clients.map((u) => ({ accountId: account.id, userId: u.id })) });
     const accountId = account.id;
-    const gql = async (as: TestUser, doc: string, vars: object) => Object.values(await ok(t.gql(doc, vars, { as })))[0] as { id: string };
+    const gql = async (as: TestUser, doc: string, vars: Record<string, unknown>) => Object.values(await ok(t.gql(doc, vars, { as })))[0] as { id: string };
     // One round is 10 writes: each kind created, then updated or deleted (REST and GraphQL).
     const round = async (as: TestUser) => {
       const contact = await t.rest('POST', '/api/v1/contacts', { as, body: { account_id: accountId, first_name: unique('C') } });
