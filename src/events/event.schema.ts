@@ -1,9 +1,8 @@
 /** Account.events · Contact.timeline · Subscription.accountEvents (docs/events.md) */
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
-import type { Prisma } from '../generated/prisma/client.js';
-import { parseInput, text, uuid } from '../validation.js';
-import { afterWhere, connectionArgs, connectionType, toConnection } from './connection.js';
+import { text, uuid } from '../validation.js';
+import { anyOf, defineCollection, eq, rangeSql } from '../graphql/connection.js';
 import { loadRole } from '../auth/access.js';
 import { checked } from '../graphql/rules.js';
 import { fromEnvelope, type Envelope, type EventRow } from './envelope.js';
@@ -26,9 +25,8 @@ export const EventRef = builder.objectRef<EventRow>('Event').implement({
   }),
 });
 
-const EventConnection = connectionType<EventRow>('Event', EventRef);
-
 const EventFilter = builder.inputType('EventFilter', {
+  description: '`occurredAfter` is inclusive, `occurredBefore` exclusive.',
   fields: (t) => ({
     types: t.stringList({ description: 'Event types, e.g. ["deal.status_changed"]' }),
     subjectId: t.id({ description: 'Only events about this record' }),
@@ -37,57 +35,48 @@ const EventFilter = builder.inputType('EventFilter', {
   }),
 });
 
-const eventsArgs = connectionArgs.extend({
-  filter: z
-    .object({
-      types: z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish(),
-      subjectId: uuid.nullish(),
-      occurredAfter: z.date().nullish(),
-      occurredBefore: z.date().nullish(),
-    })
-    .nullish(),
+const eventFilter = z.object({
+  types: z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish(),
+  subjectId: uuid.nullish(),
+  occurredAfter: z.date().nullish(),
+  occurredBefore: z.date().nullish(),
 });
+type EventFilter = z.output<typeof eventFilter>;
 
 const EVENT_SELECT = { id: true, accountId: true, type: true, occurredAt: true, actorType: true, actorId: true, subjectId: true, contactId: true, data: true } as const;
-const NEWEST_FIRST = [{ occurredAt: 'desc' as const }, { id: 'desc' as const }];
 
-async function page(db: Prisma.TransactionClient, where: Prisma.EventWhereInput, args: unknown) {
-  const { first, after } = parseInput(connectionArgs, args);
-  const rows = await db.event.findMany({ where: { AND: [where, afterWhere('occurredAt', after)] }, orderBy: NEWEST_FIRST, take: first + 1, select: EVENT_SELECT });
-  return toConnection(rows, first, (e) => ({ at: e.occurredAt, id: e.id }), after);
-}
-
-const pageArgs = (t: { arg: { int: (o?: object) => any; string: (o?: object) => any } }) => ({
-  first: t.arg.int({ description: 'At most 100; default 25' }),
-  after: t.arg.string({ description: 'pageInfo.endCursor of the previous page' }),
-});
-
-builder.prismaObjectFields('Account', (t) => ({
-  events: t.field({
-    type: EventConnection,
-    description: 'Every change in the account, newest first; kept EVENT_RETENTION_DAYS (default 90).',
-    args: { ...pageArgs(t), filter: t.arg({ type: EventFilter }) },
-    resolve: (account, args, ctx) => {
-      const { filter } = parseInput(eventsArgs, args);
-      const where: Prisma.EventWhereInput = { accountId: account.id };
-      if (filter?.types) where.type = { in: filter.types };
-      if (filter?.subjectId) where.subjectId = filter.subjectId;
-      if (filter?.occurredAfter || filter?.occurredBefore) {
-        where.occurredAt = { ...(filter.occurredAfter ? { gt: filter.occurredAfter } : {}), ...(filter.occurredBefore ? { lt: filter.occurredBefore } : {}) };
-      }
-      return page(ctx.db, where, { first: args.first, after: args.after });
+// Events page like every other collection (src/graphql/connection.ts): newest first, keyset cursors.
+const eventConnection = defineCollection<EventRow, EventFilter>(
+  {
+    name: 'Event',
+    table: 'events',
+    orders: { CREATED_AT: { column: 'occurred_at', type: 'timestamptz' } },
+    filter: {
+      input: EventFilter,
+      schema: eventFilter,
+      sql: (f) => [...anyOf('type', f.types, 'text'), ...eq('subject_id', f.subjectId, 'uuid'), ...rangeSql('occurred_at', f.occurredAfter, f.occurredBefore)],
     },
-  }),
-}));
+    // The primary key is (account_id, id): the account makes the lookup an index scan.
+    rows: (db, ids, accountIds) => db.event.findMany({ where: { accountId: { in: accountIds }, id: { in: ids } }, select: EVENT_SELECT }),
+  },
+  EventRef,
+);
 
-builder.prismaObjectFields('Contact', (t) => ({
-  timeline: t.field({
-    type: EventConnection,
-    description: "The contact's events and those of its deals, invoices, submissions and other records, newest first.",
-    args: pageArgs(t),
-    resolve: (contact, args, ctx) => page(ctx.db, { accountId: contact.accountId, contactId: contact.id }, args),
-  }),
-}));
+builder.prismaObjectField(
+  'Account',
+  'events',
+  eventConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id }), 'Every change in the account, newest first; kept EVENT_RETENTION_DAYS (default 90).'),
+);
+
+builder.prismaObjectField(
+  'Contact',
+  'timeline',
+  eventConnection(
+    'contact_id',
+    (c: { id: string; accountId: string }) => ({ accountId: c.accountId, id: c.id }),
+    "The contact's events and those of its deals, invoices, submissions and other records, newest first.",
+  ),
+);
 
 const accountEventsArgs = z.object({
   accountId: uuid,

@@ -6,11 +6,10 @@ import { forbidden, MESSAGES, notFound, unavailable } from '../errors.js';
 import type { Context } from '../context.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
-import { afterWhere, connectionArgs, connectionType, toConnection } from '../events/connection.js';
+import { defineCollection } from '../graphql/connection.js';
 import { envelope } from '../events/envelope.js';
 import { uuidv7 } from '../events/ids.js';
 import { userActor } from '../events/types.js';
-import { parseInput } from '../validation.js';
 import { deliverNow } from './delivery.service.js';
 import {
   createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, redeliverArgs, rotateSecret, sendTestArgs,
@@ -30,7 +29,16 @@ const WebhookDeliveryRef = builder.objectRef<WebhookDelivery>('WebhookDelivery')
     attemptedAt: t.expose('attemptedAt', { type: 'DateTime' }),
   }),
 });
-const DeliveryConnection = connectionType<WebhookDelivery>('WebhookDelivery', WebhookDeliveryRef);
+// The deliveries log pages like every other collection (src/graphql/connection.ts), newest first.
+const deliveryConnection = defineCollection<WebhookDelivery, never>(
+  {
+    name: 'WebhookDelivery',
+    table: 'webhook_deliveries',
+    orders: { CREATED_AT: { column: 'attempted_at', type: 'timestamptz' } },
+    rows: (db, ids, accountIds) => db.webhookDelivery.findMany({ where: { accountId: { in: accountIds }, id: { in: ids } } }),
+  },
+  WebhookDeliveryRef,
+);
 
 const WebhookEndpointRef = builder.objectRef<WebhookEndpoint>('WebhookEndpoint').implement({
   fields: (t) => ({
@@ -41,20 +49,7 @@ const WebhookEndpointRef = builder.objectRef<WebhookEndpoint>('WebhookEndpoint')
     enabled: t.exposeBoolean('enabled'),
     disabledReason: t.exposeString('disabledReason', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    deliveries: t.field({
-      type: DeliveryConnection,
-      description: 'Attempts, newest first',
-      args: { first: t.arg.int(), after: t.arg.string() },
-      resolve: async (endpoint, args, ctx) => {
-        const { first, after } = parseInput(connectionArgs, args);
-        const rows = await ctx.db.webhookDelivery.findMany({
-          where: { AND: [{ accountId: endpoint.accountId, endpointId: endpoint.id }, afterWhere('attemptedAt', after)] },
-          orderBy: [{ attemptedAt: 'desc' }, { id: 'desc' }],
-          take: first + 1,
-        });
-        return toConnection(rows, first, (d) => ({ at: d.attemptedAt, id: d.id }), after);
-      },
-    }),
+    deliveries: deliveryConnection('endpoint_id', (e: WebhookEndpoint) => ({ accountId: e.accountId, id: e.id }), 'Attempts, newest first')(t),
   }),
 });
 
