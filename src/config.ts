@@ -48,6 +48,25 @@ export type Config = {
   shutdownDelayMs: number;
   /** GRAPHQL_TRUSTED_DOCUMENTS: the only documents /graphql runs (SHA-256 hash -> document), when set. */
   trustedDocuments?: Record<string, string>;
+  /** Events, webhooks and subscriptions (docs/events.md, docs/configuration.md). */
+  events: EventsConfig;
+};
+
+export type EventsConfig = {
+  /** EVENT_RETENTION_DAYS: events older than this are purged (default 90). */
+  retentionDays: number;
+  /** WEBHOOK_SECRET_KEY: encrypts webhook signing secrets (docs/security.md); a dev key outside production. */
+  webhookSecretKey?: string;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS=true lifts the address-range check (local receivers, tests). */
+  allowPrivateTargets: boolean;
+  /** WEBHOOK_RETRY_BASE_MS: the first retry's delay; each next one is 4 times longer (capped at 12 h). */
+  retryBaseMs: number;
+  /** WEBHOOK_LEASE_MS: how long a claimed delivery is kept from other instances (a crash frees it after this). */
+  leaseMs: number;
+  /** EVENT_POLL_MS: how often the worker looks for due work. */
+  pollMs: number;
+  /** EVENT_WORKER=off: this instance delivers nothing (another one does). */
+  worker: boolean;
 };
 
 /** Long enough for another instance to apply a migration of ordinary size (docs/scaling.md). */
@@ -169,9 +188,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: oneOf('RATE_LIMITS', ['on', 'off'], 'on') === 'on',
     shutdownDelayMs: int('SHUTDOWN_DELAY_MS', 0, 0, 60_000),
     trustedDocuments: trustedDocuments(),
+    events: {
+      retentionDays: int('EVENT_RETENTION_DAYS', 90, 1, 3650),
+      webhookSecretKey: env.WEBHOOK_SECRET_KEY || undefined,
+      allowPrivateTargets: oneOf('WEBHOOK_ALLOW_PRIVATE_TARGETS', ['true', 'false'], 'false') === 'true',
+      retryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 30_000, 1, 3_600_000),
+      leaseMs: int('WEBHOOK_LEASE_MS', 60_000, 100, 3_600_000),
+      pollMs: int('EVENT_POLL_MS', 250, 10, 60_000),
+      worker: oneOf('EVENT_WORKER', ['on', 'off'], 'on') === 'on',
+    },
   };
   if (config.auth.jwtSecret !== undefined && config.auth.jwtSecret.length < 32) {
     problems.push('AUTH_JWT_SECRET must be at least 32 characters');
+  }
+  if (config.events.webhookSecretKey !== undefined && config.events.webhookSecretKey.length < 32) {
+    problems.push('WEBHOOK_SECRET_KEY must be at least 32 characters');
   }
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');

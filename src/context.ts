@@ -24,6 +24,8 @@ export type Context = {
   /** Counts one call against `rule` for `identity`; throws RATE_LIMITED past the limit. */
   charge(rule: LimitRule, identity: string): Promise<void>;
   state: RequestState;
+  /** Live events, webhook secrets and the target policy (src/events/runtime.ts). */
+  events: AppDeps['events'];
 };
 
 /** Per-request facts the HTTP layers read back after execution (headers). */
@@ -84,6 +86,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
       }
     },
     state,
+    events: deps.events,
   };
   return context;
 }

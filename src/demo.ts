@@ -1,3 +1,6 @@
+import { emit } from './events/emit.js';
+import { emitRow } from './events/record.js';
+import { SYSTEM, type EventType } from './events/types.js';
 import { mintToken } from './auth/token.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 
@@ -53,6 +56,12 @@ export async function seedDemo(db: PrismaClient, secret: string) {
 
 async function createDemoData(db: PrismaClient): Promise<void> {
   await db.$transaction(async (tx) => {
+    // Each demo record comes with its event (docs/events.md), so the timeline and Account.events show them.
+    const made = async <T extends { accountId: string }>(type: EventType, model: string, row: Promise<T>) => {
+      const created = await row;
+      await emitRow(tx, type, model, SYSTEM, created);
+      return created;
+    };
     await tx.user.createMany({
       data: [
         { id: DEMO.ownerId, email: 'owner@demo.example', name: 'Demo Owner' },
@@ -60,18 +69,19 @@ async function createDemoData(db: PrismaClient): Promise<void> {
       ],
       skipDuplicates: true,
     });
-    await tx.account.create({ data: { id: DEMO.accountId, name: 'Demo Company', ownerId: DEMO.ownerId } });
-    await tx.teamMember.create({ data: { accountId: DEMO.accountId, userId: DEMO.memberId, email: 'member@demo.example' } });
+    const account = await tx.account.create({ data: { id: DEMO.accountId, name: 'Demo Company', ownerId: DEMO.ownerId } });
+    await emit(tx, { type: 'account.created', accountId: account.id, actor: SYSTEM, object: account });
+    await made('member.added', 'TeamMember', tx.teamMember.create({ data: { accountId: DEMO.accountId, userId: DEMO.memberId, email: 'member@demo.example' } }));
     const stages = await Promise.all(
       ['Qualified', 'Proposal', 'Negotiation'].map((name, position) =>
-        tx.pipelineStage.create({ data: { accountId: DEMO.accountId, name, position } }),
+        made('pipeline_stage.created', 'PipelineStage', tx.pipelineStage.create({ data: { accountId: DEMO.accountId, name, position } })),
       ),
     );
     for (const [index, [firstName, lastName, email, company, contactType, source]] of PEOPLE.entries()) {
-      const contact = await tx.contact.create({
+      const contact = await made('contact.created', 'Contact', tx.contact.create({
         data: { ...(index === 0 ? { id: DEMO.contactId } : {}), accountId: DEMO.accountId, firstName, lastName, email, company, contactType, source },
-      });
-      await tx.deal.create({
+      }));
+      await made('deal.created', 'Deal', tx.deal.create({
         data: {
           ...(index === 0 ? { id: DEMO.dealId } : {}),
           accountId: DEMO.accountId,
@@ -82,8 +92,8 @@ async function createDemoData(db: PrismaClient): Promise<void> {
           probability: 20 + index * 10,
           expectedCloseDate: new Date(Date.UTC(2027, index, 15)),
         },
-      });
-      await tx.invoice.create({
+      }));
+      await made('invoice.created', 'Invoice', tx.invoice.create({
         data: {
           accountId: DEMO.accountId,
           contactId: contact.id,
@@ -92,10 +102,10 @@ async function createDemoData(db: PrismaClient): Promise<void> {
           status: index % 2 === 0 ? 'sent' : 'draft',
           dueDate: new Date(Date.UTC(2027, index, 1)),
         },
-      });
+      }));
     }
     await tx.account.update({ where: { id: DEMO.accountId }, data: { nextInvoiceNumber: PEOPLE.length + 1 } });
-    await tx.leadForm.create({
+    await made('form.created', 'LeadForm', tx.leadForm.create({
       data: {
         id: DEMO.formId,
         accountId: DEMO.accountId,
@@ -108,6 +118,6 @@ async function createDemoData(db: PrismaClient): Promise<void> {
           ],
         },
       },
-    });
+    }));
   });
 }

@@ -5,6 +5,7 @@ import { KnownUsers } from './auth/viewer.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { applyMigrations } from './db/migrate.js';
+import { openEvents } from './events/runtime.js';
 import type { Logger } from './logger.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 import { memoryDocumentStore, redisDocumentStore } from './graphql/persisted.js';
@@ -40,15 +41,18 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       ? createRateLimiter({ redisUrl: config.redisUrl, log: (msg: string, err?: unknown) => log.warn({ err }, msg) })
       : noLimits(log);
     const documents = config.redisUrl ? redisDocumentStore(config.redisUrl) : memoryDocumentStore();
+    const events = await openEvents(config, db.prisma, log);
     return {
       config,
       db,
+      events,
       limiter,
       documents,
       verifyToken: createTokenVerifier({ ...config.auth, jwtSecret }),
       knownUsers: new KnownUsers(),
       log,
       close: async () => {
+        await events.close(); // the worker finishes or releases its deliveries first
         await limiter.close();
         await documents.close();
         await db.close();

@@ -1,5 +1,6 @@
 /** Query.me · Query.account · Mutation.createAccount · addTeamMember · removeTeamMember · leaveAccount · transferOwnership */
 import { builder } from '../graphql/builder.js';
+import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { MESSAGES } from '../errors.js';
 import { MemberRole } from '../generated/prisma/enums.js';
@@ -121,7 +122,7 @@ builder.mutationFields((t) => ({
     rules: { access: 'user', input: createAccountInput, from: 'input' },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<CreateAccountInput>(info);
-      const account = await createAccount(ctx.db, viewer!.id, input);
+      const account = await createAccount(ctx.db, viewer!.id, input, userActor(viewer));
       return ctx.db.account.findUniqueOrThrow({ ...query, where: { id: account.id } });
     },
   }),
@@ -131,8 +132,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: AddTeamMemberInputType, required: true }) },
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: addTeamMemberInput, from: 'input', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, write } = checked<AddTeamMemberInput>(info);
-      return write((tx) => addMember(tx, input, query));
+      const { viewer, input, write } = checked<AddTeamMemberInput>(info);
+      return write((tx) => addMember(tx, input, userActor(viewer), query));
     },
   }),
 }));
@@ -148,7 +149,7 @@ builder.mutationFields((t) => ({
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: teamMemberArgs, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<TeamMemberArgs>(info);
-      return write(async (tx) => tx.account.findUniqueOrThrow({ ...query, where: await removeTeamMember(tx, viewer!.id, input) }));
+      return write(async (tx) => tx.account.findUniqueOrThrow({ ...query, where: await removeTeamMember(tx, viewer!.id, input, userActor(viewer)) }));
     },
   }),
   leaveAccount: t.boolean({
@@ -158,7 +159,7 @@ builder.mutationFields((t) => ({
     rules: { access: 'member', input: leaveArgs, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<LeaveArgs>(info);
-      return write((tx) => leaveAccount(tx, viewer!.id, input));
+      return write((tx) => leaveAccount(tx, viewer!.id, input, userActor(viewer)));
     },
   }),
   transferOwnership: t.prismaField({
@@ -169,7 +170,7 @@ builder.mutationFields((t) => ({
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: teamMemberArgs, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<TeamMemberArgs>(info);
-      return write(async (tx) => tx.account.findUniqueOrThrow({ ...query, where: await transferOwnership(tx, viewer!.id, input) }));
+      return write(async (tx) => tx.account.findUniqueOrThrow({ ...query, where: await transferOwnership(tx, viewer!.id, input, userActor(viewer)) }));
     },
   }),
 }));

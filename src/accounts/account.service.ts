@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { badInput, conflict, forbidden, MESSAGES, notFound } from '../errors.js';
+import { emit } from '../events/emit.js';
+import type { Actor } from '../events/types.js';
 import { optionalEmail, requiredText, uuid } from '../validation.js';
 
 export const createAccountInput = z.object({ name: requiredText(200) });
@@ -13,28 +15,36 @@ export type AddTeamMemberInput = z.output<typeof addTeamMemberInput>;
 export const accountArgs = z.object({ id: uuid }).transform((args) => ({ accountId: args.id }));
 export type AccountArgs = z.output<typeof accountArgs>;
 
-export function createAccount(db: PrismaClient, ownerId: string, input: CreateAccountInput) {
-  return db.account.create({ data: { name: input.name, ownerId } });
+export function createAccount(db: PrismaClient, ownerId: string, input: CreateAccountInput, actor: Actor) {
+  return db.$transaction(async (tx) => {
+    const account = await tx.account.create({ data: { name: input.name, ownerId } });
+    await emit(tx, { type: 'account.created', accountId: account.id, actor, object: account });
+    return account;
+  });
 }
 
 /**
  * Adds (or re-adds) a member. The identity provider owns users, so an unseen id is recorded, and
  * the given e-mail stays on the membership: users.email is that person's identity in every account.
  */
-export function addTeamMember(db: PrismaClient, input: AddTeamMemberInput) {
-  return db.$transaction((tx) => addMember(tx, input));
+export function addTeamMember(db: PrismaClient, input: AddTeamMemberInput, actor: Actor) {
+  return db.$transaction((tx) => addMember(tx, input, actor));
 }
 
 /** In the caller's transaction, under the account row's lock (an ownership transfer cannot interleave). */
-export async function addMember(tx: Prisma.TransactionClient, input: AddTeamMemberInput, query: { select?: object; include?: object } = {}) {
+export async function addMember(tx: Prisma.TransactionClient, input: AddTeamMemberInput, actor: Actor, query: { select?: object; include?: object } = {}) {
   if ((await lockAccount(tx, input.accountId)) === input.userId) throw badInput({ userId: ['Already the owner of this account'] });
   await tx.user.upsert({ where: { id: input.userId }, create: { id: input.userId }, update: {}, select: { id: true } });
-  return tx.teamMember.upsert({
-    ...query,
-    where: { accountId_userId: { accountId: input.accountId, userId: input.userId } },
+  const where = { accountId_userId: { accountId: input.accountId, userId: input.userId } };
+  const before = await tx.teamMember.findUnique({ where, select: { userId: true } });
+  const member = await tx.teamMember.upsert({
+    where,
     create: { accountId: input.accountId, userId: input.userId, email: input.email },
     update: input.email ? { email: input.email } : {},
   });
+  // member.added for a new member; a re-add is no change of membership.
+  if (!before) await emit(tx, { type: 'member.added', accountId: input.accountId, actor, object: member });
+  return Object.keys(query).length ? tx.teamMember.findUniqueOrThrow({ ...query, where }) : member;
 }
 
 // --- Team changes (docs/decisions.md §12) -------------------------------------------------------
@@ -64,29 +74,36 @@ async function asOwner(tx: Prisma.TransactionClient, accountId: string, callerId
 }
 
 /** Owner only; the owner is not a member row and cannot be removed. */
-export async function removeTeamMember(tx: Prisma.TransactionClient, callerId: string, { accountId, userId }: TeamMemberArgs) {
+export async function removeTeamMember(tx: Prisma.TransactionClient, callerId: string, { accountId, userId }: TeamMemberArgs, actor: Actor) {
   await asOwner(tx, accountId, callerId);
   if (userId === callerId) throw badInput({ userId: [OWNER_STAYS] });
-  const { count } = await tx.teamMember.deleteMany({ where: { accountId, userId } });
-  if (count === 0) throw notFound(MESSAGES.notFound);
+  await removeMember(tx, accountId, userId, actor, notFound(MESSAGES.notFound));
   return { id: accountId };
 }
 
+/** Under the account's lock: the row goes, with its member.removed event (which ends the person's live subscriptions). */
+async function removeMember(tx: Prisma.TransactionClient, accountId: string, userId: string, actor: Actor, missing: Error) {
+  const where = { accountId_userId: { accountId, userId } };
+  if (!(await tx.teamMember.findUnique({ where, select: { userId: true } }))) throw missing;
+  const member = await tx.teamMember.delete({ where });
+  await emit(tx, { type: 'member.removed', accountId, actor, object: member });
+}
+
 /** A member leaves; the owner cannot (CONFLICT) until they transfer ownership. */
-export async function leaveAccount(tx: Prisma.TransactionClient, callerId: string, { accountId }: LeaveArgs) {
+export async function leaveAccount(tx: Prisma.TransactionClient, callerId: string, { accountId }: LeaveArgs, actor: Actor) {
   if ((await lockAccount(tx, accountId)) === callerId) throw conflict(OWNER_CANNOT_LEAVE);
-  const { count } = await tx.teamMember.deleteMany({ where: { accountId, userId: callerId } });
-  if (count === 0) throw forbidden(MESSAGES.noAccess); // left meanwhile, or removed
+  await removeMember(tx, accountId, callerId, actor, forbidden(MESSAGES.noAccess)); // left meanwhile, or removed
   return true;
 }
 
 /** Owner only, to a member; the old owner stays on as a member. */
-export async function transferOwnership(tx: Prisma.TransactionClient, callerId: string, { accountId, userId }: TeamMemberArgs) {
+export async function transferOwnership(tx: Prisma.TransactionClient, callerId: string, { accountId, userId }: TeamMemberArgs, actor: Actor) {
   await asOwner(tx, accountId, callerId);
   if (userId === callerId) throw badInput({ userId: ['Already the owner of this account'] });
   const { count } = await tx.teamMember.deleteMany({ where: { accountId, userId } });
   if (count === 0) throw badInput({ userId: [NOT_A_MEMBER] });
-  await tx.account.update({ where: { id: accountId }, data: { ownerId: userId } });
+  const account = await tx.account.update({ where: { id: accountId }, data: { ownerId: userId } });
   await tx.teamMember.create({ data: { accountId, userId: callerId } });
+  await emit(tx, { type: 'ownership.transferred', accountId, actor, object: account, previous: { ownerId: callerId } });
   return { id: accountId };
 }

@@ -9,8 +9,8 @@ const MIN_LENGTH = 32;
  * Development only: the HS256 secret for demo tokens, kept in the data directory so tokens stay
  * valid across restarts. Created once, readable by the owner only (it can mint any user's token).
  */
-export async function loadOrCreateDevSecret(dataDir: string): Promise<string> {
-  const file = path.join(dataDir, FILE_NAME);
+export async function loadOrCreateDevSecret(dataDir: string, fileName = FILE_NAME): Promise<string> {
+  const file = path.join(dataDir, fileName);
   const existing = await readSecret(file);
   if (existing !== null) return existing;
 

@@ -1,4 +1,5 @@
 import { createAccount, createAccountInput } from '../accounts/account.service.js';
+import { SYSTEM } from '../events/types.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
 import { parseOptions, requireOption, validate, type Command } from './command.js';
@@ -9,7 +10,7 @@ const input = createAccountInput.extend({ ownerId: uuid });
 export async function createAccountFor(db: PrismaClient, args: { owner: string; name: string }) {
   const { ownerId, ...account } = validate(input, { ownerId: args.owner, name: args.name }, { ownerId: '--owner', name: '--name' });
   await db.user.upsert({ where: { id: ownerId.toLowerCase() }, create: { id: ownerId.toLowerCase() }, update: {} });
-  return createAccount(db, ownerId.toLowerCase(), account);
+  return createAccount(db, ownerId.toLowerCase(), account, SYSTEM);
 }
 
 export const accountCreate: Command = {

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { accountExportStream } from '../exports/account-json.js';
 import { exportArgs, recordExport } from '../exports/export.service.js';
+import { SYSTEM } from '../events/types.js';
 import { ExportKind, type PrismaClient } from '../generated/prisma/client.js';
 import { CliError, findAccount, parseOptions, requireOption, validate, type Command } from './command.js';
 
@@ -27,7 +28,7 @@ export async function exportAccountToFile(db: PrismaClient, args: { account: str
     throw new CliError([`cannot write ${args.out}: ${error.code === 'ENOENT' ? 'no such directory' : error.message}`]);
   });
   try {
-    const log = await recordExport(db, { accountId, userId: account.ownerId, kind: ExportKind.account_json });
+    const log = await recordExport(db, { accountId, userId: account.ownerId, kind: ExportKind.account_json }, SYSTEM);
     const body = accountExportStream(db, accountId, log.createdAt) as WebReadableStream<Uint8Array>;
     await pipeline(Readable.fromWeb(body), file);
     if (args.force) await rename(partial, args.out);

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createLeadForm, createLeadFormInput } from '../forms/form.service.js';
+import { SYSTEM } from '../events/types.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { CliError, findAccount, parseOptions, requireOption, validate, type Command } from './command.js';
 
@@ -44,7 +45,7 @@ export async function createFormFromDefinition(db: PrismaClient, accountId: stri
   if (problems.length > 0) throw new CliError(problems);
   const input = validate(createLeadFormInput, { ...definition, accountId }, { accountId: '--account' });
   await findAccount(db, input.accountId);
-  return createLeadForm(db, input);
+  return createLeadForm(db, input, SYSTEM);
 }
 
 export const formCreate: Command = {

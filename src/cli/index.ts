@@ -16,8 +16,9 @@ import { memberAdd } from './member-add.js';
 import { migrate } from './migrate.js';
 import { seed } from './seed.js';
 import { token } from './token.js';
+import { webhookListen } from './webhook-listen.js';
 
-export const COMMANDS: Command[] = [token, accountCreate, memberAdd, formCreate, migrate, seed, exportCommand];
+export const COMMANDS: Command[] = [token, accountCreate, memberAdd, formCreate, migrate, seed, exportCommand, webhookListen];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

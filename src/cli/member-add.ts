@@ -1,4 +1,5 @@
 import { addTeamMember, addTeamMemberInput } from '../accounts/account.service.js';
+import { SYSTEM } from '../events/types.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { findAccount, fromCoreError, parseOptions, requireOption, validate, type Command } from './command.js';
 
@@ -9,7 +10,7 @@ export async function addMember(db: PrismaClient, args: { account: string; user:
   const input = validate(addTeamMemberInput, { accountId: args.account, userId: args.user.toLowerCase(), email: args.email }, FLAGS);
   await findAccount(db, input.accountId);
   try {
-    return await addTeamMember(db, input);
+    return await addTeamMember(db, input, SYSTEM);
   } catch (error) {
     throw fromCoreError(error, FLAGS) ?? error;
   }

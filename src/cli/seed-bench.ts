@@ -3,6 +3,7 @@
 // Rows go in as one `INSERT ... SELECT FROM unnest(<column arrays>)` per chunk: ~15x faster than
 // createMany, which matters at 1,000,000 contacts, and it runs on PGlite and PostgreSQL alike.
 import { createLeadForm, createLeadFormInput } from '../forms/form.service.js';
+import { SYSTEM } from '../events/types.js';
 import { DealStatus, InvoiceStatus, type PrismaClient } from '../generated/prisma/client.js';
 import { formatInvoiceNumber } from '../invoices/invoice.service.js';
 import { parseInput } from '../validation.js';
@@ -246,5 +247,5 @@ function benchForm(db: PrismaClient, accountId: string) {
       { key: 'topic', label: 'Topic', type: 'select', options: TOPICS },
       { key: 'message', label: 'Message', type: 'textarea', maxLength: 2000 },
     ],
-  }));
+  }), SYSTEM);
 }

@@ -6,6 +6,7 @@ import { ContactSource, ContactType, type Prisma } from '../generated/prisma/cli
 import { DeletedRecord, ErasureReceipt } from '../changes/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../changes/update.js';
 import { MESSAGES } from '../errors.js';
+import { userActor } from '../events/types.js';
 import {
   contactsWhere,
   contactTarget,
@@ -80,8 +81,8 @@ builder.mutationField('createContact', (t) =>
     args: { input: t.arg({ type: CreateContactInputType, required: true }) },
     rules: { access: 'member', input: createContactInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, write } = checked<CreateContactInput>(info);
-      return write((tx) => createContact(tx, input, query));
+      const { viewer, input, write } = checked<CreateContactInput>(info);
+      return write((tx) => createContact(tx, input, userActor(viewer), query));
     },
   }),
 );
@@ -129,8 +130,8 @@ builder.mutationFields((t) => ({
     },
     rules: { access: 'member', input: updateContactArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, target: contact, write } = checked<UpdateContactArgs, ContactKey>(info);
-      return write((tx) => updateContact(tx, contact, input, query));
+      const { viewer, input, target: contact, write } = checked<UpdateContactArgs, ContactKey>(info);
+      return write((tx) => updateContact(tx, contact, input, query, userActor(viewer)));
     },
   }),
   deleteContact: t.field({
@@ -140,8 +141,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: contact, write } = checked<ByIdArgs, ContactKey>(info);
-      return write((tx) => deleteContact(tx, contact));
+      const { viewer, target: contact, write } = checked<ByIdArgs, ContactKey>(info);
+      return write((tx) => deleteContact(tx, contact, userActor(viewer)));
     },
   }),
   eraseContact: t.field({
@@ -152,7 +153,7 @@ builder.mutationFields((t) => ({
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { target: contact, viewer, write } = checked<ByIdArgs, ContactKey & { email: string | null }>(info);
-      return write((tx) => eraseContact(tx, contact, viewer!.id));
+      return write((tx) => eraseContact(tx, contact, viewer!.id, userActor(viewer)));
     },
   }),
 }));

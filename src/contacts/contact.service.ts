@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { ContactSource, ContactType, type Contact, type Prisma } from '../generated/prisma/client.js';
 import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { scrubContactFromEvents } from '../events/erase.js';
+import { emit } from '../events/emit.js';
+import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import type { Actor } from '../events/types.js';
 import { listArgs, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 
 export const createContactInput = z.object({
@@ -27,9 +31,11 @@ export const listContactsArgs = listArgs.extend({
 
 export type ListContactsArgs = z.output<typeof listContactsArgs>;
 
-/** In the write's transaction; `query` selects what the INSERT ... RETURNING gives back. */
-export function createContact(db: Prisma.TransactionClient, input: CreateContactInput, query: Query = {}) {
-  return db.contact.create({ ...query, data: input });
+/** In the write's transaction, with its `contact.created` event; `query` selects what the INSERT ... RETURNING gives back. */
+export async function createContact(db: Prisma.TransactionClient, input: CreateContactInput, actor: Actor, query: Query = {}) {
+  const contact = await db.contact.create({ ...withColumns('Contact', query), data: input });
+  await emitRow(db, 'contact.created', 'Contact', actor, contact);
+  return contact;
 }
 
 /**
@@ -66,8 +72,11 @@ export type ContactKey = { id: string; accountId: string };
 export const contactTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.contact.findUnique({ where: { id }, select: { id: true, accountId: true, email: true } });
 
-export function updateContact(tx: Prisma.TransactionClient, contact: ContactKey, args: UpdateContactArgs, query: Query) {
-  return updateGuarded<Contact>(tx.contact, contact, args.input, query, args.expectedUpdatedAt);
+export function updateContact(tx: Prisma.TransactionClient, contact: ContactKey, args: UpdateContactArgs, query: Query, actor: Actor) {
+  const spec = { type: 'contact.updated', model: 'Contact', table: 'contacts', actor } as const;
+  return updatedWithEvent(tx, spec, contact, changedFields(args.input), () =>
+    updateGuarded<Contact>(tx.contact, contact, args.input, withColumns('Contact', query), args.expectedUpdatedAt),
+  );
 }
 
 /** Every row that may point at a contact keeps its place and loses the link; the counts of each. */
@@ -86,9 +95,10 @@ async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: Co
 }
 
 /** Removes the contact; its deals, invoices, submissions and other records stay, unlinked. */
-export async function deleteContact(tx: Prisma.TransactionClient, contact: ContactKey) {
+export async function deleteContact(tx: Prisma.TransactionClient, contact: ContactKey, actor: Actor) {
   await unlinkContact(tx, contact);
-  await tx.contact.delete({ where: { id: contact.id } });
+  const row = await tx.contact.delete({ where: { id: contact.id } });
+  await emitRow(tx, 'contact.deleted', 'Contact', actor, row);
   return { id: contact.id, deletedAt: new Date() };
 }
 
@@ -96,9 +106,9 @@ export async function deleteContact(tx: Prisma.TransactionClient, contact: Conta
  * GDPR Art. 17, in the caller's transaction: every submission linked to the contact or carrying its
  * e-mail loses its values, metadata, client IP and user agent; stored idempotent answers that name
  * the contact or its e-mail are removed; deals and invoices stay, unlinked; the contact goes; and
- * an audit row records the erasure by contact id and counts only.
+ * an audit row records the erasure by contact id and counts only; earlier events keep ids only.
  */
-export async function eraseContact(tx: Prisma.TransactionClient, contact: ContactKey & { email: string | null }, erasedBy: string) {
+export async function eraseContact(tx: Prisma.TransactionClient, contact: ContactKey & { email: string | null }, erasedBy: string, actor: Actor) {
   const { id, accountId, email } = contact;
   const submissionsErased = await tx.$executeRaw`
     UPDATE form_submissions
@@ -116,6 +126,9 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Contac
             OR (${email}::text IS NOT NULL AND strpos(lower(result::text), lower(${email}::text)) > 0))`;
   const unlinked = await unlinkContact(tx, contact);
   await tx.contact.delete({ where: { id } });
+  // docs/decisions.md §13: earlier events of the person keep ids only; the erasure's own event carries the id alone.
+  await scrubContactFromEvents(tx, accountId, id);
+  await emit(tx, { type: 'contact.erased', accountId, actor, object: { id } });
   const erasedAt = new Date();
   const receipt = { contactId: id, erasedAt, submissionsErased, dealsUnlinked: unlinked.deals, invoicesUnlinked: unlinked.invoices };
   await tx.erasureLog.create({

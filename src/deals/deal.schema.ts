@@ -1,5 +1,6 @@
 /** Query.deals · Query.deal · Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
 import { builder } from '../graphql/builder.js';
+import { userActor } from '../events/types.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { DealStatus, type Prisma } from '../generated/prisma/client.js';
@@ -80,8 +81,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateDealInputType, required: true }) },
     rules: { access: 'member', input: createDealInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, write } = checked<CreateDealInput>(info);
-      return write((tx) => createDeal(tx, input, query));
+      const { viewer, input, write } = checked<CreateDealInput>(info);
+      return write((tx) => createDeal(tx, input, userActor(viewer), query));
     },
   }),
   setDealStatus: t.prismaField({
@@ -95,8 +96,8 @@ builder.mutationFields((t) => ({
       target: ({ id }: SetDealStatusArgs, ctx) => ctx.db.deal.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
     },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input, target } = checked<SetDealStatusArgs, DealToMove>(info);
-      await setDealStatus(ctx.db, target, input.status);
+      const { viewer, input, target } = checked<SetDealStatusArgs, DealToMove>(info);
+      await setDealStatus(ctx.db, target, input.status, userActor(viewer));
       return ctx.db.deal.findUniqueOrThrow({ ...query, where: { id: input.id } });
     },
   }),
@@ -144,8 +145,8 @@ builder.mutationFields((t) => ({
     },
     rules: { access: 'member', input: updateDealArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, target: deal, write } = checked<UpdateDealArgs, DealKey>(info);
-      return write((tx) => updateDeal(tx, deal, input, query));
+      const { viewer, input, target: deal, write } = checked<UpdateDealArgs, DealKey>(info);
+      return write((tx) => updateDeal(tx, deal, input, query, userActor(viewer)));
     },
   }),
   deleteDeal: t.field({
@@ -154,8 +155,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: deal, write } = checked<ByIdArgs, DealKey>(info);
-      return write((tx) => deleteDeal(tx, deal));
+      const { viewer, target: deal, write } = checked<ByIdArgs, DealKey>(info);
+      return write((tx) => deleteDeal(tx, deal, userActor(viewer)));
     },
   }),
 }));

@@ -3,6 +3,10 @@ import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs }
 import { DealStatus, type Deal, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
+import { WRITE_TRANSACTION } from '../db/client.js';
+import { emit } from '../events/emit.js';
+import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import type { Actor } from '../events/types.js';
 import { listArgs, money, requiredText, uuid } from '../validation.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
@@ -58,9 +62,11 @@ export async function assertInAccount(
 }
 
 /** A new deal is always `open` (the contract's only creation transition); `query` selects the RETURNING. */
-export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, query: Query = {}) {
+export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, actor: Actor, query: Query = {}) {
   await assertInAccount(db, input.accountId, input);
-  return db.deal.create({ ...query, data: { ...input, status: DealStatus.open } });
+  const deal = await db.deal.create({ ...withColumns('Deal', query), data: { ...input, status: DealStatus.open } });
+  await emitRow(db, 'deal.created', 'Deal', actor, deal);
+  return deal;
 }
 
 const ATTEMPTS = 5;
@@ -70,13 +76,19 @@ const ATTEMPTS = 5;
  * we checked, so two concurrent moves from one state cannot both win; the loser is re-judged
  * against the state the winner left.
  */
-export async function setDealStatus(db: PrismaClient, deal: DealToMove, to: DealStatus) {
+export async function setDealStatus(db: PrismaClient, deal: DealToMove, to: DealStatus, actor: Actor) {
   let from = deal.status;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(DEAL_MACHINE, from, to);
     const closedAt = to === DealStatus.open ? null : new Date();
-    const { count } = await db.deal.updateMany({ where: { id: deal.id, status: from }, data: { status: to, closedAt } });
-    if (count === 1) return;
+    const was = from;
+    // The move and its deal.status_changed event commit together (docs/events.md).
+    const moved = await db.$transaction(async (tx) => {
+      const [object] = await tx.deal.updateManyAndReturn({ where: { id: deal.id, status: was }, data: { status: to, closedAt } });
+      if (object) await emit(tx, { type: 'deal.status_changed', accountId: object.accountId, actor, object, previous: { status: was } });
+      return Boolean(object);
+    }, WRITE_TRANSACTION);
+    if (moved) return;
     from = (await db.deal.findUniqueOrThrow({ where: { id: deal.id }, select: { status: true } })).status;
   }
   throw invalidTransition(`Cannot move a deal from ${from} to ${to}: it keeps changing`, { from, to });
@@ -94,12 +106,15 @@ export const dealTarget = ({ id }: { id: string }, db: Prisma.TransactionClient)
   db.deal.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
 /** New links must name records of the deal's own account (400 "Not found in this account"). */
-export async function updateDeal(tx: Prisma.TransactionClient, deal: DealKey, args: UpdateDealArgs, query: Query) {
+export async function updateDeal(tx: Prisma.TransactionClient, deal: DealKey, args: UpdateDealArgs, query: Query, actor: Actor) {
   await assertInAccount(tx, deal.accountId, args.input);
-  return updateGuarded<Deal>(tx.deal, deal, args.input, query, args.expectedUpdatedAt);
+  const spec = { type: 'deal.updated', model: 'Deal', table: 'deals', actor } as const;
+  return updatedWithEvent(tx, spec, deal, changedFields(args.input), () =>
+    updateGuarded<Deal>(tx.deal, deal, args.input, withColumns('Deal', query), args.expectedUpdatedAt),
+  );
 }
 
-export async function deleteDeal(tx: Prisma.TransactionClient, deal: DealKey) {
-  await tx.deal.delete({ where: { id: deal.id } });
+export async function deleteDeal(tx: Prisma.TransactionClient, deal: DealKey, actor: Actor) {
+  await emitRow(tx, 'deal.deleted', 'Deal', actor, await tx.deal.delete({ where: { id: deal.id } }));
   return { id: deal.id, deletedAt: new Date() };
 }

@@ -1,6 +1,7 @@
 /** Query.pipelineStages · Mutation.createPipelineStage · updatePipelineStage · deletePipelineStage */
 import { DeletedRecord } from '../changes/changes.schema.js';
 import { builder } from '../graphql/builder.js';
+import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import {
@@ -58,8 +59,8 @@ builder.mutationField('createPipelineStage', (t) =>
     args: { input: t.arg({ type: CreatePipelineStageInputType, required: true }) },
     rules: { access: 'member', input: createStageInput, from: 'input', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, write } = checked<CreateStageInput>(info);
-      return write((tx) => createStage(tx, input, query));
+      const { viewer, input, write } = checked<CreateStageInput>(info);
+      return write((tx) => createStage(tx, input, userActor(viewer), query));
     },
   }),
 );
@@ -80,8 +81,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdatePipelineStageInputType, required: true }) },
     rules: { access: 'member', input: updateStageArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, target: stage, write } = checked<UpdateStageArgs, StageRef>(info);
-      return write((tx) => updateStage(tx, stage, input, query));
+      const { viewer, input, target: stage, write } = checked<UpdateStageArgs, StageRef>(info);
+      return write((tx) => updateStage(tx, stage, input, query, userActor(viewer)));
     },
   }),
   deletePipelineStage: t.field({
@@ -91,8 +92,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), moveDealsTo: t.arg.id() },
     rules: { access: 'member', input: deleteStageArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { input, target: stage, write } = checked<DeleteStageArgs, StageRef>(info);
-      return write((tx) => deleteStage(tx, stage, input.moveDealsTo));
+      const { viewer, input, target: stage, write } = checked<DeleteStageArgs, StageRef>(info);
+      return write((tx) => deleteStage(tx, stage, input.moveDealsTo, userActor(viewer)));
     },
   }),
 }));

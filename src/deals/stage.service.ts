@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { updateGuarded, updateInputOf, type Query } from '../changes/update.js';
 import { badInput } from '../errors.js';
 import type { PipelineStage, Prisma } from '../generated/prisma/client.js';
+import { emitRow, changedFields, updatedWithEvent, withColumns } from '../events/record.js';
+import { emit } from '../events/emit.js';
+import type { Actor } from '../events/types.js';
 import { requiredText, uuid } from '../validation.js';
 
 /** Positions stop well short of int4's limit so "after the last" always has room. */
@@ -27,13 +30,15 @@ export type StagesArgs = z.output<typeof stagesArgs>;
 export const STAGE_ORDER = [{ position: 'asc' as const }, { createdAt: 'asc' as const }, { id: 'asc' as const }];
 
 /** Without a position the stage goes after the last one; equal positions keep creation order. */
-export async function createStage(db: Prisma.TransactionClient, input: CreateStageInput, query: Query = {}) {
+export async function createStage(db: Prisma.TransactionClient, input: CreateStageInput, actor: Actor, query: Query = {}) {
   let position = input.position;
   if (position == null) {
     const last = await db.pipelineStage.aggregate({ where: { accountId: input.accountId }, _max: { position: true } });
     position = last._max.position == null ? 0 : last._max.position + 1;
   }
-  return db.pipelineStage.create({ ...query, data: { accountId: input.accountId, name: input.name, position } });
+  const stage = await db.pipelineStage.create({ ...withColumns('PipelineStage', query), data: { accountId: input.accountId, name: input.name, position } });
+  await emitRow(db, 'pipeline_stage.created', 'PipelineStage', actor, stage);
+  return stage;
 }
 
 // --- Changing and removing stages (docs/decisions.md §12) ---------------------------------------
@@ -48,17 +53,22 @@ export type StageRef = { id: string; accountId: string };
 export const stageTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.pipelineStage.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
-export function updateStage(tx: Prisma.TransactionClient, stage: StageRef, args: UpdateStageArgs, query: Query) {
-  return updateGuarded<PipelineStage>(tx.pipelineStage, stage, args.input, query, null);
+export function updateStage(tx: Prisma.TransactionClient, stage: StageRef, args: UpdateStageArgs, query: Query, actor: Actor) {
+  const spec = { type: 'pipeline_stage.updated', model: 'PipelineStage', table: 'pipeline_stages', actor } as const;
+  return updatedWithEvent(tx, spec, stage, changedFields(args.input), () =>
+    updateGuarded<PipelineStage>(tx.pipelineStage, stage, args.input, withColumns('PipelineStage', query), null),
+  );
 }
 
 /** Its deals move to `moveDealsTo` (another stage of the same account) or, without it, lose their stage. */
-export async function deleteStage(tx: Prisma.TransactionClient, stage: StageRef, moveDealsTo: string | null) {
+export async function deleteStage(tx: Prisma.TransactionClient, stage: StageRef, moveDealsTo: string | null, actor: Actor) {
   if (moveDealsTo !== null) {
     const destination = await tx.pipelineStage.findFirst({ where: { id: moveDealsTo, accountId: stage.accountId, NOT: { id: stage.id } }, select: { id: true } });
     if (!destination) throw badInput({ moveDealsTo: ['Not found in this account'] });
   }
-  await tx.deal.updateMany({ where: { accountId: stage.accountId, stageId: stage.id }, data: { stageId: moveDealsTo } });
-  await tx.pipelineStage.delete({ where: { id: stage.id } });
+  // Each moved deal changed too: a deal.updated event for it.
+  const moved = await tx.deal.updateManyAndReturn({ where: { accountId: stage.accountId, stageId: stage.id }, data: { stageId: moveDealsTo } });
+  for (const deal of moved) await emit(tx, { type: 'deal.updated', accountId: deal.accountId, actor, object: deal, previous: { stageId: stage.id } });
+  await emitRow(tx, 'pipeline_stage.deleted', 'PipelineStage', actor, await tx.pipelineStage.delete({ where: { id: stage.id } }));
   return { id: stage.id, deletedAt: new Date() };
 }

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { formatDate } from '../graphql/scalars.js';
+import { formatDate } from '../dates.js';
 
 type Collection = {
   /** The document's key. */
@@ -7,7 +7,7 @@ type Collection = {
   table: string;
   /** A unique key to page by; the records come out in this order (oldest first). */
   orderBy: readonly string[];
-  /** Columns never exported: this is where a secret (token, hash) would be filtered. None today. */
+  /** Columns never exported: secrets (a webhook endpoint's) and internal bookkeeping. */
   omit?: readonly string[];
 };
 
@@ -34,6 +34,11 @@ export const COLLECTIONS: readonly Collection[] = [
   { key: 'idempotency_keys', table: 'idempotency_keys', orderBy: ['created_at', 'id'] },
   // GDPR erasures: the contact id and counts only (docs/decisions.md §12).
   { key: 'erasures', table: 'erasure_logs', orderBy: ['created_at', 'id'] },
+  // docs/events.md: the account's events, its webhook endpoints (never their secrets) and their deliveries.
+  { key: 'events', table: 'events', orderBy: ['occurred_at', 'id'], omit: ['published_at'] },
+  { key: 'webhook_endpoints', table: 'webhook_endpoints', orderBy: ['created_at', 'id'], omit: ['secret_ciphertext'] },
+  { key: 'webhook_messages', table: 'webhook_messages', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
+  { key: 'webhook_deliveries', table: 'webhook_deliveries', orderBy: ['attempted_at', 'id'] },
 ];
 
 export const EXPORT_CHUNK_SIZE = 1000;

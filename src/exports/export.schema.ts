@@ -1,6 +1,7 @@
 /** Mutation.exportContacts · Mutation.exportAccount */
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
+import { userActor } from '../events/types.js';
 import { MESSAGES } from '../errors.js';
 import { ExportKind } from '../generated/prisma/client.js';
 import { exportArgs, exportFileName, recordExport, type ExportArgs } from './export.service.js';
@@ -30,7 +31,7 @@ builder.mutationFields((t) => ({
     rules: { access: 'member', input: exportArgs, limit: { max: 5, window: '1m', per: 'user' } },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<ExportArgs>(info);
-      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer!.id, kind: ExportKind.contacts_csv }, query);
+      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer!.id, kind: ExportKind.contacts_csv }, userActor(viewer), query);
     },
   }),
   exportAccount: t.prismaField({
@@ -46,7 +47,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<ExportArgs>(info);
-      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer!.id, kind: ExportKind.account_json }, query);
+      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer!.id, kind: ExportKind.account_json }, userActor(viewer), query);
     },
   }),
 }));

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ExportKind, type ExportLog, type PrismaClient } from '../generated/prisma/client.js';
-import { formatDate } from '../graphql/scalars.js';
+import { formatDate } from '../dates.js';
+import { emit } from '../events/emit.js';
+import type { Actor } from '../events/types.js';
 import { uuid } from '../validation.js';
 
 export const exportArgs = z.object({ accountId: uuid });
@@ -18,10 +20,16 @@ export function exportFileName(log: Pick<ExportLog, 'kind' | 'accountId' | 'crea
 }
 
 /** Writes the audit row (who, which account, what, when) before any byte is produced. */
-export function recordExport(
+export async function recordExport(
   db: PrismaClient,
   entry: { accountId: string; userId: string; kind: ExportKind },
+  actor: Actor,
   query: { select?: object; include?: object } = {},
 ) {
-  return db.exportLog.create({ ...(query as object), data: entry });
+  const { id } = await db.$transaction(async (tx) => {
+    const log = await tx.exportLog.create({ data: entry });
+    await emit(tx, { type: 'export.granted', accountId: log.accountId, actor, object: log });
+    return log;
+  });
+  return db.exportLog.findUniqueOrThrow({ ...(query as object), where: { id } });
 }

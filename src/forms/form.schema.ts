@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { MESSAGES } from '../errors.js';
 import { builder } from '../graphql/builder.js';
+import { userActor } from '../events/types.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { ContactField, FormFieldType } from '../generated/prisma/client.js';
@@ -118,8 +119,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateLeadFormInputType, required: true }) },
     rules: { access: 'member', input: createLeadFormInput, from: 'input', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, write } = checked<CreateLeadFormInput>(info);
-      return write((tx) => insertLeadForm(tx, input, query));
+      const { viewer, input, write } = checked<CreateLeadFormInput>(info);
+      return write((tx) => insertLeadForm(tx, input, userActor(viewer), query));
     },
   }),
   setLeadFormActive: t.prismaField({
@@ -131,9 +132,9 @@ builder.mutationFields((t) => ({
       target: ({ id }: z.output<typeof formArgs>, ctx) => ctx.db.leadForm.findUnique({ where: { id }, select: { accountId: true } }),
     },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { id, active } = checked<z.output<typeof formArgs>>(info).input;
-      await setLeadFormActive(ctx.db, id, active);
-      return ctx.db.leadForm.findUniqueOrThrow({ ...query, where: { id } });
+      const { viewer, input } = checked<z.output<typeof formArgs>>(info);
+      await setLeadFormActive(ctx.db, input.id, input.active, userActor(viewer));
+      return ctx.db.leadForm.findUniqueOrThrow({ ...query, where: { id: input.id } });
     },
   }),
   submitLeadForm: t.field({
@@ -184,8 +185,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateLeadFormInputType, required: true }) },
     rules: { access: 'member', input: updateLeadFormArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, target: form, write } = checked<UpdateLeadFormArgs, FormRef>(info);
-      return write((tx) => updateLeadForm(tx, form, input, query));
+      const { viewer, input, target: form, write } = checked<UpdateLeadFormArgs, FormRef>(info);
+      return write((tx) => updateLeadForm(tx, form, input, query, userActor(viewer)));
     },
   }),
   deleteLeadForm: t.field({
@@ -195,8 +196,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: form, write } = checked<ByIdArgs, FormRef>(info);
-      return write((tx) => deleteLeadForm(tx, form));
+      const { viewer, target: form, write } = checked<ByIdArgs, FormRef>(info);
+      return write((tx) => deleteLeadForm(tx, form, userActor(viewer)));
     },
   }),
 }));

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { updateGuarded, updateInputOf, type Query } from '../changes/update.js';
 import { badInput, conflict } from '../errors.js';
 import { ContactField, FormFieldType, type LeadForm, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { WRITE_TRANSACTION } from '../db/client.js';
+import { emit } from '../events/emit.js';
+import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import type { Actor } from '../events/types.js';
 import { optionalText, requiredText, uuid } from '../validation.js';
 
 export const DEFAULT_SUCCESS_MESSAGE = "Thanks! We'll be in touch.";
@@ -102,8 +106,8 @@ export const createLeadFormInput = z.object({
 export type CreateLeadFormInput = z.output<typeof createLeadFormInput>;
 
 /** The form and its fields land together or not at all (its own transaction: the CLI's door). */
-export function createLeadForm(db: PrismaClient, input: CreateLeadFormInput) {
-  return db.$transaction((tx) => insertLeadForm(tx, input));
+export function createLeadForm(db: PrismaClient, input: CreateLeadFormInput, actor: Actor) {
+  return db.$transaction((tx) => insertLeadForm(tx, input, actor));
 }
 
 type FieldInput = CreateLeadFormInput['fields'][number];
@@ -113,15 +117,22 @@ const insertFields = (tx: Prisma.TransactionClient, form: { id: string; accountI
   tx.leadFormField.createMany({ data: fields.map((field, position) => ({ ...field, accountId: form.accountId, formId: form.id, position })) });
 
 /** In the caller's transaction; the fields go in first, then `query` reads the form back in it. */
-export async function insertLeadForm(tx: Prisma.TransactionClient, input: CreateLeadFormInput, query: Query = {}) {
+export async function insertLeadForm(tx: Prisma.TransactionClient, input: CreateLeadFormInput, actor: Actor, query: Query = {}) {
   const { fields, ...form } = input;
-  const created = await tx.leadForm.create({ data: form, select: { id: true, accountId: true } });
+  const created = await tx.leadForm.create({ data: form });
   await insertFields(tx, created, fields);
+  await emitRow(tx, 'form.created', 'LeadForm', actor, created);
   return tx.leadForm.findUniqueOrThrow({ ...query, where: { id: created.id } });
 }
 
-export function setLeadFormActive(db: PrismaClient, id: string, active: boolean) {
-  return db.leadForm.update({ where: { id }, data: { active } });
+/** With a form.updated event when `active` changes (setting it again is no change). */
+export function setLeadFormActive(db: PrismaClient, id: string, active: boolean, actor: Actor) {
+  return db.$transaction(async (tx) => {
+    const [before] = await tx.$queryRaw<{ active: boolean }[]>`SELECT active FROM lead_forms WHERE id = ${id}::uuid FOR UPDATE`;
+    const form = await tx.leadForm.update({ where: { id }, data: { active } });
+    if (before && before.active !== active) await emit(tx, { type: 'form.updated', accountId: form.accountId, actor, object: form, previous: before });
+    return form;
+  }, WRITE_TRANSACTION);
 }
 
 // --- Changing and removing forms (docs/decisions.md §12) ----------------------------------------
@@ -138,7 +149,7 @@ export type FormRef = { id: string; accountId: string };
 export const formTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.leadForm.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
-export async function updateLeadForm(tx: Prisma.TransactionClient, form: FormRef, { input }: UpdateLeadFormArgs, query: Query) {
+export async function updateLeadForm(tx: Prisma.TransactionClient, form: FormRef, { input }: UpdateLeadFormArgs, query: Query, actor: Actor) {
   const { fields, ...change } = input;
   // The honeypot rule of create, judged on the form as it will be.
   const current = await tx.leadForm.findUniqueOrThrow({ where: { id: form.id }, select: { honeypotField: true, fields: { select: { key: true } } } });
@@ -149,18 +160,20 @@ export async function updateLeadForm(tx: Prisma.TransactionClient, form: FormRef
     await tx.leadFormField.deleteMany({ where: { formId: form.id } });
     await insertFields(tx, form, fields);
   }
-  return updateGuarded<LeadForm>(tx.leadForm, form, change, query, null);
+  // `previous` names the changed columns; replaced fields are not a column of the form.
+  const spec = { type: 'form.updated', model: 'LeadForm', table: 'lead_forms', actor } as const;
+  return updatedWithEvent(tx, spec, form, changedFields(change), () => updateGuarded<LeadForm>(tx.leadForm, form, change, withColumns('LeadForm', query), null));
 }
 
 /**
  * A form with submissions is refused (CONFLICT): deleting it would take them along. The row lock
  * makes a concurrent submit (which key-share locks the form) wait, so none slips in and is lost.
  */
-export async function deleteLeadForm(tx: Prisma.TransactionClient, form: FormRef) {
+export async function deleteLeadForm(tx: Prisma.TransactionClient, form: FormRef, actor: Actor) {
   await tx.$queryRaw`SELECT id FROM lead_forms WHERE id = ${form.id}::uuid FOR UPDATE`;
   if (await tx.formSubmission.findFirst({ where: { accountId: form.accountId, formId: form.id }, select: { id: true } })) {
     throw conflict(HAS_SUBMISSIONS);
   }
-  await tx.leadForm.delete({ where: { id: form.id } });
+  await emitRow(tx, 'form.deleted', 'LeadForm', actor, await tx.leadForm.delete({ where: { id: form.id } }));
   return { id: form.id, deletedAt: new Date() };
 }

@@ -11,6 +11,8 @@ import {
   type PrismaClient,
 } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
+import { emit } from '../events/emit.js';
+import { VISITOR } from '../events/types.js';
 import { badInput, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
 
@@ -176,20 +178,26 @@ export async function recordSubmission(
   const { accountId } = form;
   const { first_name, last_name, email, phone, company } = submission.contact;
   return inTransaction(db, async (tx) => {
-    let contactId: string | null = null;
+    let contactId: string;
+    let existing: { id: string; firstName: string; lastName: string | null; phone: string | null; company: string | null } | undefined;
     if (email) {
       const lockKey = `${accountId}:${email.toLowerCase()}`;
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}::text, 0))`;
       // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
-      const rows = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
+      const rows = await tx.$queryRaw<NonNullable<typeof existing>[]>`
+        SELECT id, first_name AS "firstName", last_name AS "lastName", phone, company FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
         ORDER BY created_at ASC, id ASC LIMIT 1`;
-      contactId = rows[0]?.id ?? null;
+      existing = rows[0];
     }
-    if (contactId) {
+    if (existing) {
+      contactId = existing.id;
       // The address already matches; only the other non-empty mapped values overwrite.
       const update = { firstName: first_name, lastName: last_name, phone, company };
-      await tx.contact.update({ where: { id: contactId }, data: update });
+      const contact = await tx.contact.update({ where: { id: existing.id }, data: update });
+      const previous = Object.fromEntries(
+        Object.entries(update).filter(([key, value]) => value !== undefined && value !== existing![key as keyof typeof update]).map(([key]) => [key, existing![key as keyof typeof update]]),
+      );
+      if (Object.keys(previous).length > 0) await emit(tx, { type: 'contact.updated', accountId, actor: VISITOR, object: contact, previous });
     } else {
       const created = await tx.contact.create({
         data: {
@@ -202,11 +210,11 @@ export async function recordSubmission(
           contactType: ContactType.lead,
           source: ContactSource.website,
         },
-        select: { id: true },
       });
       contactId = created.id;
+      await emit(tx, { type: 'contact.created', accountId, actor: VISITOR, object: created });
     }
-    await tx.formSubmission.create({
+    const recorded = await tx.formSubmission.create({
       data: {
         accountId,
         formId: form.id,
@@ -218,6 +226,7 @@ export async function recordSubmission(
         userAgent: origin.userAgent?.slice(0, 1000) ?? null,
       },
     });
+    await emit(tx, { type: 'form.submitted', accountId, actor: VISITOR, object: recorded });
     return contactId;
   });
 }

@@ -35,8 +35,8 @@ export type CollectionSpec<Node extends Row, Filter> = {
   /** The enum and input of `orderBy`, when the collection takes one. */
   orderInput?: ReturnType<typeof orderInputOf>;
   filter?: { input: any; schema: z.ZodType<Filter>; sql: (filter: Filter) => Prisma.Sql[] };
-  /** The rows of these ids (any order), with everything the node type exposes. */
-  rows: (db: PrismaClient, ids: string[]) => Promise<Node[]>;
+  /** The rows of these ids (any order), with everything the node type exposes; `accountIds` serves a key led by account_id. */
+  rows: (db: PrismaClient, ids: string[], accountIds: string[]) => Promise<Node[]>;
 };
 
 export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC', 'DESC'] as const });
@@ -219,7 +219,8 @@ function loadersFor(ctx: Context, plan: Plan<unknown>): Loaders {
     async (parents) => {
       const slices = await loadSlices(ctx.db, plan, parents);
       const ids = [...new Set(slices.flatMap((s) => s.rows.map((r) => r.id)))];
-      const found = new Map((ids.length ? await plan.spec.rows(ctx.db, ids) : []).map((row) => [row.id, row]));
+      const accounts = [...new Set(parents.map((p) => p.accountId))];
+      const found = new Map((ids.length ? await plan.spec.rows(ctx.db, ids, accounts) : []).map((row) => [row.id, row]));
       return slices.map((slice) => {
         // A row deleted between the two statements is left out rather than answered half-loaded.
         const edges = slice.rows

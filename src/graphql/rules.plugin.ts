@@ -23,13 +23,13 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     const config = root ? { ...fieldConfig, type: { ...fieldConfig.type, nullable: true } } : fieldConfig;
     const rules = rulesIn(fieldConfig);
     if (!rules) return config;
-    if (!root) throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: rules are for root fields`);
+    if (!root && fieldConfig.kind !== 'Subscription') throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: rules are for root fields`);
     return { ...config, extensions: { ...config.extensions, rules } };
   }
 
   /** Every root field says who may call it: a field without rules fails the build, not a request. */
   override afterBuild(schema: GraphQLSchema): GraphQLSchema {
-    for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+    for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
       for (const field of Object.values(root?.getFields() ?? {})) {
         if (!field.extensions?.rules) throw new Error(`${root!.name}.${field.name} declares no rules (docs/fields.md)`);
       }
@@ -42,10 +42,23 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     fieldConfig: PothosOutputFieldConfig<Types>,
   ): GraphQLFieldResolver<unknown, Types['Context'], object> {
     const rules = rulesIn(fieldConfig);
-    if (!rules) return resolver;
+    if (!rules || fieldConfig.kind === 'Subscription') return resolver;
     return async (parent, args, context, info) => {
       await enforce(rules, args as Record<string, unknown>, context as unknown as Context, info);
       return resolver(parent, args, context, info);
+    };
+  }
+
+  /** A subscription's checks run once, when it starts (its resolver only maps each event). */
+  override wrapSubscribe(
+    subscribe: GraphQLFieldResolver<unknown, Types['Context'], object> | undefined,
+    fieldConfig: PothosOutputFieldConfig<Types>,
+  ): GraphQLFieldResolver<unknown, Types['Context'], object> | undefined {
+    const rules = rulesIn(fieldConfig);
+    if (!rules || !subscribe) return subscribe;
+    return async (parent, args, context, info) => {
+      await enforce(rules, args as Record<string, unknown>, context as unknown as Context, info);
+      return subscribe(parent, args, context, info);
     };
   }
 }
@@ -66,6 +79,16 @@ declare global {
       Type extends TypeParam<Types>,
       Nullable extends FieldNullability<Type>,
       Args extends InputFieldMap,
+      ResolveReturnShape,
+    > {
+      rules?: FieldRules;
+    }
+    export interface SubscriptionFieldOptions<
+      Types extends SchemaTypes,
+      Type extends TypeParam<Types>,
+      Nullable extends FieldNullability<Type>,
+      Args extends InputFieldMap,
+      ResolveShape,
       ResolveReturnShape,
     > {
       rules?: FieldRules;

@@ -1,6 +1,7 @@
 import { Kind, type ValueNode } from 'graphql';
 import { invalidValue } from '../errors.js';
 import { builder } from './builder.js';
+import { formatDate } from '../dates.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -15,7 +16,6 @@ export function parseCalendarDate(value: unknown): Date | null {
   return real ? date : null;
 }
 
-export const formatDate = (date: Date): string => date.toISOString().slice(0, 10);
 
 const stringLiteral = (ast: ValueNode): unknown => (ast.kind === Kind.STRING ? ast.value : undefined);
 

@@ -15,6 +15,8 @@ import '../forms/submission.schema.js';
 import '../records/record.schema.js';
 import '../exports/export.schema.js';
 import '../records/record-reads.schema.js';
+import '../events/event.schema.js';
+import '../webhooks/webhook.schema.js';
 
 export const schema = builder.toSchema();
 

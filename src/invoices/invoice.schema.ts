@@ -1,5 +1,6 @@
 /** Query.invoices · Query.invoice · Mutation.createInvoice · setInvoiceStatus · updateInvoice · deleteInvoice */
 import { builder } from '../graphql/builder.js';
+import { userActor } from '../events/types.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
@@ -76,8 +77,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
     rules: { access: 'member', input: createInvoiceInput, from: 'input', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, write } = checked<CreateInvoiceInput>(info);
-      return write((tx) => createInvoice(tx, input, query));
+      const { viewer, input, write } = checked<CreateInvoiceInput>(info);
+      return write((tx) => createInvoice(tx, input, userActor(viewer), query));
     },
   }),
   setInvoiceStatus: t.prismaField({
@@ -92,8 +93,8 @@ builder.mutationFields((t) => ({
         ctx.db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
     },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input, target } = checked<SetInvoiceStatusArgs, InvoiceToMove>(info);
-      await setInvoiceStatus(ctx.db, target, input.status);
+      const { viewer, input, target } = checked<SetInvoiceStatusArgs, InvoiceToMove>(info);
+      await setInvoiceStatus(ctx.db, target, input.status, userActor(viewer));
       return ctx.db.invoice.findUniqueOrThrow({ ...query, where: { id: input.id } });
     },
   }),
@@ -139,8 +140,8 @@ builder.mutationFields((t) => ({
     },
     rules: { access: 'member', input: updateInvoiceArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceKey>(info);
-      return write((tx) => updateInvoice(tx, invoice, input, query));
+      const { viewer, input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceKey>(info);
+      return write((tx) => updateInvoice(tx, invoice, input, query, userActor(viewer)));
     },
   }),
   deleteInvoice: t.field({
@@ -150,8 +151,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: invoice, write } = checked<ByIdArgs, InvoiceKey>(info);
-      return write((tx) => deleteInvoice(tx, invoice));
+      const { viewer, target: invoice, write } = checked<ByIdArgs, InvoiceKey>(info);
+      return write((tx) => deleteInvoice(tx, invoice, userActor(viewer)));
     },
   }),
 }));

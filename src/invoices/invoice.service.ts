@@ -4,6 +4,10 @@ import { InvoiceStatus, Prisma, type Invoice, type PrismaClient } from '../gener
 import { badInput, conflict, invalidTransition, isAppError, MESSAGES, notFound } from '../errors.js';
 import { assertInAccount } from '../deals/deal.service.js';
 import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
+import { WRITE_TRANSACTION } from '../db/client.js';
+import { emit } from '../events/emit.js';
+import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import type { Actor } from '../events/types.js';
 import { listArgs, money, optionalText, uuid } from '../validation.js';
 
 export const NUMBER_TAKEN = 'Already used in this account';
@@ -48,13 +52,16 @@ const isUniqueViolation = (error: unknown): boolean =>
  * which keeps the transaction usable) and the next one is tried; a number given by hand that is
  * taken is a 400 on invoiceNumber.
  */
-export async function createInvoice(tx: Prisma.TransactionClient, input: CreateInvoiceInput, query: Query = {}): Promise<Invoice> {
+export async function createInvoice(tx: Prisma.TransactionClient, input: CreateInvoiceInput, actor: Actor, query: Query = {}): Promise<Invoice> {
   const { invoiceNumber, ...data } = input;
   await assertInAccount(tx, data.accountId, data);
   for (let attempt = 1; ; attempt++) {
     const number = invoiceNumber ?? (await takeNextNumber(tx, data.accountId));
-    const [created] = await tx.invoice.createManyAndReturn({ ...(query as object), data: [{ ...data, invoiceNumber: number }], skipDuplicates: true });
-    if (created) return created as Invoice;
+    const [created] = await tx.invoice.createManyAndReturn({ ...(withColumns('Invoice', query) as object), data: [{ ...data, invoiceNumber: number }], skipDuplicates: true });
+    if (created) {
+      await emitRow(tx, 'invoice.created', 'Invoice', actor, created);
+      return created as Invoice;
+    }
     if (invoiceNumber) throw badInput({ invoiceNumber: [NUMBER_TAKEN] });
     if (attempt >= ATTEMPTS) throw new Error(`createInvoice: no free number after ${ATTEMPTS} attempts`);
   }
@@ -94,12 +101,18 @@ async function takeNextNumber(tx: Prisma.TransactionClient, accountId: string): 
  * Moves an invoice along the §8 machine; `cancelled` and `refunded` are final. The update applies
  * only while the row still holds the state we checked, so concurrent moves cannot both win.
  */
-export async function setInvoiceStatus(db: PrismaClient, invoice: InvoiceToMove, to: InvoiceStatus) {
+export async function setInvoiceStatus(db: PrismaClient, invoice: InvoiceToMove, to: InvoiceStatus, actor: Actor) {
   let from = invoice.status;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(INVOICE_MACHINE, from, to);
-    const { count } = await db.invoice.updateMany({ where: { id: invoice.id, status: from }, data: { status: to } });
-    if (count === 1) return;
+    const was = from;
+    // The move and its invoice.status_changed event commit together (docs/events.md).
+    const moved = await db.$transaction(async (tx) => {
+      const [object] = await tx.invoice.updateManyAndReturn({ where: { id: invoice.id, status: was }, data: { status: to } });
+      if (object) await emit(tx, { type: 'invoice.status_changed', accountId: object.accountId, actor, object, previous: { status: was } });
+      return Boolean(object);
+    }, WRITE_TRANSACTION);
+    if (moved) return;
     from = (await db.invoice.findUniqueOrThrow({ where: { id: invoice.id }, select: { status: true } })).status;
   }
   throw invalidTransition(`Cannot move an invoice from ${from} to ${to}: it keeps changing`, { from, to });
@@ -128,20 +141,28 @@ async function refusedUnlessDraft(tx: Prisma.TransactionClient, error: unknown, 
   throw error;
 }
 
-export async function updateInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey, args: UpdateInvoiceArgs, query: Query) {
+export async function updateInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey, args: UpdateInvoiceArgs, query: Query, actor: Actor) {
   if (invoice.status !== InvoiceStatus.draft) throw conflict(NOT_DRAFT);
   const { invoiceNumber, ...data } = args.input;
   await assertInAccount(tx, invoice.accountId, data);
   const change = invoiceNumber === undefined ? data : { ...data, invoiceNumber };
   // The draft condition is part of the UPDATE: a concurrent setInvoiceStatus cannot slip between.
-  return updateGuarded<Invoice>(tx.invoice, invoice, change, query, args.expectedUpdatedAt, { status: InvoiceStatus.draft }).catch((error) => {
+  const spec = { type: 'invoice.updated', model: 'Invoice', table: 'invoices', actor } as const;
+  return updatedWithEvent(tx, spec, invoice, changedFields(change), () =>
+    updateGuarded<Invoice>(tx.invoice, invoice, change, withColumns('Invoice', query), args.expectedUpdatedAt, { status: InvoiceStatus.draft }),
+  ).catch((error) => {
     if (isUniqueViolation(error)) throw badInput({ invoiceNumber: [NUMBER_TAKEN] }); // the transaction ends with it
     return refusedUnlessDraft(tx, error, invoice.id);
   });
 }
 
-export async function deleteInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey) {
-  const { count } = await tx.invoice.deleteMany({ where: { id: invoice.id, accountId: invoice.accountId, status: InvoiceStatus.draft } });
-  if (count === 0) throw (await tx.invoice.findUnique({ where: { id: invoice.id }, select: { id: true } })) ? conflict(NOT_DRAFT) : notFound(MESSAGES.notFound);
+export async function deleteInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey, actor: Actor) {
+  // The draft condition is part of the DELETE; what it returns is the invoice.deleted event's object.
+  const row = await tx.invoice.delete({ where: { id: invoice.id, accountId: invoice.accountId, status: InvoiceStatus.draft } }).catch((error: unknown) => {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return null;
+    throw error;
+  });
+  if (row) await emitRow(tx, 'invoice.deleted', 'Invoice', actor, row);
+  if (!row) throw (await tx.invoice.findUnique({ where: { id: invoice.id }, select: { id: true } })) ? conflict(NOT_DRAFT) : notFound(MESSAGES.notFound);
   return { id: invoice.id, deletedAt: new Date() };
 }

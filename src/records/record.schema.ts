@@ -5,6 +5,7 @@ import { DeletedRecord } from '../changes/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../changes/update.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
+import { userActor, type Actor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import {
   createBooking,
@@ -121,7 +122,7 @@ const CreateWorkflowInput = builder.inputType('CreateWorkflowInput', {
 type RecordModel = 'Proposal' | 'Contract' | 'Gallery' | 'Booking' | 'Workflow';
 // Loose on purpose: the five input objects share this role, not one TypeScript type.
 type InputRef = InputObjectRef<any, object>;
-type Create = (db: Prisma.TransactionClient, input: never, query: { select?: object; include?: object }) => Promise<unknown>;
+type Create = (db: Prisma.TransactionClient, input: never, actor: Actor, query: { select?: object; include?: object }) => Promise<unknown>;
 
 /** `create<Model>(input:)`: any member of the input's account (401 -> 400 -> 403 before the write). */
 function createRecordField(name: string, model: RecordModel, inputType: InputRef, input: z.ZodType, create: Create) {
@@ -131,8 +132,8 @@ function createRecordField(name: string, model: RecordModel, inputType: InputRef
       args: { input: t.arg({ type: inputType, required: true }) },
       rules: { access: 'member', input, from: 'input', idempotent: true },
       resolve: (query, _root, _args, _ctx, info) => {
-        const { input: parsed, write } = checked(info);
-        return write((tx) => create(tx, parsed as never, query)) as never;
+        const { viewer, input: parsed, write } = checked(info);
+        return write((tx) => create(tx, parsed as never, userActor(viewer), query)) as never;
       },
     }),
   );
@@ -175,8 +176,8 @@ function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.Zod
       args: { id: t.arg.id({ required: true }), input: t.arg({ type: inputType, required: true }) },
       rules: { access: 'member', input: args, target, hidden: 'not-found', idempotent: true },
       resolve: (query, _root, _args, _ctx, info) => {
-        const { input: parsed, target: record, write } = checked<{ input: Record<string, unknown> }, RecordRef>(info);
-        return write((tx) => updateRecord(tx, model, record, parsed.input, query)) as never;
+        const { viewer, input: parsed, target: record, write } = checked<{ input: Record<string, unknown> }, RecordRef>(info);
+        return write((tx) => updateRecord(tx, model, record, parsed.input, query, userActor(viewer))) as never;
       },
     }),
     [`delete${type}`]: t.field({
@@ -185,8 +186,8 @@ function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.Zod
       args: { id: t.arg.id({ required: true }) },
       rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
       resolve: (_root, _args, _ctx, info) => {
-        const { target: record, write } = checked<ByIdArgs, RecordRef>(info);
-        return write((tx) => deleteRecord(tx, model, record));
+        const { viewer, target: record, write } = checked<ByIdArgs, RecordRef>(info);
+        return write((tx) => deleteRecord(tx, model, record, userActor(viewer)));
       },
     }),
   }));

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
 import { updateGuarded, updateInputOf, type Query as RecordQuery } from '../changes/update.js';
 import { badInput } from '../errors.js';
+import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import type { Actor } from '../events/types.js';
 import { money, requiredText, uuid } from '../validation.js';
 
 const titled = { accountId: uuid, title: requiredText(200), contactId: uuid.nullish() };
@@ -42,22 +44,32 @@ export async function withAccountContact<T>(db: Prisma.TransactionClient, input:
 }
 
 // `query` is the Prisma select/include the caller wants back, so the answer is one round trip.
-type Query = { select?: object; include?: object };
+type Query = RecordQuery;
 
-export const createProposal = (db: Prisma.TransactionClient, input: z.output<typeof createProposalInput>, query: Query = {}) =>
-  withAccountContact(db, input, () => db.proposal.create({ ...(query as object), data: input }));
+const MODELS = { proposal: 'Proposal', contract: 'Contract', gallery: 'Gallery', booking: 'Booking', workflow: 'Workflow' } as const;
+const TABLES = { proposal: 'proposals', contract: 'contracts', gallery: 'galleries', booking: 'bookings', workflow: 'workflows' } as const;
 
-export const createContract = (db: Prisma.TransactionClient, input: z.output<typeof createContractInput>, query: Query = {}) =>
-  withAccountContact(db, input, () => db.contract.create({ ...(query as object), data: input }));
+/** The new row and its `<model>.created` event, in the write's transaction. */
+async function created(db: Prisma.TransactionClient, model: RecordModel, actor: Actor, query: Query, data: object) {
+  const row = (await delegateOf(db, model).create({ ...withColumns(MODELS[model], query), data })) as { accountId: string };
+  await emitRow(db, `${model}.created`, MODELS[model], actor, row);
+  return row;
+}
 
-export const createGallery = (db: Prisma.TransactionClient, input: z.output<typeof createGalleryInput>, query: Query = {}) =>
-  withAccountContact(db, input, () => db.gallery.create({ ...(query as object), data: input }));
+export const createProposal = (db: Prisma.TransactionClient, input: z.output<typeof createProposalInput>, actor: Actor, query: Query = {}) =>
+  withAccountContact(db, input, () => created(db, 'proposal', actor, query, input));
 
-export const createBooking = (db: Prisma.TransactionClient, input: z.output<typeof createBookingInput>, query: Query = {}) =>
-  withAccountContact(db, input, () => db.booking.create({ ...(query as object), data: input }));
+export const createContract = (db: Prisma.TransactionClient, input: z.output<typeof createContractInput>, actor: Actor, query: Query = {}) =>
+  withAccountContact(db, input, () => created(db, 'contract', actor, query, input));
 
-export const createWorkflow = (db: Prisma.TransactionClient, input: z.output<typeof createWorkflowInput>, query: Query = {}) =>
-  db.workflow.create({ ...(query as object), data: input });
+export const createGallery = (db: Prisma.TransactionClient, input: z.output<typeof createGalleryInput>, actor: Actor, query: Query = {}) =>
+  withAccountContact(db, input, () => created(db, 'gallery', actor, query, input));
+
+export const createBooking = (db: Prisma.TransactionClient, input: z.output<typeof createBookingInput>, actor: Actor, query: Query = {}) =>
+  withAccountContact(db, input, () => created(db, 'booking', actor, query, input));
+
+export const createWorkflow = (db: Prisma.TransactionClient, input: z.output<typeof createWorkflowInput>, actor: Actor, query: Query = {}) =>
+  created(db, 'workflow', actor, query, input);
 
 // --- Changing and removing records (docs/decisions.md §12) --------------------------------------
 
@@ -70,6 +82,7 @@ export const updateWorkflowInput = updateInputOf(createWorkflowInput, 'Workflow'
 export type RecordModel = 'proposal' | 'contract' | 'gallery' | 'booking' | 'workflow';
 export type RecordRef = { id: string; accountId: string };
 type Delegate = {
+  create(args: object): Promise<unknown>;
   findUnique(args: object): Promise<unknown>;
   update(args: object): Promise<unknown>;
   delete(args: object): Promise<unknown>;
@@ -80,7 +93,14 @@ export const recordTarget = (model: RecordModel) => ({ id }: { id: string }, db:
   delegateOf(db, model).findUnique({ where: { id }, select: { id: true, accountId: true } }) as Promise<RecordRef | null>;
 
 /** The create rules on the new values: a contact of the same account; a booking still ends after it starts. */
-export async function updateRecord(tx: Prisma.TransactionClient, model: RecordModel, record: RecordRef, input: Record<string, unknown>, query: RecordQuery) {
+export async function updateRecord(
+  tx: Prisma.TransactionClient,
+  model: RecordModel,
+  record: RecordRef,
+  input: Record<string, unknown>,
+  query: RecordQuery,
+  actor: Actor,
+) {
   if (model === 'booking' && (input.startsAt !== undefined || input.endsAt !== undefined)) {
     // Locked: a concurrent change of the other end cannot make the pair invalid.
     const [now] = await tx.$queryRaw<{ starts_at: Date; ends_at: Date }[]>`
@@ -90,11 +110,14 @@ export async function updateRecord(tx: Prisma.TransactionClient, model: RecordMo
     if (endsAt.getTime() <= startsAt.getTime()) throw badInput({ endsAt: [ENDS_AFTER_START] });
   }
   return withAccountContact(tx, { accountId: record.accountId, contactId: input.contactId as string | null | undefined }, () =>
-    updateGuarded(delegateOf(tx, model), record, input, query, null),
+    updatedWithEvent(tx, { type: `${model}.updated`, model: MODELS[model], table: TABLES[model], actor }, record, changedFields(input), () =>
+      updateGuarded<object>(delegateOf(tx, model), record, input, withColumns(MODELS[model], query), null),
+    ),
   );
 }
 
-export async function deleteRecord(tx: Prisma.TransactionClient, model: RecordModel, record: RecordRef) {
-  await delegateOf(tx, model).delete({ where: { id: record.id } });
+export async function deleteRecord(tx: Prisma.TransactionClient, model: RecordModel, record: RecordRef, actor: Actor) {
+  const row = (await delegateOf(tx, model).delete({ where: { id: record.id } })) as { accountId: string };
+  await emitRow(tx, `${model}.deleted`, MODELS[model], actor, row);
   return { id: record.id, deletedAt: new Date() };
 }

@@ -7,6 +7,7 @@ import { createTokenVerifier } from '../../src/auth/token.js';
 import { KnownUsers } from '../../src/auth/viewer.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
+import { openEvents } from '../../src/events/runtime.js';
 import { createLogger } from '../../src/logger.js';
 import type { AtomicStore } from '../../src/ratelimit/atomic-store.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
@@ -52,7 +53,7 @@ export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
  * The whole app on its own fresh database (and its own rate-limit namespace in Redis when
  * REDIS_URL is set), called in-process through Yoga's fetch: no port.
  */
-export async function createTestApp(overrides: { env?: Record<string, string>; store?: AtomicStore } = {}) {
+export async function createTestApp(overrides: { env?: Record<string, string>; store?: AtomicStore; worker?: boolean } = {}) {
   const { db, drop } = await cloneDatabase(inject('template'));
   const config: Config = loadConfig({
     NODE_ENV: 'test',
@@ -60,6 +61,7 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     ALLOWED_ORIGINS: TEST_ORIGIN,
     // The test server sits on loopback; X-Forwarded-For (set from `clientIp`) names the client.
     TRUST_PROXY: '1',
+    WEBHOOK_SECRET_KEY: 'test-webhook-secret-key-test-webhook-secret-key',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...overrides.env,
   });
@@ -77,6 +79,8 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     verifyToken: createTokenVerifier(config.auth),
     knownUsers: new KnownUsers(),
     log,
+    // The delivery worker and relay run only where a test asks for them (test/events/).
+    events: await openEvents(config, db.prisma, log, { worker: overrides.worker ?? false }),
   };
   const app = createApp(deps);
   // A real HTTP server on a free loopback port: tests drive the service as clients do.
@@ -136,6 +140,7 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
 
     async close() {
       await new Promise((resolve) => server.close(resolve));
+      await deps.events.close();
       await limiter.close();
       await drop();
     },

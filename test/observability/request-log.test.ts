@@ -98,7 +98,7 @@ describe('error log', () => {
   it('an unexpected Prisma error is logged with its type and stack frames but never the e-mail its arguments held', async () => {
     const email = `${unique('private')}@example.com`;
     // contact.create gets one unknown field, so Prisma throws a real validation error that prints its arguments.
-    // The create runs in a transaction (its answer comes from it): the transaction's client is broken too.
+    // The create runs in a transaction (with its event, docs/events.md): the transaction's client is broken too.
     const real = t.deps.db.prisma as PrismaClient;
     const breakContact = <T extends object>(client: T): T => new Proxy(client, {
       get: (target, prop) => prop === 'contact'

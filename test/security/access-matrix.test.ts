@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rootRules } from '../../src/graphql/rules.js';
 import { schema } from '../../src/graphql/schema.js';
 import { routes } from '../../src/rest/routes.js';
+import { newSigningSecret } from '../../src/webhooks/secret.js';
 import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type GqlResult, type TestApp, type TestUser } from '../helpers/app.js';
 import { accountSnapshot } from './snapshot.js';
@@ -119,6 +120,12 @@ const readRow = (name: string, selection: string, id: (f: Fixture) => string): G
 const newDeal = async (f: Fixture) => (await t.db.deal.create({ data: { accountId: f.acc.id, title: unique('Deal') } })).id;
 const newInvoice = async (f: Fixture) =>
   (await t.db.invoice.create({ data: { accountId: f.acc.id, invoiceNumber: unique('INV'), amount: 1, dueDate: new Date('2030-01-31') } })).id;
+/** An endpoint to a loopback address: every send is refused by the target guard, so nothing leaves the machine. */
+const newEndpoint = async (f: Fixture) => {
+  const id = randomUUID();
+  const secretCiphertext = t.deps.events.box!.seal(newSigningSecret(), id);
+  return (await t.db.webhookEndpoint.create({ data: { id, accountId: f.acc.id, url: 'http://127.0.0.1:9/hook', eventTypes: ['*'], secretCiphertext } })).id;
+};
 /** An id-addressed field: a fresh record of the fixture's account, or an id nobody has. */
 const recordOf = (f: Fixture, accountId: string, make: (f: Fixture) => Promise<string>) =>
   accountId === f.acc.id ? make(f) : Promise.resolve(randomUUID());
@@ -351,6 +358,46 @@ const GQL: Record<string, GqlRow> = {
     vars: (_f, a) => ({ a }),
   },
   ...CHANGES,
+  // Webhooks (docs/events.md): the owner manages them; a member may not.
+  'Mutation.createWebhookEndpoint': {
+    role: 'owner',
+    ownerOnlyMessage: 'Forbidden: only the account owner can do this',
+    doc: 'mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id url } secret } }',
+    vars: (f, a) => input(f, a, { url: 'https://93.184.215.14/hook', eventTypes: ['*'] }),
+  },
+  'Mutation.updateWebhookEndpoint': {
+    role: 'owner',
+    ownerOnlyMessage: 'Forbidden: only the account owner can do this',
+    doc: 'mutation ($id: ID!) { updateWebhookEndpoint(id: $id, input: { description: "Matrix" }) { id description } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newEndpoint) }),
+  },
+  'Mutation.deleteWebhookEndpoint': {
+    role: 'owner',
+    ownerOnlyMessage: 'Forbidden: only the account owner can do this',
+    doc: 'mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) { id } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newEndpoint) }),
+  },
+  'Mutation.rotateWebhookSecret': {
+    role: 'owner',
+    ownerOnlyMessage: 'Forbidden: only the account owner can do this',
+    doc: 'mutation ($id: ID!) { rotateWebhookSecret(id: $id) { endpoint { id } secret } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newEndpoint) }),
+  },
+  'Mutation.sendTestWebhook': {
+    role: 'owner',
+    ownerOnlyMessage: 'Forbidden: only the account owner can do this',
+    doc: 'mutation ($id: ID!) { sendTestWebhook(endpointId: $id) { id succeeded error } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newEndpoint) }),
+  },
+  'Mutation.redeliverEvent': {
+    role: 'owner',
+    ownerOnlyMessage: 'Forbidden: only the account owner can do this',
+    doc: 'mutation ($id: ID!, $e: ID!) { redeliverEvent(endpointId: $id, eventId: $e) { id succeeded error } }',
+    vars: async (f, a) => ({
+      id: await recordOf(f, a, newEndpoint),
+      e: (await t.db.event.create({ data: { accountId: f.acc.id, type: 'contact.created', actorType: 'system', data: { object: {} } } })).id,
+    }),
+  },
 };
 
 /** Root fields that name no account, each with the reason; checked below to take no account id. */

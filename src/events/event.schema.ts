@@ -1,0 +1,119 @@
+/** Account.events · Contact.timeline · Subscription.accountEvents (docs/events.md) */
+import { z } from 'zod';
+import { builder } from '../graphql/builder.js';
+import { text, uuid } from '../validation.js';
+import { anyOf, defineCollection, eq, rangeSql } from '../graphql/connection.js';
+import { loadRole } from '../auth/access.js';
+import { checked } from '../graphql/rules.js';
+import { fromEnvelope, type Envelope, type EventRow } from './envelope.js';
+
+const EventActor = builder.objectRef<{ type: string; id: string | null }>('EventActor').implement({
+  description: 'Who caused the change: user (id = user id), visitor (a public form) or system (CLI, worker).',
+  fields: (t) => ({ type: t.exposeString('type'), id: t.exposeID('id', { nullable: true }) }),
+});
+
+export const EventRef = builder.objectRef<EventRow>('Event').implement({
+  description: 'A change, as webhooks receive it (docs/events.md): data.object is the record as REST shows it.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type'),
+    accountId: t.exposeID('accountId'),
+    occurredAt: t.expose('occurredAt', { type: 'DateTime' }),
+    actor: t.field({ type: EventActor, resolve: (e) => ({ type: e.actorType, id: e.actorId }) }),
+    subjectId: t.exposeID('subjectId', { nullable: true, description: 'The id of the record the event is about' }),
+    data: t.field({ type: 'JSON', description: '{object, previous?}: snake_case, as in the webhook body', resolve: (e) => e.data }),
+  }),
+});
+
+const EventFilter = builder.inputType('EventFilter', {
+  description: '`occurredAfter` is inclusive, `occurredBefore` exclusive.',
+  fields: (t) => ({
+    types: t.stringList({ description: 'Event types, e.g. ["deal.status_changed"]' }),
+    subjectId: t.id({ description: 'Only events about this record' }),
+    occurredAfter: t.field({ type: 'DateTime' }),
+    occurredBefore: t.field({ type: 'DateTime' }),
+  }),
+});
+
+const eventFilter = z.object({
+  types: z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish(),
+  subjectId: uuid.nullish(),
+  occurredAfter: z.date().nullish(),
+  occurredBefore: z.date().nullish(),
+});
+type EventFilter = z.output<typeof eventFilter>;
+
+const EVENT_SELECT = { id: true, accountId: true, type: true, occurredAt: true, actorType: true, actorId: true, subjectId: true, contactId: true, data: true } as const;
+
+// Events page like every other collection (src/graphql/connection.ts): newest first, keyset cursors.
+const eventConnection = defineCollection<EventRow, EventFilter>(
+  {
+    name: 'Event',
+    table: 'events',
+    orders: { CREATED_AT: { column: 'occurred_at', type: 'timestamptz' } },
+    filter: {
+      input: EventFilter,
+      schema: eventFilter,
+      sql: (f) => [...anyOf('type', f.types, 'text'), ...eq('subject_id', f.subjectId, 'uuid'), ...rangeSql('occurred_at', f.occurredAfter, f.occurredBefore)],
+    },
+    // The primary key is (account_id, id): the account makes the lookup an index scan.
+    rows: (db, ids, accountIds) => db.event.findMany({ where: { accountId: { in: accountIds }, id: { in: ids } }, select: EVENT_SELECT }),
+  },
+  EventRef,
+);
+
+builder.prismaObjectField(
+  'Account',
+  'events',
+  eventConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id }), 'Every change in the account, newest first; kept EVENT_RETENTION_DAYS (default 90).'),
+);
+
+builder.prismaObjectField(
+  'Contact',
+  'timeline',
+  eventConnection(
+    'contact_id',
+    (c: { id: string; accountId: string }) => ({ accountId: c.accountId, id: c.id }),
+    "The contact's events and those of its deals, invoices, submissions and other records, newest first.",
+  ),
+);
+
+const accountEventsArgs = z.object({
+  accountId: uuid,
+  types: z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish(),
+});
+type AccountEventsArgs = z.output<typeof accountEventsArgs>;
+
+/** Events that may take the subscriber's access away: access is checked again on each of them. */
+const ACCESS_CHANGES = new Set(['member.removed', 'ownership.transferred']);
+/** Other events re-check access at most this often, so a lost membership ends the stream soon. */
+const RECHECK_MS = 30_000;
+
+builder.subscriptionField('accountEvents', (t) =>
+  t.field({
+    type: EventRef,
+    description: 'Live events of the account over Server-Sent Events (docs/events.md); ends when the caller loses access.',
+    args: { accountId: t.arg.id({ required: true }), types: t.arg.stringList() },
+    rules: { access: 'member', input: accountEventsArgs, limit: { max: 10, window: '1m', per: 'user' } },
+    subscribe: (_root, _args, ctx, info) => {
+      const { viewer, input } = checked<AccountEventsArgs>(info);
+      const source = ctx.events.bus.subscribe('accountEvents', input.accountId);
+      const wanted = input.types ? new Set(input.types) : null;
+      return (async function* () {
+        let checkedAt = Date.now();
+        try {
+          for await (const event of source) {
+            if (ACCESS_CHANGES.has(event.type) || Date.now() - checkedAt > RECHECK_MS) {
+              if (!(await loadRole(ctx.db, input.accountId, viewer!.id))) return; // the stream completes
+              checkedAt = Date.now();
+            }
+            if (!wanted || wanted.has(event.type)) yield event;
+          }
+        } finally {
+          await source.return?.(undefined);
+        }
+      })();
+    },
+    resolve: (event: Envelope) => fromEnvelope(event),
+  }),
+);

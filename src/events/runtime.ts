@@ -1,0 +1,44 @@
+import type { Config } from '../config.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Logger } from '../logger.js';
+import { loadSecretBox, type SecretBox } from '../webhooks/secret.js';
+import type { TargetPolicy } from '../webhooks/target.js';
+import { createEventBus, type EventBus } from './bus.js';
+import { startWorker, type Worker } from './worker.js';
+
+/** What resolvers need of the events machinery (AppDeps.events). */
+export type Events = {
+  bus: EventBus;
+  /** Null in production without WEBHOOK_SECRET_KEY: webhooks are refused (docs/security.md). */
+  box: SecretBox | null;
+  policy: TargetPolicy;
+  worker: Worker | null;
+  close(): Promise<void>;
+};
+
+export async function openEvents(config: Config, db: PrismaClient, log: Logger, opts: { worker?: boolean } = {}): Promise<Events> {
+  const { bus, close: closeBus } = createEventBus(config.redisUrl);
+  const box = await loadSecretBox(config);
+  if (!box) log.error('WEBHOOK_SECRET_KEY is not set: webhook endpoints are refused and nothing is delivered');
+  const policy: TargetPolicy = { production: config.production, allowPrivate: config.events.allowPrivateTargets };
+  if (policy.allowPrivate && config.production) log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may reach private addresses');
+  const worker = (opts.worker ?? config.events.worker)
+    ? startWorker(db, {
+        bus,
+        delivery: box ? { box, policy, retryBaseMs: config.events.retryBaseMs, leaseMs: config.events.leaseMs, log } : null,
+        pollMs: config.events.pollMs,
+        retentionDays: config.events.retentionDays,
+        log,
+      })
+    : null;
+  return {
+    bus,
+    box,
+    policy,
+    worker,
+    close: async () => {
+      await worker?.close(); // finishes the deliveries under way
+      await closeBus();
+    },
+  };
+}

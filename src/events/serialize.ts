@@ -1,0 +1,49 @@
+import { Prisma } from '../generated/prisma/client.js';
+import { formatDate } from '../dates.js';
+import type { RecordKind } from './types.js';
+
+type Row = Record<string, unknown>;
+type Shape = { omit?: readonly string[]; dates?: readonly string[] };
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** A Prisma row as the REST API shows records: snake_case, money as numbers, days as YYYY-MM-DD, times ISO 8601. */
+function restShape(row: Row, { omit = [], dates = [] }: Shape): Row {
+  const out: Row = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (omit.includes(key) || key === 'accountId') continue; // the envelope carries account_id
+    let shown = value;
+    if (value instanceof Date) shown = dates.includes(key) ? formatDate(value) : value.toISOString();
+    else if (Prisma.Decimal.isDecimal(value)) shown = (value as Prisma.Decimal).toNumber();
+    else if (value !== null && typeof value === 'object' && !Array.isArray(value) && key !== 'data') continue; // a relation
+    out[snake(key)] = shown;
+  }
+  return out;
+}
+
+// One serializer per record type: what is left out of the record as events show it, and which
+// columns are days. Submissions never carry the visitor's address or browser (personal data).
+const SHAPES: Record<RecordKind, Shape> = {
+  account: { omit: ['nextInvoiceNumber'] },
+  contact: {},
+  deal: { dates: ['expectedCloseDate'] },
+  invoice: { dates: ['dueDate'] },
+  pipeline_stage: {},
+  form: {},
+  proposal: {},
+  contract: {},
+  gallery: {},
+  booking: {},
+  workflow: {},
+  export: {},
+  member: {},
+  ownership: {},
+  webhook_endpoint: { omit: ['secretCiphertext', 'failingSince'] },
+};
+
+const SUBMISSION: Shape = { omit: ['clientIp', 'userAgent', 'isSpam'] };
+
+/** `data.object` of an event about `kind`. `form.submitted` carries the submission. */
+export function serializeRecord(kind: RecordKind | 'submission', row: object): Row {
+  return restShape(row as Row, kind === 'submission' ? SUBMISSION : SHAPES[kind]);
+}

@@ -1,0 +1,31 @@
+/** The event catalogue (docs/events.md, docs/decisions.md §13): `<record>.<what happened>`. */
+export const EVENT_TYPES = [
+  'account.created',
+  'contact.created', 'contact.updated', 'contact.deleted', 'contact.erased',
+  'deal.created', 'deal.updated', 'deal.status_changed', 'deal.deleted',
+  'invoice.created', 'invoice.updated', 'invoice.status_changed', 'invoice.deleted',
+  'pipeline_stage.created', 'pipeline_stage.updated', 'pipeline_stage.deleted',
+  'form.created', 'form.updated', 'form.deleted', 'form.submitted',
+  'proposal.created', 'proposal.updated', 'proposal.deleted',
+  'contract.created', 'contract.updated', 'contract.deleted',
+  'gallery.created', 'gallery.updated', 'gallery.deleted',
+  'booking.created', 'booking.updated', 'booking.deleted',
+  'workflow.created', 'workflow.updated', 'workflow.deleted',
+  'export.granted',
+  'member.added', 'member.removed', 'ownership.transferred',
+  'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted', 'webhook_endpoint.disabled',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What a record kind is called in an event type: the part before the dot. */
+export type RecordKind = EventType extends `${infer K}.${string}` ? K : never;
+
+export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value);
+
+/** Who caused a change: a signed-in user, an anonymous visitor (form submit), or the system (CLI, worker). */
+export type Actor = { type: 'user' | 'visitor' | 'system'; id: string | null };
+
+export const SYSTEM: Actor = { type: 'system', id: null };
+export const VISITOR: Actor = { type: 'visitor', id: null };
+export const userActor = (viewer: { id: string } | null | undefined): Actor => (viewer ? { type: 'user', id: viewer.id } : SYSTEM);

@@ -1,0 +1,92 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Logger } from '../logger.js';
+import { claimDue, deliverClaimed, type DeliveryOptions } from '../webhooks/delivery.service.js';
+import type { EventBus } from './bus.js';
+import { envelope, type EventRow } from './envelope.js';
+
+export const RELAY_BATCH = 500;
+export const DELIVERY_BATCH = 10;
+export const PURGE_BATCH = 1000;
+const PURGE_EVERY_MS = 60_000;
+
+export type WorkerOptions = { bus: EventBus; delivery: DeliveryOptions | null; pollMs: number; retentionDays: number; log: Logger };
+
+/**
+ * The loop every instance runs (docs/events.md): relay new events to live subscribers, deliver due
+ * webhooks, purge old events. Each step claims its rows with FOR UPDATE SKIP LOCKED, so instances
+ * share the work and never do the same piece twice.
+ */
+export function startWorker(db: PrismaClient, options: WorkerOptions) {
+  let running = true;
+  let wake: (() => void) | null = null;
+  let lastPurge = 0;
+  const stop = new AbortController();
+
+  const step = async () => {
+    await relay(db, options.bus);
+    if (options.delivery) await deliverClaimed(db, await claimDue(db, DELIVERY_BATCH, options.delivery.leaseMs), options.delivery, stop.signal);
+    if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
+      lastPurge = Date.now();
+      await purge(db, options.retentionDays);
+    }
+  };
+
+  const loop = (async () => {
+    while (running) {
+      try {
+        await step();
+      } catch (err) {
+        if (running) options.log.warn({ err }, 'event worker: step failed; retrying');
+      }
+      if (!running) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        sleep(options.pollMs, undefined, { ref: false }).then(resolve);
+      });
+      wake = null;
+    }
+  })();
+
+  return {
+    /** Look for work now rather than at the next poll. */
+    nudge: () => wake?.(),
+    /** Stops claiming; a delivery under way finishes (10 s at most) before this resolves. */
+    close: async () => {
+      running = false;
+      wake?.();
+      await loop;
+    },
+  };
+}
+
+export type Worker = ReturnType<typeof startWorker>;
+
+/** Committed, unpublished events to the bus, oldest first; each is taken by one instance only. */
+export async function relay(db: PrismaClient, bus: EventBus): Promise<number> {
+  const rows = await db.$queryRaw<EventRow[]>`
+    UPDATE events e SET published_at = now()
+    FROM (SELECT account_id, id FROM events WHERE published_at IS NULL ORDER BY occurred_at LIMIT ${RELAY_BATCH} FOR UPDATE SKIP LOCKED) p
+    WHERE e.account_id = p.account_id AND e.id = p.id
+    RETURNING e.id, e.account_id AS "accountId", e.type, e.occurred_at AS "occurredAt", e.actor_type AS "actorType",
+              e.actor_id AS "actorId", e.subject_id AS "subjectId", e.contact_id AS "contactId", e.data`;
+  rows.sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || (a.id < b.id ? -1 : 1));
+  for (const row of rows) bus.publish('accountEvents', row.accountId, envelope(row));
+  return rows.length;
+}
+
+/** Deletes events (their queued messages go with them) and delivery logs past retention, a batch at a time. */
+export async function purge(db: PrismaClient, retentionDays: number, batch = PURGE_BATCH): Promise<number> {
+  const cutoff = new Date(Date.now() - retentionDays * 24 * 60 * 60 * 1000);
+  let total = 0;
+  for (;;) {
+    const events = await db.$executeRaw`
+      DELETE FROM events WHERE (account_id, id) IN (
+        SELECT account_id, id FROM events WHERE occurred_at < ${cutoff}::timestamptz ORDER BY occurred_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)`;
+    const deliveries = await db.$executeRaw`
+      DELETE FROM webhook_deliveries WHERE (account_id, id) IN (
+        SELECT account_id, id FROM webhook_deliveries WHERE attempted_at < ${cutoff}::timestamptz ORDER BY attempted_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)`;
+    total += events + deliveries;
+    if (events < batch && deliveries < batch) return total;
+  }
+}

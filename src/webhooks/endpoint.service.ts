@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { badInput, unavailable } from '../errors.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { emit } from '../events/emit.js';
+import { EVENT_TYPES, type Actor } from '../events/types.js';
+import { optionalText, text, uuid } from '../validation.js';
+import { newSigningSecret, type SecretBox } from './secret.js';
+import { targetProblem, type TargetPolicy } from './target.js';
+
+const eventTypes = z
+  .array(text().refine((t) => t === '*' || (EVENT_TYPES as readonly string[]).includes(t), 'Unknown event type (docs/events.md lists them)'))
+  .min(1, 'At least one event type, or "*" for all')
+  .max(EVENT_TYPES.length, `At most ${EVENT_TYPES.length} types`)
+  .transform((types) => (types.includes('*') ? ['*'] : [...new Set(types)]));
+const url = text().trim().max(2048, 'Must be at most 2048 characters');
+
+export const createEndpointInput = z.object({ accountId: uuid, url, eventTypes, description: optionalText(500) });
+export type CreateEndpointInput = z.output<typeof createEndpointInput>;
+
+export const updateEndpointArgs = z.object({
+  id: uuid,
+  input: z.object({ url: url.optional(), eventTypes: eventTypes.optional(), description: optionalText(500).optional(), enabled: z.boolean().optional() }),
+});
+export type UpdateEndpointArgs = z.output<typeof updateEndpointArgs>;
+
+export const endpointArgs = z.object({ id: uuid });
+export const sendTestArgs = z.object({ endpointId: uuid });
+export const redeliverArgs = z.object({ endpointId: uuid, eventId: uuid });
+
+export type WebhookDeps = { box: SecretBox | null; policy: TargetPolicy };
+
+const requireBox = (deps: WebhookDeps): SecretBox => {
+  if (!deps.box) throw unavailable(); // production without WEBHOOK_SECRET_KEY (docs/security.md)
+  return deps.box;
+};
+
+async function assertTarget(raw: string, policy: TargetPolicy) {
+  const problem = await targetProblem(raw, policy);
+  if (problem) throw badInput({ url: [problem] });
+}
+
+/** A new endpoint and its secret, which the answer shows once and the database keeps only sealed. */
+export async function createEndpoint(db: PrismaClient, input: CreateEndpointInput, deps: WebhookDeps, actor: Actor) {
+  const box = requireBox(deps);
+  await assertTarget(input.url, deps.policy);
+  const secret = newSigningSecret();
+  return db.$transaction(async (tx) => {
+    const draft = await tx.webhookEndpoint.create({ data: { ...input, secretCiphertext: 'pending' } });
+    // Sealed under its own id, so a ciphertext copied to another row does not open.
+    const endpoint = await tx.webhookEndpoint.update({ where: { id: draft.id }, data: { secretCiphertext: box.seal(secret, draft.id) } });
+    await emit(tx, { type: 'webhook_endpoint.created', accountId: endpoint.accountId, actor, object: endpoint });
+    return { endpoint, secret };
+  });
+}
+
+export async function updateEndpoint(db: PrismaClient, args: UpdateEndpointArgs, deps: WebhookDeps, actor: Actor) {
+  const { input } = args;
+  if (Object.keys(input).length === 0) throw badInput({ input: ['Nothing to change'] });
+  if (input.url !== undefined) await assertTarget(input.url, deps.policy);
+  return db.$transaction(async (tx) => {
+    const before = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: args.id } });
+    const data: Prisma.WebhookEndpointUpdateInput = { ...input };
+    if (input.enabled === true) Object.assign(data, { disabledReason: null, failingSince: null }); // a fresh start
+    if (input.enabled === false && before.enabled) data.disabledReason = 'Disabled by the owner';
+    const endpoint = await tx.webhookEndpoint.update({ where: { id: args.id }, data });
+    const previous = Object.fromEntries(Object.keys(input).map((k) => [k, before[k as keyof typeof before]]));
+    await emit(tx, { type: 'webhook_endpoint.updated', accountId: endpoint.accountId, actor, object: endpoint, previous });
+    return endpoint;
+  });
+}
+
+export function deleteEndpoint(db: PrismaClient, id: string, actor: Actor) {
+  return db.$transaction(async (tx) => {
+    const endpoint = await tx.webhookEndpoint.delete({ where: { id } });
+    await emit(tx, { type: 'webhook_endpoint.deleted', accountId: endpoint.accountId, actor, object: endpoint });
+    return { id, deletedAt: new Date() };
+  });
+}
+
+/** A new secret replaces the old one at once (shown once, like the first). */
+export async function rotateSecret(db: PrismaClient, id: string, deps: WebhookDeps, actor: Actor) {
+  const box = requireBox(deps);
+  const secret = newSigningSecret();
+  return db.$transaction(async (tx) => {
+    const endpoint = await tx.webhookEndpoint.update({ where: { id }, data: { secretCiphertext: box.seal(secret, id) } });
+    await emit(tx, { type: 'webhook_endpoint.updated', accountId: endpoint.accountId, actor, object: endpoint });
+    return { endpoint, secret };
+  });
+}

@@ -1,0 +1,48 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { loadOrCreateDevSecret } from '../auth/dev-secret.js';
+import type { Config } from '../config.js';
+
+/**
+ * Signing secrets are stored encrypted (AES-256-GCM, node:crypto) under a key from configuration,
+ * never in the database: a dump alone cannot sign (docs/security.md "Webhook secrets"). Encryption,
+ * not a hash, because HMAC signing needs the secret itself.
+ */
+export type SecretBox = { seal(secret: string, boundTo: string): string; open(sealed: string, boundTo: string): string };
+
+const VERSION = 'v1';
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+export function secretBox(keyMaterial: string): SecretBox {
+  const key = Buffer.from(hkdfSync('sha256', keyMaterial, Buffer.alloc(0), 'webhook signing secrets v1', 32));
+  return {
+    seal(secret, boundTo) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(boundTo)); // the endpoint's id: a ciphertext copied to another row does not open
+      const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+      return [VERSION, iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+    },
+    open(sealed, boundTo) {
+      const [version, iv, tag, body] = sealed.split('.');
+      if (version !== VERSION || !iv || !tag || !body) throw new Error('not a sealed webhook secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAAD(Buffer.from(boundTo));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+export const DEV_KEY_FILE = 'dev-webhook-key';
+
+/**
+ * WEBHOOK_SECRET_KEY; outside production without it, a development key kept in DATA_DIR (like the
+ * dev JWT secret). In production without it: null, and webhooks are refused (docs/security.md).
+ */
+export async function loadSecretBox(config: Config): Promise<SecretBox | null> {
+  if (config.events.webhookSecretKey) return secretBox(config.events.webhookSecretKey);
+  if (config.production) return null;
+  return secretBox(await loadOrCreateDevSecret(config.dataDir, DEV_KEY_FILE));
+}

@@ -1,0 +1,155 @@
+/** Mutation.createWebhookEndpoint · updateWebhookEndpoint · deleteWebhookEndpoint · rotateWebhookSecret · sendTestWebhook · redeliverEvent · Account.webhookEndpoints */
+import type { z } from 'zod';
+import { builder } from '../graphql/builder.js';
+import { checked } from '../graphql/rules.js';
+import { forbidden, MESSAGES, notFound, unavailable } from '../errors.js';
+import type { Context } from '../context.js';
+import type { WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.js';
+import { DeletedRecord } from '../changes/changes.schema.js';
+import { defineCollection } from '../graphql/connection.js';
+import { envelope } from '../events/envelope.js';
+import { uuidv7 } from '../events/ids.js';
+import { userActor } from '../events/types.js';
+import { deliverNow } from './delivery.service.js';
+import {
+  createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, redeliverArgs, rotateSecret, sendTestArgs,
+  updateEndpoint, updateEndpointArgs, type CreateEndpointInput, type UpdateEndpointArgs,
+} from './endpoint.service.js';
+
+const WebhookDeliveryRef = builder.objectRef<WebhookDelivery>('WebhookDelivery').implement({
+  description: 'One attempt to send an event to an endpoint. No response bodies are stored.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    eventId: t.exposeID('eventId'),
+    attempt: t.exposeInt('attempt'),
+    statusCode: t.exposeInt('statusCode', { nullable: true }),
+    durationMs: t.exposeInt('durationMs', { nullable: true }),
+    error: t.exposeString('error', { nullable: true }),
+    succeeded: t.exposeBoolean('succeeded'),
+    attemptedAt: t.expose('attemptedAt', { type: 'DateTime' }),
+  }),
+});
+// The deliveries log pages like every other collection (src/graphql/connection.ts), newest first.
+const deliveryConnection = defineCollection<WebhookDelivery, never>(
+  {
+    name: 'WebhookDelivery',
+    table: 'webhook_deliveries',
+    orders: { CREATED_AT: { column: 'attempted_at', type: 'timestamptz' } },
+    rows: (db, ids, accountIds) => db.webhookDelivery.findMany({ where: { accountId: { in: accountIds }, id: { in: ids } } }),
+  },
+  WebhookDeliveryRef,
+);
+
+const WebhookEndpointRef = builder.objectRef<WebhookEndpoint>('WebhookEndpoint').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    url: t.exposeString('url'),
+    eventTypes: t.exposeStringList('eventTypes', { description: '["*"] means every type' }),
+    description: t.exposeString('description', { nullable: true }),
+    enabled: t.exposeBoolean('enabled'),
+    disabledReason: t.exposeString('disabledReason', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    deliveries: deliveryConnection('endpoint_id', (e: WebhookEndpoint) => ({ accountId: e.accountId, id: e.id }), 'Attempts, newest first')(t),
+  }),
+});
+
+const CreatedRef = builder.objectRef<{ endpoint: WebhookEndpoint; secret: string }>('WebhookEndpointCreated').implement({
+  fields: (t) => ({
+    endpoint: t.field({ type: WebhookEndpointRef, resolve: (c) => c.endpoint }),
+    secret: t.exposeString('secret', { description: 'whsec_...: shown here only, never again' }),
+  }),
+});
+
+builder.prismaObjectFields('Account', (t) => ({
+  webhookEndpoints: t.field({
+    type: [WebhookEndpointRef],
+    description: 'Owner only.',
+    resolve: async (account, _args, ctx) => {
+      if ((await ctx.role(account.id)) !== 'owner') throw forbidden(MESSAGES.ownerOnly);
+      return ctx.db.webhookEndpoint.findMany({ where: { accountId: account.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    },
+  }),
+}));
+
+const CreateInput = builder.inputType('CreateWebhookEndpointInput', {
+  fields: (t) => ({
+    accountId: t.id({ required: true }),
+    url: t.string({ required: true, description: 'https (http outside production); never a private, loopback or link-local address' }),
+    eventTypes: t.stringList({ required: true, description: 'Types from docs/events.md, or ["*"]' }),
+    description: t.string(),
+  }),
+});
+const UpdateInput = builder.inputType('UpdateWebhookEndpointInput', {
+  fields: (t) => ({ url: t.string(), eventTypes: t.stringList(), description: t.string(), enabled: t.boolean() }),
+});
+
+const endpointTarget = ({ id }: { id: string }, ctx: Context) => ctx.db.webhookEndpoint.findUnique({ where: { id } });
+const OWNER = { access: 'owner', forbidden: MESSAGES.ownerOnly } as const;
+const deps = (ctx: Context) => ({ box: ctx.events.box, policy: ctx.events.policy });
+
+builder.mutationFields((t) => ({
+  createWebhookEndpoint: t.field({
+    type: CreatedRef,
+    description: 'Owner only. The answer is the only place the signing secret appears.',
+    args: { input: t.arg({ type: CreateInput, required: true }) },
+    rules: { ...OWNER, input: createEndpointInput, from: 'input', limit: { max: 10, window: '1m', per: 'user' } },
+    resolve: (_root, _args, ctx, info) => {
+      const { viewer, input } = checked<CreateEndpointInput>(info);
+      return createEndpoint(ctx.db, input, deps(ctx), userActor(viewer));
+    },
+  }),
+  updateWebhookEndpoint: t.field({
+    type: WebhookEndpointRef,
+    description: 'Owner only. enabled: true re-enables a disabled endpoint.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
+    rules: { ...OWNER, input: updateEndpointArgs, target: endpointTarget, limit: { max: 30, window: '1m', per: 'user' } },
+    resolve: (_root, _args, ctx, info) => {
+      const { viewer, input } = checked<UpdateEndpointArgs>(info);
+      return updateEndpoint(ctx.db, input, deps(ctx), userActor(viewer));
+    },
+  }),
+  deleteWebhookEndpoint: t.field({
+    type: DeletedRecord,
+    description: 'Owner only.',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { ...OWNER, input: endpointArgs, target: endpointTarget },
+    resolve: (_root, _args, ctx, info) => deleteEndpoint(ctx.db, checked<{ id: string }>(info).input.id, userActor(checked(info).viewer)),
+  }),
+  rotateWebhookSecret: t.field({
+    type: CreatedRef,
+    description: 'Owner only. The old secret stops working at once.',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, limit: { max: 10, window: '1m', per: 'user' } },
+    resolve: (_root, _args, ctx, info) => rotateSecret(ctx.db, checked<{ id: string }>(info).input.id, deps(ctx), userActor(checked(info).viewer)),
+  }),
+  sendTestWebhook: t.field({
+    type: WebhookDeliveryRef,
+    description: 'Owner only. Sends a webhook_endpoint.test event now and answers the attempt.',
+    args: { endpointId: t.arg.id({ required: true }) },
+    rules: { ...OWNER, input: sendTestArgs, target: ({ endpointId }: z.output<typeof sendTestArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), limit: { max: 10, window: '1m', per: 'user' } },
+    resolve: (_root, _args, ctx, info) => {
+      const { viewer, target } = checked<unknown, WebhookEndpoint>(info);
+      const box = deps(ctx).box;
+      if (!box) throw unavailable(); // production without WEBHOOK_SECRET_KEY
+      const test = {
+        id: uuidv7(), accountId: target.accountId, type: 'webhook_endpoint.test', occurredAt: new Date(), actorType: 'user', actorId: viewer!.id,
+        subjectId: target.id, contactId: null, data: { object: { id: target.id, url: target.url } },
+      };
+      return deliverNow(ctx.db, target, { eventId: test.id, body: JSON.stringify(envelope(test)) }, { box, policy: ctx.events.policy });
+    },
+  }),
+  redeliverEvent: t.field({
+    type: WebhookDeliveryRef,
+    description: 'Owner only. Sends one event of the account to the endpoint again now, with the same webhook-id (the event id).',
+    args: { endpointId: t.arg.id({ required: true }), eventId: t.arg.id({ required: true }) },
+    rules: { ...OWNER, input: redeliverArgs, target: ({ endpointId }: z.output<typeof redeliverArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), limit: { max: 30, window: '1m', per: 'user' } },
+    resolve: async (_root, _args, ctx, info) => {
+      const { input, target } = checked<z.output<typeof redeliverArgs>, WebhookEndpoint>(info);
+      const event = await ctx.db.event.findUnique({ where: { accountId_id: { accountId: target.accountId, id: input.eventId } } });
+      if (!event) throw notFound('Event not found');
+      const box = deps(ctx).box;
+      if (!box) throw unavailable(); // production without WEBHOOK_SECRET_KEY
+      return deliverNow(ctx.db, target, { eventId: event.id, body: JSON.stringify(envelope(event)) }, { box, policy: ctx.events.policy });
+    },
+  }),
+}));

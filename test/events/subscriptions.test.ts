@@ -1,0 +1,121 @@
+// docs/events.md "Live events": accountEvents over Server-Sent Events, fanned out through Redis.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { emit } from '../../src/events/emit.js';
+import { openEvents, type Events } from '../../src/events/runtime.js';
+import { SYSTEM } from '../../src/events/types.js';
+import { createAccount, unique, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { requireRedis, TEST_REDIS_URL } from '../helpers/prerequisites.js';
+
+let a: TestApp; // instance A: serves subscriptions, relays nothing itself
+let bEvents: Events;
+let bServer: Server;
+let bUrl: string;
+let acc: TestAccount;
+
+beforeAll(async () => {
+  await requireRedis(TEST_REDIS_URL);
+  a = await createTestApp({ env: { REDIS_URL: TEST_REDIS_URL, EVENT_POLL_MS: '50' }, worker: false });
+  // Instance B: the same database and Redis, its own bus and worker.
+  bEvents = await openEvents(a.deps.config, a.deps.db.prisma, a.deps.log, { worker: true });
+  bServer = createServer(createApp({ ...a.deps, events: bEvents }));
+  await new Promise<void>((resolve) => bServer.listen(0, '127.0.0.1', resolve));
+  bUrl = `http://127.0.0.1:${(bServer.address() as AddressInfo).port}`;
+  acc = await createAccount(a);
+});
+afterAll(async () => {
+  await new Promise((resolve) => bServer?.close(resolve));
+  await bEvents?.close();
+  await a?.close();
+});
+
+type Sse = { events: { event: string; data: any }[]; waitFor(n: number): Promise<void>; done: Promise<void>; close(): void };
+
+/** Subscribes over SSE (POST /graphql, Accept: text/event-stream) and collects what arrives. */
+async function subscribe(baseUrl: string, as: TestUser, query: string, variables: object): Promise<Sse> {
+  const abort = new AbortController();
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${as.token}`, 'x-forwarded-for': '198.51.100.7' },
+    body: JSON.stringify({ query, variables }),
+    signal: abort.signal,
+  });
+  expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+  const events: Sse['events'] = [];
+  const waiters: (() => void)[] = [];
+  const done = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event) events.push({ event, data: data ? JSON.parse(data) : null });
+          waiters.splice(0).forEach((w) => w());
+        }
+      }
+    } catch {
+      /* aborted */
+    }
+  })();
+  return {
+    events,
+    done,
+    close: () => abort.abort(),
+    waitFor: async (n) => {
+      while (events.filter((e) => e.event === 'next').length < n) await new Promise<void>((r) => waiters.push(r));
+    },
+  };
+}
+
+const SUB = 'subscription ($a: ID!, $types: [String!]) { accountEvents(accountId: $a, types: $types) { id type accountId actor { type id } data } }';
+const within = <T>(ms: number, p: Promise<T>) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms))]);
+
+describe('Subscription.accountEvents', () => {
+  it('a client subscribed on instance A sees a change made through instance B within a second', async () => {
+    const sse = await subscribe(a.baseUrl, acc.member, SUB, { a: acc.id, types: ['contact.created'] });
+    await new Promise((r) => setTimeout(r, 200)); // the subscription is registered with Redis
+    const r = await fetch(`${bUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${acc.owner.token}` },
+      body: JSON.stringify({ query: 'mutation ($i: CreateContactInput!) { createContact(input: $i) { id } }', variables: { i: { accountId: acc.id, firstName: unique('Live') } } }),
+    });
+    const { data } = (await r.json()) as { data: { createContact: { id: string } } };
+    // From the change's commit (the mutation has answered) to the subscriber: under a second.
+    await within(1000, sse.waitFor(1));
+    expect(sse.events[0]!.data.data.accountEvents).toMatchObject({ type: 'contact.created', accountId: acc.id, actor: { type: 'user', id: acc.owner.id }, data: { object: { id: data.createContact.id } } });
+    sse.close();
+  });
+
+  it('an outsider cannot subscribe; anonymous is UNAUTHENTICATED', async () => {
+    const response = await fetch(`${a.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${acc.outsider.token}` },
+      body: JSON.stringify({ query: SUB, variables: { a: acc.id } }),
+    });
+    const text = await response.text();
+    expect(text).toContain('FORBIDDEN');
+    expect(text).not.toContain('contact.created');
+  });
+
+  it("a removed member's subscription ends", async () => {
+    const sse = await subscribe(a.baseUrl, acc.member, SUB, { a: acc.id });
+    await new Promise((r) => setTimeout(r, 200));
+    // What removeTeamMember does (docs/decisions.md §12): the row goes, member.removed is emitted with it.
+    await a.db.$transaction(async (tx) => {
+      const member = await tx.teamMember.delete({ where: { accountId_userId: { accountId: acc.id, userId: acc.member.id } } });
+      await emit(tx, { type: 'member.removed', accountId: acc.id, actor: SYSTEM, object: member });
+    });
+    await within(2000, sse.done);
+    expect(sse.events.map((e) => e.event)).toEqual(['complete']);
+  });
+});
