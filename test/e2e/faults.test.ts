@@ -15,7 +15,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chownSync, existsSync, readdirSync } from 'node:fs';
+import { chownSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -27,26 +27,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { IN_CI, skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
+import { freePort, postgresBin, redisBin } from '../../scripts/soak/services.js';
 import { parseLogLine, START_TIMEOUT_MS, startServer, stopServer, type ServerProcess } from '../helpers/server-process.js';
 
 const REQUEST_TIMEOUT_MS = 15_000; // a hang would show up as a timeout, which fails the test
-const MACHINE_PORTS = new Set([5432, 6379]);
 
 // ---------------------------------------------------------------------------------------------
 // Private PostgreSQL and Redis.
 
-/** The newest PostgreSQL server binaries on this machine (Debian layout first, then PATH). */
-function postgresBin(): string | null {
-  const base = '/usr/lib/postgresql';
-  if (existsSync(base)) {
-    const versions = readdirSync(base).filter((v) => existsSync(path.join(base, v, 'bin', 'initdb')));
-    versions.sort((a, b) => Number(b) - Number(a));
-    if (versions[0]) return path.join(base, versions[0], 'bin');
-  }
-  const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
-  return found ? path.dirname(found) : null;
-}
-const redisBin = (): string | null => spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim() || null;
 
 const PG_BIN = postgresBin();
 const REDIS_BIN = redisBin();
@@ -60,18 +48,6 @@ function pgTool(tool: string, args: string[]): { status: number | null; output: 
   return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}` };
 }
 
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = net.createServer().once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const { port: p } = server.address() as net.AddressInfo;
-        server.close(() => resolve(p));
-      });
-    });
-    if (!MACHINE_PORTS.has(port)) return port;
-  }
-}
 
 class PrivatePostgres {
   readonly data: string;

@@ -8,15 +8,16 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chownSync, existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { MIGRATION_LOCK_KEY } from '../../src/db/migration-adapters.js';
+import { freePort } from '../../scripts/soak/services.js';
 import { skipIfMissing } from '../helpers/prerequisites.js';
 
+export { freePort };
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MACHINE_PORTS = new Set([5432, 6379]);
 const AS_ROOT = process.getuid?.() === 0;
 
 /** skipIfMissing (CI fails instead), plus the one line saying what to install when it skips locally. */
@@ -90,18 +91,6 @@ function pgTool(tool: string, args: string[]): string {
   return output;
 }
 
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = net.createServer().once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const { port: p } = server.address() as net.AddressInfo;
-        server.close(() => resolve(p));
-      });
-    });
-    if (!MACHINE_PORTS.has(port)) return port;
-  }
-}
 
 // ---- private PostgreSQL clusters -----------------------------------------------------------
 
