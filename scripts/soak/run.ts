@@ -21,7 +21,10 @@ const DURATION_MS = Number(values.duration) * 1000;
 if (!Number.isFinite(DURATION_MS) || DURATION_MS < 30_000) throw new Error('--duration must be at least 30 (seconds)');
 const SECRET = randomUUID() + randomUUID();
 const STATEMENT_TIMEOUT_MS = 10_000;
-const FORM_LIMIT = 5; // per address per minute (src/graphql/limits.ts)
+const FORM_LIMIT = 5; // per address per minute (createFormSubmission's rules)
+/** Members making requests, each pausing this long between two: about 18 requests a second in all. */
+const MEMBERS = 40;
+const USER_PAUSE_MS = 2_200;
 const ADDRESSES = ['203.0.113.10', '203.0.113.11', '203.0.113.12'];
 const log = (msg: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
@@ -62,7 +65,7 @@ async function main() {
       })
     ).createLeadForm.id as string;
     const members: string[] = [];
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < MEMBERS; i++) {
       const id = randomUUID();
       await gql('mutation ($input: AddTeamMemberInput!) { addTeamMember(input: $input) { userId } }', { input: { accountId, userId: id } });
       members.push(await mintToken(SECRET, { sub: id }));
@@ -100,11 +103,15 @@ async function main() {
       answer.ms = Date.now() - at;
       answers.push(answer);
     };
-    // Users: lists, creates and now and then an export, each user in turn.
+    // Users: lists, creates and now and then an export, each user in turn, paced under their own
+    // limits (60 lists, 30 creates, 5 exports a minute) so that their traffic reaches the database all
+    // through the run, faults included: a user past their limit is answered 429 before any SQL, and
+    // would prove nothing about a stopped or frozen database.
     const userLoops = members.map(async (token, w) => {
+      await sleep(w * (USER_PAUSE_MS / members.length)); // spread over the pause, not in step
       for (let i = w; running; i++) {
         await call(i % 20 === 0 ? 'export' : i % 2 === 0 ? 'list' : 'create', token);
-        await sleep(50);
+        await sleep(USER_PAUSE_MS);
       }
     });
     // Form submissions: 100 a minute from each address, 20x the limit.
