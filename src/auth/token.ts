@@ -80,7 +80,10 @@ export function createTokenVerifier(config: AuthConfig): (token: string) => Prom
     }
   };
 
+  const verified = new VerifiedTokens();
   return async (token) => {
+    const known = verified.get(token);
+    if (known) return known;
     let payload: JWTPayload;
     try {
       payload = (await jwtVerify(token, getKey, options)).payload;
@@ -89,8 +92,35 @@ export function createTokenVerifier(config: AuthConfig): (token: string) => Prom
       if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw toTokenError(error);
       payload = await tryEach(token, error, options);
     }
-    return toClaims(payload);
+    const claims = toClaims(payload);
+    verified.add(token, claims, (payload.exp! + CLOCK_TOLERANCE_S) * 1000);
+    return claims;
   };
+}
+
+/**
+ * Tokens this verifier has accepted, so a client's next requests with the same token skip the
+ * signature check (webcrypto's HMAC through jose was 6 % of a list request's CPU under load).
+ * An entry lasts until the token would expire for jwtVerify, and at most a minute, so a key that is
+ * rotated out of the JWKS stops being honoured within a minute as it would after jose's own cache.
+ * Only successes are kept, bounded (oldest first out), so invalid tokens cannot fill it.
+ */
+class VerifiedTokens {
+  private readonly entries = new Map<string, { claims: TokenClaims; until: number }>();
+  constructor(private readonly capacity = 10_000, private readonly ttlMs = 60_000) {}
+
+  get(token: string): TokenClaims | undefined {
+    const entry = this.entries.get(token);
+    if (!entry) return undefined;
+    if (Date.now() < entry.until) return entry.claims;
+    this.entries.delete(token);
+    return undefined;
+  }
+
+  add(token: string, claims: TokenClaims, expiresAt: number): void {
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(token, { claims, until: Math.min(expiresAt, Date.now() + this.ttlMs) });
+  }
 }
 
 async function tryEach(token: string, candidates: errors.JWKSMultipleMatchingKeys, options: JWTVerifyOptions): Promise<JWTPayload> {

@@ -1,5 +1,6 @@
 /** Query.deals · Query.deal · Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
 import { builder } from '../graphql/builder.js';
+import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
@@ -32,7 +33,7 @@ export const DealRef = builder.prismaObject('Deal', {
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     title: t.exposeString('title'),
-    value: t.float({ resolve: (deal) => deal.value.toNumber() }),
+    value: t.float({ resolve: (deal) => moneyOf(deal.value) }),
     probability: t.exposeFloat('probability'),
     status: t.expose('status', { type: DealStatusEnum }),
     expectedCloseDate: t.expose('expectedCloseDate', { type: 'Date', nullable: true }),

@@ -101,3 +101,9 @@ builder.scalarType('JSON', {
   parseValue: boundedJson,
   parseLiteral: (ast, variables) => boundedJson(literalToJson(ast, variables)),
 });
+
+/**
+ * A money column as the JSON number the API answers (docs/decisions.md: two decimals), from a
+ * Prisma Decimal or from the exact text a list page's SQL returns (page-sql.ts).
+ */
+export const moneyOf = (value: { toString(): string } | string): number => Number(value.toString());

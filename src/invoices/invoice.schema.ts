@@ -1,5 +1,6 @@
 /** Query.invoices · Query.invoice · Mutation.createInvoice · setInvoiceStatus · updateInvoice · deleteInvoice */
 import { builder } from '../graphql/builder.js';
+import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
@@ -32,7 +33,7 @@ export const InvoiceRef = builder.prismaObject('Invoice', {
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     invoiceNumber: t.exposeString('invoiceNumber'),
-    amount: t.float({ resolve: (invoice) => invoice.amount.toNumber() }),
+    amount: t.float({ resolve: (invoice) => moneyOf(invoice.amount) }),
     status: t.expose('status', { type: InvoiceStatusEnum }),
     dueDate: t.expose('dueDate', { type: 'Date' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

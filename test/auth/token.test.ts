@@ -1,5 +1,5 @@
 import { SignJWT, base64url } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTokenVerifier, mintToken, parseCookies, readToken, TokenError } from '../../src/auth/token.js';
 
 const SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -89,6 +89,35 @@ describe('createTokenVerifier with a shared secret (HS256)', () => {
 
   it('accepts a token expired within the 30 s clock tolerance', async () => {
     expect(await verify(await sign({ exp: now() - 10 }))).toEqual({ sub: SUB });
+  });
+
+  describe('a token it has accepted (remembered, so the next requests skip the signature check)', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('is refused once it expires beyond the tolerance, as a token seen for the first time would be', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const remembering = createTokenVerifier({ jwtSecret: SECRET, cookieName: 'session' });
+      const token = await sign({ exp: now() + 20 });
+      expect(await remembering(token)).toEqual({ sub: SUB });
+      vi.setSystemTime(Date.now() + 45_000); // 25 s past exp: within the 30 s tolerance
+      expect(await remembering(token)).toEqual({ sub: SUB });
+      vi.setSystemTime(Date.now() + 10_000); // 35 s past exp
+      expect(await reasonOf(remembering(token))).toBe('expired');
+    });
+
+    it('answers the same claims without verifying again, for at most a minute', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const remembering = createTokenVerifier({ jwtSecret: SECRET, cookieName: 'session' });
+      const token = await sign({ exp: now() + 3600, email: 'a@example.com' });
+      const verifySpy = vi.spyOn(globalThis.crypto.subtle, 'verify');
+      await remembering(token);
+      await remembering(token);
+      expect(verifySpy).toHaveBeenCalledTimes(1);
+      vi.setSystemTime(Date.now() + 61_000);
+      expect(await remembering(token)).toEqual({ sub: SUB, email: 'a@example.com' });
+      expect(verifySpy).toHaveBeenCalledTimes(2);
+      verifySpy.mockRestore();
+    });
   });
 
   it('refuses a token whose nbf is in the future (beyond tolerance)', async () => {
