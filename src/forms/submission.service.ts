@@ -10,8 +10,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '../generated/prisma/client.js';
-import { WRITE_TRANSACTION } from '../db/client.js';
-import { emit } from '../events/emit.js';
+import { emit, inTransaction } from '../events/emit.js';
 import { VISITOR } from '../events/types.js';
 import { badInput, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
@@ -156,13 +155,6 @@ export function validateSubmission(fields: FieldRule[], data: unknown, metadata?
   if (Object.keys(details).length > 0) throw badInput(details);
   return submission;
 }
-
-/**
- * Runs `work` in `db`'s transaction when it is one already (a transaction client has no `$connect`:
- * Prisma's ITXClientDenyList), else in a new one. Not a nested `$transaction`: PGlite has no savepoints.
- */
-const inTransaction = <T>(db: Db, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> =>
-  '$connect' in db ? db.$transaction(work, WRITE_TRANSACTION) : work(db);
 
 /**
  * Finds or creates the contact and records the submission in one transaction. A transaction-scoped
