@@ -1,10 +1,10 @@
 // npm run bench -- [--contacts 100000] [--duration 10] [--rounds 2] [--warmup 2] [--connections 32] [--pool 10]
 //                  [--cases contacts-first,deals,...] [--deep-page 2000] [--search nakamura]
-//                  [--type client] [--no-exports] [--log-level info]
+//                  [--type client] [--no-exports] [--no-postgraphile] [--log-level info]
 // Against the machine's PostgreSQL (DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test):
-// makes and fills the bench database when needed, starts the service (NODE_ENV=production) and
-// the FLOOR (scripts/bench/floor.ts) on the same data, drives both with autocannon, one case at a
-// time, and prints the table. See BENCHMARKS.md.
+// makes and fills the bench database when needed, starts the service (NODE_ENV=production), the
+// FLOOR (scripts/bench/floor.ts) and PostGraphile (scripts/bench/postgraphile.ts) on the same data,
+// drives them with autocannon, one case at a time, and prints the table. See BENCHMARKS.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { ListContactsDocument } from '../../src/rest/operations/generated.js';
 import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, numberFlag, parseFlags } from './common.js';
 import { DATA_FLAGS, progressBar, sizeFromFlags } from './data.js';
 import { ensureDataset, removeBenchWrites, type Dataset, type DatasetSize } from './dataset.js';
+import { postgraphileTwins, summarize, type Twin } from './postgraphile-cases.js';
 import { rssOf, sampleRss, startServer, type Server } from './processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -37,6 +38,8 @@ export type BenchOptions = {
   /** Case names to run (default: all). */
   cases?: string[];
   exports: boolean;
+  /** PostGraphile as the second reference (default true; --no-postgraphile). */
+  postgraphile?: boolean;
   logLevel: string;
   log: (line: string) => void;
   /** Shows the dataset progress bar (TTY runs). */
@@ -44,7 +47,14 @@ export type BenchOptions = {
 };
 
 export type Stats = { rps: number; p50: number; p99: number; requests: number; failures: number; statuses: Record<string, number> };
-export type CaseResult = { name: string; label: string; kind: 'list' | 'write' | 'graphql'; service: Stats; floor: Stats | null; check: string };
+export type CaseResult = {
+  name: string; label: string; kind: 'list' | 'write' | 'graphql'; service: Stats; floor: Stats | null;
+  /** PostGraphile's numbers for its twin request (postgraphile-cases.ts); null where it has none or was skipped. */
+  postgraphile: Stats | null;
+  /** Set when `postgraphile` was measured for another case (that case's name), as the GraphQL row's floor. */
+  postgraphileFrom?: string;
+  check: string;
+};
 export type ExportResult = { name: string; label: string; rows: number; bytes: number; seconds: number; rowsPerSecond: number; rssBefore: number; rssPeak: number; growth: number; rssSource: string };
 export type BenchReport = {
   startedAt: string;
@@ -67,6 +77,8 @@ type Case = {
   /** The floor's case this one is compared with (the GraphQL row: the REST list's floor). */
   floorCase?: string | null;
   expect: number;
+  /** PostGraphile's equivalent request, where it has one. */
+  twin?: Twin;
 };
 
 export const CASE_NAMES = ['contacts-first', 'contacts-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact', 'submit-form'];
@@ -88,6 +100,7 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions): Case[]
   const a = dataset.accountId;
   let visitor = 0;
   const runId = Date.now().toString(36);
+  const twins: Record<string, Twin> = opts.postgraphile === false ? {} : postgraphileTwins(a, opts.type);
   return [
     { name: 'contacts-first', label: 'GET /contacts (page 1)', kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}`, headers: auth, expect: 200 },
     { name: 'contacts-deep', label: `GET /contacts (page ${opts.deepPage})`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&page=${opts.deepPage}`, headers: auth, expect: 200 },
@@ -118,8 +131,11 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions): Case[]
         metadata: { referrer: 'https://www.google.com/', page: '/contact' },
       }),
     },
-  ].filter((c) => !opts.cases || opts.cases.includes(c.name)) as Case[];
+  ].filter((c) => !opts.cases || opts.cases.includes(c.name)).map((c) => ({ ...c, twin: twins[c.name] })) as Case[];
 }
+
+/** The request PostGraphile is driven with for case `c` (its twin: always a POST /graphql answered 200). */
+const twinOf = (c: Case): Case => ({ ...c, method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: c.twin!.body, expect: 200 });
 
 const constant = (text: string) => () => text;
 
@@ -154,20 +170,35 @@ function stats(rounds: RawResult[], server: Server, connections: number, expect:
   return { rps: ok / seconds, p50: merged.latency.p50, p99: merged.latency.p99, requests, failures: requests - ok + errors, statuses };
 }
 
-/** One request to each server: same status, same total and the same keys in the same nesting. */
-async function compare(service: Server, floor: Server, c: Case): Promise<string> {
-  const call = async (s: Server, target: Case) => {
-    const response = await fetch(s.baseUrl + target.path, { method: target.method, headers: target.headers, body: target.body?.() });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try { parsed = JSON.parse(text); } catch { /* text */ }
-    return { status: response.status, body: parsed as Record<string, unknown> };
-  };
+type Answer = { status: number; body: Record<string, unknown> };
+
+async function call(s: Server, target: Case): Promise<Answer> {
+  const response = await fetch(s.baseUrl + target.path, { method: target.method, headers: target.headers, body: target.body?.() });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try { parsed = JSON.parse(text); } catch { /* text */ }
+  return { status: response.status, body: parsed as Record<string, unknown> };
+}
+
+/**
+ * One request to each server before a case is measured: the service answers its status; the floor
+ * the same status, total and keys in the same nesting; PostGraphile 200 without `errors` and the
+ * same rows and total as the service.
+ */
+async function compare(service: Server, floor: Server, postgraphile: Server | null, c: Case): Promise<string> {
   const mine = await call(service, c);
   if (mine.status !== c.expect) return `service answered ${mine.status}: ${JSON.stringify(mine.body).slice(0, 200)}`;
-  const floorCase = c.floorCase === undefined ? c : null;
-  if (!floorCase) return 'ok';
-  const theirs = await call(floor, floorCase);
+  const floorCheck = c.floorCase === undefined ? await compareFloor(mine, floor, c) : 'ok';
+  if (floorCheck !== 'ok' || !postgraphile || !c.twin) return floorCheck;
+  const theirs = await call(postgraphile, twinOf(c));
+  if (theirs.status !== 200 || theirs.body?.errors) return `PostGraphile answered ${theirs.status}: ${JSON.stringify(theirs.body).slice(0, 300)}`;
+  const [a, b] = [summarize(mine.body), summarize(theirs.body)];
+  if (!a || a !== b) return `service ${a ?? 'no rows'} / PostGraphile ${b ?? 'no rows'}`;
+  return 'ok';
+}
+
+async function compareFloor(mine: Answer, floor: Server, c: Case): Promise<string> {
+  const theirs = await call(floor, c);
   if (theirs.status !== c.expect) return `floor answered ${theirs.status}: ${JSON.stringify(theirs.body).slice(0, 200)}`;
   // A GraphQL answer's `extensions` (the cost report) is the service's own metadata, not the data compared.
   const data = (body: Record<string, unknown>) => {
@@ -257,37 +288,57 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const exports: ExportResult[] = [];
   let serviceRss = { start: 0, end: 0 };
   try {
-    log('starting the service and the floor');
-    const [service, floor] = await Promise.all([
+    const withPostGraphile = opts.postgraphile !== false;
+    log(`starting the service, the floor${withPostGraphile ? ' and PostGraphile' : ''}`);
+    const started = await Promise.allSettled([
       startServer({
         name: 'service', cwd: ROOT, logFile: path.join(logDir, 'service.log'),
         args: ['--import', 'tsx', 'src/main.ts'],
         env: { ...common, RATE_LIMITS: 'off', LOG_LEVEL: opts.logLevel },
       }),
       startServer({ name: 'floor', cwd: ROOT, logFile: path.join(logDir, 'floor.log'), args: ['--import', 'tsx', 'scripts/bench/floor.ts'], env: common }),
+      withPostGraphile
+        ? startServer({
+          name: 'postgraphile', cwd: ROOT, logFile: path.join(logDir, 'postgraphile.log'),
+          args: ['--import', 'tsx', 'scripts/bench/postgraphile.ts'],
+          // No JWT secret: it checks no tokens (see its header).
+          env: { DATABASE_URL: url, DATABASE_POOL_MAX: String(opts.poolMax), NODE_ENV: 'production', GRAPHILE_ENV: 'production' },
+        })
+        : null,
     ]);
-    servers.push(service, floor);
+    // The ones that did start are stopped below even when another one failed to.
+    for (const s of started) if (s.status === 'fulfilled' && s.value) servers.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [service, floor, postgraphile] = started.map((s) => (s as PromiseFulfilledResult<Server | null>).value) as [Server, Server, Server | null];
     serviceRss.start = rssNow(service.pid);
 
     const planned = buildCases(dataset, token, opts);
     const floorResults = new Map<string, Stats>();
+    const twinResults = new Map<string, Stats>();
     const runCase = async (c: Case): Promise<CaseResult> => {
-      const check = await compare(service, floor, c);
+      const check = await compare(service, floor, postgraphile, c);
       if (check !== 'ok') log(`  ${c.name}: CHECK FAILED: ${check}`);
-      // Rounds alternate service and floor, so a change in the machine's load falls on both.
-      const measured = c.floorCase === undefined ? [service, floor] : [service];
-      const rounds = new Map<Server, RawResult[]>(measured.map((m) => [m, []]));
-      for (const m of measured) if (opts.warmup > 0) await drive(m, c, opts.warmup, opts.connections);
+      // Rounds alternate service, floor and PostGraphile, so a change in the machine's load falls on all.
+      const measured: [Server, Case][] = [[service, c]];
+      if (c.floorCase === undefined) measured.push([floor, c]);
+      if (postgraphile && c.twin && !c.twin.from) measured.push([postgraphile, twinOf(c)]);
+      const rounds = new Map<Server, RawResult[]>(measured.map(([m]) => [m, []]));
+      for (const [m, mc] of measured) if (opts.warmup > 0) await drive(m, mc, opts.warmup, opts.connections);
       for (let round = 0; round < opts.rounds; round++) {
-        for (const m of measured) rounds.get(m)!.push(await drive(m, c, opts.duration / opts.rounds, opts.connections));
+        for (const [m, mc] of measured) rounds.get(m)!.push(await drive(m, mc, opts.duration / opts.rounds, opts.connections));
       }
       const s = stats(rounds.get(service)!, service, opts.connections, c.expect);
       let f: Stats | null = null;
       if (c.floorCase === undefined) floorResults.set(c.name, (f = stats(rounds.get(floor)!, floor, opts.connections, c.expect)));
       else if (c.floorCase) f = floorResults.get(c.floorCase) ?? null;
+      let p: Stats | null = null;
+      if (postgraphile && rounds.has(postgraphile)) twinResults.set(c.name, (p = stats(rounds.get(postgraphile)!, postgraphile, opts.connections, 200)));
+      else if (postgraphile && c.twin?.from) p = twinResults.get(c.twin.from) ?? null;
       log(`  ${c.label.padEnd(36)} service ${fmt(s.rps, 0).padStart(6)} req/s p99 ${fmt(s.p99, 1)} ms` +
-        (f ? ` | floor ${fmt(f.rps, 0).padStart(6)} req/s p99 ${fmt(f.p99, 1)} ms | ${fmt(s.rps / f.rps, 2)}x` : ''));
-      return { name: c.name, label: c.label, kind: c.kind, service: s, floor: f, check };
+        (f ? ` | floor ${fmt(f.rps, 0).padStart(6)} req/s p99 ${fmt(f.p99, 1)} ms | ${fmt(s.rps / f.rps, 2)}x` : '') +
+        (p ? ` | PostGraphile ${fmt(p.rps, 0).padStart(6)} req/s p99 ${fmt(p.p99, 1)} ms | ${fmt(s.rps / p.rps, 2)}x` : ''));
+      return { name: c.name, label: c.label, kind: c.kind, service: s, floor: f, postgraphile: p, ...(c.twin?.from && p ? { postgraphileFrom: c.twin.from } : {}), check };
     };
 
     // Reads, then the exports (of the dataset as generated), then the writes.
@@ -342,7 +393,7 @@ async function pgVersion(url: string): Promise<string> {
 const fmt = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 
-export const TARGETS = { rps: 0.7, p99: 2, restOverGraphql: 0.1, exportGrowthMb: 100, searchOverFirst: 3 };
+export const TARGETS = { rps: 0.7, p99: 2, restOverGraphql: 0.1, exportGrowthMb: 100, searchOverFirst: 3, postgraphileRps: 1, postgraphileP99: 1 };
 
 export function verdicts(report: BenchReport): string[] {
   const lines: string[] = [];
@@ -355,6 +406,18 @@ export function verdicts(report: BenchReport): string[] {
     const p = c.service.p99 / Math.max(c.floor!.p99, 1);
     const ok = r >= TARGETS.rps && p <= TARGETS.p99;
     lines.push(`${ok ? 'met    ' : 'NOT met'}  ${c.label}: ${fmt(r, 2)}x the floor's req/s (target ≥ ${TARGETS.rps}), p99 ${fmt(p, 2)}x (target ≤ ${TARGETS.p99})`);
+  }
+  // Ahead of PostGraphile: at least its req/s and at most its p99 on every case it has a twin for.
+  for (const c of report.cases.filter((x) => x.postgraphile)) {
+    const p = c.postgraphile!;
+    if (c.service.rps === 0 || p.rps === 0) {
+      lines.push(`NOT met  ${c.label}: no request completed within a round (service ${c.service.requests}, PostGraphile ${p.requests})`);
+      continue;
+    }
+    const r = c.service.rps / p.rps;
+    const q = c.service.p99 / Math.max(p.p99, 1);
+    const ok = r >= TARGETS.postgraphileRps && q <= TARGETS.postgraphileP99;
+    lines.push(`${ok ? 'met    ' : 'NOT met'}  ${c.label}: ${fmt(r, 2)}x PostGraphile's req/s (target ≥ ${TARGETS.postgraphileRps}), p99 ${fmt(q, 2)}x (target ≤ ${TARGETS.postgraphileP99})`);
   }
   const rest = report.cases.find((c) => c.name === 'contacts-first');
   const gql = report.cases.find((c) => c.name === 'graphql-contacts');
@@ -387,12 +450,22 @@ export function formatReport(report: BenchReport): string {
   out.push(`dataset: ${d.contacts} contacts, ${d.deals} deals, ${d.invoices} invoices, ${d.submissions} submissions in one account + ${d.smallAccounts} small accounts (database ${s.database})`);
   out.push(`${s.connections} connections, ${s.duration} s per case and server (${s.rounds} alternating rounds) after ${s.warmup} s warm-up, pool ${s.poolMax} connections per server, LOG_LEVEL=${s.logLevel}`);
   out.push('');
-  out.push('| case | service req/s | floor req/s | ratio | service p50 / p99 ms | floor p50 / p99 ms | p99 ratio | errors |');
-  out.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+  const pg = report.cases.some((c) => c.postgraphile);
+  // PostGraphile's columns only when it ran (--no-postgraphile leaves the table as it was).
+  out.push(`| case | service req/s | floor req/s | ratio |${pg ? ' PostGraphile req/s | ratio |' : ''} service p50 / p99 ms | floor p50 / p99 ms | p99 ratio |${pg ? ' PostGraphile p50 / p99 ms | p99 ratio |' : ''} errors |`);
+  out.push(`|---|---:|---:|---:|${pg ? '---:|---:|' : ''}---:|---:|---:|${pg ? '---:|---:|' : ''}---:|`);
+  const ratio = (s: Stats, other: Stats | null) => (other ? fmt(s.rps / other.rps, 2) : '–');
+  const p99Ratio = (s: Stats, other: Stats | null) => (other ? fmt(s.p99 / Math.max(other.p99, 1), 2) : '–');
+  const latency = (x: Stats | null) => (x ? `${fmt(x.p50, 0)} / ${fmt(x.p99, 0)}` : '–');
   for (const c of report.cases) {
-    const f = c.floor;
-    const errors = c.service.failures + (c.floor && c.kind !== 'graphql' ? c.floor.failures : 0);
-    out.push(`| ${c.label}${c.check === 'ok' ? '' : ' ⚠'} | ${fmt(c.service.rps, 0)} | ${f ? fmt(f.rps, 0) : '–'}${c.name === 'graphql-contacts' ? ' (REST list)' : ''} | ${f ? fmt(c.service.rps / f.rps, 2) : '–'} | ${fmt(c.service.p50, 0)} / ${fmt(c.service.p99, 0)} | ${f ? `${fmt(f.p50, 0)} / ${fmt(f.p99, 0)}` : '–'} | ${f ? fmt(c.service.p99 / Math.max(f.p99, 1), 2) : '–'} | ${errors} |`);
+    const [f, p] = [c.floor, c.postgraphile];
+    const errors = c.service.failures + (f && c.kind !== 'graphql' ? f.failures : 0) + (p && !c.postgraphileFrom ? p.failures : 0);
+    const shared = c.name === 'graphql-contacts' ? ' (REST list)' : '';
+    out.push(`| ${c.label}${c.check === 'ok' ? '' : ' ⚠'} | ${fmt(c.service.rps, 0)} | ${f ? fmt(f.rps, 0) : '–'}${f ? shared : ''} | ${ratio(c.service, f)} |` +
+      (pg ? ` ${p ? fmt(p.rps, 0) : '–'} | ${ratio(c.service, p)} |` : '') +
+      ` ${latency(c.service)} | ${latency(f)} | ${p99Ratio(c.service, f)} |` +
+      (pg ? ` ${latency(p)} | ${p99Ratio(c.service, p)} |` : '') +
+      ` ${errors} |`);
   }
   if (report.exports.length) {
     out.push('');
@@ -413,7 +486,7 @@ export function formatReport(report: BenchReport): string {
   return out.join('\n');
 }
 
-export const BENCH_FLAGS = [...DATA_FLAGS.filter((f) => f !== 'force'), 'duration', 'rounds', 'warmup', 'connections', 'pool', 'cases', 'deep-page', 'search', 'type', 'no-exports', 'log-level', 'out'];
+export const BENCH_FLAGS = [...DATA_FLAGS.filter((f) => f !== 'force'), 'duration', 'rounds', 'warmup', 'connections', 'pool', 'cases', 'deep-page', 'search', 'type', 'no-exports', 'no-postgraphile', 'log-level', 'out'];
 
 export function optionsFromFlags(flags: Record<string, string>, log: (line: string) => void): BenchOptions {
   const cases = flags.cases?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -430,6 +503,7 @@ export function optionsFromFlags(flags: Record<string, string>, log: (line: stri
     type: flags.type ?? 'client',
     cases,
     exports: flags['no-exports'] !== 'true',
+    postgraphile: flags['no-postgraphile'] !== 'true',
     logLevel: flags['log-level'] ?? 'info',
     log,
   };
