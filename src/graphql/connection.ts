@@ -8,8 +8,9 @@
 // so a cursor here carries the ordering value and the id, plus a fingerprint of ordering and filter.
 //
 // No N+1: every parent in a page asking for the same connection (same arguments) is answered by one
-// statement (a LATERAL subquery per parent, each an index range scan), the rows by one more, and the
-// totals by one more, however many parents there are (DataLoader batches them per request).
+// statement (a LATERAL subquery per parent, each an index range scan) that also reads the rows where
+// page-sql.ts knows the table (else the rows by one more), and the totals by one more, however
+// many parents there are (DataLoader batches them per request).
 import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { z } from 'zod';
@@ -18,6 +19,7 @@ import { badInput } from '../errors.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { parseInput, uuid } from '../validation.js';
 import { builder } from './builder.js';
+import { rowObject } from './page-sql.js';
 
 /** A column a connection can be ordered by; `type` is the SQL type its cursor value is cast back to. */
 export type OrderColumn = { column: string; type: 'timestamptz' | 'date' | 'numeric' | 'text'; nullable?: boolean };
@@ -165,9 +167,13 @@ function scope(plan: Plan<unknown>): Prisma.Sql {
   return Prisma.join([own, ...plan.conditions], ' AND ');
 }
 
-type Slice = { rows: { id: string; k: string | null }[]; more: boolean };
+/** A parent's page: ids and cursor values, and the rows themselves when the slice's statement read them. */
+type Slice = { rows: { id: string; k: string | null; node?: Row }[]; more: boolean };
 
 async function loadSlices(db: PrismaClient, plan: Plan<unknown>, parents: readonly Parent[]): Promise<Slice[]> {
+  // The rows come with their page in the same statement when page-sql.ts knows the table (contacts,
+  // deals, invoices, stages): one round trip less per connection than reading them by id after.
+  const object = await rowObject(db, plan.spec.name, plan.spec.table);
   const { column, order, backward } = plan;
   // A backward page reads the reversed order from its end, then is turned around.
   const direction: Direction = (order.direction === 'ASC') !== backward ? 'ASC' : 'DESC';
@@ -178,14 +184,17 @@ async function loadSlices(db: PrismaClient, plan: Plan<unknown>, parents: readon
   const where = Prisma.join([scope(plan), ...bounds], ' AND ');
   // The outer ORDER BY repeats the inner one over the (at most size + 1) rows each parent got.
   const outer = Prisma.raw(`x.v ${direction}, x.id ${direction}`);
-  const rows = await db.$queryRaw<{ ord: number; id: string; k: string | null }[]>`
-    SELECT p.ord, x.id::text AS id, x.v::text AS k FROM (VALUES ${parentsSql(parents)}) AS p(account_id, id, ord)
+  const rows = await db.$queryRaw<{ ord: number; id: string; k: string | null; node: string | null }[]>`
+    SELECT p.ord, x.id::text AS id, x.v::text AS k, x.node FROM (VALUES ${parentsSql(parents)}) AS p(account_id, id, ord)
     CROSS JOIN LATERAL (
-      SELECT t.id, ${col(column.column)} AS v FROM ${ident(plan.spec.table)} t WHERE ${where}
+      SELECT t.id, ${col(column.column)} AS v, ${object ? Prisma.sql`${object.sql}::text` : Prisma.sql`NULL::text`} AS node
+      FROM ${ident(plan.spec.table)} t WHERE ${where}
       ORDER BY ${orderSql(column, direction)} LIMIT ${plan.size + 1}
     ) x ORDER BY p.ord, ${outer}`;
   const slices: Slice[] = parents.map(() => ({ rows: [], more: false }));
-  for (const row of rows) slices[row.ord]!.rows.push({ id: row.id, k: row.k });
+  for (const row of rows) {
+    slices[row.ord]!.rows.push({ id: row.id, k: row.k, ...(object && row.node !== null ? { node: object.read(row.node) as Row } : {}) });
+  }
   for (const slice of slices) {
     slice.more = slice.rows.length > plan.size;
     slice.rows = slice.rows.slice(0, plan.size);
@@ -218,9 +227,10 @@ function loadersFor(ctx: Context, plan: Plan<unknown>): Loaders {
   const page = new DataLoader<Parent, Loaded<Row>, string>(
     async (parents) => {
       const slices = await loadSlices(ctx.db, plan, parents);
-      const ids = [...new Set(slices.flatMap((s) => s.rows.map((r) => r.id)))];
+      const found = new Map(slices.flatMap((s) => s.rows.flatMap((r) => (r.node ? [[r.id, r.node] as const] : []))));
+      const ids = [...new Set(slices.flatMap((s) => s.rows.map((r) => r.id)))].filter((id) => !found.has(id));
       const accounts = [...new Set(parents.map((p) => p.accountId))];
-      const found = new Map((ids.length ? await plan.spec.rows(ctx.db, ids, accounts) : []).map((row) => [row.id, row]));
+      for (const row of ids.length ? await plan.spec.rows(ctx.db, ids, accounts) : []) found.set(row.id, row);
       return slices.map((slice) => {
         // A row deleted between the two statements is left out rather than answered half-loaded.
         const edges = slice.rows

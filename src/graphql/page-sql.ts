@@ -87,6 +87,24 @@ const planOf = (db: PrismaClient, model: string, include: string[]) =>
     return { table, columns, fields, relations, object: `json_build_object(${pairs.join(', ')})`, joins: joins.join(' ') };
   });
 
+/**
+ * A model's row of `table` as one JSON object over alias `t` (every scalar, camelCase as Prisma
+ * names them), and how to type its text back; null for a model or table this file does not know. The cursor connections
+ * (connection.ts) read their page's rows with it in the statement that finds the page.
+ */
+export async function rowObject(db: PrismaClient, model: string, table: string): Promise<{ sql: Prisma.Sql; read(text: string): Record<string, unknown> } | null> {
+  const plan = await planOf(db, model, []);
+  if (!plan || plan.table !== table) return null;
+  return {
+    sql: Prisma.raw(plan.object),
+    read: (text) => {
+      const row = JSON.parse(text) as Record<string, unknown>;
+      revive(row, plan.fields);
+      return row;
+    },
+  };
+}
+
 type Filter = Record<string, unknown>;
 const LIKE: Record<string, (v: string) => string> = { contains: (v) => `%${v}%`, startsWith: (v) => `${v}%`, endsWith: (v) => `%${v}` };
 
