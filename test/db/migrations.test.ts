@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { applyMigrations, defaultPaths, migrationStatus } from '../../src/db/migrate.js';
+import { countersAndRows } from '../helpers/record-counts.js';
 
 // PGlite always; PostgreSQL whenever DATABASE_URL is set, and then it must work (no skipping).
 const kinds = ['pglite', ...(process.env.DATABASE_URL ? ['postgres' as const] : [])] as const;
@@ -117,6 +118,40 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
       expect(await tableExists(db, 'later')).toBe(false);
       expect((await migrationStatus(db, paths())).applied).toEqual(['1_good']);
     });
+  });
+
+  it('the record_counts migration counts the rows made before it, and its triggers every row after', async () => {
+    const db = await databases.open();
+    const all = await repoMigrations();
+    const counters = all.find((name) => name.endsWith('_record_counts'))!;
+    const dir = await mkdtemp(path.join(tmpdir(), 'crm-migrations-'));
+    const copy = (name: string) => cp(path.join(defaultPaths().migrationsDir, name), path.join(dir, name), { recursive: true });
+    const paths = { ...defaultPaths(), migrationsDir: dir };
+    try {
+      for (const name of ['migration_lock.toml', ...all.slice(0, all.indexOf(counters))]) await copy(name);
+      await applyMigrations(db, paths);
+      const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
+      const accounts = await Promise.all(['A', 'B'].map((name) => db.prisma.account.create({ data: { name, ownerId: owner.id } })));
+      for (const [i, { id: accountId }] of accounts.entries()) {
+        await db.prisma.contact.createMany({ data: ['lead', 'client', 'client', 'vendor'].slice(i).map((contactType) => ({ accountId, firstName: 'C', contactType: contactType as never })) });
+        await db.prisma.deal.createMany({ data: ['open', 'won', 'won'].slice(i).map((status) => ({ accountId, title: 'D', status: status as never })) });
+        await db.prisma.invoice.createMany({ data: ['draft', 'paid'].map((status, n) => ({ accountId, invoiceNumber: `INV-${n}`, amount: 1, dueDate: new Date('2031-01-01'), status: status as never })) });
+      }
+
+      await copy(counters);
+      expect(await applyMigrations(db, paths)).toEqual([counters]);
+      const backfilled = await countersAndRows(db.prisma);
+      expect(backfilled.rows).toHaveLength(12); // (account, table, key) pairs: 7 in A, 5 in B
+      expect(backfilled.counters).toEqual(backfilled.rows);
+
+      await db.prisma.contact.updateMany({ where: { contactType: 'client' }, data: { contactType: 'lead' } });
+      await db.prisma.deal.deleteMany({ where: { status: 'won' } });
+      const after = await countersAndRows(db.prisma);
+      expect(after.rows).not.toEqual(backfilled.rows);
+      expect(after.counters).toEqual(after.rows);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   if (kind === 'postgres') {
