@@ -74,6 +74,7 @@ export const contactConnection = defineCollection(
     orders: ORDERS,
     orderInput: orderInputOf('Contact', Object.keys(ORDERS)),
     filter: { input: ContactFilter, schema: contactFilter, sql: contactWhere },
+    counter: 'types',
     rows: (db, ids) => db.contact.findMany({ where: { id: { in: ids } } }),
   },
   ContactRef,

@@ -72,6 +72,7 @@ export const dealConnection = defineCollection(
     orders: ORDERS,
     orderInput: orderInputOf('Deal', Object.keys(ORDERS)),
     filter: { input: DealFilter, schema: dealFilter, sql: dealWhere },
+    counter: 'statuses',
     rows: (db, ids) => db.deal.findMany({ where: { id: { in: ids } } }),
   },
   DealRef,

@@ -20,6 +20,7 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { parseInput, uuid } from '../validation.js';
 import { builder } from './builder.js';
 import { rowObject } from './page-sql.js';
+import { counterSql } from './totals.js';
 
 /** A column a connection can be ordered by; `type` is the SQL type its cursor value is cast back to. */
 export type OrderColumn = { column: string; type: 'timestamptz' | 'date' | 'numeric' | 'text'; nullable?: boolean };
@@ -37,6 +38,11 @@ export type CollectionSpec<Node extends Row, Filter> = {
   /** The enum and input of `orderBy`, when the collection takes one. */
   orderInput?: ReturnType<typeof orderInputOf>;
   filter?: { input: any; schema: z.ZodType<Filter>; sql: (filter: Filter) => Prisma.Sql[] };
+  /**
+   * The filter field listing values of the column the table's counters are kept by (totals.ts): the
+   * totalCount of an account's connection filtered by nothing else is read from the counters.
+   */
+  counter?: keyof Filter & string;
   /** The rows of these ids (any order), with everything the node type exposes; `accountIds` serves a key led by account_id. */
   rows: (db: PrismaClient, ids: string[], accountIds: string[]) => Promise<Node[]>;
 };
@@ -88,6 +94,8 @@ type Plan<Filter> = {
   order: Order;
   fingerprint: string;
   conditions: Prisma.Sql[];
+  /** Set when totalCount can be read from the counters: of every key (null) or of these keys. */
+  counted: { keys: string[] | null } | null;
   size: number;
   backward: boolean;
   after: Cursor | null;
@@ -204,8 +212,11 @@ async function loadSlices(db: PrismaClient, plan: Plan<unknown>, parents: readon
 }
 
 async function loadTotals(db: PrismaClient, plan: Plan<unknown>, parents: readonly Parent[]): Promise<number[]> {
+  const total = plan.counted
+    ? counterSql(plan.spec.table, Prisma.sql`p.account_id`, plan.counted.keys)
+    : Prisma.sql`(SELECT count(*) FROM ${ident(plan.spec.table)} t WHERE ${scope(plan)})`;
   const rows = await db.$queryRaw<{ ord: number; n: number }[]>`
-    SELECT p.ord, (SELECT count(*) FROM ${ident(plan.spec.table)} t WHERE ${scope(plan)})::int AS n
+    SELECT p.ord, ${total}::int AS n
     FROM (VALUES ${parentsSql(parents)}) AS p(account_id, id, ord)`;
   const totals = parents.map(() => 0);
   for (const row of rows) totals[row.ord] = Number(row.n);
@@ -271,6 +282,14 @@ const canonical = (value: unknown): unknown => {
   return value;
 };
 
+/** The counters serve an account's own connection (no parent row) whose filter names at most the counted field. */
+function countedOf(spec: CollectionSpec<Row, any>, by: string | null, filter: unknown): Plan<unknown>['counted'] {
+  if (by !== null || !spec.counter) return null;
+  const given = Object.entries((canonical(filter) ?? {}) as Record<string, unknown>);
+  if (given.some(([name]) => name !== spec.counter)) return null;
+  return { keys: given.length ? (given[0]![1] as string[]) : null };
+}
+
 type FieldArgs = Paging & { filter?: unknown; orderBy?: { field: string; direction: Direction } | null };
 
 function planOf<Filter>(spec: CollectionSpec<Row, Filter>, by: string | null, args: FieldArgs): Plan<Filter> {
@@ -288,6 +307,7 @@ function planOf<Filter>(spec: CollectionSpec<Row, Filter>, by: string | null, ar
     order,
     fingerprint,
     conditions: filter ? spec.filter!.sql(filter) : [],
+    counted: countedOf(spec, by, filter),
     size: paging.first ?? paging.last ?? DEFAULT_PAGE,
     backward,
     after: null as Cursor | null,

@@ -7,6 +7,7 @@
 // JOINS. Anything else answers null and the caller uses Prisma as before.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-types.js';
+import { totalSql } from './totals.js';
 
 /** Tables of the models a page may read, and the to-one relations it may join. */
 const TABLES: Record<string, string> = { Contact: 'contacts', Deal: 'deals', Invoice: 'invoices', PipelineStage: 'pipeline_stages' };
@@ -188,7 +189,7 @@ export async function sqlPage(
   // The page is cut first (the index serves ORDER BY ... LIMIT), then joined and turned into JSON:
   // a deep page handles 25 rows, not the 50,000 it skips.
   const [row] = await db.$queryRaw<{ total: number; nodes: string }[]>`
-    SELECT ${withTotal ? Prisma.sql`(SELECT count(*) FROM ${table} t WHERE ${filter})::int` : Prisma.sql`0`} AS total,
+    SELECT ${withTotal ? Prisma.sql`${totalSql(model, where) ?? Prisma.sql`(SELECT count(*) FROM ${table} t WHERE ${filter})`}::int` : Prisma.sql`0`} AS total,
       (SELECT coalesce(json_agg(p.node ORDER BY p.created_at DESC, p.id DESC), '[]')::text FROM (
         SELECT ${Prisma.raw(plan.object)} AS node, t.created_at, t.id FROM (
           SELECT * FROM ${table} t WHERE ${filter} ORDER BY t.created_at DESC, t.id DESC LIMIT ${take} OFFSET ${skip}

@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import { sqlPage } from './page-sql.js';
+import { countedTotal } from './totals.js';
 
 /** Lists are newest first, stable across pages (docs/decisions.md §3). */
 export const NEWEST_FIRST = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
@@ -39,7 +40,7 @@ export function definePage<Where>(model: PagedModel, delegate: (ctx: Context) =>
       want.query = query;
       want.queryKey = key;
     }
-    want.loaded ??= nextTurn().then(() => loadPage(ctx, model, delegate(ctx), source, want));
+    want.loaded ??= nextTurn().then(() => loadPage(ctx, model, counted(ctx, model, delegate(ctx)), source, want));
     return want.loaded;
   };
   return builder.objectRef<PageSource<Where>>(`${model}Page`).implement({
@@ -54,6 +55,12 @@ export function definePage<Where>(model: PagedModel, delegate: (ctx: Context) =>
     }),
   });
 }
+
+/** The delegate, with count() read from the per-account counters when the filter is one they keep (totals.ts). */
+const counted = <Where>(ctx: Context, model: PagedModel, delegate: Delegate<Where>): Delegate<Where> => ({
+  findMany: (args) => delegate.findMany(args),
+  count: async (args) => (await countedTotal(ctx.reader.$replica(), model, args.where)) ?? delegate.count(args),
+});
 
 async function loadPage<Where>(ctx: Context, model: PagedModel, delegate: Delegate<Where>, source: PageSource<Where>, want: Wanted): Promise<Loaded> {
   if (!want.query) return { nodes: [], total: await delegate.count({ where: source.where }) };

@@ -54,6 +54,7 @@ export const invoiceConnection = defineCollection(
     orders: ORDERS,
     orderInput: orderInputOf('Invoice', Object.keys(ORDERS)),
     filter: { input: InvoiceFilter, schema: invoiceFilter, sql: invoiceWhere },
+    counter: 'statuses',
     rows: (db, ids) => db.invoice.findMany({ where: { id: { in: ids } } }),
   },
   InvoiceRef,
