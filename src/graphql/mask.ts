@@ -1,18 +1,19 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { internalError, isAppError, sameLocation, unavailable } from '../errors.js';
+import { internalError, isAppError, MESSAGES, notFound, sameLocation, unavailable } from '../errors.js';
 import { isDatabaseUnavailable } from '../db/client.js';
 import type { Logger } from '../logger.js';
 
 /**
  * What a failure shows, for both transports: expected failures (AppError) and GraphQL's own
- * document errors pass; a database outage becomes SERVICE_UNAVAILABLE; anything else is logged
- * and shown only as "Internal server error".
+ * document errors pass; a record removed meanwhile becomes NOT_FOUND; a database outage becomes
+ * SERVICE_UNAVAILABLE; anything else is logged and shown only as "Internal server error".
  */
 export function maskError(error: unknown, log: Logger): GraphQLError {
   if (isAppError(error)) return error;
   const original = error instanceof GraphQLError ? (error.originalError ?? null) : error;
   if (error instanceof GraphQLError && (original === null || original instanceof GraphQLError)) return error;
+  if (removedMeanwhile(original)) return sameLocation(notFound(MESSAGES.notFound), error);
   if (isDatabaseUnavailable(original)) {
     log.warn({ err: original }, 'database unavailable');
     return sameLocation(unavailable(), error);
@@ -44,3 +45,11 @@ export function useErrorCodes(log: Logger): Plugin {
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
+/**
+ * Prisma's "record to update, delete or read not found" (P2025). A write finds its target before it
+ * changes it, so this is a record another request removed in between: the caller is told it is gone,
+ * as if it had come a moment later.
+ */
+const removedMeanwhile = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'PrismaClientKnownRequestError' && (error as { code?: unknown }).code === 'P2025';
