@@ -1,8 +1,7 @@
 // CSV via @json2csv/node 7, the maintained line of json2csv (the legacy `json2csv` 5.x package is
-// no longer maintained). Its Transform streams rows; we supply the cell formatter (see below).
-import { Readable, pipeline } from 'node:stream';
+// no longer maintained). Its Transform turns rows into CSV text; we supply the cell formatter (see below).
 import { Transform, type ParserOptions } from '@json2csv/node';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 
 /** The header row, exactly (docs/decisions.md §6). */
 export const CSV_COLUMNS = [
@@ -16,9 +15,7 @@ export const CSV_COLUMNS = [
   'Created At',
 ] as const;
 
-type CsvRow = Record<(typeof CSV_COLUMNS)[number], string | null>;
-
-/** Rows fetched per query: memory holds one chunk, whatever the number of contacts. */
+/** Rows fetched per query: memory holds one page, whatever the number of contacts. */
 export const CSV_CHUNK_SIZE = 1000;
 
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -34,80 +31,71 @@ const guard = (part: string) => (FORMULA_START.test(part) ? `'${part}` : part);
  * json2csv's own `stringExcel` formatter is not such a guard (it wraps every value in `="..."`).
  */
 export function csvCell(value: string): string {
-  const safe = value.split(';').map(guard).join(';');
+  // Most cells hold no `;`: guard them whole rather than split and join (an array and copies per cell).
+  const safe = value.includes(';') ? value.split(';').map(guard).join(';') : guard(value);
   return NEEDS_QUOTES.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
 /** RFC 4180 ends every record in CRLF; json2csv writes the separator between records only. */
 const RECORD_END = '\r\n';
 
-const PARSER_OPTIONS: ParserOptions<CsvRow, CsvRow> = {
-  fields: [...CSV_COLUMNS],
+/** A contact as the page query answers it: the CSV's columns in order, created_at in epoch ms. */
+type ContactRow = [
+  firstName: string,
+  lastName: string | null,
+  email: string | null,
+  phone: string | null,
+  company: string | null,
+  contactType: string,
+  source: string,
+  createdAt: number,
+];
+const CREATED_AT = 7;
+
+/** One write to the transform is a page of rows: the transform spreads it into rows and answers their text. */
+const PARSER_OPTIONS: ParserOptions<ContactRow[], ContactRow> = {
+  fields: CSV_COLUMNS.map((label, i) => ({
+    label,
+    value: i === CREATED_AT ? (row: ContactRow) => new Date(row[CREATED_AT]).toISOString() : (row: ContactRow) => row[i],
+  })),
   // Records are separated by CRLF (the last one's is added at the end); null cells are empty (json2csv's object formatter maps null to '').
   eol: '\r\n',
   includeEmptyRows: true,
+  transforms: [(page) => page],
   formatters: { string: csvCell, header: csvCell },
 };
 
-type ContactRow = {
-  id: string;
-  firstName: string;
-  lastName: string | null;
-  email: string | null;
-  phone: string | null;
-  company: string | null;
-  contactType: string;
-  source: string;
-  createdAt: Date;
-};
-
-function toCsvRow(contact: ContactRow): CsvRow {
-  return {
-    'First Name': contact.firstName,
-    'Last Name': contact.lastName,
-    Email: contact.email,
-    Phone: contact.phone,
-    Company: contact.company,
-    'Contact Type': contact.contactType,
-    Source: contact.source,
-    'Created At': contact.createdAt.toISOString(),
-  };
-}
-
 /**
- * The account's contacts oldest first, by keyset pages on (created_at, id): never all at once.
+ * The account's contacts oldest first, one keyset page on (created_at, id) per query: never all at once.
  * "created_at >= last AND NOT (created_at = last AND id <= last id)" is the same set as "after the
  * last row", but PostgreSQL starts the index scan at `last`; the OR form is only a filter, and every
  * page would rescan the account from its first contact (quadratic: minutes at 1,000,000 contacts).
+ *
+ * A page comes back as one JSON text that PostgreSQL builds, not as Prisma records: what a Prisma
+ * query answers outlives young-generation GCs (measured, BENCHMARKS.md "CSV memory"), so every page
+ * read is promoted and piles up in old space as garbage until a full GC. One string of ~120 bytes a
+ * row piles up far slower than Prisma's records (~700 bytes a row). `db` must run the raw SQL where
+ * the export should read (the REST download passes the reader's replica client).
  */
-export async function* contactsOldestFirst(db: PrismaClient, accountId: string, chunkSize = CSV_CHUNK_SIZE) {
-  let after: ContactRow | undefined;
+export async function* contactPages(db: PrismaClient, accountId: string, pageSize = CSV_CHUNK_SIZE): AsyncGenerator<ContactRow[]> {
+  let after: { createdAt: string; id: string } | undefined;
   for (;;) {
-    const rows: ContactRow[] = await db.contact.findMany({
-      where: {
-        accountId,
-        ...(after && {
-          createdAt: { gte: after.createdAt },
-          NOT: { createdAt: after.createdAt, id: { lte: after.id } },
-        }),
-      },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      take: chunkSize,
-      select: {
-        id: true,
-        firstName: true,
-        lastName: true,
-        email: true,
-        phone: true,
-        company: true,
-        contactType: true,
-        source: true,
-        createdAt: true,
-      },
-    });
-    yield* rows;
-    if (rows.length < chunkSize) return;
-    after = rows[rows.length - 1];
+    const keyset = after
+      ? Prisma.sql`AND created_at >= ${after.createdAt}::timestamptz
+                   AND NOT (created_at = ${after.createdAt}::timestamptz AND id <= ${after.id}::uuid)`
+      : Prisma.empty;
+    // The page size is the statement's last parameter (test/unit/contacts-csv.test.ts counts it there).
+    const [answer] = await db.$queryRaw<{ page: string | null; lastId: string | null }[]>`
+      SELECT json_agg(json_build_array(first_name, last_name, email, phone, company, contact_type, source,
+                                       (extract(epoch FROM created_at) * 1000)::bigint) ORDER BY created_at, id)::text AS page,
+             (array_agg(id ORDER BY created_at DESC, id DESC))[1]::text AS "lastId"
+      FROM (SELECT * FROM contacts WHERE account_id = ${accountId}::uuid ${keyset}
+            ORDER BY created_at, id LIMIT ${pageSize}) AS page_rows`;
+    const rows: ContactRow[] = answer?.page ? JSON.parse(answer.page) : [];
+    if (rows.length > 0) yield rows;
+    if (rows.length < pageSize) return;
+    // As text with its zone, so the session's TimeZone cannot shift it.
+    after = { createdAt: new Date(rows[rows.length - 1]![CREATED_AT]).toISOString(), id: answer!.lastId! };
   }
 }
 
@@ -115,9 +103,26 @@ export async function* contactsOldestFirst(db: PrismaClient, accountId: string, 
 export const CSV_CHUNK_CHARS = 64 * 1024;
 
 /**
- * The contacts CSV as a web stream of UTF-8 bytes, for `new Response(...)`. Rows are read only as
- * the client reads (each pull takes lines from the CSV transform until a chunk is full), so memory
- * holds one page of rows and one chunk, whatever the number of contacts; cancelling stops the queries.
+ * The CSV text of `page` (null: the end) from json2csv's transform, whose writes take effect in
+ * order: the header comes with the first page (or alone at the end when there is none), and every
+ * record after the first starts with the record separator.
+ */
+function csvText(csv: Transform<ContactRow[], ContactRow>, page: ContactRow[] | null): Promise<string> {
+  return new Promise<void>((resolve, reject) => {
+    if (page) csv.write(page, (error) => (error ? reject(error) : resolve()));
+    else csv.end(resolve);
+  }).then(() => {
+    let text = '';
+    for (let part: string | null; (part = csv.read() as string | null) !== null; ) text += part;
+    return text;
+  });
+}
+
+/**
+ * The contacts CSV as a web stream of UTF-8 bytes, for `new Response(...)`. A page is read only when
+ * the client asks for bytes (highWaterMark 0: nothing is read ahead of the socket) and turned into
+ * bytes at once, so its rows die young; memory holds one page and one chunk, whatever the number of
+ * contacts; cancelling stops the queries.
  */
 export function contactsCsvStream(
   db: PrismaClient,
@@ -125,30 +130,29 @@ export function contactsCsvStream(
   options: { chunkSize?: number; chunkChars?: number } = {},
 ): ReadableStream<Uint8Array> {
   const chunkChars = options.chunkChars ?? CSV_CHUNK_CHARS;
-  const rows = Readable.from(
-    (async function* () {
-      for await (const contact of contactsOldestFirst(db, accountId, options.chunkSize)) yield toCsvRow(contact);
-    })(),
-  );
-  // pipeline (not pipe) so a failed query errors the stream instead of leaving the response hanging.
-  const csv = pipeline(rows, new Transform(PARSER_OPTIONS, {}, { objectMode: true }), () => {});
-  const lines = csv[Symbol.asyncIterator]() as AsyncIterator<string>;
+  const pages = contactPages(db, accountId, options.chunkSize);
+  const csv = new Transform(PARSER_OPTIONS, {}, { objectMode: true });
+  csv.on('error', () => {}); // also handed to the write's callback, which fails the stream
   const encoder = new TextEncoder();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let text = '';
-      let finished = false;
-      while (text.length < chunkChars) {
-        const next = await lines.next();
-        if ((finished = Boolean(next.done))) break;
-        text += next.value;
-      }
-      if (finished) text += RECORD_END; // after the last record too (the header at least)
-      if (text) controller.enqueue(encoder.encode(text));
-      if (finished) controller.close();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let text = '';
+        let finished = false;
+        while (text.length < chunkChars) {
+          const page = await pages.next();
+          if ((finished = Boolean(page.done))) break;
+          text += await csvText(csv, page.value);
+        }
+        if (finished) text += (await csvText(csv, null)) + RECORD_END; // after the last record too (the header at least)
+        if (text) controller.enqueue(encoder.encode(text));
+        if (finished) controller.close();
+      },
+      async cancel() {
+        await pages.return(undefined);
+        csv.destroy();
+      },
     },
-    async cancel() {
-      await lines.return?.();
-    },
-  });
+    { highWaterMark: 0 },
+  );
 }

@@ -15,14 +15,12 @@ afterAll(() => t.close());
 
 const csvOf = (db: PrismaClient, accountId: string) => new Response(contactsCsvStream(db, accountId)).text();
 
-/** A db whose contact queries are counted, to see how the stream reads. */
+/** A db whose page queries are counted, with the page size each asked for, to see how the stream reads. */
 function countingDb(takes: number[]): PrismaClient {
   return {
-    contact: {
-      findMany: (args: { take: number }) => {
-        takes.push(args.take);
-        return t.db.contact.findMany(args as never);
-      },
+    $queryRaw: (query: TemplateStringsArray, ...values: unknown[]) => {
+      takes.push(values.at(-1) as number); // the page size is the statement's last parameter
+      return t.db.$queryRaw(query, ...values);
     },
   } as unknown as PrismaClient;
 }
@@ -143,20 +141,23 @@ describe('contactsCsvStream', () => {
     expect(CSV_CHUNK_SIZE).toBe(1000);
   });
 
-  it('reads as the client reads: the first bytes need one query, and cancelling stops the rest', async () => {
+  it('reads as the client reads: the first bytes need one query, no page is read ahead of the client, and cancelling stops the rest', async () => {
     const acc = await createAccount(t);
     await t.db.contact.createMany({
-      data: Array.from({ length: 300 }, (_, i) => ({ accountId: acc.id, firstName: `c${i}`, createdAt: new Date(Date.UTC(2022, 0, 1) + i * 1000) })),
+      data: Array.from({ length: 30 }, (_, i) => ({ accountId: acc.id, firstName: `c${i}`, createdAt: new Date(Date.UTC(2022, 0, 1) + i * 1000) })),
     });
     const takes: number[] = [];
-    // Chunks of one line at least: the first read needs only the first page of rows.
-    const reader = contactsCsvStream(countingDb(takes), acc.id, { chunkSize: 100, chunkChars: 1 }).getReader();
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    // Pages of one row and chunks of one line at least: any page read before the client asks shows as a query.
+    const reader = contactsCsvStream(countingDb(takes), acc.id, { chunkSize: 1, chunkChars: 1 }).getReader();
     const first = await reader.read();
     expect(new TextDecoder().decode(first.value)).toMatch(/^First Name/);
-    expect(takes).toHaveLength(1);
+    await settle();
+    expect(takes, 'pages read while the client has not asked again').toEqual([1]);
+    await reader.read();
     await reader.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(takes).toEqual([100]);
+    await settle();
+    expect(takes).toEqual([1, 1]);
   });
 
   it('hands the response chunks of about 64 KiB, not one chunk per row', async () => {
@@ -173,7 +174,7 @@ describe('contactsCsvStream', () => {
   });
 
   it('a failing query errors the stream instead of leaving the response hanging', async () => {
-    const broken = { contact: { findMany: () => Promise.reject(new Error('boom')) } } as unknown as PrismaClient;
+    const broken = { $queryRaw: () => Promise.reject(new Error('boom')) } as unknown as PrismaClient;
     await expect(new Response(contactsCsvStream(broken, 'x')).text()).rejects.toThrow();
   });
 });
