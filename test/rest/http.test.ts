@@ -281,28 +281,28 @@ describe('500: never a stack, SQL or message from inside', () => {
 
   it('a download that fails after its first bytes is cut off: the client never gets a complete-looking file', async () => {
     const cut = await createAccount(t);
-    // The first page of rows comes back (more than one response chunk of CSV); the query for the next one fails.
-    const contacts = t.deps.db.reader.contact; // the CSV reads from the reader (a replica when one is configured)
-    const findMany = contacts.findMany;
+    // The first two pages of rows come back (a response chunk each; the download reads one ahead of the socket),
+    // so bytes are on the wire when the query for the third page fails.
+    const replica = t.deps.db.reader.$replica(); // the CSV pages are raw SQL on the reader's replica client (src/exports/contacts-csv.ts)
+    const queryRaw = replica.$queryRaw;
     let calls = 0;
-    const rows = Array.from({ length: 1000 }, (_, i) => ({
-      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, firstName: `Row${i}`, lastName: null, email: null,
-      phone: null, company: `Company ${i}`.padEnd(100, '.'), contactType: 'lead', source: 'other', createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, 0, i)),
-    }));
-    contacts.findMany = (async (args: { where?: { accountId?: string } }) => {
-      if (args?.where?.accountId !== cut.id) return findMany.call(contacts, args as never);
-      if (++calls === 1) return rows;
+    // A page as the CSV query answers it: one JSON text of [first name, ..., source, created_at in epoch ms].
+    const rows = Array.from({ length: 1000 }, (_, i) => [`Row${i}`, null, null, null, `Company ${i}`.padEnd(100, '.'), 'lead', 'other', Date.UTC(2024, 0, 1, 0, 0, 0, i)]);
+    replica.$queryRaw = (async (query: TemplateStringsArray, ...values: unknown[]) => {
+      const csvPage = values.includes(cut.id) && query.join('').includes('json_agg');
+      if (!csvPage) return queryRaw.call(replica, query, ...values);
+      if (++calls <= 2) return [{ page: JSON.stringify(rows), lastId: '00000000-0000-4000-8000-000000000999' }];
       throw new Error('SELECT "first_name" FROM contacts: connection to 10.0.0.9 lost');
-    }) as typeof findMany;
+    }) as typeof queryRaw;
     try {
       const response = await fetch(`${t.baseUrl}/api/v1/contacts/export?account_id=${cut.id}`, {
         headers: { authorization: `Bearer ${cut.member.token}` },
       });
       expect(response.status).toBe(200);
       await expect(response.text()).rejects.toThrow();
-      expect(calls).toBe(2);
+      expect(calls).toBe(3);
     } finally {
-      contacts.findMany = findMany;
+      replica.$queryRaw = queryRaw;
     }
   });
 });
