@@ -18,6 +18,11 @@ export type Reader = PrismaClient & {
   $primary(): PrismaClient;
   /** A replica that has replayed every write committed on the primary before this call, else the primary. */
   $caughtUp(): Promise<PrismaClient>;
+  /**
+   * The `pg` pool of a healthy replica, else of the primary; null without one (PGlite). For a long
+   * read of many pages whose answers must not outlive the page: the contacts CSV (see there).
+   */
+  $replicaPool(): pg.Pool | null;
 };
 
 export type ReplicaState = { name: string; healthy: boolean; lagMs: number | null; reason?: string };
@@ -39,9 +44,9 @@ export type ReplicaOptions = {
 export type Replicas = { reader: Reader; status(): ReplicaState[]; close(): Promise<void> };
 
 /** The reader of a database without replicas (PGlite, or none configured): the primary for everything. */
-export function primaryOnly(primary: PrismaClient): Replicas {
+export function primaryOnly(primary: PrismaClient, primaryPool: pg.Pool | null = null): Replicas {
   const reader = primary.$extends({
-    client: { $replica: () => primary, $primary: () => primary, $caughtUp: async () => primary },
+    client: { $replica: () => primary, $primary: () => primary, $caughtUp: async () => primary, $replicaPool: () => primaryPool },
   }) as unknown as Reader;
   return { reader, status: () => [], close: async () => {} };
 }
@@ -83,7 +88,7 @@ const nameOf = (url: string) => {
  * the oldest sample it has not replayed yet (exact to one probe interval).
  */
 export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: ReplicaOptions): Replicas {
-  if (opts.urls.length === 0) return primaryOnly(primary);
+  if (opts.urls.length === 0) return primaryOnly(primary, primaryPool);
   const intervalMs = Math.min(1_000, Math.max(50, Math.floor(opts.maxLagMs / 4)));
   const probeTimeoutMs = Math.max(1_000, opts.maxLagMs);
   const onError = opts.onConnectionError ?? (() => {});
@@ -214,7 +219,7 @@ export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: 
   };
 
   const reader = primary.$extends(readReplicas({ replicas: [routed as never] })).$extends({
-    client: { $caughtUp: caughtUp },
+    client: { $caughtUp: caughtUp, $replicaPool: () => pick()?.pool ?? primaryPool },
   }) as unknown as Reader;
 
   return {

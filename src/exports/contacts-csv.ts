@@ -1,6 +1,7 @@
 // CSV via @json2csv/node 7, the maintained line of json2csv (the legacy `json2csv` 5.x package is
 // no longer maintained). Its Transform turns rows into CSV text; we supply the cell formatter (see below).
 import { Transform, type ParserOptions } from '@json2csv/node';
+import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 
 /** The header row, exactly (docs/decisions.md §6). */
@@ -74,10 +75,16 @@ const PARSER_OPTIONS: ParserOptions<ContactRow[], ContactRow> = {
  * A page comes back as one JSON text that PostgreSQL builds, not as Prisma records: what a Prisma
  * query answers outlives young-generation GCs (measured, BENCHMARKS.md "CSV memory"), so every page
  * read is promoted and piles up in old space as garbage until a full GC. One string of ~120 bytes a
- * row piles up far slower than Prisma's records (~700 bytes a row). `db` must run the raw SQL where
- * the export should read (the REST download passes the reader's replica client).
+ * row piles up far slower than Prisma's records (~700 bytes a row). `db` (or `pool`, when given) must
+ * run the raw SQL where the export should read (the REST download passes the reader's replica
+ * client and its pool).
  */
-export async function* contactPages(db: PrismaClient, accountId: string, pageSize = CSV_CHUNK_SIZE): AsyncGenerator<ContactRow[]> {
+export async function* contactPages(db: PrismaClient, accountId: string, pageSize = CSV_CHUNK_SIZE, pool: pg.Pool | null = null): AsyncGenerator<ContactRow[]> {
+  // Through the pool's own `pg` client when there is one: Prisma's raw query keeps what it answered
+  // alive past young-generation GCs (the page strings still piled up to 126 MB of RSS over a million
+  // contacts); `pg`'s answers die young. PGlite has no pool: Prisma's query.
+  const query = <T>(sql: Prisma.Sql): Promise<T[]> =>
+    pool ? pool.query(sql.text, sql.values as unknown[]).then((r) => r.rows as T[]) : db.$queryRaw<T[]>(sql);
   let after: { createdAt: string; id: string } | undefined;
   for (;;) {
     const keyset = after
@@ -85,12 +92,12 @@ export async function* contactPages(db: PrismaClient, accountId: string, pageSiz
                    AND NOT (created_at = ${after.createdAt}::timestamptz AND id <= ${after.id}::uuid)`
       : Prisma.empty;
     // The page size is the statement's last parameter (test/unit/contacts-csv.test.ts counts it there).
-    const [answer] = await db.$queryRaw<{ page: string | null; lastId: string | null }[]>`
+    const [answer] = await query<{ page: string | null; lastId: string | null }>(Prisma.sql`
       SELECT json_agg(json_build_array(first_name, last_name, email, phone, company, contact_type, source,
                                        (extract(epoch FROM created_at) * 1000)::bigint) ORDER BY created_at, id)::text AS page,
              (array_agg(id ORDER BY created_at DESC, id DESC))[1]::text AS "lastId"
       FROM (SELECT * FROM contacts WHERE account_id = ${accountId}::uuid ${keyset}
-            ORDER BY created_at, id LIMIT ${pageSize}) AS page_rows`;
+            ORDER BY created_at, id LIMIT ${pageSize}) AS page_rows`);
     const rows: ContactRow[] = answer?.page ? JSON.parse(answer.page) : [];
     if (rows.length > 0) yield rows;
     if (rows.length < pageSize) return;
@@ -127,10 +134,10 @@ function csvText(csv: Transform<ContactRow[], ContactRow>, page: ContactRow[] | 
 export function contactsCsvStream(
   db: PrismaClient,
   accountId: string,
-  options: { chunkSize?: number; chunkChars?: number } = {},
+  options: { chunkSize?: number; chunkChars?: number; pool?: pg.Pool | null } = {},
 ): ReadableStream<Uint8Array> {
   const chunkChars = options.chunkChars ?? CSV_CHUNK_CHARS;
-  const pages = contactPages(db, accountId, options.chunkSize);
+  const pages = contactPages(db, accountId, options.chunkSize, options.pool ?? null);
   const csv = new Transform(PARSER_OPTIONS, {}, { objectMode: true });
   csv.on('error', () => {}); // also handed to the write's callback, which fails the stream
   const encoder = new TextEncoder();

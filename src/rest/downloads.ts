@@ -25,7 +25,7 @@ const SAMPLE_ACCOUNT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 export const CONTACTS_CSV: Download = {
   mediaType: 'text/csv',
   // Raw SQL (src/exports/contacts-csv.ts): the replica client, as the export read before (docs/scaling.md).
-  stream: async (reader, ticket) => contactsCsvStream(reader.$replica(), ticket.accountId),
+  stream: async (reader, ticket) => contactsCsvStream(reader.$replica(), ticket.accountId, { pool: reader.$replicaPool() }),
   sampleFileName: exportFileName({ kind: ExportKind.contacts_csv, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
   schema: { type: 'string', description: `RFC 4180 CSV, UTF-8, oldest first. Columns: ${CSV_COLUMNS.join(', ')}.` },
   example: `${CSV_COLUMNS.join(',')}\r\nAda,Lovelace,ada@example.com,,Analytical Engines,client,referral,2025-01-31T09:30:00.000Z\r\n`,

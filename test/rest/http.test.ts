@@ -283,17 +283,18 @@ describe('500: never a stack, SQL or message from inside', () => {
     const cut = await createAccount(t);
     // The first two pages of rows come back (a response chunk each; the download reads one ahead of the socket),
     // so bytes are on the wire when the query for the third page fails.
-    const replica = t.deps.db.reader.$replica(); // the CSV pages are raw SQL on the reader's replica client (src/exports/contacts-csv.ts)
-    const queryRaw = replica.$queryRaw;
+    // The CSV pages are raw SQL through the reader's pool (src/exports/contacts-csv.ts).
+    const pool = t.deps.db.reader.$replicaPool()!;
+    const query = pool.query;
     let calls = 0;
     // A page as the CSV query answers it: one JSON text of [first name, ..., source, created_at in epoch ms].
     const rows = Array.from({ length: 1000 }, (_, i) => [`Row${i}`, null, null, null, `Company ${i}`.padEnd(100, '.'), 'lead', 'other', Date.UTC(2024, 0, 1, 0, 0, 0, i)]);
-    replica.$queryRaw = (async (query: TemplateStringsArray, ...values: unknown[]) => {
-      const csvPage = values.includes(cut.id) && query.join('').includes('json_agg');
-      if (!csvPage) return queryRaw.call(replica, query, ...values);
-      if (++calls <= 2) return [{ page: JSON.stringify(rows), lastId: '00000000-0000-4000-8000-000000000999' }];
+    pool.query = (async (text: string, values: unknown[]) => {
+      const csvPage = Array.isArray(values) && values.includes(cut.id) && String(text).includes('json_agg');
+      if (!csvPage) return (query as (...args: unknown[]) => Promise<unknown>).call(pool, text, values);
+      if (++calls <= 2) return { rows: [{ page: JSON.stringify(rows), lastId: '00000000-0000-4000-8000-000000000999' }] };
       throw new Error('SELECT "first_name" FROM contacts: connection to 10.0.0.9 lost');
-    }) as typeof queryRaw;
+    }) as unknown as typeof query;
     try {
       const response = await fetch(`${t.baseUrl}/api/v1/contacts/export?account_id=${cut.id}`, {
         headers: { authorization: `Bearer ${cut.member.token}` },
@@ -302,7 +303,7 @@ describe('500: never a stack, SQL or message from inside', () => {
       await expect(response.text()).rejects.toThrow();
       expect(calls).toBe(3);
     } finally {
-      replica.$queryRaw = queryRaw;
+      pool.query = query;
     }
   });
 });

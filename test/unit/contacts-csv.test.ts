@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactsCsvStream, csvCell, CSV_CHUNK_CHARS, CSV_CHUNK_SIZE } from '../../src/exports/contacts-csv.js';
-import type { PrismaClient } from '../../src/generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../src/generated/prisma/client.js';
 import { createAccount, createContact } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
@@ -18,9 +18,9 @@ const csvOf = (db: PrismaClient, accountId: string) => new Response(contactsCsvS
 /** A db whose page queries are counted, with the page size each asked for, to see how the stream reads. */
 function countingDb(takes: number[]): PrismaClient {
   return {
-    $queryRaw: (query: TemplateStringsArray, ...values: unknown[]) => {
-      takes.push(values.at(-1) as number); // the page size is the statement's last parameter
-      return t.db.$queryRaw(query, ...values);
+    $queryRaw: (query: Prisma.Sql) => {
+      takes.push(query.values.at(-1) as number); // the page size is the statement's last parameter
+      return t.db.$queryRaw(query);
     },
   } as unknown as PrismaClient;
 }
