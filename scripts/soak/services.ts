@@ -209,12 +209,14 @@ export const parseJson = (line: string): Record<string, unknown> | null => {
 };
 
 /**
- * The service (`node --import tsx [--import preload] src/main.ts`) with only the environment given,
- * resolved once it logs "listening". `preload` modules run inside the server process (a busy loop).
+ * The service (`node --import tsx [--import preload] src/main.ts`) with only the environment given
+ * (nothing of this process's environment leaks into its config), on a port the OS picks; resolved
+ * once it logs "listening", and with `ready` once /readyz answers 200. `preload` modules run inside
+ * the server process (a busy loop). A server that fails to start is killed, never left behind.
  */
 export async function startServer(
   env: Record<string, string>,
-  { preload = [] as string[], startTimeoutMs = 180_000 } = {},
+  { preload = [] as string[], startTimeoutMs = 180_000, ready = false } = {},
 ): Promise<ServerProcess> {
   const args = ['--import', 'tsx', ...preload.flatMap((p) => ['--import', p]), 'src/main.ts'];
   const proc = spawn(process.execPath, args, {
@@ -234,15 +236,31 @@ export async function startServer(
   });
   proc.stderr!.on('data', (chunk: Buffer) => keep(chunk.toString()));
   const exit = new Promise<number | string>((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), startTimeoutMs);
-    listeners.push((line) => {
-      const entry = parseJson(line);
-      if (entry?.msg === 'listening') (clearTimeout(timer), resolve(entry.baseUrl as string));
+  const server = { proc, baseUrl: '', output: () => output, onLine: (f: (line: string) => void) => void listeners.push(f), exit };
+  try {
+    server.baseUrl = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), startTimeoutMs);
+      listeners.push((line) => {
+        const entry = parseJson(line);
+        if (entry?.msg === 'listening') (clearTimeout(timer), resolve(entry.baseUrl as string));
+      });
+      void exit.then((code) => (clearTimeout(timer), reject(new Error(`server exited (${code}) before listening:\n${output}`))));
     });
-    void exit.then((code) => (clearTimeout(timer), reject(new Error(`server exited (${code}) before listening:\n${output}`))));
-  });
-  return { proc, baseUrl, output: () => output, onLine: (f) => void listeners.push(f), exit };
+    if (ready) await untilReady(server, startTimeoutMs);
+    return server;
+  } catch (error) {
+    proc.kill('SIGKILL'); // never leave a half-started server behind
+    throw error;
+  }
+}
+
+/** Polls /readyz until it answers 200 (migrations done, database reachable). */
+async function untilReady(server: ServerProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await fetch(`${server.baseUrl}/readyz`).then((r) => r.status, () => 0)) !== 200) {
+    if (Date.now() > deadline) throw new Error(`server never became ready:\n${server.output()}`);
+    await sleep(200);
+  }
 }
 
 /** SIGKILL unless already gone; resolves once it has exited. */
