@@ -17,6 +17,7 @@ import {
   type DealKey,
   type UpdateDealArgs,
   dealsWhere,
+  linkedRows,
   listDealsArgs,
   setDealStatus,
   setDealStatusArgs,
@@ -80,7 +81,7 @@ builder.mutationFields((t) => ({
   createDeal: t.prismaField({
     type: 'Deal',
     args: { input: t.arg({ type: CreateDealInputType, required: true }) },
-    rules: { access: 'member', input: createDealInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', input: createDealInput, from: 'input', linked: linkedRows, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateDealInput>(info);
       return write((tx) => createDeal(tx, input, userActor(viewer), query));
@@ -144,7 +145,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateDealInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', input: updateDealArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', input: updateDealArgs, linked: linkedRows, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: deal, write } = checked<UpdateDealArgs, DealKey>(info);
       return write((tx) => updateDeal(tx, deal, input, query, userActor(viewer)));

@@ -44,22 +44,34 @@ export function dealsWhere(args: ListDealsArgs): Prisma.DealWhereInput {
 
 /**
  * Linked rows must live in the caller's account (checked after access, so an outsider learns
- * nothing about ids). Every failing field is named at once.
+ * nothing about ids): the problems by field, every failing one at once. The rules of the fields
+ * that link (`linked`, docs/fields.md) and the services' writes share it.
  */
-export async function assertInAccount(
+export async function linkProblems(
   db: Prisma.TransactionClient,
   accountId: string,
-  refs: { contactId?: string | null; stageId?: string | null },
-): Promise<void> {
+  refs: { contactId?: unknown; stageId?: unknown },
+): Promise<ErrorDetails> {
+  const id = (value: unknown) => (typeof value === 'string' && value ? value : null);
+  const [contactId, stageId] = [id(refs.contactId), id(refs.stageId)];
   const [contact, stage] = await Promise.all([
-    refs.contactId ? db.contact.findUnique({ where: { accountId_id: { accountId, id: refs.contactId } }, select: { id: true } }) : true,
-    refs.stageId ? db.pipelineStage.findUnique({ where: { accountId_id: { accountId, id: refs.stageId } }, select: { id: true } }) : true,
+    contactId ? db.contact.findUnique({ where: { accountId_id: { accountId, id: contactId } }, select: { id: true } }) : true,
+    stageId ? db.pipelineStage.findUnique({ where: { accountId_id: { accountId, id: stageId } }, select: { id: true } }) : true,
   ]);
   const details: ErrorDetails = {};
   if (!contact) details.contactId = [NOT_IN_ACCOUNT];
   if (!stage) details.stageId = [NOT_IN_ACCOUNT];
+  return details;
+}
+
+/** For a write, in its transaction: a 400 naming every link that is not the account's. */
+export async function assertInAccount(db: Prisma.TransactionClient, accountId: string, refs: { contactId?: string | null; stageId?: string | null }): Promise<void> {
+  const details = await linkProblems(db, accountId, refs);
   if (Object.keys(details).length > 0) throw badInput(details);
 }
+
+/** The `linked` rule of the fields that write deals and invoices (src/graphql/rules.ts). */
+export const linkedRows = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => linkProblems(db, accountId, fields);
 
 /** A new deal is always `open` (the contract's only creation transition); `query` selects the RETURNING. */
 export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, actor: Actor, query: Query = {}) {

@@ -3,11 +3,11 @@ import type { z } from 'zod';
 import type { Role } from '../auth/access.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context } from '../context.js';
-import { badInput, forbidden, isAppError, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
+import { badInput, forbidden, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { once, readIdempotencyKey } from '../idempotency/idempotency.service.js';
-import { parseInput, toDetails } from '../validation.js';
+import { isUuid, toDetails } from '../validation.js';
 
 /**
  * The rules of a root field, declared once with the field (`rules: {...}` beside `type` and
@@ -45,6 +45,13 @@ export type FieldRules = {
   forbidden?: string;
   /** The shape of the input for the REST reference, when the field validates it itself (form values). */
   documents?: z.ZodType;
+  /**
+   * The record input's checks against the account's own rows (a linked contact or stage must be the
+   * account's), problems by field. The service runs them in its write's transaction; when the
+   * input's form fails, a caller who may reach the account hears them in the same 400, so one
+   * answer names every failing field (docs/decisions.md §4).
+   */
+  linked?: (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => Promise<ErrorDetails>;
 };
 
 export type FieldLimit = { max: number; window: `${number}${'s' | 'm' | 'h'}`; per: 'user' | 'ip' | 'account' };
@@ -84,14 +91,60 @@ export function rootRules(schema: GraphQLSchema, kind: 'query' | 'mutation', nam
 
 const limitName = (field: string) => field;
 
+/** What the rules parse: the `input` argument (`from: 'input'`) or all the arguments. */
+const parsedOf = (rules: FieldRules, args: Record<string, unknown>): unknown => (rules.from === 'input' ? args.input : args);
+
+/** The record's own fields in what the rules parse: the input itself, or the `input` argument beside others. */
+function recordOf(rules: FieldRules, parsed: unknown): Record<string, unknown> {
+  const record = rules.from === 'input' ? parsed : (parsed as { input?: unknown } | null)?.input;
+  return record && typeof record === 'object' && !Array.isArray(record) ? (record as Record<string, unknown>) : {};
+}
+
 /**
- * What the field's input rules say of `args` (empty when they pass), without running anything:
- * a transport that refuses some arguments itself can still name every failing field in one answer.
+ * The form's problems keyed as the input names its fields, whichever way it is passed: an `input`
+ * argument beside others (update*(id:, input:)) reports `firstName`, as create*(input:) does.
  */
-export function inputProblems(rules: FieldRules, args: Record<string, unknown>): ErrorDetails {
-  if (!rules.input) return {};
-  const result = rules.input.safeParse(rules.from === 'input' ? args.input : args);
-  return result.success ? {} : toDetails(result.error);
+function formProblems(rules: FieldRules, parsed: unknown): { data: unknown } | { details: ErrorDetails } {
+  if (!rules.input) return { data: parsed };
+  const result = rules.input.safeParse(parsed);
+  if (result.success) return { data: result.data };
+  const details = Object.create(null) as ErrorDetails;
+  for (const [key, messages] of Object.entries(toDetails(result.error))) details[key.replace(/^input\./, '')] = messages;
+  return { details };
+}
+
+/**
+ * Every problem of the field's arguments (empty when they pass), without running anything: the
+ * form's, and for a caller who may reach the account, the failing links of the fields whose form
+ * passed. Both transports answer with it: /graphql when the form fails, REST when its own type
+ * check refused some arguments, so either names every failing field in one answer.
+ */
+export async function inputProblems(rules: FieldRules, args: Record<string, unknown>, ctx: Context): Promise<ErrorDetails> {
+  const parsed = parsedOf(rules, args);
+  const form = formProblems(rules, parsed);
+  const details = 'details' in form ? form.details : (Object.create(null) as ErrorDetails);
+  if (!rules.linked) return details;
+  const accountId = await reachableAccount(rules, parsed, details, ctx);
+  if (!accountId) return details;
+  const record = recordOf(rules, parsed);
+  const passed = Object.fromEntries(Object.entries(record).filter(([key]) => !details[key]));
+  for (const [key, messages] of Object.entries(await rules.linked(passed, ctx.db, accountId))) details[key] ??= messages;
+  return details;
+}
+
+/**
+ * The account a (possibly refused) input addresses, if the caller may reach it; null otherwise, so
+ * an outsider learns nothing of other accounts' ids (docs/decisions.md §2: 400 before 403). Read
+ * from what passed: the target its `id` names, or the input's `accountId`.
+ */
+async function reachableAccount(rules: FieldRules, parsed: unknown, details: ErrorDetails, ctx: Context): Promise<string | null> {
+  if (rules.access !== 'member' && rules.access !== 'owner') return null;
+  let accountId: unknown;
+  if (rules.target) accountId = details.id ? null : (await rules.target(parsed, ctx))?.accountId;
+  else accountId = details.accountId ? null : recordOf(rules, parsed).accountId;
+  if (typeof accountId !== 'string' || !isUuid(accountId)) return null;
+  const role = await ctx.role(accountId);
+  return role && (rules.access === 'member' || role === 'owner') ? accountId : null;
 }
 
 // Root-field calls already admitted in this operation (by response key; keyed by the operation's
@@ -129,8 +182,10 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     target = await rules.target(args, ctx);
     if (!target) throw notFound(rules.missing ?? 'Not found');
   }
-  const raw = rules.from === 'input' ? args.input : args;
-  const input = rules.input ? parseArgs(rules.input, raw) : raw;
+  const raw = parsedOf(rules, args);
+  const form = formProblems(rules, raw);
+  if ('details' in form) throw badInput(await inputProblems(rules, args, ctx));
+  const input = form.data;
 
   let role: Role | null = null;
   let accountId: string | undefined;
@@ -157,20 +212,6 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: raw }, work);
   };
   return remember(info, { viewer, input, role, target, write });
-}
-
-/**
- * The input's problems keyed as the input names its fields, whichever way it is passed: an `input`
- * argument beside others (update*(id:, input:)) reports `firstName`, as create*(input:) does.
- */
-function parseArgs(schema: z.ZodType, raw: unknown): unknown {
-  try {
-    return parseInput(schema, raw);
-  } catch (error) {
-    if (!isAppError(error) || error.code !== 'BAD_USER_INPUT' || !error.details) throw error;
-    const details = Object.fromEntries(Object.entries(error.details).map(([key, messages]) => [key.replace(/^input\./, ''), messages]));
-    throw badInput(details);
-  }
 }
 
 function remember(info: GraphQLResolveInfo, result: Checked): Checked {

@@ -4,6 +4,7 @@ import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
+import { linkedRows } from '../deals/deal.service.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../changes/update.js';
@@ -76,7 +77,7 @@ builder.mutationFields((t) => ({
   createInvoice: t.prismaField({
     type: 'Invoice',
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
-    rules: { access: 'member', input: createInvoiceInput, from: 'input', idempotent: true },
+    rules: { access: 'member', input: createInvoiceInput, from: 'input', linked: linkedRows, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateInvoiceInput>(info);
       return write((tx) => createInvoice(tx, input, userActor(viewer), query));
@@ -139,7 +140,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateInvoiceInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', input: updateInvoiceArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', input: updateInvoiceArgs, linked: linkedRows, target, hidden: 'not-found', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceKey>(info);
       return write((tx) => updateInvoice(tx, invoice, input, query, userActor(viewer)));

@@ -7,6 +7,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { userActor, type Actor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
+import { linkedRows } from '../deals/deal.service.js';
 import {
   createBooking,
   createBookingInput,
@@ -130,7 +131,7 @@ function createRecordField(name: string, model: RecordModel, inputType: InputRef
     t.prismaField({
       type: model as 'Proposal',
       args: { input: t.arg({ type: inputType, required: true }) },
-      rules: { access: 'member', input, from: 'input', idempotent: true },
+      rules: { access: 'member', input, from: 'input', linked: linkedRows, idempotent: true },
       resolve: (query, _root, _args, _ctx, info) => {
         const { viewer, input: parsed, write } = checked(info);
         return write((tx) => create(tx, parsed as never, userActor(viewer), query)) as never;
@@ -174,7 +175,7 @@ function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.Zod
       type: type as 'Proposal',
       nullable: true,
       args: { id: t.arg.id({ required: true }), input: t.arg({ type: inputType, required: true }) },
-      rules: { access: 'member', input: args, target, hidden: 'not-found', idempotent: true },
+      rules: { access: 'member', input: args, linked: linkedRows, target, hidden: 'not-found', idempotent: true },
       resolve: (query, _root, _args, _ctx, info) => {
         const { viewer, input: parsed, target: record, write } = checked<{ input: Record<string, unknown> }, RecordRef>(info);
         return write((tx) => updateRecord(tx, model, record, parsed.input, query, userActor(viewer))) as never;

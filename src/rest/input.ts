@@ -11,11 +11,25 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { ErrorDetails } from '../errors.js';
+import type { Route } from './routes.js';
 
 export const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const toSnake = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 const MAX_INT = 2 ** 31 - 1;
+
+/**
+ * THE way back from a path the core names (docs/decisions.md §2) to the REST field it came from:
+ * GraphQL variables and input fields are camelCase, REST fields snake_case; a body that is the
+ * `input` variable names its fields without it, and the input as a whole is the `body`. Form
+ * submissions keep the form's own keys. Every REST 400 renames its details through this alone.
+ */
+export function restFieldName(route: Pick<Route, 'input' | 'keepDetailKeys'>, path: string): string {
+  if (route.keepDetailKeys) return path;
+  const segments = path.split('.');
+  if (route.input === 'body-as-input' && segments[0] === 'input') segments.shift();
+  return segments.length === 0 ? 'body' : segments.map(toSnake).join('.');
+}
 
 /**
  * Turns REST parameters (query strings or JSON values, snake_case) into the operation's variables,

@@ -9,7 +9,7 @@ import { jsonObject, readJson } from '../http/body.js';
 import type { Logger } from '../logger.js';
 import { download } from './download.js';
 import { fromCoreError, fromHttpError, invalidInput, json, restErrorResponse, type InputSource, type RestError } from './errors.js';
-import { toSnake, VariableReader } from './input.js';
+import { restFieldName, toSnake, VariableReader } from './input.js';
 import { routes, type Route } from './routes.js';
 
 type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string };
@@ -91,7 +91,7 @@ async function run(
 ): Promise<Response> {
   const { route, field, rules, target } = compiled;
   const source: InputSource = route.input === 'query' ? 'query' : 'body';
-  const renameField = route.keepDetailKeys ? (key: string) => key : (key: string) => key.split('.').map(toSnake).join('.');
+  const renameField = (key: string) => restFieldName(route, key);
   try {
     const enveloped = yoga.getEnveloped({ request, ...serverContext, operation: compiled.operation.operation } as never);
     const ctx = (await enveloped.contextFactory()) as Context;
@@ -100,7 +100,7 @@ async function run(
     await admit(ctx, field, rules);
 
     const raw = route.input === 'query' ? undefined : await readJson(request);
-    const input = readVariables(compiled, raw, url, pathParams);
+    const input = await readVariables(compiled, raw, url, pathParams, ctx);
     const ifMatch = route.ifMatch ? ifMatchVersion(request.headers.get('if-match')) : null;
     if (ifMatch !== null && 'variables' in input) input.variables[route.ifMatch!] = ifMatch;
     if ('refused' in input) {
@@ -114,7 +114,7 @@ async function run(
     if ('errors' in result && result.errors?.length) {
       const error = result.errors.find((e: GraphQLError) => e.extensions?.code) ?? result.errors[0]!;
       // A path whose parameter names nothing this service could hold (not a UUID) addresses nothing: 404.
-      if (namesOnlyPath(error, pathParams)) return restErrorResponse(fromHttpError('ROUTE_NOT_FOUND'));
+      if (namesOnlyPath(error, pathParams, renameField)) return restErrorResponse(fromHttpError('ROUTE_NOT_FOUND'));
       // The core's stale expectedUpdatedAt, asked for by If-Match: HTTP's own answer (RFC 9110 §13.1.1).
       if (ifMatch !== null && error.extensions?.code === 'CONFLICT' && error.extensions.currentUpdatedAt) {
         return restErrorResponse(fromHttpError('PRECONDITION_FAILED'));
@@ -160,12 +160,13 @@ async function answer(route: Route, result: unknown, ctx: Context, request: Requ
  * refusal names every failing field at once: those the types refuse, and what the field's own
  * input rules say of the rest.
  */
-function readVariables(
+async function readVariables(
   { route, operation, field, rules }: Compiled,
   raw: unknown,
   url: URL,
   pathParams: Record<string, string>,
-): { variables: Record<string, unknown> } | { refused: RestError } {
+  ctx: Context,
+): Promise<{ variables: Record<string, unknown> } | { refused: RestError }> {
   const reader = new VariableReader(route.input === 'query');
   let variables: Record<string, unknown>;
   if (route.input === 'query') {
@@ -175,7 +176,7 @@ function readVariables(
     try {
       body = jsonObject(raw);
     } catch (error) {
-      if (isAppError(error)) return { refused: fromCoreError(error, 'body', (key) => key) };
+      if (isAppError(error)) return { refused: fromCoreError(error, 'body', (key) => restFieldName(route, key)) };
       throw error;
     }
     if (route.input === 'body-as-input') {
@@ -189,9 +190,9 @@ function readVariables(
   }
   if (Object.keys(reader.details).length === 0) return { variables };
   const details = { ...reader.details };
-  for (const [key, messages] of Object.entries(inputProblems(rules, variables))) {
-    const name = key.split('.').map(toSnake).join('.');
-    if (!(name in details) && !route.keepDetailKeys) details[name] = messages;
+  // The form judges its own values once its type check passes: only the core's names are merged.
+  if (!route.keepDetailKeys) {
+    for (const [key, messages] of Object.entries(await inputProblems(rules, variables, ctx))) details[restFieldName(route, key)] ??= messages;
   }
   return { refused: invalidInput(route.input === 'query' ? 'query' : 'body', details) };
 }
@@ -242,8 +243,8 @@ export function ifMatchVersion(header: string | null): string | null {
 }
 
 /** A refused input whose every problem is a path parameter (`id`), of a route that has one. */
-function namesOnlyPath(error: GraphQLError, pathParams: Record<string, string>): boolean {
+function namesOnlyPath(error: GraphQLError, pathParams: Record<string, string>, renameField: (key: string) => string): boolean {
   if (error.extensions?.code !== 'BAD_USER_INPUT' || !error.extensions.details) return false;
   const keys = Object.keys(error.extensions.details as object);
-  return keys.length > 0 && keys.every((key) => Object.hasOwn(pathParams, toSnake(key)));
+  return keys.length > 0 && keys.every((key) => Object.hasOwn(pathParams, renameField(key)));
 }

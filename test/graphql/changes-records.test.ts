@@ -37,6 +37,19 @@ describe('Mutation.updateDeal / deleteDeal', () => {
     expect(details(await t.gql(UPDATE, { id: deal.id, input: { contactId: foreign.id } }, as()))).toEqual({ contactId: ['Not found in this account'] });
   });
 
+  test('one BAD_USER_INPUT names every failing field, the foreign contact too, as createDeal does; nothing is written', async () => {
+    const deal = await t.db.deal.create({ data: { accountId: acc.id, title: 'All named' } });
+    const foreign = await createContact(t, other);
+    expect(details(await t.gql(UPDATE, { id: deal.id, input: { contactId: foreign.id, probability: 101, value: -5 } }, as()))).toEqual({
+      contactId: ['Not found in this account'], probability: ['Must be from 0 to 100'], value: ['Must be from 0 to 9999999999.99'],
+    });
+    // Someone outside the deal's account learns nothing of the contact id (400 on the form, before the 404).
+    expect(details(await t.gql(UPDATE, { id: deal.id, input: { contactId: foreign.id, probability: 101 } }, { as: other.member }))).toEqual({
+      probability: ['Must be from 0 to 100'],
+    });
+    expect(await t.db.deal.findUniqueOrThrow({ where: { id: deal.id } })).toMatchObject({ title: 'All named', contactId: null, probability: 50 });
+  });
+
   test('the create rules apply to new values; null is Required for title, value and probability', async () => {
     const deal = await t.db.deal.create({ data: { accountId: acc.id, title: 'Rules' } });
     expect(details(await t.gql(UPDATE, { id: deal.id, input: { title: null, value: 1.001, probability: null } }, as()))).toEqual({

@@ -164,6 +164,18 @@ describe('Mutation.createDeal', () => {
     expectDetails(await createDeal({ title: 'x', contactId: 'abc' }, acc.owner), { contactId: ['Must be a UUID'] });
   });
 
+  test('one BAD_USER_INPUT names every failing field: a foreign contact beside an out-of-range value and probability', async () => {
+    const foreignContact = await createContact(t, other);
+    expectDetails(await createDeal({ title: 'x', contactId: foreignContact.id, probability: 101, value: -5 }, acc.member), {
+      contactId: ['Not found in this account'],
+      probability: ['Must be from 0 to 100'],
+      value: ['Must be from 0 to 9999999999.99'],
+    });
+    // A caller outside the account hears only of the input's form: ids of other accounts stay unjudged.
+    expectDetails(await createDeal({ title: 'x', contactId: foreignContact.id, probability: 101 }, acc.outsider), { probability: ['Must be from 0 to 100'] });
+    expect(await t.db.deal.count({ where: { accountId: acc.id, title: 'x' } })).toBe(0);
+  });
+
   test('checks run in order: 401, then 400, then 403, then the linked rows', async () => {
     const foreignContact = await createContact(t, other);
     // Anonymous with bad input: the token comes first.

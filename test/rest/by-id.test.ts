@@ -84,7 +84,7 @@ describe('PATCH /api/v1/contacts/{id}', () => {
     const bad = await t.rest('PATCH', `/api/v1/contacts/${c.id}`, { as: acc.member, body: { first_name: null, email: 'nope' } });
     expect(bad.body.details).toEqual({ first_name: ['Required'], email: ['Must be a valid e-mail address'] });
     const empty = await t.rest('PATCH', `/api/v1/contacts/${c.id}`, { as: acc.member, body: {} });
-    expect(answer(empty)).toEqual({ status: 400, body: { error: 'Invalid payload', details: { input: ['Must change at least one field'] } } });
+    expect(answer(empty)).toEqual({ status: 400, body: { error: 'Invalid payload', details: { body: ['Must change at least one field'] } } });
   });
 
   test('unknown or not visible: 404, and nothing is written', async () => {

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes, type Route } from '../../src/rest/routes.js';
+import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+// docs/decisions.md §2: a 400's `details` names each failing field by its REST name (snake_case, as
+// sent), never by a GraphQL variable (`input.first_name`, `pageSize`). Walks EVERY route of
+// src/rest/routes.ts: a route added without a case here fails the first test.
+
+let t: TestApp;
+let acc: TestAccount;
+let contactId: string;
+let dealId: string;
+let formId: string;
+let foreignContactId: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  const other = await createAccount(t);
+  acc = await createAccount(t);
+  [contactId, foreignContactId] = [(await createContact(t, acc)).id, (await createContact(t, other)).id];
+  dealId = (await t.db.deal.create({ data: { accountId: acc.id, title: 'Named fields' } })).id;
+  const form = await t.gql(
+    'mutation ($input: CreateLeadFormInput!) { createLeadForm(input: $input) { id } }',
+    { input: { accountId: acc.id, name: unique('Form'), fields: [{ key: 'workEmail', label: 'E-mail', type: 'email', mapsTo: 'email' }] } },
+    { as: acc.owner },
+  );
+  formId = form.data.createLeadForm.id;
+});
+afterAll(() => t?.close());
+
+const ONE_OF = (values: string) => [`Must be one of: ${values}`];
+const CONTACT_TYPES = ONE_OF('client, lead, other, past_client, vendor');
+
+/** A request whose input fails: types the REST layer refuses and rules the core refuses, side by side. */
+type Case = { path: () => string; query?: () => Record<string, string>; body?: () => Record<string, unknown>; details: () => Record<string, string[]> | null };
+
+const CASES: Record<string, Case[]> = {
+  'GET /api/v1/contacts': [{
+    path: () => '/api/v1/contacts',
+    query: () => ({ account_id: acc.id, page: '0', page_size: 'abc', type: 'nope' }),
+    details: () => ({ page: ['Must be at least 1'], page_size: ['Must be an integer'], type: CONTACT_TYPES }),
+  }],
+  'POST /api/v1/contacts': [
+    {
+      path: () => '/api/v1/contacts',
+      body: () => ({ account_id: acc.id, first_name: '', email: 'bad', contact_type: 'nope' }),
+      details: () => ({ first_name: ['Required'], email: ['Must be a valid e-mail address'], contact_type: CONTACT_TYPES }),
+    },
+    { path: () => '/api/v1/contacts', body: () => ({ account_id: acc.id, first_name: 'x'.repeat(101) }), details: () => ({ first_name: ['Must be at most 100 characters'] }) },
+  ],
+  'GET /api/v1/contacts/export': [{ path: () => '/api/v1/contacts/export', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
+  'GET /api/v1/deals': [{
+    path: () => '/api/v1/deals',
+    query: () => ({ account_id: acc.id, page_size: '101', status: 'nope' }),
+    details: () => ({ page_size: ['Must be from 1 to 100'], status: ONE_OF('abandoned, lost, open, won') }),
+  }],
+  'POST /api/v1/deals': [
+    {
+      path: () => '/api/v1/deals',
+      body: () => ({ account_id: acc.id, title: '', probability: 'high', expected_close_date: '2025-02-30' }),
+      details: () => ({ title: ['Required'], probability: ['Expected a number'], expected_close_date: ['Must be a real date in the form YYYY-MM-DD'] }),
+    },
+    {
+      path: () => '/api/v1/deals',
+      body: () => ({ account_id: acc.id, title: 'x', contact_id: foreignContactId, value: -5 }),
+      details: () => ({ contact_id: ['Not found in this account'], value: ['Must be from 0 to 9999999999.99'] }),
+    },
+  ],
+  'GET /api/v1/invoices': [{
+    path: () => '/api/v1/invoices',
+    query: () => ({ account_id: acc.id, page: '0', status: 'nope' }),
+    details: () => ({ page: ['Must be at least 1'], status: ONE_OF('cancelled, draft, overdue, paid, partial, refunded, sent, viewed') }),
+  }],
+  // The form's problems keep the form's own keys; the metadata's are named by their path in the body.
+  'POST /api/v1/forms/:form_id/submit': [
+    { path: () => `/api/v1/forms/${formId}/submit`, body: () => ({ data: { workEmail: 'bad' }, metadata: { referrer: 5 } }), details: () => ({ 'metadata.referrer': ['Expected a string'] }) },
+    { path: () => `/api/v1/forms/${formId}/submit`, body: () => ({ data: { workEmail: 'bad' } }), details: () => ({ workEmail: ['Must be a valid e-mail address'] }) },
+  ],
+  'GET /api/v1/account/export': [{ path: () => '/api/v1/account/export', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
+  // By id: the only parameter is the path's, and an id that is not a UUID addresses nothing (404).
+  'GET /api/v1/contacts/:id': [{ path: () => '/api/v1/contacts/nope', details: () => null }],
+  'PATCH /api/v1/contacts/:id': [
+    {
+      path: () => `/api/v1/contacts/${contactId}`,
+      body: () => ({ first_name: '', email: 'bad', contact_type: 'nope' }),
+      details: () => ({ first_name: ['Required'], email: ['Must be a valid e-mail address'], contact_type: CONTACT_TYPES }),
+    },
+    { path: () => `/api/v1/contacts/${contactId}`, body: () => ({ first_name: null, phone: 'x'.repeat(51) }), details: () => ({ first_name: ['Required'], phone: ['Must be at most 50 characters'] }) },
+    // The input as a whole is the body.
+    { path: () => `/api/v1/contacts/${contactId}`, body: () => ({}), details: () => ({ body: ['Must change at least one field'] }) },
+  ],
+  'DELETE /api/v1/contacts/:id': [{ path: () => '/api/v1/contacts/nope', details: () => null }],
+  'GET /api/v1/deals/:id': [{ path: () => '/api/v1/deals/nope', details: () => null }],
+  'PATCH /api/v1/deals/:id': [
+    {
+      path: () => `/api/v1/deals/${dealId}`,
+      body: () => ({ title: '', probability: 'high', contact_id: foreignContactId }),
+      details: () => ({ title: ['Required'], probability: ['Expected a number'], contact_id: ['Not found in this account'] }),
+    },
+    {
+      path: () => `/api/v1/deals/${dealId}`,
+      body: () => ({ contact_id: foreignContactId, probability: 101, value: -5 }),
+      details: () => ({ contact_id: ['Not found in this account'], probability: ['Must be from 0 to 100'], value: ['Must be from 0 to 9999999999.99'] }),
+    },
+  ],
+  'DELETE /api/v1/deals/:id': [{ path: () => '/api/v1/deals/nope', details: () => null }],
+  'GET /api/v1/invoices/:id': [{ path: () => '/api/v1/invoices/nope', details: () => null }],
+};
+
+const nameOf = (route: Route) => `${route.method} ${route.path}`;
+
+/** The names a client used: the body's keys (and the keys of its objects), the query's, or the body itself. */
+function namesSent(body: Record<string, unknown> | undefined, query: Record<string, string> | undefined): Set<string> {
+  const names = new Set<string>(['body', ...Object.keys(query ?? {})]);
+  for (const [key, value] of Object.entries(body ?? {})) {
+    names.add(key);
+    if (value && typeof value === 'object') for (const inner of Object.keys(value)) names.add(key === 'data' ? inner : `${key}.${inner}`);
+  }
+  return names;
+}
+
+describe('every REST route names failing fields by their REST names', () => {
+  it('every route of src/rest/routes.ts has a case here', () => {
+    expect(routes.map(nameOf).filter((name) => !CASES[name])).toEqual([]);
+  });
+
+  it.each(routes.map((route) => [nameOf(route), route] as const))('%s: details keyed as the client sent them', async (name, route) => {
+    for (const c of CASES[name]!) {
+      const query = c.query?.();
+      const body = c.body?.();
+      const path = query ? `${c.path()}?${new URLSearchParams(query)}` : c.path();
+      const r = await t.rest(route.method, path, { as: acc.owner, ...(body ? { body } : {}) });
+      const details = c.details();
+      if (details === null) {
+        expect(r.status, r.text).toBe(404);
+        continue;
+      }
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.error).toBe(route.input === 'query' ? 'Invalid query' : 'Invalid payload');
+      expect(r.body.details).toEqual(details);
+      const sent = namesSent(body, query);
+      for (const key of Object.keys(r.body.details)) expect(sent, `${name}: "${key}" is not a name the client sent`).toContain(key);
+    }
+  });
+});
