@@ -106,17 +106,20 @@ export async function deleteContact(tx: Prisma.TransactionClient, contact: Conta
  * GDPR Art. 17, in the caller's transaction: every submission linked to the contact or carrying its
  * e-mail loses its values, metadata, client IP and user agent; stored idempotent answers that name
  * the contact or its e-mail are removed; deals and invoices stay, unlinked; the contact goes; and
- * an audit row records the erasure by contact id and counts only; earlier events keep ids only.
+ * an audit row records the erasure by contact id and counts only; earlier events of the person and
+ * of those submissions keep ids only.
  */
 export async function eraseContact(tx: Prisma.TransactionClient, contact: ContactKey & { email: string | null }, erasedBy: string, actor: Actor) {
   const { id, accountId, email } = contact;
-  const submissionsErased = await tx.$executeRaw`
+  const erased = await tx.$queryRaw<{ id: string }[]>`
     UPDATE form_submissions
        SET data = '{}'::jsonb, referrer = NULL, page = NULL, client_ip = NULL, user_agent = NULL, contact_id = NULL
      WHERE account_id = ${accountId}::uuid
        AND (contact_id = ${id}::uuid
             OR (${email}::text IS NOT NULL
-                AND EXISTS (SELECT 1 FROM jsonb_each_text(data) v WHERE lower(btrim(v.value)) = lower(${email}::text))))`;
+                AND EXISTS (SELECT 1 FROM jsonb_each_text(data) v WHERE lower(btrim(v.value)) = lower(${email}::text))))
+    RETURNING id::text AS id`;
+  const submissionsErased = erased.length;
   // Answers are JSON; strpos, not LIKE, so nothing in an address acts as a wildcard.
   const answersRemoved = await tx.$executeRaw`
     DELETE FROM idempotency_keys
@@ -126,8 +129,9 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Contac
             OR (${email}::text IS NOT NULL AND strpos(lower(result::text), lower(${email}::text)) > 0))`;
   const unlinked = await unlinkContact(tx, contact);
   await tx.contact.delete({ where: { id } });
-  // docs/decisions.md §13: earlier events of the person keep ids only; the erasure's own event carries the id alone.
-  await scrubContactFromEvents(tx, accountId, id);
+  // docs/decisions.md §13: earlier events of the person keep ids only, those of others' submissions
+  // that carried the address too; the erasure's own event carries the id alone.
+  await scrubContactFromEvents(tx, accountId, contact, erased.map((s) => s.id));
   await emit(tx, { type: 'contact.erased', accountId, actor, object: { id } });
   const erasedAt = new Date();
   const receipt = { contactId: id, erasedAt, submissionsErased, dealsUnlinked: unlinked.deals, invoicesUnlinked: unlinked.invoices };

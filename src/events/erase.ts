@@ -1,13 +1,32 @@
 import type { Prisma } from '../generated/prisma/client.js';
 
+/** What an erased person's events keep: the ids of what they were about, nothing else. */
+const IDS_ONLY = `jsonb_build_object('object', jsonb_strip_nulls(jsonb_build_object(
+  'id', data->'object'->'id', 'contact_id', data->'object'->'contact_id', 'form_id', data->'object'->'form_id')))`;
+
 /**
  * For eraseContact (docs/decisions.md §13), in its transaction: the account's earlier events about
- * the person (the contact itself, and records linked to it) keep ids only. Deliveries store no
- * payloads, so nothing else holds a copy. Returns how many events were scrubbed.
+ * the person keep ids only. Those are the events of the contact itself and of records linked to it,
+ * and every `form.submitted` of a submission that carried the person's e-mail, whoever sent it:
+ * `submissionIds` (those the erasure emptied) and any whose values still hold the address.
+ * Deliveries store no payloads (a webhook is built from its event when sent), so nothing else
+ * holds a copy. Returns how many events were scrubbed.
  */
-export function scrubContactFromEvents(tx: Prisma.TransactionClient, accountId: string, contactId: string): Promise<number> {
-  return tx.$executeRaw`
-    UPDATE events SET data = jsonb_build_object('object', jsonb_strip_nulls(jsonb_build_object(
-      'id', data->'object'->'id', 'contact_id', data->'object'->'contact_id', 'form_id', data->'object'->'form_id')))
-    WHERE account_id = ${accountId}::uuid AND (contact_id = ${contactId}::uuid OR subject_id = ${contactId}::uuid)`;
+export function scrubContactFromEvents(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  contact: { id: string; email: string | null },
+  submissionIds: string[],
+): Promise<number> {
+  return tx.$executeRawUnsafe(
+    `UPDATE events SET data = ${IDS_ONLY}
+      WHERE account_id = $1::uuid
+        AND (contact_id = $2::uuid OR subject_id = $2::uuid OR subject_id = ANY($3::uuid[])
+             OR ($4::text IS NOT NULL AND type = 'form.submitted'
+                 AND EXISTS (SELECT 1 FROM jsonb_each_text(data->'object'->'data') v WHERE lower(btrim(v.value)) = lower($4::text))))`,
+    accountId,
+    contact.id,
+    submissionIds,
+    contact.email,
+  );
 }

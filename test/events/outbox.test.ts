@@ -157,7 +157,7 @@ describe('erasure', () => {
     const contact = (await ok(t.gql('mutation ($i: CreateContactInput!) { createContact(input: $i) { id } }',
       { i: { accountId: account.id, firstName: 'Erin', email: 'erin@example.com' } }, { as: account.owner }))).createContact;
     await ok(t.gql('mutation ($i: CreateDealInput!) { createDeal(input: $i) { id } }', { i: { accountId: account.id, title: 'Erin deal', contactId: contact.id } }, { as: account.owner }));
-    expect(await t.db.$transaction((tx) => scrubContactFromEvents(tx, account.id, contact.id))).toBe(2);
+    expect(await t.db.$transaction((tx) => scrubContactFromEvents(tx, account.id, { id: contact.id, email: 'erin@example.com' }, []))).toBe(2);
     const events = await eventsOf(account.id);
     expect(JSON.stringify(events.map((e) => e.data))).not.toMatch(/Erin|erin@example/);
     expect(events.map((e) => (e.data as any).object.id)).toContain(contact.id);

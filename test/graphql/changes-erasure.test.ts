@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, type TestAccount } from '../factories/index.js';
+import { envelope } from '../../src/events/envelope.js';
 import { createTestApp, errorOf, type TestApp } from '../helpers/app.js';
 
 // docs/decisions.md §12: eraseContact removes every stored copy of a person's data, in one transaction.
@@ -22,7 +23,7 @@ afterAll(() => t?.close());
 const key = () => ({ 'idempotency-key': randomUUID() });
 
 /** Every text-like column of every table (information_schema), searched for each needle. */
-async function whereFound(): Promise<string[]> {
+async function whereFound(needles = NEEDLES): Promise<string[]> {
   const columns = await t.db.$queryRaw<{ table_name: string; column_name: string }[]>`
     SELECT c.table_name, c.column_name FROM information_schema.columns c
       JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name
@@ -31,7 +32,7 @@ async function whereFound(): Promise<string[]> {
   expect(columns.length).toBeGreaterThan(20);
   const found: string[] = [];
   for (const { table_name, column_name } of columns) {
-    for (const needle of NEEDLES) {
+    for (const needle of needles) {
       const [row] = await t.db.$queryRawUnsafe<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM "${table_name}" WHERE strpos(lower("${column_name}"::text), $1) > 0`,
         needle,
@@ -111,6 +112,52 @@ describe('Mutation.eraseContact', () => {
     expect(log).toMatchObject({ userId: acc.owner.id, submissionsErased: 2, dealsUnlinked: 1, invoicesUnlinked: 1 });
     expect(log.answersRemoved).toBeGreaterThanOrEqual(3);
     expect(exported.body.erasures.map((e: { contact_id: string }) => e.contact_id)).toContain(contactId);
+  });
+
+  test("another person's submission that carried the e-mail in an unmapped field keeps no copy: not its event, its webhook delivery or the export", async () => {
+    const mine = await createAccount(t); // its own: the account export is once an hour per account
+    const theirs = 'Yorick.Erased+other@Example.test';
+    const person = await t.db.contact.create({ data: { accountId: mine.id, firstName: 'Yorick', email: theirs } });
+    // A webhook for every event, so the submission's event is queued for delivery.
+    await t.db.webhookEndpoint.create({ data: { accountId: mine.id, url: 'https://hooks.example.test/in', eventTypes: ['*'], secretCiphertext: 'sealed' } });
+    const form = await t.db.leadForm.create({
+      data: {
+        accountId: mine.id,
+        name: 'Refer a friend',
+        fields: {
+          create: [
+            { key: 'email', label: 'Your e-mail', type: 'email', mapsTo: 'email', position: 0 },
+            { key: 'name', label: 'Your name', type: 'text', mapsTo: 'first_name', position: 1 },
+            { key: 'their_email', label: 'Their e-mail', type: 'email', position: 2 },
+          ],
+        },
+      },
+    });
+    const submitted = await t.rest('POST', `/api/v1/forms/${form.id}/submit`, {
+      body: { data: { email: 'bea.referrer@example.test', name: 'Bea', their_email: theirs } },
+      headers: key(),
+    });
+    expect(submitted.status, submitted.text).toBe(200);
+    const referrer: string = submitted.body.contact_id;
+    expect(referrer).not.toBe(person.id);
+    expect((await whereFound([theirs.toLowerCase()])).some((found) => found.startsWith('events.data'))).toBe(true);
+
+    const r = await t.gql('mutation ($id: ID!) { eraseContact(id: $id) { submissionsErased } }', { id: person.id }, { as: mine.owner });
+    expect(r.errors).toBeUndefined();
+    expect(r.data.eraseContact.submissionsErased).toBe(1);
+
+    expect(await whereFound([theirs.toLowerCase()])).toEqual([]);
+    const exported = await t.rest('GET', `/api/v1/account/export?account_id=${mine.id}`, { as: mine.owner });
+    expect(exported.status).toBe(200);
+    expect(exported.text.toLowerCase()).not.toContain(theirs.toLowerCase());
+    // What a webhook delivery of the submission would send is built from the scrubbed event.
+    const submittedEvents = await t.db.event.findMany({ where: { accountId: mine.id, type: 'form.submitted', contactId: referrer } });
+    expect(submittedEvents).toHaveLength(1);
+    expect(await t.db.webhookMessage.count({ where: { accountId: mine.id, eventId: submittedEvents[0]!.id } })).toBe(1);
+    expect(JSON.stringify(envelope(submittedEvents[0]!)).toLowerCase()).not.toContain(theirs.toLowerCase());
+    expect((submittedEvents[0]!.data as { object: object }).object).toEqual({ id: expect.any(String), contact_id: referrer, form_id: form.id });
+    // The person who referred them is not erased.
+    expect((await t.db.contact.findUniqueOrThrow({ where: { id: referrer } })).email).toBe('bea.referrer@example.test');
   });
 
   test('an unknown contact or another account\'s is NOT_FOUND, and nothing is erased', async () => {
