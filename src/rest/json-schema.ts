@@ -1,4 +1,5 @@
 import {
+  getNullableType,
   isEnumType,
   isInputObjectType,
   isListType,
@@ -73,6 +74,15 @@ type Fragments = Record<string, FragmentDefinitionNode>;
 export function outputSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments = {}): JsonSchema {
   if (isNonNullType(type)) return nonNullOutput(type.ofType, selectionSet, fragments);
   return orNull(nonNullOutput(type, selectionSet, fragments));
+}
+
+/**
+ * What a REST answer holds for a root field: its selection, never null. Root fields are nullable
+ * only so that a failing one is null beside its error (docs/decisions.md §9 amended); REST answers
+ * that error instead, and a by-id read's null is its 404, so an answer that is sent has a value.
+ */
+export function answerSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments = {}): JsonSchema {
+  return nonNullOutput(getNullableType(type), selectionSet, fragments);
 }
 
 function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments): JsonSchema {

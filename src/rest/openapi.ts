@@ -17,7 +17,7 @@ import { changesState } from '../auth/origin.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
 import { rateLimitHeaders } from './headers.js';
 import { toSnake } from './input.js';
-import { inputSchema, nonNullInput, outputSchema, zodField, type JsonSchema } from './json-schema.js';
+import { answerSchema, inputSchema, nonNullInput, zodField, type JsonSchema } from './json-schema.js';
 import { routes, type Answer, type Route } from './routes.js';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -188,7 +188,7 @@ function describeRoute(route: Route): JsonSchema {
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: {
-      ...success(route.answer, outputSchema(field.type, root.selectionSet, fragments), limit !== undefined),
+      ...success(route.answer, answerSchema(field.type, root.selectionSet, fragments), limit !== undefined),
       ...errorResponses(route, rules, limit !== undefined, exampleField),
     },
     'x-graphql-operation': operation.name!.value,
@@ -251,9 +251,7 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
       return { 201: { description: STATUS_TEXT[201], headers: headers(extra), content: { 'application/json': { schema: wrapped } } } };
     }
     case 'record': {
-      // The by-id read answers null for a record it may not show: that is the 404, never a 200.
-      const record = Array.isArray(selection.type) ? { ...selection, type: 'object' } : selection;
-      const wrapped = { type: 'object', properties: { data: record }, required: ['data'], additionalProperties: false };
+      const wrapped = { type: 'object', properties: { data: selection }, required: ['data'], additionalProperties: false };
       return { 200: { description: STATUS_TEXT[200], headers: headers(['ETag', ...extra]), content: { 'application/json': { schema: wrapped } } } };
     }
     case 'no-content':
