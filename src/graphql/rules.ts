@@ -114,7 +114,7 @@ function formProblems(rules: FieldRules, parsed: unknown): { data: unknown } | {
 }
 
 /**
- * Every problem of the field's arguments (empty when they pass), without running anything: the
+ * Every problem of the field's arguments (empty when they pass), without writing anything: the
  * form's, and for a caller who may reach the account, the failing links of the fields whose form
  * passed. Both transports answer with it: /graphql when the form fails, REST when its own type
  * check refused some arguments, so either names every failing field in one answer.

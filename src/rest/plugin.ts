@@ -190,9 +190,16 @@ async function readVariables(
   }
   if (Object.keys(reader.details).length === 0) return { variables };
   const details = { ...reader.details };
-  // The form judges its own values once its type check passes: only the core's names are merged.
+  // The form judges its own values once its type check passes: only the core's names are merged,
+  // less those about a field, object or body the type check already refused within (the core saw
+  // it without them: an update "with no field" was given fields, just ill-typed ones).
   if (!route.keepDetailKeys) {
-    for (const [key, messages] of Object.entries(await inputProblems(rules, variables, ctx))) details[restFieldName(route, key)] ??= messages;
+    const refused = Object.keys(details);
+    const within = (name: string) => refused.some((key) => key === name || name === 'body' || key.startsWith(`${name}.`));
+    for (const [key, messages] of Object.entries(await inputProblems(rules, variables, ctx))) {
+      const name = restFieldName(route, key);
+      if (!within(name)) details[name] = messages;
+    }
   }
   return { refused: invalidInput(route.input === 'query' ? 'query' : 'body', details) };
 }

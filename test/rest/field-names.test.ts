@@ -86,8 +86,9 @@ const CASES: Record<string, Case[]> = {
       details: () => ({ first_name: ['Required'], email: ['Must be a valid e-mail address'], contact_type: CONTACT_TYPES }),
     },
     { path: () => `/api/v1/contacts/${contactId}`, body: () => ({ first_name: null, phone: 'x'.repeat(51) }), details: () => ({ first_name: ['Required'], phone: ['Must be at most 50 characters'] }) },
-    // The input as a whole is the body.
+    // The input as a whole is the body; a body whose only field is ill-typed did name a field.
     { path: () => `/api/v1/contacts/${contactId}`, body: () => ({}), details: () => ({ body: ['Must change at least one field'] }) },
+    { path: () => `/api/v1/contacts/${contactId}`, body: () => ({ contact_type: 'nope' }), details: () => ({ contact_type: CONTACT_TYPES }) },
   ],
   'DELETE /api/v1/contacts/:id': [{ path: () => '/api/v1/contacts/nope', details: () => null }],
   'GET /api/v1/deals/:id': [{ path: () => '/api/v1/deals/nope', details: () => null }],
