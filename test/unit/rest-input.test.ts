@@ -6,7 +6,7 @@ import { schema } from '../../src/graphql/schema.js';
 import { MAX_BODY_BYTES, readJsonObject } from '../../src/http/body.js';
 import { download, type Exchange } from '../../src/rest/download.js';
 import { fromCoreError, fromHttpError, invalidInput } from '../../src/rest/errors.js';
-import { toCamel, toSnake, VariableReader } from '../../src/rest/input.js';
+import { restFieldName, toCamel, toSnake, VariableReader } from '../../src/rest/input.js';
 import { routes } from '../../src/rest/routes.js';
 
 // The REST layer's pure parts: REST parameters -> operation variables (src/rest/input.ts), request
@@ -208,6 +208,22 @@ describe('readJsonObject', () => {
   it('bytes that are not UTF-8 are a 400 on body', async () => {
     const r = request(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]));
     expect((await refusal(readJsonObject(r))).body.details).toEqual({ body: ['Expected a JSON object'] });
+  });
+});
+
+describe('restFieldName: the one way back from a core path to a REST name', () => {
+  it('a body that is the input names its fields without the variable, in snake_case; the whole input is the body', () => {
+    const body = { input: 'body-as-input' } as const;
+    expect(restFieldName(body, 'input.firstName')).toBe('first_name');
+    expect(restFieldName(body, 'firstName')).toBe('first_name');
+    expect(restFieldName(body, 'fields.0.mapsTo')).toBe('fields.0.maps_to');
+    expect(restFieldName(body, 'input')).toBe('body');
+  });
+
+  it('query strings and bodies of variables name the variables in snake_case; a form keeps its own keys', () => {
+    expect(restFieldName({ input: 'query' }, 'pageSize')).toBe('page_size');
+    expect(restFieldName({ input: 'body-as-variables' }, 'metadata.referrer')).toBe('metadata.referrer');
+    expect(restFieldName({ input: 'body-as-variables', keepDetailKeys: true }, 'workEmail')).toBe('workEmail');
   });
 });
 
