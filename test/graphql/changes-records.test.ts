@@ -168,6 +168,7 @@ describe('update*/delete* of proposals, contracts, galleries, bookings, workflow
     const UPDATE = 'mutation ($id: ID!, $input: UpdateProposalInput!) { updateProposal(id: $id, input: $input) { title amount contact { id } } }';
     const foreign = await createContact(t, other);
     expect(details(await t.gql(UPDATE, { id: p.id, input: { contactId: foreign.id } }, as()))).toEqual({ contactId: ['Not found in this account'] });
+    expect(details(await t.gql(UPDATE, { id: p.id, input: { contactId: foreign.id, title: ' ' } }, as()))).toEqual({ contactId: ['Not found in this account'], title: ['Required'] });
     expect((await t.gql(UPDATE, { id: p.id, input: { contactId: null, amount: null } }, as())).data.updateProposal).toEqual({ title: 'P', amount: null, contact: null });
     expect(details(await t.gql(UPDATE, { id: p.id, input: {} }, as()))).toEqual({ input: ['Must change at least one field'] });
   });

@@ -197,6 +197,8 @@ describe('Mutation.createInvoice', () => {
     expect(linked.data.createInvoice.contact).toEqual({ id: mine.id, firstName: mine.firstName, lastName: mine.lastName });
     expectDetails(await create(acc, { contactId: foreign.id }), { contactId: ['Not found in this account'] });
     expectDetails(await create(acc, { contactId: 'abc' }), { contactId: ['Must be a UUID'] });
+    // One answer names every failing field: the foreign contact beside a bad amount.
+    expectDetails(await create(acc, { contactId: foreign.id, amount: -1 }), { contactId: ['Not found in this account'], amount: ['Must be from 0 to 9999999999.99'] });
   });
 
   test('an outsider is FORBIDDEN, a user with no account too, an anonymous caller is UNAUTHENTICATED', async () => {
