@@ -37,6 +37,7 @@ export const ContactRef = builder.prismaObject('Contact', {
     company: t.exposeString('company', { nullable: true }),
     contactType: t.expose('contactType', { type: ContactTypeEnum }),
     source: t.expose('source', { type: ContactSourceEnum }),
+    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -53,6 +54,7 @@ builder.queryField('contacts', (t) =>
       pageSize: t.arg.int({ defaultValue: 25 }),
       search: t.arg.string(),
       type: t.arg({ type: ContactTypeEnum }),
+      externalId: t.arg.string({ description: 'Only the contact with this external id (exact)' }),
     },
     rules: { access: 'member', input: listContactsArgs, limit: { max: 60, window: '1m', per: 'user' } },
     resolve: (_root, _args, _ctx, info) => {
@@ -72,6 +74,7 @@ const CreateContactInputType = builder.inputType('CreateContactInput', {
     company: t.string(),
     contactType: t.field({ type: ContactTypeEnum }),
     source: t.field({ type: ContactSourceEnum }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 
@@ -99,6 +102,7 @@ const UpdateContactInputType = builder.inputType('UpdateContactInput', {
     company: t.string(),
     contactType: t.field({ type: ContactTypeEnum }),
     source: t.field({ type: ContactSourceEnum }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { ContactSource, ContactType, type Contact, type Prisma } from '../generated/prisma/client.js';
-import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { badInput } from '../errors.js';
 import { scrubContactFromEvents } from '../events/erase.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { listArgs, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
+import { externalId, externalIdFilter, listArgs, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 
 export const createContactInput = z.object({
   accountId: uuid,
@@ -16,6 +17,7 @@ export const createContactInput = z.object({
   company: optionalText(200),
   contactType: z.enum(ContactType).nullish().transform((value) => value ?? ContactType.lead),
   source: z.enum(ContactSource).nullish().transform((value) => value ?? ContactSource.other),
+  externalId,
 });
 
 export type CreateContactInput = z.output<typeof createContactInput>;
@@ -27,13 +29,16 @@ export const listContactsArgs = listArgs.extend({
     .nullish()
     .transform((value) => value || null),
   type: z.enum(ContactType).nullish(),
+  externalId: externalIdFilter,
 });
 
 export type ListContactsArgs = z.output<typeof listContactsArgs>;
 
 /** In the write's transaction, with its `contact.created` event; `query` selects what the INSERT ... RETURNING gives back. */
 export async function createContact(db: Prisma.TransactionClient, input: CreateContactInput, actor: Actor, query: Query = {}) {
-  const contact = await db.contact.create({ ...withColumns('Contact', query), data: input });
+  const contact = await db.contact.create({ ...withColumns('Contact', query), data: input }).catch((error: unknown) => {
+    throw isUniqueViolation(error) ? badInput({ externalId: [TAKEN] }) : error;
+  });
   await emitRow(db, 'contact.created', 'Contact', actor, contact);
   return contact;
 }
@@ -46,6 +51,7 @@ export async function createContact(db: Prisma.TransactionClient, input: CreateC
 export function contactsWhere(args: ListContactsArgs): Prisma.ContactWhereInput {
   const where: Prisma.ContactWhereInput = { accountId: args.accountId };
   if (args.type) where.contactType = args.type;
+  if (args.externalId != null) where.externalId = args.externalId;
   // Prisma hands the text to (I)LIKE as is: escape its wildcards so they match themselves.
   const search = args.search?.replace(/[\\%_]/g, '\\$&');
   if (search) {
@@ -76,7 +82,10 @@ export function updateContact(tx: Prisma.TransactionClient, contact: ContactKey,
   const spec = { type: 'contact.updated', model: 'Contact', table: 'contacts', actor } as const;
   return updatedWithEvent(tx, spec, contact, changedFields(args.input), () =>
     updateGuarded<Contact>(tx.contact, contact, args.input, withColumns('Contact', query), args.expectedUpdatedAt),
-  );
+  ).catch((error: unknown) => {
+    // external_id is the one unique value a contact's update can collide on; the transaction ends with it.
+    throw isUniqueViolation(error) ? badInput({ externalId: [TAKEN] }) : error;
+  });
 }
 
 /** Every row that may point at a contact keeps its place and loses the link; the counts of each. */

@@ -37,6 +37,7 @@ export const DealRef = builder.prismaObject('Deal', {
     probability: t.exposeFloat('probability'),
     status: t.expose('status', { type: DealStatusEnum }),
     expectedCloseDate: t.expose('expectedCloseDate', { type: 'Date', nullable: true }),
+    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
     closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When the deal left open; null while open.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
@@ -55,6 +56,7 @@ builder.queryField('deals', (t) =>
       page: t.arg.int({ defaultValue: 1 }),
       pageSize: t.arg.int({ defaultValue: 25 }),
       status: t.arg({ type: DealStatusEnum }),
+      externalId: t.arg.string({ description: 'Only the deal with this external id (exact)' }),
     },
     rules: { access: 'member', input: listDealsArgs, limit: { max: 60, window: '1m', per: 'user' } },
     resolve: (_root, _args, _ctx, info) => {
@@ -73,6 +75,7 @@ const CreateDealInputType = builder.inputType('CreateDealInput', {
     value: t.float({ description: 'Default 0; 0 to 9999999999.99, at most two decimals.' }),
     probability: t.float({ description: 'Default 50; 0 to 100.' }),
     expectedCloseDate: t.field({ type: 'Date' }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 
@@ -115,6 +118,7 @@ const UpdateDealInputType = builder.inputType('UpdateDealInput', {
     value: t.float({ description: '0 to 9999999999.99, at most two decimals.' }),
     probability: t.float({ description: '0 to 100.' }),
     expectedCloseDate: t.field({ type: 'Date' }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 

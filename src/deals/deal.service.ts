@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
 import { DealStatus, type Deal, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
@@ -7,7 +7,7 @@ import { WRITE_TRANSACTION } from '../db/client.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { listArgs, money, requiredText, uuid } from '../validation.js';
+import { externalId, externalIdFilter, listArgs, money, requiredText, uuid } from '../validation.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
 
@@ -27,11 +27,12 @@ export const createDealInput = z.object({
     .transform((value) => value ?? 50),
   // The Date scalar already refused anything but a real YYYY-MM-DD day.
   expectedCloseDate: z.date().nullish().transform((value) => value ?? null),
+  externalId,
 });
 
 export type CreateDealInput = z.output<typeof createDealInput>;
 
-export const listDealsArgs = listArgs.extend({ status: z.enum(DealStatus).nullish() });
+export const listDealsArgs = listArgs.extend({ status: z.enum(DealStatus).nullish(), externalId: externalIdFilter });
 export type ListDealsArgs = z.output<typeof listDealsArgs>;
 
 export const setDealStatusArgs = z.object({ id: uuid, status: z.enum(DealStatus) });
@@ -39,7 +40,9 @@ export type SetDealStatusArgs = z.output<typeof setDealStatusArgs>;
 export type DealToMove = { id: string; status: DealStatus };
 
 export function dealsWhere(args: ListDealsArgs): Prisma.DealWhereInput {
-  return args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
+  const where: Prisma.DealWhereInput = args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
+  if (args.externalId != null) where.externalId = args.externalId;
+  return where;
 }
 
 /**
@@ -64,7 +67,9 @@ export async function assertInAccount(
 /** A new deal is always `open` (the contract's only creation transition); `query` selects the RETURNING. */
 export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, actor: Actor, query: Query = {}) {
   await assertInAccount(db, input.accountId, input);
-  const deal = await db.deal.create({ ...withColumns('Deal', query), data: { ...input, status: DealStatus.open } });
+  const deal = await db.deal.create({ ...withColumns('Deal', query), data: { ...input, status: DealStatus.open } }).catch((error: unknown) => {
+    throw isUniqueViolation(error) ? badInput({ externalId: [TAKEN] }) : error;
+  });
   await emitRow(db, 'deal.created', 'Deal', actor, deal);
   return deal;
 }
@@ -111,7 +116,10 @@ export async function updateDeal(tx: Prisma.TransactionClient, deal: DealKey, ar
   const spec = { type: 'deal.updated', model: 'Deal', table: 'deals', actor } as const;
   return updatedWithEvent(tx, spec, deal, changedFields(args.input), () =>
     updateGuarded<Deal>(tx.deal, deal, args.input, withColumns('Deal', query), args.expectedUpdatedAt),
-  );
+  ).catch((error: unknown) => {
+    // external_id is the one unique value a deal's update can collide on; the transaction ends with it.
+    throw isUniqueViolation(error) ? badInput({ externalId: [TAKEN] }) : error;
+  });
 }
 
 export async function deleteDeal(tx: Prisma.TransactionClient, deal: DealKey, actor: Actor) {

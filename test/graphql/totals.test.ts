@@ -144,7 +144,7 @@ describe('totals from the counters', () => {
     const before = await countersAndRows(t.db);
     await expect(
       t.db.$transaction(async (tx) => {
-        await createContactRow(tx, { accountId: acc.id, firstName: 'Rolled', lastName: null, email: null, phone: null, company: null, contactType: 'vendor', source: 'other' }, userActor(acc.owner));
+        await createContactRow(tx, { accountId: acc.id, firstName: 'Rolled', lastName: null, email: null, phone: null, company: null, contactType: 'vendor', source: 'other', externalId: null }, userActor(acc.owner));
         await tx.deal.update({ where: { id: deal.id }, data: { status: 'lost' } });
         await tx.contact.deleteMany({ where: { accountId: acc.id, contactType: 'client' } });
         // Inside, the counters moved with the rows.
