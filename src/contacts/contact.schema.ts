@@ -83,9 +83,10 @@ builder.mutationField('createContact', (t) =>
     type: 'Contact',
     args: { input: t.arg({ type: CreateContactInputType, required: true }) },
     rules: { access: 'member', input: createContactInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
+    resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateContactInput>(info);
-      return write((tx) => createContact(tx, input, userActor(viewer), query));
+      // One statement, atomic by itself: without an Idempotency-Key no transaction is opened.
+      return write((tx) => createContact(tx, input, userActor(viewer)), { oneStatement: true });
     },
   }),
 );

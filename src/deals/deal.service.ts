@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
-import { DealStatus, type Deal, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { DealStatus, Prisma, type Deal, type PrismaClient } from '../generated/prisma/client.js';
+import { single, writeBatch, type BatchKind } from '../batches/batch.service.js';
+import { rowOf } from '../batches/set-write.js';
 import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
@@ -64,14 +66,21 @@ export async function assertInAccount(
   if (Object.keys(details).length > 0) throw badInput(details);
 }
 
-/** A new deal is always `open` (the contract's only creation transition); `query` selects the RETURNING. */
-export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, actor: Actor, query: Query = {}) {
-  await assertInAccount(db, input.accountId, input);
-  const deal = await db.deal.create({ ...withColumns('Deal', query), data: { ...input, status: DealStatus.open } }).catch((error: unknown) => {
-    throw isUniqueViolation(error) ? badInput({ externalId: [TAKEN] }) : error;
-  });
-  await emitRow(db, 'deal.created', 'Deal', actor, deal);
-  return deal;
+/** Deals on the set-based write path (src/batches/). A new deal is always `open` (the contract's only creation transition). */
+export const dealBatch: BatchKind = {
+  spec: { model: 'Deal', table: 'deals', kind: 'deal' },
+  create: createDealInput,
+  get update() {
+    return updateDealInput;
+  },
+  newRow: (input, id, now) =>
+    rowOf('Deal', { ...input, id, status: DealStatus.open, closedAt: null, value: new Prisma.Decimal(input.value as number), createdAt: now, updatedAt: now }),
+  refs: { contactId: 'contacts', stageId: 'pipeline_stages' },
+};
+
+/** A batch of one: the same-account check (when it links anything), then the deal and its event in one statement. */
+export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, actor: Actor): Promise<Deal> {
+  return single<Deal>(await writeBatch(db, dealBatch, input.accountId, [input], { mode: 'create', allOrNothing: false }, actor));
 }
 
 const ATTEMPTS = 5;
