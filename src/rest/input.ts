@@ -15,6 +15,9 @@ import type { ErrorDetails } from '../errors.js';
 export const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const toSnake = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** REST shows a GraphQL enum value in UPPER_CASE (EXTERNAL_ID, CREATED) in lower case, as its other values are. */
+export const restEnum = (value: string): string => (/^[A-Z][A-Z0-9_]*$/.test(value) ? value.toLowerCase() : value);
+
 const MAX_INT = 2 ** 31 - 1;
 
 /**
@@ -72,7 +75,9 @@ export class VariableReader {
     }
     if (isEnumType(type)) {
       const allowed = type.getValues().map((v) => v.name);
-      return typeof value === 'string' && allowed.includes(value) ? value : this.fail(field, `Must be one of: ${allowed.join(', ')}`);
+      const shown = allowed.map(restEnum);
+      const at = typeof value === 'string' ? shown.indexOf(value) : -1;
+      return at >= 0 ? allowed[at] : this.fail(field, `Must be one of: ${shown.join(', ')}`);
     }
     if (isScalarType(type)) return this.scalar(value, type.name, field, type.parseValue.bind(type));
     return this.fail(field, 'Unsupported');
