@@ -2,9 +2,11 @@
  * docs/decisions.md §16: external ids on contacts, deals and invoices; batches and upserts of
  * contacts and deals through the one set-based write path (src/batches/).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type TestApp } from '../helpers/app.js';
+import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 
 let t: TestApp;
 let acc: TestAccount;
@@ -254,5 +256,43 @@ describe('deleteContacts', () => {
     expect(await t.db.contact.count({ where: { id: theirs.id } })).toBe(1);
     expect((await t.db.deal.findUniqueOrThrow({ where: { id: deal.id } })).contactId).toBeNull();
     expect((await eventsOf(a.id)).map((e) => e.type)).toContain('contact.deleted');
+  });
+});
+
+// Counted on pg's client (every round trip: BEGIN and COMMIT too); the embedded database's adapter
+// runs a transaction's statements where no spy sees them, so this needs PostgreSQL.
+describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('a set-based write: round trips do not grow with the batch', () => {
+  /** Round trips the service makes to PostgreSQL while `work` runs. */
+  async function statements(work: () => Promise<unknown>): Promise<number> {
+    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      await work();
+      return spy.mock.calls.length;
+    } finally {
+      spy.mockRestore();
+    }
+  }
+  const ok = async (r: Promise<{ errors?: unknown; data: any }>) => {
+    const result = await r;
+    expect(result.errors).toBeUndefined();
+    return result.data;
+  };
+
+  test('upserting 100 contacts by e-mail costs the statements of upserting one; creating 100 those of creating one', async () => {
+    const batchOf = (n: number) => Array.from({ length: n }, () => ({ email: `${unique('rt')}@example.com`, firstName: 'Round', externalId: unique('rt') }));
+    // Warm: the caller known, the schema's caches filled.
+    await ok(upsertContacts(acc.id, 'EMAIL', batchOf(1)));
+    const one = await statements(() => ok(upsertContacts(acc.id, 'EMAIL', batchOf(1))));
+    const hundred = await statements(() => ok(upsertContacts(acc.id, 'EMAIL', batchOf(100))));
+    expect(hundred).toBe(one);
+    expect(one).toBe(6); // access, BEGIN, lock, read, write, COMMIT
+    const created = await statements(() => ok(createContacts(acc.id, batchOf(100))));
+    expect(created).toBe(await statements(() => ok(createContacts(acc.id, batchOf(1)))));
+  });
+
+  test('createContact without an Idempotency-Key is one statement beside the access check: no transaction', async () => {
+    await ok(t.gql('mutation($i: CreateContactInput!) { createContact(input: $i) { id } }', { i: { accountId: acc.id, firstName: 'Warm' } }, { as: acc.member }));
+    const n = await statements(() => ok(t.gql('mutation($i: CreateContactInput!) { createContact(input: $i) { id firstName } }', { i: { accountId: acc.id, firstName: 'One' } }, { as: acc.member })));
+    expect(n).toBe(2); // access, then INSERT ... RETURNING with its event (was 5: access, BEGIN, INSERT, event, COMMIT)
   });
 });
