@@ -34,6 +34,10 @@ const CREATE = `mutation Bench($contact: ContactInput!) {
   result: createContact(input: { contact: $contact }) { contact { id: rowId firstName lastName email contactType source createdAt } }
 }`;
 
+const CREATE_DEAL = `mutation Bench($deal: DealInput!) {
+  result: createDeal(input: { deal: $deal }) { deal { id: rowId title value probability status createdAt } }
+}`;
+
 const json = (query: string, variables: object) => () => JSON.stringify({ query, variables });
 
 /** Twins by case name (run.ts CASE_NAMES); cases without one (deep page, search, form submit) are absent. */
@@ -56,6 +60,9 @@ export function postgraphileTwins(accountId: string, type: string): Record<strin
         query: CREATE,
         variables: { contact: { rowId: uuidv7(Date.now()), accountId, firstName: 'Bench', lastName: 'Writer', email: 'bench.writer@example.com', company: 'Bench Ltd', contactType: 'lead', source: 'referral' } },
       }),
+    },
+    'create-deal': {
+      body: () => JSON.stringify({ query: CREATE_DEAL, variables: { deal: { rowId: uuidv7(Date.now()), accountId, title: 'Bench deal', value: '4800.50', probability: 60, status: 'OPEN' } } }),
     },
   };
 }
