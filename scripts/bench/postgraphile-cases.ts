@@ -62,7 +62,7 @@ export function postgraphileTwins(accountId: string, type: string): Record<strin
       }),
     },
     'create-deal': {
-      body: () => JSON.stringify({ query: CREATE_DEAL, variables: { deal: { rowId: uuidv7(Date.now()), accountId, title: 'Bench deal', value: '4800.50', probability: 60, status: 'OPEN' } } }),
+      body: () => JSON.stringify({ query: CREATE_DEAL, variables: { deal: { rowId: uuidv7(Date.now()), accountId, title: 'Bench deal', value: '4800.50', probability: 60, status: 'open' } } }),
     },
   };
 }

@@ -16,14 +16,25 @@ export type SetModel = { model: 'Contact' | 'Deal'; table: 'contacts' | 'deals';
 type Field = { name: string; kind: string; type: string };
 const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const scalars = (model: string) => models[model]!.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum');
+type Column = Field & { column: string };
+const scalarsCache = new Map<string, Column[]>();
+/** The model's scalar and enum fields with their columns, worked out once (a batch converts every row). */
+const scalars = (model: string): Column[] => {
+  let found = scalarsCache.get(model);
+  if (!found) {
+    found = models[model]!.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => ({ ...f, column: snake(f.name) }));
+    scalarsCache.set(model, found);
+  }
+  return found;
+};
 
 /** A row as JSON for json_populate_recordset: column names, times ISO 8601 (a `date` column takes the day), money as exact text. */
 function toColumns(model: string, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of scalars(model)) {
     const value = row[f.name];
-    out[snake(f.name)] =
+    if (value === undefined) continue;
+    out[f.column] =
       value instanceof Date ? value.toISOString()
       : Prisma.Decimal.isDecimal(value) ? (value as Prisma.Decimal).toFixed()
       : (value ?? null);
@@ -35,7 +46,7 @@ function toColumns(model: string, row: Row): Record<string, unknown> {
 function fromColumns(model: string, json: Record<string, unknown>): Row {
   const row: Record<string, unknown> = {};
   for (const f of scalars(model)) {
-    const value = json[snake(f.name)];
+    const value = json[f.column];
     row[f.name] = value == null ? null : f.type === 'DateTime' ? new Date(value as string) : f.type === 'Decimal' ? new Prisma.Decimal(String(value)) : value;
   }
   return row as Row;
@@ -53,7 +64,7 @@ export type Written = { created: Map<string, Row>; updated: Map<string, Row> };
 export async function writeSet(db: Prisma.TransactionClient, spec: SetModel, actor: Actor, creates: Row[], updates: SetChange[]): Promise<Written> {
   const now = new Date();
   const table = Prisma.raw(`"${spec.table}"`);
-  const columns = scalars(spec.model).map((f) => snake(f.name)).filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at');
+  const columns = scalars(spec.model).map((f) => f.column).filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at');
   const set = Prisma.raw(columns.map((c) => `"${c}" = c."${c}"`).join(', '));
   const contactOf = (row: Row) => (spec.kind === 'contact' ? row.id : ((row.contactId as string | null) ?? null));
   const events = [
@@ -66,9 +77,13 @@ export async function writeSet(db: Prisma.TransactionClient, spec: SetModel, act
       data: { object: serializeRecord(spec.kind, row), previous: serializeRecord(spec.kind, previous) },
     })),
   ];
+  // Only the columns the new rows give: a column they leave out keeps its database default.
+  const given = creates.length ? Object.keys(toColumns(spec.model, creates[0]!)) : ['id'];
+  const insertColumns = Prisma.raw(given.map((c) => `"${c}"`).join(', '));
   const [answer] = await db.$queryRaw<{ rows: string }[]>`
     WITH ins AS (
-      INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(creates.map((r) => toColumns(spec.model, r)))}::json)
+      INSERT INTO ${table} (${insertColumns})
+      SELECT ${insertColumns} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(creates.map((r) => toColumns(spec.model, r)))}::json)
       ON CONFLICT DO NOTHING RETURNING *),
     upd AS (
       UPDATE ${table} t SET ${set} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(updates.map((u) => toColumns(spec.model, u.row)))}::json) c
@@ -100,9 +115,9 @@ export async function readRows(db: Prisma.TransactionClient, spec: SetModel, whe
   return rows.map((r) => fromColumns(spec.model, JSON.parse(r.row) as Record<string, unknown>));
 }
 
-/** `values` as a row in the model's column order (as Prisma returns it, so events list fields alike). */
+/** `values` as a row in the model's column order (as Prisma returns it, so events list fields alike); a field not given stays out. */
 export function rowOf(model: string, values: Record<string, unknown>): Row {
-  return Object.fromEntries(scalars(model).map((f) => [f.name, values[f.name] ?? null])) as Row;
+  return Object.fromEntries(scalars(model).filter((f) => values[f.name] !== undefined).map((f) => [f.name, values[f.name]])) as Row;
 }
 
 /** A new row's id, as Prisma gives every row (`uuid(7)`): time-ordered. */
