@@ -82,8 +82,8 @@ export function summarize(body: unknown): string | null {
   const root = (d.result ?? d.contacts ?? (d.account as { contacts?: unknown } | null)?.contacts ?? d) as Record<string, unknown> | null;
   if (!root) return null;
   if (!('nodes' in root) && !('data' in root)) {
-    // A created contact: PostGraphile's payload `{ contact }`, the service's REST `{ data: contact }`.
-    const created = (root.contact ?? root) as { id?: unknown } | null;
+    // A created contact or deal: PostGraphile's payload `{ contact }` / `{ deal }`, the service's REST `{ data: ... }`.
+    const created = (root.contact ?? root.deal ?? root) as { id?: unknown } | null;
     return created?.id ? '1 row' : null;
   }
   return line(root as Listing);
