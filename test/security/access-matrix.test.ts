@@ -713,6 +713,12 @@ const REST: Record<string, RestRow> = {
     ownerOnlyMessage: 'Forbidden: only the account owner can export account data',
     request: (_f, a) => ({ path: `/api/v1/account/export?account_id=${a}` }),
   },
+  'POST /api/v1/contacts/batch': {
+    role: 'member', ok: 200, request: (_f, a) => ({ path: '/api/v1/contacts/batch', body: { account_id: a, records: [{ first_name: 'Matrix' }] } }),
+  },
+  'POST /api/v1/deals/batch': {
+    role: 'member', ok: 200, request: (_f, a) => ({ path: '/api/v1/deals/batch', body: { account_id: a, mode: 'upsert', records: [{ title: 'Matrix', external_id: unique('m') }] } }),
+  },
   'GET /api/v1/contacts/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id)) },
   'PATCH /api/v1/contacts/:id': {
     role: 'member', ok: 200, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id), { company: 'Matrix' }),
