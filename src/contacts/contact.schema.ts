@@ -54,7 +54,7 @@ builder.queryField('contacts', (t) =>
       pageSize: t.arg.int({ defaultValue: 25 }),
       search: t.arg.string(),
       type: t.arg({ type: ContactTypeEnum }),
-      externalId: t.arg.string({ description: 'Only the contact with this external id (exact)' }),
+      externalId: t.arg.string(),
     },
     rules: { access: 'member', input: listContactsArgs, limit: { max: 60, window: '1m', per: 'user' } },
     resolve: (_root, _args, _ctx, info) => {

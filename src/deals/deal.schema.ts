@@ -56,7 +56,7 @@ builder.queryField('deals', (t) =>
       page: t.arg.int({ defaultValue: 1 }),
       pageSize: t.arg.int({ defaultValue: 25 }),
       status: t.arg({ type: DealStatusEnum }),
-      externalId: t.arg.string({ description: 'Only the deal with this external id (exact)' }),
+      externalId: t.arg.string(),
     },
     rules: { access: 'member', input: listDealsArgs, limit: { max: 60, window: '1m', per: 'user' } },
     resolve: (_root, _args, _ctx, info) => {

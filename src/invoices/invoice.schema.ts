@@ -53,7 +53,7 @@ builder.queryField('invoices', (t) =>
       page: t.arg.int({ defaultValue: 1 }),
       pageSize: t.arg.int({ defaultValue: 25 }),
       status: t.arg({ type: InvoiceStatusEnum }),
-      externalId: t.arg.string({ description: 'Only the invoice with this external id (exact)' }),
+      externalId: t.arg.string(),
     },
     rules: { access: 'member', input: listInvoicesArgs, limit: { max: 60, window: '1m', per: 'user' } },
     resolve: (_root, _args, _ctx, info) => {
