@@ -7,7 +7,7 @@ import { badInput, type ErrorDetails } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { TAKEN } from '../changes/update.js';
 import type { Actor } from '../events/types.js';
-import { toDetails } from '../validation.js';
+import { isUuid, toDetails } from '../validation.js';
 import { newId, readRows, writeSet, type Row, type SetChange, type SetModel } from './set-write.js';
 
 export const MAX_BATCH = 100;
@@ -48,7 +48,8 @@ const matchKey = (on: MatchOn, value: unknown): string | null =>
 export const lockKey = (accountId: string, table: string, on: MatchOn, key: string): string =>
   on === 'email' ? `${accountId}:${key}` : `${accountId}:${table}:external_id:${key}`;
 
-type Judged = { index: number; data: Record<string, unknown> } | { index: number; details: ErrorDetails };
+/** An item after its rules: its parsed data, or its problems (and what it gave, so its links are judged too). */
+type Judged = { index: number; data: Record<string, unknown> } | { index: number; details: ErrorDetails; input?: Record<string, unknown> };
 
 /** A batch's answer when `allOrNothing` kept everything back: thrown inside the write so its transaction rolls back. */
 export class BatchRolledBack extends Error {
@@ -111,7 +112,7 @@ function judge(kind: BatchKind, how: BatchMode, accountId: string, input: Record
   if (how.mode === 'upsert' && !details[how.on] && matchKey(how.on, parsed.success ? (parsed.data as Record<string, unknown>)[how.on] : input[how.on]) === null) {
     details[how.on] = ['Required'];
   }
-  return Object.keys(details).length ? { index, details: restDetails(details) } : { index, data: parsed.data as Record<string, unknown> };
+  return Object.keys(details).length ? { index, details: restDetails(details), input } : { index, data: parsed.data as Record<string, unknown> };
 }
 
 /** Two items with one key: the later one fails (its match key, and in any mode its external id). */
@@ -129,11 +130,23 @@ function markDuplicates(judged: Judged[], how: BatchMode) {
   }
 }
 
-/** Same-account ids of the whole set in one query; an item naming another account's record fails on that field. */
+/** The id an item links in `field`: parsed, or as given by an item that failed its other rules (when it is an id at all). */
+const linked = (item: Judged, field: string): string | undefined => {
+  const value = 'data' in item ? item.data[field] : item.input?.[field];
+  return typeof value === 'string' && isUuid(value) ? value : undefined;
+};
+
+/**
+ * Same-account ids of the whole set in one query; an item naming another account's record fails on
+ * that field, beside any other problem it has (every failing field is named at once).
+ */
 async function checkRefs(tx: Prisma.TransactionClient, kind: BatchKind, accountId: string, judged: Judged[]) {
   if (!kind.refs) return;
   const wanted = Object.entries(kind.refs).flatMap(([field, table]) =>
-    judged.flatMap((item) => ('data' in item && typeof item.data[field] === 'string' ? [{ table, id: item.data[field] as string }] : [])),
+    judged.flatMap((item) => {
+      const id = linked(item, field);
+      return id ? [{ table, id }] : [];
+    }),
   );
   if (wanted.length === 0) return;
   const found = await tx.$queryRaw<{ t: string; id: string }[]>`
@@ -144,11 +157,10 @@ async function checkRefs(tx: Prisma.TransactionClient, kind: BatchKind, accountI
       AND id IN (SELECT (w->>'id')::uuid FROM json_array_elements(${JSON.stringify(wanted)}::json) w WHERE w->>'table' = 'pipeline_stages')`;
   const known = new Set(found.map((r) => `${r.t}:${r.id}`));
   for (const [i, item] of judged.entries()) {
-    if (!('data' in item)) continue;
-    const details: ErrorDetails = {};
+    const details: ErrorDetails = 'details' in item ? { ...item.details } : {};
     for (const [field, table] of Object.entries(kind.refs)) {
-      const id = item.data[field];
-      if (typeof id === 'string' && !known.has(`${table}:${id}`)) details[snake(field)] = [NOT_IN_ACCOUNT];
+      const id = linked(item, field);
+      if (id && !known.has(`${table}:${id}`) && !details[snake(field)]) details[snake(field)] = [NOT_IN_ACCOUNT];
     }
     if (Object.keys(details).length) judged[i] = { index: item.index, details };
   }

@@ -209,20 +209,21 @@ describe('upsertContacts', () => {
 const DEAL_FIELDS = 'index status details deal { id title value probability status externalId contact { id } }';
 
 describe('createDeals and upsertDeals', () => {
-  test('a contact or stage of another account fails that item on contact_id / stage_id; the others are written', async () => {
+  test('a contact or stage of another account fails that item on contact_id / stage_id, beside its other problems; the others are written', async () => {
     const other = await createAccount(t);
     const theirs = await createContact(t, other);
     const mine = await createContact(t, acc);
     const r = await t.gql(
       `mutation($a: ID!, $i: [BatchDealInput!]!) { r: createDeals(accountId: $a, inputs: $i) { created failed items { ${DEAL_FIELDS} } } }`,
-      { a: acc.id, i: [{ title: 'Mine', contactId: mine.id, value: 10.5 }, { title: 'Theirs', contactId: theirs.id }, { title: '', probability: 120 }] },
+      { a: acc.id, i: [{ title: 'Mine', contactId: mine.id, value: 10.5 }, { title: 'Theirs', contactId: theirs.id }, { title: '', probability: 120, contactId: theirs.id }] },
       { as: acc.member },
     );
     expect(r.errors).toBeUndefined();
     expect(r.data.r).toMatchObject({ created: 1, failed: 2 });
     expect(r.data.r.items[0]).toMatchObject({ status: 'CREATED', deal: { title: 'Mine', value: 10.5, probability: 50, status: 'open', contact: { id: mine.id } } });
     expect(r.data.r.items[1]).toMatchObject({ status: 'FAILED', details: { contact_id: ['Not found in this account'] } });
-    expect(r.data.r.items[2]).toMatchObject({ status: 'FAILED', details: { title: ['Required'], probability: ['Must be from 0 to 100'] } });
+    // Every failing field at once: its own rules and the link to another account.
+    expect(r.data.r.items[2]).toMatchObject({ status: 'FAILED', details: { title: ['Required'], probability: ['Must be from 0 to 100'], contact_id: ['Not found in this account'] } });
   });
 
   test('upsertDeals matches on externalId: updates only the given fields, UNCHANGED when nothing differs, creates otherwise', async () => {
