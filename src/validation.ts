@@ -52,6 +52,12 @@ export const optionalText = (max: number) =>
 export const requiredText = (max: number) =>
   text().trim().min(1, 'Required').max(max, `Must be at most ${max} characters`);
 
+/** docs/decisions.md §16: the record's id in the integrating system, at most 255 characters. */
+export const externalId = optionalText(255);
+
+/** The value of a list's `external_id=` filter: the exact id. */
+export const externalIdFilter = text().max(255, 'Must be at most 255 characters').nullish();
+
 export const email = text()
   .trim()
   .max(254, 'Must be at most 254 characters')

@@ -111,7 +111,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     }
     return list(
       'contacts',
-      `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, ${ISO('t.created_at')} AS created_at`,
+      `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, t.external_id, ${ISO('t.created_at')} AS created_at`,
       '', where, params, page, pageSize,
     );
   }
@@ -129,7 +129,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     }
     return list(
       'deals',
-      `t.id, t.title, t.value::float8 AS value, t.probability, t.status, to_char(t.expected_close_date, 'YYYY-MM-DD') AS expected_close_date,
+      `t.id, t.title, t.value::float8 AS value, t.probability, t.status, to_char(t.expected_close_date, 'YYYY-MM-DD') AS expected_close_date, t.external_id,
        CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
        CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object('id', s.id, 'name', s.name) END AS pipeline_stages`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id LEFT JOIN pipeline_stages s ON s.account_id = t.account_id AND s.id = t.stage_id',
@@ -150,7 +150,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     }
     return list(
       'invoices',
-      `t.id, t.invoice_number, t.amount::float8 AS amount, t.status, to_char(t.due_date, 'YYYY-MM-DD') AS due_date,
+      `t.id, t.invoice_number, t.amount::float8 AS amount, t.status, to_char(t.due_date, 'YYYY-MM-DD') AS due_date, t.external_id,
        CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
        ${ISO('t.created_at')} AS created_at`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id',
@@ -187,10 +187,59 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     const { rows } = await pool.query(
       `INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::contact_type, $9::contact_source)
-       RETURNING id, first_name, last_name, email, contact_type, source, ${ISO('created_at')} AS created_at`,
+       RETURNING id, first_name, last_name, email, contact_type, source, external_id, ${ISO('created_at')} AS created_at`,
       [uuidv7(Date.now()), accountId, firstName, lastName, email, phone, company, contactType, source],
     );
     return { data: rows[0] };
+  }
+
+  /** POST /deals with the service's checks of the bench's body: title, value, probability, same-account contact and stage. */
+  async function createDeal(req: IncomingMessage) {
+    const userId = await userOf(req);
+    const body = await readJson(req);
+    const details: Record<string, string[]> = {};
+    const title = typeof body.title === 'string' ? body.title.trim() : '';
+    if (!title || title.length > 200) details.title = [title ? 'Must be at most 200 characters' : 'Required'];
+    const value = body.value ?? 0;
+    if (typeof value !== 'number' || value < 0 || value > 9999999999.99) details.value = ['Must be from 0 to 9999999999.99'];
+    const probability = body.probability ?? 50;
+    if (typeof probability !== 'number' || probability < 0 || probability > 100) details.probability = ['Must be from 0 to 100'];
+    if (typeof body.account_id !== 'string' || !UUID.test(body.account_id)) details.account_id = ['Must be a UUID'];
+    if (Object.keys(details).length) throw invalid(details);
+    const accountId = await requireMember(body.account_id, userId);
+    const { rows } = await pool.query(
+      `INSERT INTO deals (id, account_id, title, value, probability, status)
+       VALUES ($1, $2, $3, $4, $5, 'open')
+       RETURNING id, title, value::float8 AS value, probability, status, external_id, ${ISO('created_at')} AS created_at`,
+      [uuidv7(Date.now()), accountId, title, value, probability],
+    );
+    return { data: rows[0] };
+  }
+
+  /**
+   * The limit a batch of contacts is measured against: the same rows, checked as createContact
+   * checks one, in ONE multi-row INSERT (no events: what PostgreSQL takes for the rows alone).
+   */
+  async function createContactsBatch(req: IncomingMessage) {
+    const userId = await userOf(req);
+    const body = await readJson(req);
+    const records = body.records;
+    if (!Array.isArray(records) || records.length < 1 || records.length > 100) throw invalid({ records: ['Must have 1 to 100 records'] });
+    const accountId = await requireMember(body.account_id, userId);
+    const params: unknown[] = [accountId];
+    const values = (records as Record<string, unknown>[]).map((r) => {
+      const first = typeof r.first_name === 'string' ? r.first_name.trim() : '';
+      if (!first || first.length > 100) throw invalid({ first_name: ['Required'] });
+      params.push(uuidv7(Date.now()), first, r.last_name ?? null, r.email ?? null, r.company ?? null, r.contact_type ?? 'lead', r.source ?? 'other');
+      const n = params.length;
+      return `($${n - 6}, $1, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}::contact_type, $${n}::contact_source)`;
+    });
+    const { rows } = await pool.query(
+      `INSERT INTO contacts (id, account_id, first_name, last_name, email, company, contact_type, source) VALUES ${values.join(', ')}
+       RETURNING id, first_name, last_name, email, phone, company, contact_type, source, external_id, ${ISO('created_at')} AS created_at`,
+      params,
+    );
+    return { data: rows.map((row, index) => ({ index, status: 'created', data: row })), created: rows.length, updated: 0, unchanged: 0, failed: 0 };
   }
 
   async function submitForm(req: IncomingMessage, formId: string) {
@@ -299,7 +348,9 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     if (req.method === 'GET' && path === '/healthz') return [200, { status: 'ok' }];
     if (req.method === 'GET' && path === '/api/v1/contacts') return [200, await listContacts(req, url.searchParams)];
     if (req.method === 'POST' && path === '/api/v1/contacts') return [201, await createContact(req)];
+    if (req.method === 'POST' && path === '/api/v1/contacts/batch') return [200, await createContactsBatch(req)];
     if (req.method === 'GET' && path === '/api/v1/deals') return [200, await listDeals(req, url.searchParams)];
+    if (req.method === 'POST' && path === '/api/v1/deals') return [201, await createDeal(req)];
     if (req.method === 'GET' && path === '/api/v1/invoices') return [200, await listInvoices(req, url.searchParams)];
     if (req.method === 'POST' && path === '/graphql') return [200, await contactsWithDeals(req)];
     const submit = /^\/api\/v1\/forms\/([^/]+)\/submit$/.exec(path);

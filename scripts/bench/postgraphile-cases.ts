@@ -34,6 +34,10 @@ const CREATE = `mutation Bench($contact: ContactInput!) {
   result: createContact(input: { contact: $contact }) { contact { id: rowId firstName lastName email contactType source createdAt } }
 }`;
 
+const CREATE_DEAL = `mutation Bench($deal: DealInput!) {
+  result: createDeal(input: { deal: $deal }) { deal { id: rowId title value probability status createdAt } }
+}`;
+
 const json = (query: string, variables: object) => () => JSON.stringify({ query, variables });
 
 /** Twins by case name (run.ts CASE_NAMES); cases without one (deep page, search, form submit) are absent. */
@@ -57,6 +61,9 @@ export function postgraphileTwins(accountId: string, type: string): Record<strin
         variables: { contact: { rowId: uuidv7(Date.now()), accountId, firstName: 'Bench', lastName: 'Writer', email: 'bench.writer@example.com', company: 'Bench Ltd', contactType: 'lead', source: 'referral' } },
       }),
     },
+    'create-deal': {
+      body: () => JSON.stringify({ query: CREATE_DEAL, variables: { deal: { rowId: uuidv7(Date.now()), accountId, title: 'Bench deal', value: '4800.50', probability: 60, status: 'open' } } }),
+    },
   };
 }
 
@@ -75,8 +82,8 @@ export function summarize(body: unknown): string | null {
   const root = (d.result ?? d.contacts ?? (d.account as { contacts?: unknown } | null)?.contacts ?? d) as Record<string, unknown> | null;
   if (!root) return null;
   if (!('nodes' in root) && !('data' in root)) {
-    // A created contact: PostGraphile's payload `{ contact }`, the service's REST `{ data: contact }`.
-    const created = (root.contact ?? root) as { id?: unknown } | null;
+    // A created contact or deal: PostGraphile's payload `{ contact }` / `{ deal }`, the service's REST `{ data: ... }`.
+    const created = (root.contact ?? root.deal ?? root) as { id?: unknown } | null;
     return created?.id ? '1 row' : null;
   }
   return line(root as Listing);

@@ -81,7 +81,7 @@ type Case = {
   twin?: Twin;
 };
 
-export const CASE_NAMES = ['contacts-first', 'contacts-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact', 'submit-form'];
+export const CASE_NAMES = ['contacts-first', 'contacts-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
 
 /** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
 const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
@@ -124,6 +124,18 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions): Case[]
       body: constant(JSON.stringify({ account_id: a, first_name: 'Bench', last_name: 'Writer', email: 'bench.writer@example.com', company: 'Bench Ltd', contact_type: 'lead', source: 'referral' })),
     },
     {
+      name: 'create-deal', label: 'POST /deals', kind: 'write', method: 'POST', path: '/api/v1/deals', headers: { ...auth, ...json }, expect: 201,
+      body: constant(JSON.stringify({ account_id: a, title: 'Bench deal', value: 4800.5, probability: 60 })),
+    },
+    {
+      // docs/batches.md: 100 new contacts a request; the floor inserts the same rows in one multi-row INSERT (the limit).
+      name: 'contacts-batch', label: `POST /contacts/batch (${BATCH_SIZE} records)`, kind: 'write', method: 'POST', path: '/api/v1/contacts/batch', headers: { ...auth, ...json }, expect: 200,
+      body: constant(JSON.stringify({
+        account_id: a, mode: 'create',
+        records: Array.from({ length: BATCH_SIZE }, (_, i) => ({ first_name: 'Bench', last_name: `Batch ${i}`, email: `bench.batch.${i}@example.com`, company: 'Bench Ltd', contact_type: 'lead', source: 'referral' })),
+      })),
+    },
+    {
       // A new visitor each time (distinct e-mail): the create path, as most real submissions.
       name: 'submit-form', label: 'POST /forms/{id}/submit', kind: 'write', method: 'POST', path: `/api/v1/forms/${dataset.formId}/submit`, headers: json, expect: 200,
       body: () => JSON.stringify({
@@ -138,6 +150,9 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions): Case[]
 const twinOf = (c: Case): Case => ({ ...c, method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: c.twin!.body, expect: 200 });
 
 const constant = (text: string) => () => text;
+
+/** Records per request of the contacts-batch case. */
+export const BATCH_SIZE = 100;
 
 /** Drives `c` for `seconds`; the raw result (not aggregated) so rounds can be merged. */
 function drive(server: Server, c: Case, seconds: number, connections: number): Promise<RawResult> {
@@ -398,7 +413,9 @@ export const TARGETS = {
   rps: 0.9, p99: 1.5, restOverGraphql: 0.05, exportGrowthMb: 100, postgraphileRps: 1, postgraphileP99: 1,
   /** Writes against the floor: creates, and the public form submit (which also bounds its p99). */
   millionFirstPageRps: 10, millionFirstPageP50Ms: 20,
-  write: { 'create-contact': { rps: 0.7, p99: Infinity }, 'submit-form': { rps: 0.6, p99: 2 } } as Record<string, { rps: number; p99: number }>,
+  write: { 'create-contact': { rps: 0.8, p99: Infinity }, 'create-deal': { rps: 0.8, p99: Infinity }, 'submit-form': { rps: 0.6, p99: 2 } } as Record<string, { rps: number; p99: number }>,
+  /** docs/batches.md: a batch's records/s against the single create's req/s, and against the floor's multi-row INSERT (the limit). */
+  batchOverSingle: 25, batchOverLimit: 0.3,
 };
 
 export function verdicts(report: BenchReport): string[] {
@@ -423,6 +440,19 @@ export function verdicts(report: BenchReport): string[] {
     lines.push(`${ok ? 'met    ' : 'NOT met'}  ${first.label} at ${report.dataset.contacts} contacts: ` + (single
       ? `p50 ${fmt(first.service.p50, 1)} ms with one client (target ≤ ${TARGETS.millionFirstPageP50Ms} ms)`
       : `${fmt(r, 1)}x the floor's req/s (target ≥ ${TARGETS.millionFirstPageRps}x)`));
+  }
+  const batch = report.cases.find((c) => c.name === 'contacts-batch');
+  const single = report.cases.find((c) => c.name === 'create-contact');
+  if (batch) {
+    const records = batch.service.rps * BATCH_SIZE;
+    if (single) {
+      const r = records / Math.max(single.service.rps, 1e-9);
+      lines.push(`${r >= TARGETS.batchOverSingle ? 'met    ' : 'NOT met'}  ${batch.label}: ${fmt(records, 0)} records/s, ${fmt(r, 1)}x POST /contacts' req/s (target ≥ ${TARGETS.batchOverSingle}x)`);
+    }
+    if (batch.floor) {
+      const r = batch.service.rps / Math.max(batch.floor.rps, 1e-9);
+      lines.push(`${r >= TARGETS.batchOverLimit ? 'met    ' : 'NOT met'}  ${batch.label}: ${fmt(r, 2)}x the floor's one multi-row INSERT (target ≥ ${TARGETS.batchOverLimit}x)`);
+    }
   }
   for (const c of report.cases.filter((x) => x.kind === 'write' && x.floor && TARGETS.write[x.name])) {
     const target = TARGETS.write[c.name]!;

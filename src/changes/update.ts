@@ -13,6 +13,11 @@ const models = getDatamodel().datamodel.models as unknown as Record<string, { fi
 const notNullColumns = (model: string): string[] =>
   models[model]!.fields.filter((f) => f.kind !== 'object' && f.isRequired).map((f) => f.name);
 
+/** A value another record of the account already holds (a unique index per account refused it). */
+export const TAKEN = 'Already used in this account';
+
+export const isUniqueViolation = (error: unknown): boolean => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+
 export const NOTHING_TO_CHANGE = 'Must change at least one field';
 
 /** `null` is refused with `Required` before the field's own rules see it (which may read null as "the default"). */

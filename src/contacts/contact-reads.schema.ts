@@ -5,7 +5,7 @@ import { columnSql as c, anyOf, defineCollection, likeEscape, orderInputOf, time
 import { builder } from '../graphql/builder.js';
 import { readById } from '../graphql/reads.js';
 import { ContactSource, ContactType, Prisma } from '../generated/prisma/client.js';
-import { text } from '../validation.js';
+import { externalIdFilter, text } from '../validation.js';
 import { ContactRef, ContactSourceEnum, ContactTypeEnum } from './contact.schema.js';
 
 const ContactFilter = builder.inputType('ContactFilter', {
@@ -15,6 +15,7 @@ const ContactFilter = builder.inputType('ContactFilter', {
     types: t.field({ type: [ContactTypeEnum] }),
     sources: t.field({ type: [ContactSourceEnum] }),
     email: t.string({ description: 'The whole address, case-insensitive' }),
+    externalId: t.string({ description: 'The exact external id' }),
     createdAfter: t.field({ type: 'DateTime' }),
     createdBefore: t.field({ type: 'DateTime' }),
     updatedAfter: t.field({ type: 'DateTime' }),
@@ -31,6 +32,7 @@ const contactFilter = z.object({
   types: z.array(z.enum(ContactType)).nullish(),
   sources: z.array(z.enum(ContactSource)).nullish(),
   email: text().trim().max(254, 'Must be at most 254 characters').nullish(),
+  externalId: externalIdFilter,
   ...timeRanges,
 });
 type ContactFilter = z.output<typeof contactFilter>;
@@ -56,6 +58,7 @@ const contactWhere = (f: ContactFilter): Prisma.Sql[] => [
   ...anyOf('contact_type', f.types, 'contact_type'),
   ...anyOf('source', f.sources, 'contact_source'),
   ...(f.email ? [Prisma.sql`lower(${c('email')}) = lower(${f.email})`] : []),
+  ...(f.externalId != null ? [Prisma.sql`${c('external_id')} = ${f.externalId}`] : []),
   ...timeRangeSql(f as TimeRanges),
 ];
 

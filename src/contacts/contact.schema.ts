@@ -37,6 +37,7 @@ export const ContactRef = builder.prismaObject('Contact', {
     company: t.exposeString('company', { nullable: true }),
     contactType: t.expose('contactType', { type: ContactTypeEnum }),
     source: t.expose('source', { type: ContactSourceEnum }),
+    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -53,6 +54,7 @@ builder.queryField('contacts', (t) =>
       pageSize: t.arg.int({ defaultValue: 25 }),
       search: t.arg.string(),
       type: t.arg({ type: ContactTypeEnum }),
+      externalId: t.arg.string(),
     },
     rules: { access: 'member', input: listContactsArgs, limit: { max: 60, window: '1m', per: 'user' } },
     resolve: (_root, _args, _ctx, info) => {
@@ -72,6 +74,7 @@ const CreateContactInputType = builder.inputType('CreateContactInput', {
     company: t.string(),
     contactType: t.field({ type: ContactTypeEnum }),
     source: t.field({ type: ContactSourceEnum }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 
@@ -80,9 +83,10 @@ builder.mutationField('createContact', (t) =>
     type: 'Contact',
     args: { input: t.arg({ type: CreateContactInputType, required: true }) },
     rules: { access: 'member', input: createContactInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
+    resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateContactInput>(info);
-      return write((tx) => createContact(tx, input, userActor(viewer), query));
+      // One statement, atomic by itself: without an Idempotency-Key no transaction is opened.
+      return write((tx) => createContact(tx, input, userActor(viewer)), { oneStatement: true });
     },
   }),
 );
@@ -99,6 +103,7 @@ const UpdateContactInputType = builder.inputType('UpdateContactInput', {
     company: t.string(),
     contactType: t.field({ type: ContactTypeEnum }),
     source: t.field({ type: ContactSourceEnum }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 

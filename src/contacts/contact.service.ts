@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { ContactSource, ContactType, type Contact, type Prisma } from '../generated/prisma/client.js';
-import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { badInput } from '../errors.js';
+import { single, writeBatch, type BatchKind } from '../batches/batch.service.js';
+import { rowOf } from '../batches/set-write.js';
 import { scrubContactFromEvents } from '../events/erase.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { listArgs, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
+import { externalId, externalIdFilter, listArgs, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 
 export const createContactInput = z.object({
   accountId: uuid,
@@ -16,6 +19,7 @@ export const createContactInput = z.object({
   company: optionalText(200),
   contactType: z.enum(ContactType).nullish().transform((value) => value ?? ContactType.lead),
   source: z.enum(ContactSource).nullish().transform((value) => value ?? ContactSource.other),
+  externalId,
 });
 
 export type CreateContactInput = z.output<typeof createContactInput>;
@@ -27,15 +31,28 @@ export const listContactsArgs = listArgs.extend({
     .nullish()
     .transform((value) => value || null),
   type: z.enum(ContactType).nullish(),
+  externalId: externalIdFilter,
 });
 
 export type ListContactsArgs = z.output<typeof listContactsArgs>;
 
-/** In the write's transaction, with its `contact.created` event; `query` selects what the INSERT ... RETURNING gives back. */
-export async function createContact(db: Prisma.TransactionClient, input: CreateContactInput, actor: Actor, query: Query = {}) {
-  const contact = await db.contact.create({ ...withColumns('Contact', query), data: input });
-  await emitRow(db, 'contact.created', 'Contact', actor, contact);
-  return contact;
+/** Contacts on the set-based write path (src/batches/): the single create's and update's rules. */
+export const contactBatch: BatchKind = {
+  spec: { model: 'Contact', table: 'contacts', kind: 'contact' },
+  create: createContactInput,
+  // Declared below from the create input; read when a batch runs.
+  get update() {
+    return updateContactInput;
+  },
+  newRow: (input, id, now) => rowOf('Contact', { ...input, id, createdAt: now, updatedAt: now }),
+};
+
+/**
+ * A batch of one on the set-based path: the contact and its `contact.created` event in one
+ * statement, answered from what it returned (every column). A taken external id is a 400 on it.
+ */
+export async function createContact(db: Prisma.TransactionClient, input: CreateContactInput, actor: Actor): Promise<Contact> {
+  return single<Contact>(await writeBatch(db, contactBatch, input.accountId, [input], { mode: 'create', allOrNothing: false }, actor));
 }
 
 /**
@@ -46,6 +63,7 @@ export async function createContact(db: Prisma.TransactionClient, input: CreateC
 export function contactsWhere(args: ListContactsArgs): Prisma.ContactWhereInput {
   const where: Prisma.ContactWhereInput = { accountId: args.accountId };
   if (args.type) where.contactType = args.type;
+  if (args.externalId != null) where.externalId = args.externalId;
   // Prisma hands the text to (I)LIKE as is: escape its wildcards so they match themselves.
   const search = args.search?.replace(/[\\%_]/g, '\\$&');
   if (search) {
@@ -76,7 +94,10 @@ export function updateContact(tx: Prisma.TransactionClient, contact: ContactKey,
   const spec = { type: 'contact.updated', model: 'Contact', table: 'contacts', actor } as const;
   return updatedWithEvent(tx, spec, contact, changedFields(args.input), () =>
     updateGuarded<Contact>(tx.contact, contact, args.input, withColumns('Contact', query), args.expectedUpdatedAt),
-  );
+  ).catch((error: unknown) => {
+    // external_id is the one unique value a contact's update can collide on; the transaction ends with it.
+    throw isUniqueViolation(error) ? badInput({ externalId: [TAKEN] }) : error;
+  });
 }
 
 /** Every row that may point at a contact keeps its place and loses the link; the counts of each. */

@@ -6,7 +6,7 @@ import { builder } from '../graphql/builder.js';
 import { columnSql as c, anyOf, defineCollection, eq, likeEscape, orderInputOf, rangeSql, timeRanges, timeRangeSql, type TimeRanges } from '../graphql/connection.js';
 import { readById } from '../graphql/reads.js';
 import { DealStatus, Prisma } from '../generated/prisma/client.js';
-import { text, uuid } from '../validation.js';
+import { externalIdFilter, text, uuid } from '../validation.js';
 import { DealRef, DealStatusEnum } from './deal.schema.js';
 import { PipelineStageRef } from './stage.schema.js';
 import { STAGE_ORDER } from './stage.service.js';
@@ -18,6 +18,7 @@ const DealFilter = builder.inputType('DealFilter', {
     statuses: t.field({ type: [DealStatusEnum] }),
     stageIds: t.idList(),
     contactId: t.id(),
+    externalId: t.string({ description: 'The exact external id' }),
     minValue: t.float({ description: 'Inclusive' }),
     maxValue: t.float({ description: 'Inclusive' }),
     expectedCloseAfter: t.field({ type: 'Date' }),
@@ -38,6 +39,7 @@ const dealFilter = z.object({
   statuses: z.array(z.enum(DealStatus)).nullish(),
   stageIds: z.array(uuid).max(100, 'At most 100 ids').nullish(),
   contactId: uuid.nullish(),
+  externalId: externalIdFilter,
   minValue: z.number().finite().nullish(),
   maxValue: z.number().finite().nullish(),
   expectedCloseAfter: z.date().nullish(),
@@ -51,6 +53,7 @@ const dealWhere = (f: DealFilter): Prisma.Sql[] => [
   ...anyOf('status', f.statuses, 'deal_status'),
   ...anyOf('stage_id', f.stageIds, 'uuid'),
   ...eq('contact_id', f.contactId, 'uuid'),
+  ...eq('external_id', f.externalId, 'text'),
   ...(f.minValue != null ? [Prisma.sql`${c('value')} >= CAST(${String(f.minValue)} AS numeric)`] : []),
   ...(f.maxValue != null ? [Prisma.sql`${c('value')} <= CAST(${String(f.maxValue)} AS numeric)`] : []),
   ...rangeSql('expected_close_date', f.expectedCloseAfter, f.expectedCloseBefore, 'date'),

@@ -38,6 +38,7 @@ export const DealRef = builder.prismaObject('Deal', {
     probability: t.exposeFloat('probability'),
     status: t.expose('status', { type: DealStatusEnum }),
     expectedCloseDate: t.expose('expectedCloseDate', { type: 'Date', nullable: true }),
+    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
     closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When the deal left open; null while open.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
@@ -56,6 +57,7 @@ builder.queryField('deals', (t) =>
       page: t.arg.int({ defaultValue: 1 }),
       pageSize: t.arg.int({ defaultValue: 25 }),
       status: t.arg({ type: DealStatusEnum }),
+      externalId: t.arg.string(),
     },
     rules: { access: 'member', input: listDealsArgs, limit: { max: 60, window: '1m', per: 'user' } },
     resolve: (_root, _args, _ctx, info) => {
@@ -74,6 +76,7 @@ const CreateDealInputType = builder.inputType('CreateDealInput', {
     value: t.float({ description: 'Default 0; 0 to 9999999999.99, at most two decimals.' }),
     probability: t.float({ description: 'Default 50; 0 to 100.' }),
     expectedCloseDate: t.field({ type: 'Date' }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 
@@ -82,9 +85,10 @@ builder.mutationFields((t) => ({
     type: 'Deal',
     args: { input: t.arg({ type: CreateDealInputType, required: true }) },
     rules: { access: 'member', input: createDealInput, from: 'input', linked: linkedRows, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
+    resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateDealInput>(info);
-      return write((tx) => createDeal(tx, input, userActor(viewer), query));
+      // The same-account check reads; the write is one statement (the foreign keys hold the links): no transaction needed.
+      return write((tx) => createDeal(tx, input, userActor(viewer)), { oneStatement: true });
     },
   }),
   setDealStatus: t.prismaField({
@@ -116,6 +120,7 @@ const UpdateDealInputType = builder.inputType('UpdateDealInput', {
     value: t.float({ description: '0 to 9999999999.99, at most two decimals.' }),
     probability: t.float({ description: '0 to 100.' }),
     expectedCloseDate: t.field({ type: 'Date' }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 

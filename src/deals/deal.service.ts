@@ -1,13 +1,15 @@
 import { z } from 'zod';
-import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
-import { DealStatus, type Deal, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { DealStatus, Prisma, type Deal, type PrismaClient } from '../generated/prisma/client.js';
+import { single, writeBatch, type BatchKind } from '../batches/batch.service.js';
+import { rowOf } from '../batches/set-write.js';
 import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { listArgs, money, requiredText, uuid } from '../validation.js';
+import { externalId, externalIdFilter, listArgs, money, requiredText, uuid } from '../validation.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
 
@@ -27,11 +29,12 @@ export const createDealInput = z.object({
     .transform((value) => value ?? 50),
   // The Date scalar already refused anything but a real YYYY-MM-DD day.
   expectedCloseDate: z.date().nullish().transform((value) => value ?? null),
+  externalId,
 });
 
 export type CreateDealInput = z.output<typeof createDealInput>;
 
-export const listDealsArgs = listArgs.extend({ status: z.enum(DealStatus).nullish() });
+export const listDealsArgs = listArgs.extend({ status: z.enum(DealStatus).nullish(), externalId: externalIdFilter });
 export type ListDealsArgs = z.output<typeof listDealsArgs>;
 
 export const setDealStatusArgs = z.object({ id: uuid, status: z.enum(DealStatus) });
@@ -39,7 +42,9 @@ export type SetDealStatusArgs = z.output<typeof setDealStatusArgs>;
 export type DealToMove = { id: string; status: DealStatus };
 
 export function dealsWhere(args: ListDealsArgs): Prisma.DealWhereInput {
-  return args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
+  const where: Prisma.DealWhereInput = args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
+  if (args.externalId != null) where.externalId = args.externalId;
+  return where;
 }
 
 /**
@@ -73,12 +78,21 @@ export async function assertInAccount(db: Prisma.TransactionClient, accountId: s
 /** The `linked` rule of the fields that write deals and invoices (src/graphql/rules.ts). */
 export const linkedRows = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => linkProblems(db, accountId, fields);
 
-/** A new deal is always `open` (the contract's only creation transition); `query` selects the RETURNING. */
-export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, actor: Actor, query: Query = {}) {
-  await assertInAccount(db, input.accountId, input);
-  const deal = await db.deal.create({ ...withColumns('Deal', query), data: { ...input, status: DealStatus.open } });
-  await emitRow(db, 'deal.created', 'Deal', actor, deal);
-  return deal;
+/** Deals on the set-based write path (src/batches/). A new deal is always `open` (the contract's only creation transition). */
+export const dealBatch: BatchKind = {
+  spec: { model: 'Deal', table: 'deals', kind: 'deal' },
+  create: createDealInput,
+  get update() {
+    return updateDealInput;
+  },
+  newRow: (input, id, now) =>
+    rowOf('Deal', { ...input, id, status: DealStatus.open, closedAt: null, value: new Prisma.Decimal(input.value as number), createdAt: now, updatedAt: now }),
+  refs: { contactId: 'contacts', stageId: 'pipeline_stages' },
+};
+
+/** A batch of one: the same-account check (when it links anything), then the deal and its event in one statement. */
+export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, actor: Actor): Promise<Deal> {
+  return single<Deal>(await writeBatch(db, dealBatch, input.accountId, [input], { mode: 'create', allOrNothing: false }, actor));
 }
 
 const ATTEMPTS = 5;
@@ -123,7 +137,10 @@ export async function updateDeal(tx: Prisma.TransactionClient, deal: DealKey, ar
   const spec = { type: 'deal.updated', model: 'Deal', table: 'deals', actor } as const;
   return updatedWithEvent(tx, spec, deal, changedFields(args.input), () =>
     updateGuarded<Deal>(tx.deal, deal, args.input, withColumns('Deal', query), args.expectedUpdatedAt),
-  );
+  ).catch((error: unknown) => {
+    // external_id is the one unique value a deal's update can collide on; the transaction ends with it.
+    throw isUniqueViolation(error) ? badInput({ externalId: [TAKEN] }) : error;
+  });
 }
 
 export async function deleteDeal(tx: Prisma.TransactionClient, deal: DealKey, actor: Actor) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { lockKey } from '../batches/batch.service.js';
 import { z } from 'zod';
 import {
   ContactField,
@@ -173,8 +174,9 @@ export async function recordSubmission(
     let contactId: string;
     let existing: { id: string; firstName: string; lastName: string | null; phone: string | null; company: string | null } | undefined;
     if (email) {
-      const lockKey = `${accountId}:${email.toLowerCase()}`;
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}::text, 0))`;
+      // The same lock as upsertContacts by e-mail (src/batches/): a form and a batch never both create the contact.
+      const key = lockKey(accountId, 'contacts', 'email', email.toLowerCase());
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}::text, 0))`;
       // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
       const rows = await tx.$queryRaw<NonNullable<typeof existing>[]>`
         SELECT id, first_name AS "firstName", last_name AS "lastName", phone, company FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)

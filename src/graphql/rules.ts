@@ -54,7 +54,8 @@ export type FieldRules = {
   linked?: (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => Promise<ErrorDetails>;
 };
 
-export type FieldLimit = { max: number; window: `${number}${'s' | 'm' | 'h'}`; per: 'user' | 'ip' | 'account' };
+/** `name`: a bucket several fields share (else each field counts on its own). */
+export type FieldLimit = { max: number; window: `${number}${'s' | 'm' | 'h'}`; per: 'user' | 'ip' | 'account'; name?: string };
 
 /** What the checks established, for the resolver: who, the parsed input, their role, the target. */
 export type Checked<Input = unknown, Target = unknown> = {
@@ -67,7 +68,7 @@ export type Checked<Input = unknown, Target = unknown> = {
    * idempotent (the transaction also stores the answer, which is what a retry gets back).
    * `scope` narrows who may reuse a key (e.g. one form's submissions).
    */
-  write<T>(work: (db: Prisma.TransactionClient) => Promise<T>, claim?: { accountId?: string; scope?: string }): Promise<T>;
+  write<T>(work: (db: Prisma.TransactionClient) => Promise<T>, claim?: { accountId?: string; scope?: string; oneStatement?: boolean }): Promise<T>;
 };
 
 const checks = new WeakMap<GraphQLResolveInfo, Checked>();
@@ -89,7 +90,7 @@ export function rootRules(schema: GraphQLSchema, kind: 'query' | 'mutation', nam
   return rulesOf(root?.getFields()[name]);
 }
 
-const limitName = (field: string) => field;
+const limitName = (field: string, limit: FieldLimit) => limit.name ?? field;
 
 /** What the rules parse: the `input` argument (`from: 'input'`) or all the arguments. */
 const parsedOf = (rules: FieldRules, args: Record<string, unknown>): unknown => (rules.from === 'input' ? args.input : args);
@@ -164,7 +165,7 @@ export async function admit(ctx: Context, field: string, rules: FieldRules, resp
   done.add(responseKey);
   const { limit } = rules;
   if (limit && limit.per !== 'account') {
-    await ctx.charge({ name: limitName(field), max: limit.max, window: limit.window }, limit.per === 'ip' ? ctx.clientIp : viewer!.id);
+    await ctx.charge({ name: limitName(field, limit), max: limit.max, window: limit.window }, limit.per === 'ip' ? ctx.clientIp : viewer!.id);
   }
   return viewer;
 }
@@ -199,12 +200,14 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
   }
   if (rules.limit?.per === 'account') {
     const { max, window } = rules.limit;
-    await ctx.charge({ name: limitName(field), max, window }, accountId!);
+    await ctx.charge({ name: limitName(field, rules.limit), max, window }, accountId!);
   }
 
   const write: Checked['write'] = (work, claim = {}) => {
     const key = rules.idempotent ? readIdempotencyKey(ctx.request.headers) : null;
     // One transaction either way: the answer is what the write's own statements returned.
+    // A write that is one statement is atomic by itself: BEGIN and COMMIT would be two more round trips.
+    if (key === null && claim.oneStatement) return work(ctx.db as unknown as Prisma.TransactionClient);
     if (key === null) return ctx.db.$transaction(work, WRITE_TRANSACTION);
     const who = viewer ? `user:${viewer.id}` : `ip:${ctx.clientIp}`;
     const owner = claim.accountId ?? accountId ?? target?.accountId;

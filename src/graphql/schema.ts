@@ -17,6 +17,7 @@ import '../exports/export.schema.js';
 import '../records/record-reads.schema.js';
 import '../events/event.schema.js';
 import '../webhooks/webhook.schema.js';
+import '../batches/batch.schema.js';
 
 export const schema = builder.toSchema();
 

@@ -6,7 +6,7 @@ import { builder } from '../graphql/builder.js';
 import { anyOf, defineCollection, eq, orderInputOf, rangeSql, timeRanges, timeRangeSql, type TimeRanges } from '../graphql/connection.js';
 import { readById } from '../graphql/reads.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
-import { uuid } from '../validation.js';
+import { externalIdFilter, uuid } from '../validation.js';
 import { InvoiceRef, InvoiceStatusEnum } from './invoice.schema.js';
 
 const InvoiceFilter = builder.inputType('InvoiceFilter', {
@@ -14,6 +14,7 @@ const InvoiceFilter = builder.inputType('InvoiceFilter', {
   fields: (t) => ({
     statuses: t.field({ type: [InvoiceStatusEnum] }),
     contactId: t.id(),
+    externalId: t.string({ description: 'The exact external id' }),
     dueAfter: t.field({ type: 'Date' }),
     dueBefore: t.field({ type: 'Date' }),
     createdAfter: t.field({ type: 'DateTime' }),
@@ -26,6 +27,7 @@ const InvoiceFilter = builder.inputType('InvoiceFilter', {
 const invoiceFilter = z.object({
   statuses: z.array(z.enum(InvoiceStatus)).nullish(),
   contactId: uuid.nullish(),
+  externalId: externalIdFilter,
   dueAfter: z.date().nullish(),
   dueBefore: z.date().nullish(),
   ...timeRanges,
@@ -35,6 +37,7 @@ type InvoiceFilter = z.output<typeof invoiceFilter>;
 const invoiceWhere = (f: InvoiceFilter): Prisma.Sql[] => [
   ...anyOf('status', f.statuses, 'invoice_status'),
   ...eq('contact_id', f.contactId, 'uuid'),
+  ...eq('external_id', f.externalId, 'text'),
   ...rangeSql('due_date', f.dueAfter, f.dueBefore, 'date'),
   ...timeRangeSql(f as TimeRanges),
 ];

@@ -37,6 +37,7 @@ export const InvoiceRef = builder.prismaObject('Invoice', {
     amount: t.float({ resolve: (invoice) => moneyOf(invoice.amount) }),
     status: t.expose('status', { type: InvoiceStatusEnum }),
     dueDate: t.expose('dueDate', { type: 'Date' }),
+    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     contact: t.relation('contact', { nullable: true }),
@@ -53,6 +54,7 @@ builder.queryField('invoices', (t) =>
       page: t.arg.int({ defaultValue: 1 }),
       pageSize: t.arg.int({ defaultValue: 25 }),
       status: t.arg({ type: InvoiceStatusEnum }),
+      externalId: t.arg.string(),
     },
     rules: { access: 'member', input: listInvoicesArgs, limit: { max: 60, window: '1m', per: 'user' } },
     resolve: (_root, _args, _ctx, info) => {
@@ -70,6 +72,7 @@ const CreateInvoiceInputType = builder.inputType('CreateInvoiceInput', {
     amount: t.float({ required: true }),
     dueDate: t.field({ type: 'Date', required: true }),
     status: t.field({ type: InvoiceStatusEnum, description: 'Only draft (the default) on create.' }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 
@@ -111,6 +114,7 @@ const UpdateInvoiceInputType = builder.inputType('UpdateInvoiceInput', {
     invoiceNumber: t.string({ description: 'Unique in the account.' }),
     amount: t.float(),
     dueDate: t.field({ type: 'Date' }),
+    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
 import { InvoiceStatus, Prisma, type Invoice, type PrismaClient } from '../generated/prisma/client.js';
 import { badInput, conflict, invalidTransition, isAppError, MESSAGES, notFound } from '../errors.js';
 import { assertInAccount } from '../deals/deal.service.js';
@@ -8,9 +8,9 @@ import { WRITE_TRANSACTION } from '../db/client.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { listArgs, money, optionalText, uuid } from '../validation.js';
+import { externalId, externalIdFilter, listArgs, money, optionalText, uuid } from '../validation.js';
 
-export const NUMBER_TAKEN = 'Already used in this account';
+export const NUMBER_TAKEN = TAKEN;
 
 export const createInvoiceInput = z.object({
   accountId: uuid,
@@ -18,6 +18,7 @@ export const createInvoiceInput = z.object({
   invoiceNumber: optionalText(50),
   amount: money,
   dueDate: z.date(),
+  externalId,
   // Every invoice starts as a draft; later states are reached only through setInvoiceStatus.
   status: z
     .enum(InvoiceStatus)
@@ -28,7 +29,7 @@ export const createInvoiceInput = z.object({
 
 export type CreateInvoiceInput = z.output<typeof createInvoiceInput>;
 
-export const listInvoicesArgs = listArgs.extend({ status: z.enum(InvoiceStatus).nullish() });
+export const listInvoicesArgs = listArgs.extend({ status: z.enum(InvoiceStatus).nullish(), externalId: externalIdFilter });
 export type ListInvoicesArgs = z.output<typeof listInvoicesArgs>;
 
 export const setInvoiceStatusArgs = z.object({ id: uuid, status: z.enum(InvoiceStatus) });
@@ -36,15 +37,14 @@ export type SetInvoiceStatusArgs = z.output<typeof setInvoiceStatusArgs>;
 export type InvoiceToMove = { id: string; status: InvoiceStatus };
 
 export function invoicesWhere(args: ListInvoicesArgs): Prisma.InvoiceWhereInput {
-  return args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
+  const where: Prisma.InvoiceWhereInput = args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
+  if (args.externalId != null) where.externalId = args.externalId;
+  return where;
 }
 
 export const formatInvoiceNumber = (n: number): string => `INV-${String(n).padStart(6, '0')}`;
 
 const ATTEMPTS = 5;
-
-const isUniqueViolation = (error: unknown): boolean =>
-  error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 
 /**
  * Creates a draft invoice in the write's transaction; without a number it gets the account's next
@@ -62,10 +62,15 @@ export async function createInvoice(tx: Prisma.TransactionClient, input: CreateI
       await emitRow(tx, 'invoice.created', 'Invoice', actor, created);
       return created as Invoice;
     }
+    if (data.externalId && (await externalIdTaken(tx, data.accountId, data.externalId))) throw badInput({ externalId: [TAKEN] });
     if (invoiceNumber) throw badInput({ invoiceNumber: [NUMBER_TAKEN] });
     if (attempt >= ATTEMPTS) throw new Error(`createInvoice: no free number after ${ATTEMPTS} attempts`);
   }
 }
+
+/** Whether another invoice of the account holds `externalId` (which unique index refused a row). */
+const externalIdTaken = async (tx: Prisma.TransactionClient, accountId: string, externalId: string, except?: string) =>
+  Boolean(await tx.invoice.findFirst({ where: { accountId, externalId, ...(except ? { id: { not: except } } : {}) }, select: { id: true } }));
 
 const BATCH = 100;
 
@@ -132,6 +137,16 @@ export type InvoiceKey = { id: string; accountId: string; status: InvoiceStatus 
 export const invoiceTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } });
 
+/**
+ * An update's unique violation names the value that collided: the index the driver reports (its
+ * columns are in the error's meta), else the one unique value the update changes.
+ */
+function refusedAsTaken(error: unknown, change: { externalId?: string | null; invoiceNumber?: string | null }): never {
+  const meta = JSON.stringify((error as { meta?: unknown }).meta ?? {});
+  const onExternalId = meta.includes('external_id') || meta.includes('externalId') || (change.externalId != null && change.invoiceNumber == null);
+  throw badInput(onExternalId ? { externalId: [TAKEN] } : { invoiceNumber: [NUMBER_TAKEN] });
+}
+
 /** A billing record past draft is refused as it is now, whatever the caller last saw. */
 async function refusedUnlessDraft(tx: Prisma.TransactionClient, error: unknown, id: string): Promise<never> {
   if (isAppError(error) && (error.code === 'CONFLICT' || error.code === 'NOT_FOUND')) {
@@ -151,7 +166,8 @@ export async function updateInvoice(tx: Prisma.TransactionClient, invoice: Invoi
   return updatedWithEvent(tx, spec, invoice, changedFields(change), () =>
     updateGuarded<Invoice>(tx.invoice, invoice, change, withColumns('Invoice', query), args.expectedUpdatedAt, { status: InvoiceStatus.draft }),
   ).catch((error) => {
-    if (isUniqueViolation(error)) throw badInput({ invoiceNumber: [NUMBER_TAKEN] }); // the transaction ends with it
+    // The transaction ends with a unique violation: nothing more is read in it.
+    if (isUniqueViolation(error)) return refusedAsTaken(error, change);
     return refusedUnlessDraft(tx, error, invoice.id);
   });
 }

@@ -16,19 +16,27 @@ import type { Route } from './routes.js';
 export const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const toSnake = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** REST shows a GraphQL enum value in UPPER_CASE (EXTERNAL_ID, CREATED) in lower case, as its other values are. */
+export const restEnum = (value: string): string => (/^[A-Z][A-Z0-9_]*$/.test(value) ? value.toLowerCase() : value);
+
 const MAX_INT = 2 ** 31 - 1;
 
 /**
  * THE way back from a path the core names (docs/decisions.md §2) to the REST field it came from:
  * GraphQL variables and input fields are camelCase, REST fields snake_case; a body that is the
- * `input` variable names its fields without it, and the input as a whole is the `body`. Form
- * submissions keep the form's own keys. Every REST 400 renames its details through this alone.
+ * `input` variable names its fields without it, and the input as a whole is the `body`; a batch's
+ * records are `records` where the core says `inputs`. Form submissions keep the form's own keys.
+ * Every REST 400 renames its details through this alone.
  */
-export function restFieldName(route: Pick<Route, 'input' | 'keepDetailKeys'>, path: string): string {
+export function restFieldName(route: Pick<Route, 'input' | 'keepDetailKeys'> & Partial<Pick<Route, 'answer'>>, path: string): string {
   if (route.keepDetailKeys) return path;
   const segments = path.split('.');
   if (route.input === 'body-as-input' && segments[0] === 'input') segments.shift();
-  return segments.length === 0 ? 'body' : segments.map(toSnake).join('.');
+  if (segments.length === 0) return 'body';
+  const name = segments.map(toSnake).join('.');
+  if (route.answer?.kind !== 'batch') return name;
+  const { argument, records } = route.answer;
+  return name === argument || name.startsWith(`${argument}.`) ? records + name.slice(argument.length) : name;
 }
 
 /**
@@ -86,7 +94,9 @@ export class VariableReader {
     }
     if (isEnumType(type)) {
       const allowed = type.getValues().map((v) => v.name);
-      return typeof value === 'string' && allowed.includes(value) ? value : this.fail(field, `Must be one of: ${allowed.join(', ')}`);
+      const shown = allowed.map(restEnum);
+      const at = typeof value === 'string' ? shown.indexOf(value) : -1;
+      return at >= 0 ? allowed[at] : this.fail(field, `Must be one of: ${shown.join(', ')}`);
     }
     if (isScalarType(type)) return this.scalar(value, type.name, field, type.parseValue.bind(type));
     return this.fail(field, 'Unsupported');

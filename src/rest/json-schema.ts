@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import { z } from 'zod';
 import { uuid } from '../validation.js';
-import { toSnake } from './input.js';
+import { restEnum, toSnake } from './input.js';
 
 /**
  * GraphQL types (and the zod schemas behind them) as JSON Schema 2020-12, the dialect of OpenAPI 3.1.
@@ -50,7 +50,7 @@ function scalarSchema(type: GraphQLScalarType, direction: 'input' | 'output'): J
 
 const enumSchema = (type: GraphQLEnumType): JsonSchema => ({
   type: 'string',
-  enum: type.getValues().map((v) => v.name),
+  enum: type.getValues().map((v) => restEnum(v.name)),
 });
 
 /** The same schema, also allowing null (a nullable GraphQL type). */

@@ -170,7 +170,7 @@ function describeRoute(route: Route): JsonSchema {
     ...(route.ifMatch ? [IF_MATCH] : []),
   ];
 
-  const body = route.input === 'query' ? undefined : requestBody(route, variables.filter((d) => !inPath(d)), root, field, doc);
+  const body = route.input === 'query' ? undefined : route.variants ? variantsBody(route) : requestBody(route, variables.filter((d) => !inPath(d)), root, field, doc);
   const bodyRequired = (body?.content['application/json'].schema.required ?? []) as string[];
   const exampleField = parameters.find((p) => p.required && p.in === 'query')?.name ?? bodyRequired[0] ?? 'body';
 
@@ -241,9 +241,45 @@ function requestBody(route: Route, variables: readonly VariableDefinitionNode[],
   return { required: true, content: { 'application/json': { schema: body } } };
 }
 
+/**
+ * The body of a route whose key chooses among operations (docs/decisions.md §16): that key, and
+ * every variant's variables; those all variants require are required.
+ */
+function variantsBody(route: Route) {
+  const { key, operations } = route.variants!;
+  const bodies = Object.values(operations).map((operation) => {
+    const op = getOperationAST(operation) as OperationDefinitionNode;
+    const root = op.selectionSet.selections[0] as FieldNode;
+    const field = schema.getMutationType()!.getFields()[root.name.value]!;
+    const rules = rootRules(schema, 'mutation', field.name)!;
+    return requestBody(route, op.variableDefinitions ?? [], root, field, { ...rules, rules: rules.input }).content['application/json'].schema;
+  });
+  const names = Object.keys(operations);
+  const required = bodies.map((b) => b.required as string[]).reduce((all, some) => all.filter((name) => some.includes(name)));
+  const properties = Object.assign(
+    { [key]: { type: 'string', enum: names, default: names[0], description: `Which operation (\`match_on\` only with ${names[1]})` } },
+    ...bodies.map((b) => b.properties as Record<string, JsonSchema>),
+  );
+  return { required: true, content: { 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } } };
+}
+
+/** A batch item has its `data` or its `details`, never both (src/rest/plugin.ts, batchAnswer). */
+function batchSchema(selection: JsonSchema): JsonSchema {
+  const items = (selection.properties as Record<string, JsonSchema>).data!.items as JsonSchema;
+  const only = (key: string) => ({ ...items, required: ['index', 'status', key] });
+  const withoutOther = (drop: string) => {
+    const { [drop]: _dropped, ...properties } = items.properties as Record<string, JsonSchema>;
+    return { ...only(drop === 'data' ? 'details' : 'data'), properties };
+  };
+  const object = Array.isArray(selection.type) ? { ...selection, type: 'object' } : selection;
+  return { ...object, properties: { ...(object.properties as object), data: { type: 'array', items: { oneOf: [withoutOther('details'), withoutOther('data')] } } } };
+}
+
 function success(answer: Answer, selection: JsonSchema, limited: boolean) {
   const extra = limited ? LIMITED : [];
   switch (answer.kind) {
+    case 'batch':
+      return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: batchSchema(selection) } } } };
     case 'as-is':
       return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: selection } } } };
     case 'created': {

@@ -1,7 +1,7 @@
-import { getOperationAST, validate, type DocumentNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, Kind, validate, type DocumentNode, type FieldNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Context, ServerContext } from '../context.js';
-import { isAppError, notFound } from '../errors.js';
+import { isAppError, notFound, type ErrorDetails } from '../errors.js';
 import { maskError } from '../graphql/mask.js';
 import { admit, inputProblems, rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../graphql/schema.js';
@@ -9,11 +9,11 @@ import { jsonObject, readJson } from '../http/body.js';
 import type { Logger } from '../logger.js';
 import { download } from './download.js';
 import { fromCoreError, fromHttpError, invalidInput, json, restErrorResponse, type InputSource, type RestError } from './errors.js';
-import { restFieldName, toSnake, VariableReader } from './input.js';
+import { restEnum, restFieldName, toCamel, toSnake, VariableReader } from './input.js';
 import { routes, type Route } from './routes.js';
 
-type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string };
-type Compiled = Operation & { route: Route; rules: FieldRules; target?: Operation; segments: string[] };
+type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string; responseKey: string };
+type Compiled = Operation & { route: Route; rules: FieldRules; target?: Operation; segments: string[]; variants?: Record<string, Compiled> };
 
 /** Checked once at start: every REST operation is valid, names one root field, and that field declares rules. */
 export function compileRoute(route: Route): Compiled {
@@ -21,7 +21,13 @@ export function compileRoute(route: Route): Compiled {
   const rules = rootRules(schema, compiled.operation.operation === 'mutation' ? 'mutation' : 'query', compiled.field);
   if (!rules) throw new Error(`REST operation for ${route.method} ${route.path}: ${compiled.field} declares no rules`);
   const target = route.target && operationOf(route, route.target);
-  return { route, ...compiled, rules, target, segments: route.path.split('/') };
+  const variants = route.variants && Object.fromEntries(
+    Object.entries(route.variants.operations).map(([value, operation]) => [value, compileRoute({ ...route, operation, variants: undefined })]),
+  );
+  if (variants && Object.values(variants).some((v) => v.responseKey !== compiled.responseKey || v.rules.limit?.name !== rules.limit?.name)) {
+    throw new Error(`REST ${route.method} ${route.path}: its variants must answer under one key and share one limit`);
+  }
+  return { route, ...compiled, rules, target, segments: route.path.split('/'), variants };
 }
 
 function operationOf(route: Route, document: DocumentNode): Operation {
@@ -31,7 +37,7 @@ function operationOf(route: Route, document: DocumentNode): Operation {
   if (errors.length > 0 || !operation || root?.kind !== 'Field') {
     throw new Error(`REST operation for ${route.method} ${route.path} is invalid: ${errors.map((e) => e.message).join('; ')}`);
   }
-  return { document, operation, field: root.name.value };
+  return { document, operation, field: root.name.value, responseKey: root.alias?.value ?? root.name.value };
 }
 
 function match(table: Compiled[], method: string, pathname: string) {
@@ -89,7 +95,7 @@ async function run(
   url: URL,
   serverContext: ServerContext,
 ): Promise<Response> {
-  const { route, field, rules, target } = compiled;
+  const { route, field, rules, target, responseKey } = compiled;
   const source: InputSource = route.input === 'query' ? 'query' : 'body';
   const renameField = (key: string) => restFieldName(route, key);
   try {
@@ -97,10 +103,13 @@ async function run(
     const ctx = (await enveloped.contextFactory()) as Context;
     // docs/decisions.md §2: 401 -> 429 before the body is read (415/413 -> 400; the public form: 404 -> 400).
     // The field's own admission, done once per request: its resolver does not charge again.
-    await admit(ctx, field, rules);
+    // A route with variants charges their shared bucket under their shared response key, once.
+    await admit(ctx, field, rules, responseKey);
 
     const raw = route.input === 'query' ? undefined : await readJson(request);
-    const input = await readVariables(compiled, raw, url, pathParams, ctx);
+    const chosen = compiled.variants ? variantOf(compiled, raw) : { compiled, body: raw };
+    if ('refused' in chosen) return restErrorResponse(chosen.refused);
+    const input = await readVariables(chosen.compiled, chosen.body, url, pathParams, ctx);
     const ifMatch = route.ifMatch ? ifMatchVersion(request.headers.get('if-match')) : null;
     if (ifMatch !== null && 'variables' in input) input.variables[route.ifMatch!] = ifMatch;
     if ('refused' in input) {
@@ -110,7 +119,7 @@ async function run(
       return restErrorResponse(missing ? fromCoreError(missing, source, renameField) : input.refused);
     }
 
-    const result = await enveloped.execute({ schema, document: route.operation, variableValues: input.variables, contextValue: ctx });
+    const result = await enveloped.execute({ schema, document: chosen.compiled.route.operation, variableValues: input.variables, contextValue: ctx });
     if ('errors' in result && result.errors?.length) {
       const error = result.errors.find((e: GraphQLError) => e.extensions?.code) ?? result.errors[0]!;
       // A path whose parameter names nothing this service could hold (not a UUID) addresses nothing: 404.
@@ -121,7 +130,9 @@ async function run(
       }
       return restErrorResponse(fromCoreError(error, source, renameField));
     }
-    return await answer(route, (result as { data: Record<string, unknown> }).data[field], ctx, request, serverContext, log);
+    const data = (result as { data: Record<string, unknown> }).data[responseKey];
+    if (route.answer.kind === 'batch') return json(200, batchAnswer(data as BatchAnswer, input.refusedItems));
+    return await answer(route, data, ctx, request, serverContext, log);
   } catch (error) {
     // Failures outside execution (the context, reading the body): the core's masking decides what shows.
     const shown = isAppError(error) ? error : maskError(error, log);
@@ -142,6 +153,8 @@ async function answer(route: Route, result: unknown, ctx: Context, request: Requ
     }
     case 'no-content':
       return new Response(null, { status: 204 });
+    case 'batch':
+      throw new Error('a batch is answered by batchAnswer');
     case 'download': {
       const { file } = route.answer;
       const ticket = result as { accountId: string; fileName: string; createdAt: string };
@@ -166,7 +179,7 @@ async function readVariables(
   url: URL,
   pathParams: Record<string, string>,
   ctx: Context,
-): Promise<{ variables: Record<string, unknown> } | { refused: RestError }> {
+): Promise<{ variables: Record<string, unknown>; refusedItems: Map<number, ErrorDetails> } | { refused: RestError }> {
   const reader = new VariableReader(route.input === 'query');
   let variables: Record<string, unknown>;
   if (route.input === 'query') {
@@ -188,7 +201,8 @@ async function readVariables(
       variables = reader.variables(schema, operation, { ...body, ...pathParams });
     }
   }
-  if (Object.keys(reader.details).length === 0) return { variables };
+  const refusedItems = route.answer.kind === 'batch' ? refusedRecords(reader, variables, route.answer.records) : new Map<number, ErrorDetails>();
+  if (Object.keys(reader.details).length === 0) return { variables, refusedItems };
   const details = { ...reader.details };
   // The form judges its own values once its type check passes: only the core's names are merged,
   // less those about a field, object or body the type check already refused within (the core saw
@@ -196,12 +210,73 @@ async function readVariables(
   if (!route.keepDetailKeys) {
     const refused = Object.keys(details);
     const within = (name: string) => refused.some((key) => key === name || name === 'body' || key.startsWith(`${name}.`));
-    for (const [key, messages] of Object.entries(await inputProblems(rules, variables, ctx))) {
+    for (const [key, messages] of Object.entries(await inputProblems(rules, argumentsOf(operation, variables), ctx))) {
       const name = restFieldName(route, key);
       if (!within(name)) details[name] = messages;
     }
   }
   return { refused: invalidInput(route.input === 'query' ? 'query' : 'body', details) };
+}
+
+/** The root field's arguments from the operation's variables (an argument may take a variable of another name). */
+function argumentsOf(operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+  const root = operation.selectionSet.selections[0] as FieldNode;
+  const args: Record<string, unknown> = { ...variables };
+  for (const arg of root.arguments ?? []) if (arg.value.kind === Kind.VARIABLE) args[arg.name.value] = variables[arg.value.name.value];
+  return args;
+}
+
+/**
+ * docs/decisions.md §16: a record the reader refuses (an unknown field, a wrong JSON type) fails as
+ * an item, named in its own details, and the others are still judged and written. Its problems move
+ * out of the request's details, and the core gets an empty record in its place, which every batch
+ * refuses (no record key, no required field), so it counts as FAILED there too (all_or_nothing included).
+ * A record that is not an object stays the request's problem (an invalid envelope: 400).
+ */
+function refusedRecords(reader: VariableReader, variables: Record<string, unknown>, records: string): Map<number, ErrorDetails> {
+  const refused = new Map<number, ErrorDetails>();
+  const prefix = new RegExp(`^${records}\\.(\\d+)\\.(.+)$`);
+  for (const key of Object.keys(reader.details)) {
+    const match = prefix.exec(key);
+    if (!match) continue;
+    const index = Number(match[1]);
+    if (!refused.has(index)) refused.set(index, {});
+    refused.get(index)![match[2]!] = reader.details[key]!;
+    delete reader.details[key];
+  }
+  const list = variables[toCamel(records)];
+  if (Array.isArray(list)) for (const index of refused.keys()) list[index] = {};
+  return refused;
+}
+
+type BatchAnswer = { data: { index: number; status: string; data: unknown; details: unknown }[]; created: number; updated: number; unchanged: number; failed: number };
+
+/** The core's batch answer as REST shows it: each item with its `data` or its `details`, refused records named by the reader. */
+function batchAnswer(result: BatchAnswer, refused: Map<number, ErrorDetails>) {
+  const data = result.data.map((item) => {
+    const details = refused.get(item.index) ?? item.details;
+    if (refused.has(item.index) && item.status !== 'FAILED') throw new Error(`batch: refused record ${item.index} was written`);
+    const status = restEnum(item.status);
+    return details == null ? { index: item.index, status, data: item.data } : { index: item.index, status, details };
+  });
+  return { data, created: result.created, updated: result.updated, unchanged: result.unchanged, failed: result.failed };
+}
+
+/** The variant a body's key chooses (absent: the first), and the body without that key; else the 400 naming it. */
+function variantOf(compiled: Compiled, raw: unknown): { compiled: Compiled; body: unknown } | { refused: RestError } {
+  const { key } = compiled.route.variants!;
+  let body: Record<string, unknown>;
+  try {
+    body = jsonObject(raw);
+  } catch (error) {
+    if (isAppError(error)) return { refused: fromCoreError(error, 'body', (k) => restFieldName(compiled.route, k)) };
+    throw error;
+  }
+  const { [key]: value, ...rest } = body;
+  const names = Object.keys(compiled.variants!);
+  const chosen = value === undefined ? compiled.variants![names[0]!] : typeof value === 'string' && Object.hasOwn(compiled.variants!, value) ? compiled.variants![value] : undefined;
+  if (!chosen) return { refused: invalidInput('body', { [key]: [`Must be one of: ${names.join(', ')}`] }) };
+  return { compiled: chosen, body: rest };
 }
 
 type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnveloped']>;

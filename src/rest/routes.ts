@@ -9,6 +9,10 @@ import {
   UpdateContactByIdDocument,
   UpdateDealByIdDocument,
   CreateContactDocument,
+  CreateContactsBatchDocument,
+  CreateDealsBatchDocument,
+  UpsertContactsBatchDocument,
+  UpsertDealsBatchDocument,
   CreateDealDocument,
   ExportAccountDocument,
   ExportContactsDocument,
@@ -36,6 +40,11 @@ export type Answer =
   | { kind: 'record' }
   /** 204 with no body. */
   | { kind: 'no-content' }
+  /**
+   * 200 with a batch's outcome (docs/decisions.md §16): `{data: [{index, status, data | details}], created, ...}`.
+   * A record whose JSON types or fields the reader refuses fails as an item (named in its details), not the request.
+   */
+  | { kind: 'batch'; records: string; argument: string }
   | { kind: 'download'; file: Download };
 
 export type Route = {
@@ -59,6 +68,11 @@ export type Route = {
   ifMatch?: string;
   /** Beyond the customer's contract (docs/decisions.md §12): so marked in the OpenAPI document. */
   extension?: true;
+  /**
+   * A body key choosing the operation among these (the route's `operation` is the first, and the one
+   * the OpenAPI document describes); every variant's root field has the same response key and rules.
+   */
+  variants?: { key: string; operations: Record<string, TypedDocumentNode<any, any>> };
 };
 
 const AS_IS = { kind: 'as-is' } as const;
@@ -66,6 +80,7 @@ const CREATED = { kind: 'created' } as const;
 const RECORD = { kind: 'record' } as const;
 const NO_CONTENT = { kind: 'no-content' } as const;
 const BY_ID = { extension: true } as const;
+const BATCH = { kind: 'batch', records: 'records', argument: 'inputs' } as const;
 
 /** THE REST contract: endpoint -> GraphQL operation -> answer. Access, limits and input rules are the field's. */
 export const routes: Route[] = [
@@ -80,6 +95,15 @@ export const routes: Route[] = [
     answer: AS_IS, target: LeadFormToSubmitDocument, keepDetailKeys: true,
   },
   { method: 'GET', path: '/api/v1/account/export', operation: ExportAccountDocument, input: 'query', answer: { kind: 'download', file: ACCOUNT_JSON } },
+  // Batches and upserts, beyond the contract (docs/decisions.md §16).
+  {
+    method: 'POST', path: '/api/v1/contacts/batch', operation: CreateContactsBatchDocument, input: 'body-as-variables', answer: BATCH, extension: true,
+    variants: { key: 'mode', operations: { create: CreateContactsBatchDocument, upsert: UpsertContactsBatchDocument } },
+  },
+  {
+    method: 'POST', path: '/api/v1/deals/batch', operation: CreateDealsBatchDocument, input: 'body-as-variables', answer: BATCH, extension: true,
+    variants: { key: 'mode', operations: { create: CreateDealsBatchDocument, upsert: UpsertDealsBatchDocument } },
+  },
   // Records by id, beyond the contract (docs/decisions.md §12); after the fixed paths above.
   { method: 'GET', path: '/api/v1/contacts/:id', operation: ContactByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
   {

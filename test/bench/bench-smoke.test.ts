@@ -8,7 +8,7 @@ import { CASE_NAMES, formatReport, runBench, type BenchReport } from '../../scri
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 
 /** The cases PostGraphile has an equivalent request for (scripts/bench/postgraphile-cases.ts). */
-const POSTGRAPHILE_CASES = ['contacts-first', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact'];
+const POSTGRAPHILE_CASES = ['contacts-first', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact', 'create-deal'];
 
 const url = withDatabase(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, `crm_bench_smoke_${randomUUID().slice(0, 8)}`);
 

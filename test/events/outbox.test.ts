@@ -64,7 +64,7 @@ describe('the outbox', () => {
     const account = await createAccount(t);
     const firstName = unique('Rolled');
     await expect(t.db.$transaction(async (tx) => {
-      await createContactRow(tx, { accountId: account.id, firstName, lastName: null, email: null, phone: null, company: null, contactType: 'lead', source: 'other' }, userActor(account.owner));
+      await createContactRow(tx, { accountId: account.id, firstName, lastName: null, email: null, phone: null, company: null, contactType: 'lead', source: 'other', externalId: null }, userActor(account.owner));
       throw new Error('the rest of the change failed');
     })).rejects.toThrow('the rest of the change failed');
     expect(await t.db.contact.count({ where: { firstName } })).toBe(0);

@@ -144,7 +144,7 @@ describe('totals from the counters', () => {
     const before = await countersAndRows(t.db);
     await expect(
       t.db.$transaction(async (tx) => {
-        await createContactRow(tx, { accountId: acc.id, firstName: 'Rolled', lastName: null, email: null, phone: null, company: null, contactType: 'vendor', source: 'other' }, userActor(acc.owner));
+        await createContactRow(tx, { accountId: acc.id, firstName: 'Rolled', lastName: null, email: null, phone: null, company: null, contactType: 'vendor', source: 'other', externalId: null }, userActor(acc.owner));
         await tx.deal.update({ where: { id: deal.id }, data: { status: 'lost' } });
         await tx.contact.deleteMany({ where: { accountId: acc.id, contactType: 'client' } });
         // Inside, the counters moved with the rows.
@@ -324,5 +324,61 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('totals under con
     // Every key of every table has records somewhere: the totals checked below are not all zeros.
     expect(new Set(rows.map((row) => row.split(' ').slice(1, 3).join(' '))).size).toBe(Object.values(KEYS).flat().length);
     for (const acc of new Set(callers.map((c) => c.acc))) await expectApiTotalsExact(acc);
+  }, 120_000);
+});
+
+// docs/decisions.md §16: batches and upserts write through src/batches/ (one statement of CTEs); the
+// statement-level triggers count their rows like any other.
+const UPSERT_CONTACTS = `mutation ($a: ID!, $m: ContactMatch!, $i: [BatchContactInput!]!) {
+  upsertContacts(accountId: $a, matchOn: $m, inputs: $i) { created updated unchanged failed items { status details } } }`;
+const UPSERT_DEALS = 'mutation ($a: ID!, $i: [BatchDealInput!]!) { upsertDeals(accountId: $a, inputs: $i) { created updated unchanged failed } }';
+
+describe('totals after batches and upserts', () => {
+  test('after batch creates, upserts that create and change types, and batch deletes, every total equals count(*)', async () => {
+    const acc = await createAccount(t);
+    const emails = Array.from({ length: 6 }, () => `${unique('b')}@example.com`);
+    const first = await gqlOk(acc.member, UPSERT_CONTACTS, { a: acc.id, m: 'EMAIL', i: emails.map((email) => ({ email, firstName: 'B', contactType: 'lead' })) });
+    expect(first).toMatchObject({ created: 6 });
+    const second = await gqlOk(acc.member, UPSERT_CONTACTS, { a: acc.id, m: 'EMAIL', i: emails.map((email, i) => ({ email, contactType: KEYS.contacts[i % KEYS.contacts.length] })) });
+    expect(second).toMatchObject({ failed: 0 });
+    const exts = Array.from({ length: 4 }, () => unique('deal'));
+    await gqlOk(acc.member, UPSERT_DEALS, { a: acc.id, i: exts.map((externalId) => ({ externalId, title: 'D' })) });
+    const ids = (await t.db.contact.findMany({ where: { accountId: acc.id }, take: 3, select: { id: true } })).map((c) => c.id);
+    await gqlOk(acc.member, 'mutation ($a: ID!, $ids: [ID!]!) { deleteContacts(accountId: $a, ids: $ids) { deleted } }', { a: acc.id, ids });
+    const { counters, rows } = await countersAndRows(t.db);
+    expect(counters).toEqual(rows);
+    await expectApiTotalsExact(acc);
+  });
+});
+
+describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('upserts under concurrent batches', () => {
+  test('50 concurrent upsert batches over overlapping keys (e-mails in any case, external ids, deals) create exactly one record per key; counters equal count(*)', async () => {
+    const acc = await createAccount(t);
+    // 30 batches a minute per user: five callers of ten batches each.
+    const callers = await Promise.all(Array.from({ length: 5 }, () => createMember(t, acc.id)));
+    const emails = Array.from({ length: 25 }, () => `${unique('race')}@example.com`);
+    const exts = Array.from({ length: 25 }, () => unique('race'));
+    const pick = <T>(all: T[], i: number) => all.filter((_, k) => (k * 7 + i) % 3 !== 0); // two thirds of the keys, differing per batch
+    const results = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
+      const as = callers[i % callers.length]!;
+      const contactType = KEYS.contacts[i % KEYS.contacts.length];
+      if (i % 5 === 4) return gqlOk(as, UPSERT_DEALS, { a: acc.id, i: pick(exts, i).map((externalId) => ({ externalId, title: `D${i}`, probability: i })) });
+      if (i % 2 === 0) {
+        return gqlOk(as, UPSERT_CONTACTS, { a: acc.id, m: 'EMAIL', i: pick(emails, i).map((email) => ({ email: i % 4 === 0 ? email.toUpperCase() : email, firstName: `E${i}`, contactType })) });
+      }
+      return gqlOk(as, UPSERT_CONTACTS, { a: acc.id, m: 'EXTERNAL_ID', i: pick(exts, i).map((externalId) => ({ externalId, firstName: `X${i}`, contactType })) });
+    }));
+    for (const r of results as unknown as { failed: number }[]) expect(r.failed).toBe(0);
+    const perEmail = await t.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM contacts WHERE account_id = ${acc.id}::uuid AND email IS NOT NULL GROUP BY lower(email)`;
+    expect(perEmail).toHaveLength(emails.length);
+    expect(perEmail.every((row) => row.n === 1)).toBe(true);
+    expect(await t.db.contact.count({ where: { accountId: acc.id, externalId: { in: exts } } })).toBe(exts.length);
+    expect(await t.db.deal.count({ where: { accountId: acc.id, externalId: { in: exts } } })).toBe(exts.length);
+    const created = (results as unknown as { created: number }[]).reduce((sum, r) => sum + r.created, 0);
+    expect(created).toBe(emails.length + 2 * exts.length);
+    expect(await t.db.event.count({ where: { accountId: acc.id, type: { in: ['contact.created', 'deal.created'] } } })).toBe(created);
+    const { counters, rows } = await countersAndRows(t.db);
+    expect(counters).toEqual(rows);
+    await expectApiTotalsExact(acc);
   }, 120_000);
 });

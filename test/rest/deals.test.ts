@@ -10,8 +10,8 @@ import { restResource } from '../helpers/rest.js';
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const LIST_ITEM_KEYS = ['contacts', 'expected_close_date', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'value'];
-const CREATED_KEYS = ['created_at', 'id', 'probability', 'status', 'title', 'value'];
+const LIST_ITEM_KEYS = ['contacts', 'expected_close_date', 'external_id', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'value'];
+const CREATED_KEYS = ['created_at', 'external_id', 'id', 'probability', 'status', 'title', 'value'];
 const NOT_IN_ACCOUNT = ['Not found in this account'];
 
 let t: TestApp;
@@ -49,7 +49,7 @@ describe('GET /api/v1/deals', () => {
     expect(r.body).toMatchObject({ total: 2, page: 1, page_size: 25 });
   });
 
-  it('each item has exactly id, title, value, probability, status, expected_close_date, contacts, pipeline_stages', async () => {
+  it('each item has exactly id, title, value, probability, status, expected_close_date, external_id, contacts, pipeline_stages', async () => {
     const r = await list(acc.id, acc.owner);
     for (const item of r.body.data) expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
   });
@@ -63,6 +63,7 @@ describe('GET /api/v1/deals', () => {
       probability: 75,
       status: 'open',
       expected_close_date: '2027-02-28',
+      external_id: null,
       contacts: { id: contact.id, first_name: 'Ada', last_name: 'Lovelace' },
       pipeline_stages: { id: qualified.id, name: 'Qualified' },
     });
@@ -180,7 +181,7 @@ describe('POST /api/v1/deals', () => {
   const post = async (body: unknown) => create(await createMember(t, acc.id), body);
   const valid = (extra: Record<string, unknown> = {}) => ({ account_id: acc.id, title: 'New deal', ...extra });
 
-  it('answers 201 {data: {id, title, value, probability, status, created_at}} where status is open', async () => {
+  it('answers 201 {data: {id, title, value, probability, status, external_id, created_at}} where status is open', async () => {
     const r = await post(valid({ value: 2500.75, probability: 80 }));
     expect(r.status).toBe(201);
     expect(Object.keys(r.body)).toEqual(['data']);

@@ -8,7 +8,7 @@ import { restResource } from '../helpers/rest.js';
 // refused call writes nothing: test/security/access-matrix.test.ts.
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const LIST_ITEM_KEYS = ['amount', 'contacts', 'created_at', 'due_date', 'id', 'invoice_number', 'status'];
+const LIST_ITEM_KEYS = ['amount', 'contacts', 'created_at', 'due_date', 'external_id', 'id', 'invoice_number', 'status'];
 const STATES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'overdue', 'cancelled', 'refunded'] as const;
 
 let t: TestApp;
@@ -46,7 +46,7 @@ describe('GET /api/v1/invoices', () => {
     expect(r.body).toMatchObject({ total: 2, page: 1, page_size: 25 });
   });
 
-  it('each item has exactly id, invoice_number, amount, status, due_date, contacts, created_at', async () => {
+  it('each item has exactly id, invoice_number, amount, status, due_date, external_id, contacts, created_at', async () => {
     for (const item of (await list(acc.id, acc.owner)).body.data) expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
   });
 
@@ -58,6 +58,7 @@ describe('GET /api/v1/invoices', () => {
       amount: 1234.5,
       status: 'sent',
       due_date: '2024-02-29',
+      external_id: null,
       contacts: { id: contact.id, first_name: 'Katherine', last_name: 'Johnson' },
       created_at: billed.createdAt.toISOString(),
     });

@@ -286,6 +286,32 @@ const GQL: Record<string, GqlRow> = {
       fields: ['contactId', 'stageId'],
     }),
   },
+  // docs/decisions.md §16: batches (ids of another account fail their item: test/graphql/batches.test.ts).
+  'Mutation.createContacts': {
+    role: 'member',
+    doc: 'mutation ($accountId: ID!, $inputs: [BatchContactInput!]!) { createContacts(accountId: $accountId, inputs: $inputs) { created items { contact { id accountId } } } }',
+    vars: (_f, a) => ({ accountId: a, inputs: [{ firstName: 'Matrix' }] }),
+  },
+  'Mutation.upsertContacts': {
+    role: 'member',
+    doc: 'mutation ($accountId: ID!, $inputs: [BatchContactInput!]!) { upsertContacts(accountId: $accountId, matchOn: EXTERNAL_ID, inputs: $inputs) { created items { contact { id accountId } } } }',
+    vars: (_f, a) => ({ accountId: a, inputs: [{ firstName: 'Matrix', externalId: unique('matrix') }] }),
+  },
+  'Mutation.createDeals': {
+    role: 'member',
+    doc: 'mutation ($accountId: ID!, $inputs: [BatchDealInput!]!) { createDeals(accountId: $accountId, inputs: $inputs) { created items { deal { id accountId } } } }',
+    vars: (_f, a) => ({ accountId: a, inputs: [{ title: 'Matrix' }] }),
+  },
+  'Mutation.upsertDeals': {
+    role: 'member',
+    doc: 'mutation ($accountId: ID!, $inputs: [BatchDealInput!]!) { upsertDeals(accountId: $accountId, inputs: $inputs) { created items { deal { id accountId } } } }',
+    vars: (_f, a) => ({ accountId: a, inputs: [{ title: 'Matrix', externalId: unique('matrix') }] }),
+  },
+  'Mutation.deleteContacts': {
+    role: 'member',
+    doc: 'mutation ($accountId: ID!, $ids: [ID!]!) { deleteContacts(accountId: $accountId, ids: $ids) { deleted items { id deleted } } }',
+    vars: (_f, a) => ({ accountId: a, ids: [randomUUID()] }),
+  },
   'Mutation.setDealStatus': {
     role: 'member',
     doc: 'mutation ($id: ID!, $status: DealStatus!) { setDealStatus(id: $id, status: $status) { id accountId status } }',
@@ -687,6 +713,12 @@ const REST: Record<string, RestRow> = {
     ownerOnlyMessage: 'Forbidden: only the account owner can export account data',
     request: (_f, a) => ({ path: `/api/v1/account/export?account_id=${a}` }),
   },
+  'POST /api/v1/contacts/batch': {
+    role: 'member', ok: 200, request: (_f, a) => ({ path: '/api/v1/contacts/batch', body: { account_id: a, records: [{ first_name: 'Matrix' }] } }),
+  },
+  'POST /api/v1/deals/batch': {
+    role: 'member', ok: 200, request: (_f, a) => ({ path: '/api/v1/deals/batch', body: { account_id: a, mode: 'upsert', records: [{ title: 'Matrix', external_id: unique('m') }] } }),
+  },
   'GET /api/v1/contacts/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id)) },
   'PATCH /api/v1/contacts/:id': {
     role: 'member', ok: 200, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id), { company: 'Matrix' }),
@@ -864,18 +896,18 @@ describe('object properties (OWASP API3): no mass assignment, no extra data', ()
     expect(Object.keys(r.errors![0]!.extensions!.details!)).toEqual(['status']);
   });
 
-  it('REST list items carry exactly the contract\'s fields', async () => {
+  it('REST list items carry exactly the contract\'s fields (and external_id, docs/decisions.md §16)', async () => {
     const contacts = await t.rest('GET', `/api/v1/contacts?account_id=${f.acc.id}`, { as: f.acc.owner });
     expect(Object.keys(contacts.body.data[0]).sort()).toEqual(
-      ['company', 'contact_type', 'created_at', 'email', 'first_name', 'id', 'last_name', 'phone', 'source'],
+      ['company', 'contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'phone', 'source'],
     );
     const deals = await t.rest('GET', `/api/v1/deals?account_id=${f.acc.id}`, { as: f.acc.owner });
     expect(Object.keys(deals.body.data[0]).sort()).toEqual(
-      ['contacts', 'expected_close_date', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'value'],
+      ['contacts', 'expected_close_date', 'external_id', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'value'],
     );
     expect(Object.keys(deals.body.data[0].contacts).sort()).toEqual(['first_name', 'id', 'last_name']);
     const invoices = await t.rest('GET', `/api/v1/invoices?account_id=${f.acc.id}`, { as: f.acc.owner });
-    expect(Object.keys(invoices.body.data[0]).sort()).toEqual(['amount', 'contacts', 'created_at', 'due_date', 'id', 'invoice_number', 'status']);
+    expect(Object.keys(invoices.body.data[0]).sort()).toEqual(['amount', 'contacts', 'created_at', 'due_date', 'external_id', 'id', 'invoice_number', 'status']);
   });
 });
 

@@ -128,7 +128,7 @@ const SUCCESS: Record<string, (a: Answer) => void> = {
   contact: (a) => {
     const { data, ...rest } = JSON.parse(a.text);
     expect(rest).toEqual({});
-    expect(Object.keys(data).sort()).toEqual(['contact_type', 'created_at', 'email', 'first_name', 'id', 'last_name', 'source']);
+    expect(Object.keys(data).sort()).toEqual(['contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'source']);
     expect(data.id).toMatch(UUID);
     expect(typeof data.first_name === 'string' && nullableString(data.last_name) && nullableString(data.email)).toBe(true);
     expect(data.created_at).toMatch(ISO);

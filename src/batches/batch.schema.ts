@@ -1,0 +1,168 @@
+/** Mutation.createContacts · upsertContacts · createDeals · upsertDeals · deleteContacts (docs/decisions.md §16) */
+import { z } from 'zod';
+import { builder } from '../graphql/builder.js';
+import { checked, type FieldLimit } from '../graphql/rules.js';
+import { userActor } from '../events/types.js';
+import { ContactRef, ContactSourceEnum, ContactTypeEnum } from '../contacts/contact.schema.js';
+import { contactBatch } from '../contacts/contact.service.js';
+import { DealRef } from '../deals/deal.schema.js';
+import { dealBatch } from '../deals/deal.service.js';
+import { uuid } from '../validation.js';
+import { BatchRolledBack, MAX_BATCH, writeBatch, type BatchItem, type BatchKind, type BatchMode, type BatchResult } from './batch.service.js';
+import { deleteContacts, type DeleteResult } from './delete.service.js';
+
+const ContactMatchEnum = builder.enumType('ContactMatch', {
+  values: { EMAIL: { value: 'email', description: 'Case-insensitive; the oldest contact if several' }, EXTERNAL_ID: { value: 'externalId', description: 'Exact' } } as const,
+});
+const BatchItemStatusEnum = builder.enumType('BatchItemStatus', { values: ['CREATED', 'UPDATED', 'UNCHANGED', 'FAILED'] as const });
+
+const BatchContactInput = builder.inputType('BatchContactInput', {
+  description: 'CreateContactInput less accountId. Creating needs firstName; an upsert that matches changes only the fields given.',
+  fields: (t) => ({
+    firstName: t.string(),
+    lastName: t.string(),
+    email: t.string(),
+    phone: t.string(),
+    company: t.string(),
+    contactType: t.field({ type: ContactTypeEnum }),
+    source: t.field({ type: ContactSourceEnum }),
+    externalId: t.string(),
+  }),
+});
+
+const BatchDealInput = builder.inputType('BatchDealInput', {
+  description: 'CreateDealInput less accountId. Creating needs title; an upsert that matches changes only the fields given.',
+  fields: (t) => ({
+    title: t.string(),
+    contactId: t.id(),
+    stageId: t.id(),
+    value: t.float(),
+    probability: t.float(),
+    expectedCloseDate: t.field({ type: 'Date' }),
+    externalId: t.string(),
+  }),
+});
+
+/** The batch's result type and its item type, whose record field is `recordField` (`contact`, `deal`). */
+function resultTypes(name: string, recordField: string, ref: typeof ContactRef | typeof DealRef) {
+  const Item = builder.objectRef<BatchItem>(`${name}BatchItem`).implement({
+    fields: (t) => ({
+      index: t.exposeInt('index'),
+      status: t.field({ type: BatchItemStatusEnum, resolve: (item) => item.status }),
+      [recordField]: t.field({ type: ref as typeof ContactRef, nullable: true, resolve: (item) => item.record as never }),
+      details: t.field({ type: 'JSON', nullable: true, description: 'Why it failed, by REST field name (as REST answers 400s)', resolve: (item) => item.details }),
+    }),
+  });
+  return builder.objectRef<BatchResult>(`${name}BatchResult`).implement({
+    fields: (t) => ({
+      created: t.exposeInt('created'),
+      updated: t.exposeInt('updated'),
+      unchanged: t.exposeInt('unchanged'),
+      failed: t.exposeInt('failed'),
+      items: t.field({ type: [Item], resolve: (result) => result.items }),
+    }),
+  });
+}
+
+const ContactBatchResult = resultTypes('Contact', 'contact', ContactRef);
+const DealBatchResult = resultTypes('Deal', 'deal', DealRef);
+
+/** The envelope; each item is judged by the service, by its single create's or update's rules. */
+const batchArgs = z.object({
+  accountId: uuid,
+  inputs: z.array(z.record(z.string(), z.unknown())).min(1, 'Must have 1 to 100 records').max(MAX_BATCH, 'Must have 1 to 100 records'),
+  allOrNothing: z.boolean().nullish().transform((value) => value ?? false),
+  matchOn: z.enum(['email', 'externalId']).optional(),
+});
+type BatchArgs = z.output<typeof batchArgs>;
+
+/** One bucket for every batch field: 30 batches a minute per user (3,000 records), whichever field or door. */
+const BATCH_LIMIT: FieldLimit = { max: 30, window: '1m', per: 'user', name: 'batches' };
+const rules = { access: 'member', input: batchArgs, limit: BATCH_LIMIT, idempotent: true } as const;
+
+function runBatch(kind: BatchKind, mode: (args: BatchArgs) => BatchMode, info: Parameters<typeof checked>[0]) {
+  const { viewer, input, write } = checked<BatchArgs>(info);
+  const how = { ...mode(input), allOrNothing: input.allOrNothing };
+  // allOrNothing found a failure after writing: the transaction rolled back, and the answer says so.
+  return write((tx) => writeBatch(tx, kind, input.accountId, input.inputs, how, userActor(viewer))).catch((error: unknown) => {
+    if (error instanceof BatchRolledBack) return error.result;
+    throw error;
+  });
+}
+
+const common = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) => ({
+  accountId: t.arg.id({ required: true }),
+  allOrNothing: t.arg.boolean({ defaultValue: false, description: 'One failure writes nothing; every item reports.' }),
+});
+
+builder.mutationFields((t) => ({
+  createContacts: t.field({
+    type: ContactBatchResult,
+    nullable: true,
+    description: 'Up to 100 contacts, each by the rules of createContact.',
+    args: { ...common(t), inputs: t.arg({ type: [BatchContactInput], required: true }) },
+    rules,
+    resolve: (_root, _args, _ctx, info) => runBatch(contactBatch, () => ({ mode: 'create' }), info),
+  }),
+  upsertContacts: t.field({
+    type: ContactBatchResult,
+    nullable: true,
+    description: 'Up to 100 contacts: a match updates only the fields given (UNCHANGED when none differ); no match creates.',
+    args: { ...common(t), matchOn: t.arg({ type: ContactMatchEnum, required: true }), inputs: t.arg({ type: [BatchContactInput], required: true }) },
+    rules,
+    resolve: (_root, _args, _ctx, info) => runBatch(contactBatch, (args) => ({ mode: 'upsert', on: args.matchOn ?? 'email' }), info),
+  }),
+  createDeals: t.field({
+    type: DealBatchResult,
+    nullable: true,
+    description: 'Up to 100 deals, each by the rules of createDeal.',
+    args: { ...common(t), inputs: t.arg({ type: [BatchDealInput], required: true }) },
+    rules,
+    resolve: (_root, _args, _ctx, info) => runBatch(dealBatch, () => ({ mode: 'create' }), info),
+  }),
+  upsertDeals: t.field({
+    type: DealBatchResult,
+    nullable: true,
+    description: 'Up to 100 deals matched on externalId: a match updates only the fields given; no match creates.',
+    args: { ...common(t), inputs: t.arg({ type: [BatchDealInput], required: true }) },
+    rules,
+    resolve: (_root, _args, _ctx, info) => runBatch(dealBatch, () => ({ mode: 'upsert', on: 'externalId' }), info),
+  }),
+}));
+
+// --- deleteContacts -------------------------------------------------------------------------------
+
+const BatchDeleteItem = builder.objectRef<DeleteResult['items'][number]>('BatchDeleteItem').implement({
+  fields: (t) => ({
+    index: t.exposeInt('index'),
+    id: t.exposeID('id'),
+    deleted: t.exposeBoolean('deleted'),
+    details: t.field({ type: 'JSON', nullable: true, resolve: (item) => item.details }),
+  }),
+});
+const BatchDeleteResult = builder.objectRef<DeleteResult>('BatchDeleteResult').implement({
+  fields: (t) => ({
+    deleted: t.exposeInt('deleted'),
+    failed: t.exposeInt('failed'),
+    items: t.field({ type: [BatchDeleteItem], resolve: (result) => result.items }),
+  }),
+});
+
+const deleteArgs = z.object({
+  accountId: uuid,
+  ids: z.array(uuid).min(1, 'Must have 1 to 100 ids').max(MAX_BATCH, 'Must have 1 to 100 ids'),
+});
+
+builder.mutationField('deleteContacts', (t) =>
+  t.field({
+    type: BatchDeleteResult,
+    nullable: true,
+    description: 'Up to 100 contacts of the account; their deals, invoices and submissions stay, unlinked. An id the account does not hold fails.',
+    args: { accountId: t.arg.id({ required: true }), ids: t.arg.idList({ required: true }) },
+    rules: { access: 'member', input: deleteArgs, limit: BATCH_LIMIT, idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { viewer, input, write } = checked<z.output<typeof deleteArgs>>(info);
+      return write((tx) => deleteContacts(tx, input.accountId, input.ids, userActor(viewer)));
+    },
+  }),
+);

@@ -1,0 +1,240 @@
+// Batches and upserts (docs/decisions.md §16, docs/batches.md), and the single creates, on one path:
+// every item judged by its single create's or update's zod rules, the whole set's same-account ids
+// checked in one query, upsert keys locked and their records read in one statement each, and the
+// rows written with their events by writeSet in one statement. Nothing here knows GraphQL or HTTP.
+import type { z } from 'zod';
+import { badInput, type ErrorDetails } from '../errors.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { TAKEN } from '../changes/update.js';
+import type { Actor } from '../events/types.js';
+import { isUuid, toDetails } from '../validation.js';
+import { newId, readRows, writeSet, type Row, type SetChange, type SetModel } from './set-write.js';
+
+export const MAX_BATCH = 100;
+export const DUPLICATE = 'Duplicate in this batch';
+export const NOT_WRITTEN = 'Not written: another record of the batch failed';
+export const NOT_IN_ACCOUNT = 'Not found in this account';
+
+export type ItemStatus = 'CREATED' | 'UPDATED' | 'UNCHANGED' | 'FAILED';
+export type BatchItem = { index: number; status: ItemStatus; record: Row | null; details: ErrorDetails | null };
+export type BatchResult = { created: number; updated: number; unchanged: number; failed: number; items: BatchItem[] };
+
+/** What upserts match on: a case-insensitive e-mail (the oldest record if several, as §5) or the exact external id. */
+export type MatchOn = 'email' | 'externalId';
+export type BatchMode = { mode: 'create' } | { mode: 'upsert'; on: MatchOn };
+
+/** One record type on this path: its table, its rules, and how a valid create input becomes a row. */
+export type BatchKind = {
+  spec: SetModel;
+  /** The single create's rules (with `accountId`): defaults applied, text trimmed. */
+  create: z.ZodType;
+  /** The single update's rules: absent = unchanged, null = cleared or Required. */
+  update: z.ZodType;
+  /** Every column of a new row from a parsed create input. */
+  newRow(input: Record<string, unknown>, id: string, now: Date): Row;
+  /** Ids that must name records of the same account: field -> table. */
+  refs?: Record<string, 'contacts' | 'pipeline_stages'>;
+};
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** Details as REST names them (docs/decisions.md §16): `first_name`, never a GraphQL variable path. */
+const restDetails = (details: ErrorDetails): ErrorDetails =>
+  Object.fromEntries(Object.entries(details).map(([key, messages]) => [key.split('.').map(snake).join('.'), messages]));
+
+const matchKey = (on: MatchOn, value: unknown): string | null =>
+  typeof value !== 'string' || value === '' ? null : on === 'email' ? value.toLowerCase() : value;
+
+/** The transaction lock of an upsert key: the form submit's contact match takes the same one per e-mail. */
+export const lockKey = (accountId: string, table: string, on: MatchOn, key: string): string =>
+  on === 'email' ? `${accountId}:${key}` : `${accountId}:${table}:external_id:${key}`;
+
+/** An item after its rules: its parsed data, or its problems (and what it gave, so its links are judged too). */
+type Judged = { index: number; data: Record<string, unknown> } | { index: number; details: ErrorDetails; input?: Record<string, unknown> };
+
+/** A batch's answer when `allOrNothing` kept everything back: thrown inside the write so its transaction rolls back. */
+export class BatchRolledBack extends Error {
+  constructor(readonly result: BatchResult) {
+    super('batch rolled back');
+  }
+}
+
+/**
+ * Writes `inputs` (raw items, as the GraphQL input gave them) to `accountId` in the caller's
+ * transaction; each item reports. With `allOrNothing`, one failure writes nothing (thrown as
+ * BatchRolledBack when it is found only after the write, so the transaction ends with it).
+ */
+export async function writeBatch(
+  tx: Prisma.TransactionClient,
+  kind: BatchKind,
+  accountId: string,
+  inputs: Record<string, unknown>[],
+  how: BatchMode & { allOrNothing: boolean },
+  actor: Actor,
+): Promise<BatchResult> {
+  const now = new Date();
+  const judged: Judged[] = inputs.map((input, index) => judge(kind, how, accountId, input, index));
+  markDuplicates(judged, how);
+  await checkRefs(tx, kind, accountId, judged);
+
+  const existing = how.mode === 'upsert' ? await lockAndRead(tx, kind, accountId, how.on, judged) : [];
+  const items: BatchItem[] = [];
+  const creates: { index: number; row: Row }[] = [];
+  const updates: { index: number; change: SetChange }[] = [];
+  for (const item of judged) {
+    if ('details' in item) {
+      items[item.index] = failed(item.index, item.details);
+      continue;
+    }
+    const planned = how.mode === 'upsert' ? plan(kind, how.on, accountId, item, existing, now) : { create: kind.newRow(item.data, newId(), now) };
+    if ('details' in planned) items[item.index] = failed(item.index, planned.details);
+    else if ('create' in planned) creates.push({ index: item.index, row: planned.create });
+    else if ('update' in planned) updates.push({ index: item.index, change: planned.update });
+    else items[item.index] = { index: item.index, status: 'UNCHANGED', record: planned.unchanged, details: null };
+  }
+  if (how.allOrNothing && items.some((i) => i?.status === 'FAILED')) return keptBack(inputs.length, items);
+
+  const written = creates.length || updates.length ? await writeSet(tx, kind.spec, actor, creates.map((c) => c.row), updates.map((u) => u.change)) : null;
+  for (const { index, row } of creates) {
+    const record = written?.created.get(row.id);
+    // ON CONFLICT DO NOTHING skipped it: a unique index (the external id) refused it.
+    items[index] = record ? { index, status: 'CREATED', record, details: null } : failed(index, { external_id: [TAKEN] });
+  }
+  for (const { index, change } of updates) items[index] = { index, status: 'UPDATED', record: written!.updated.get(change.row.id) ?? null, details: null };
+  const result = summary(items);
+  if (how.allOrNothing && result.failed > 0) throw new BatchRolledBack(keptBack(inputs.length, items));
+  return result;
+}
+
+function judge(kind: BatchKind, how: BatchMode, accountId: string, input: Record<string, unknown>, index: number): Judged {
+  // An upsert item is judged as an update (only what it gives); one that matches nothing is judged again as a create.
+  const parsed = how.mode === 'create' ? kind.create.safeParse({ ...input, accountId }) : kind.update.safeParse(input);
+  const details: ErrorDetails = parsed.success ? {} : toDetails(parsed.error);
+  if (how.mode === 'upsert' && !details[how.on] && matchKey(how.on, parsed.success ? (parsed.data as Record<string, unknown>)[how.on] : input[how.on]) === null) {
+    details[how.on] = ['Required'];
+  }
+  return Object.keys(details).length ? { index, details: restDetails(details), input } : { index, data: parsed.data as Record<string, unknown> };
+}
+
+/** Two items with one key: the later one fails (its match key, and in any mode its external id). */
+function markDuplicates(judged: Judged[], how: BatchMode) {
+  const fields: MatchOn[] = how.mode === 'upsert' && how.on === 'email' ? ['email', 'externalId'] : ['externalId'];
+  for (const field of fields) {
+    const seen = new Set<string>();
+    for (const [i, item] of judged.entries()) {
+      if (!('data' in item)) continue;
+      const key = matchKey(field, item.data[field]);
+      if (key === null) continue;
+      if (seen.has(key)) judged[i] = { index: item.index, details: { [snake(field)]: [DUPLICATE] } };
+      else seen.add(key);
+    }
+  }
+}
+
+/** The id an item links in `field`: parsed, or as given by an item that failed its other rules (when it is an id at all). */
+const linked = (item: Judged, field: string): string | undefined => {
+  const value = 'data' in item ? item.data[field] : item.input?.[field];
+  return typeof value === 'string' && isUuid(value) ? value : undefined;
+};
+
+/**
+ * Same-account ids of the whole set in one query; an item naming another account's record fails on
+ * that field, beside any other problem it has (every failing field is named at once).
+ */
+async function checkRefs(tx: Prisma.TransactionClient, kind: BatchKind, accountId: string, judged: Judged[]) {
+  if (!kind.refs) return;
+  const wanted = Object.entries(kind.refs).flatMap(([field, table]) =>
+    judged.flatMap((item) => {
+      const id = linked(item, field);
+      return id ? [{ table, id }] : [];
+    }),
+  );
+  if (wanted.length === 0) return;
+  const found = await tx.$queryRaw<{ t: string; id: string }[]>`
+    SELECT 'contacts' AS t, id::text FROM contacts WHERE account_id = ${accountId}::uuid
+      AND id IN (SELECT (w->>'id')::uuid FROM json_array_elements(${JSON.stringify(wanted)}::json) w WHERE w->>'table' = 'contacts')
+    UNION ALL
+    SELECT 'pipeline_stages', id::text FROM pipeline_stages WHERE account_id = ${accountId}::uuid
+      AND id IN (SELECT (w->>'id')::uuid FROM json_array_elements(${JSON.stringify(wanted)}::json) w WHERE w->>'table' = 'pipeline_stages')`;
+  const known = new Set(found.map((r) => `${r.t}:${r.id}`));
+  for (const [i, item] of judged.entries()) {
+    const details: ErrorDetails = 'details' in item ? { ...item.details } : {};
+    for (const [field, table] of Object.entries(kind.refs)) {
+      const id = linked(item, field);
+      if (id && !known.has(`${table}:${id}`) && !details[snake(field)]) details[snake(field)] = [NOT_IN_ACCOUNT];
+    }
+    if (Object.keys(details).length) judged[i] = { index: item.index, details };
+  }
+}
+
+/**
+ * Takes the transaction lock of every key (sorted, so two batches never wait on each other in
+ * opposite orders), then reads, locked, the records the keys match and those holding the items'
+ * external ids. After the lock, a concurrent upsert of the same new key has committed or not begun:
+ * exactly one creates it.
+ */
+async function lockAndRead(tx: Prisma.TransactionClient, kind: BatchKind, accountId: string, on: MatchOn, judged: Judged[]): Promise<Row[]> {
+  const valid = judged.flatMap((item) => ('data' in item ? [item.data] : []));
+  const keys = [...new Set(valid.map((d) => matchKey(on, d[on])).filter((k): k is string => k !== null))].sort();
+  const externalIds = [...new Set(valid.map((d) => d.externalId).filter((e): e is string => typeof e === 'string'))];
+  if (keys.length === 0) return [];
+  const locks = keys.map((key) => lockKey(accountId, kind.spec.table, on, key));
+  await tx.$queryRaw`SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))::int AS n FROM (SELECT json_array_elements_text(${JSON.stringify(locks)}::json) AS k ORDER BY 1) s`;
+  const byEmail = on === 'email' ? Prisma.sql`lower(t.email) IN (SELECT json_array_elements_text(${JSON.stringify(keys)}::json))` : Prisma.sql`FALSE`;
+  return readRows(
+    tx,
+    kind.spec,
+    Prisma.sql`t.account_id = ${accountId}::uuid AND (${byEmail} OR t.external_id IN (SELECT json_array_elements_text(${JSON.stringify(externalIds)}::json)))`,
+  );
+}
+
+type Plan = { create: Row } | { update: SetChange } | { unchanged: Row } | { details: ErrorDetails };
+
+const same = (a: unknown, b: unknown): boolean =>
+  a instanceof Date && b instanceof Date ? a.getTime() === b.getTime()
+  : Prisma.Decimal.isDecimal(a) || Prisma.Decimal.isDecimal(b) ? a != null && b != null && new Prisma.Decimal(a as number).equals(b as number)
+  : a === b;
+
+/** An upsert item against what the database holds: create, update only the given fields, or nothing to change. */
+function plan(kind: BatchKind, on: MatchOn, accountId: string, item: { data: Record<string, unknown> }, existing: Row[], now: Date): Plan {
+  const key = matchKey(on, item.data[on]);
+  // Read oldest first: the first match is the oldest (docs/decisions.md §5).
+  const match = existing.find((row) => matchKey(on, row[on]) === key);
+  const ext = item.data.externalId;
+  if (typeof ext === 'string' && existing.some((row) => row.externalId === ext && row.id !== match?.id)) return { details: { external_id: [TAKEN] } };
+  if (!match) {
+    const parsed = kind.create.safeParse({ ...item.data, accountId });
+    return parsed.success ? { create: kind.newRow(parsed.data as Record<string, unknown>, newId(), now) } : { details: restDetails(toDetails(parsed.error)) };
+  }
+  const given = Object.entries(item.data).filter(([field, value]) => value !== undefined && !same(match[field], value));
+  if (given.length === 0) return { unchanged: match };
+  const row = { ...match, ...Object.fromEntries(given), updatedAt: now } as Row;
+  return { update: { row: normalize(row), previous: Object.fromEntries(given.map(([field]) => [field, match[field]])) } };
+}
+
+/** Money as a Decimal, as Prisma gives it, so events show it as a number. */
+const normalize = (row: Row): Row => {
+  if (typeof row.value === 'number') row.value = new Prisma.Decimal(row.value);
+  return row;
+};
+
+const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** The one record of a batch of one, or its failure as the single create's 400 (named as its input names fields). */
+export function single<T>(result: BatchResult): T {
+  const [item] = result.items;
+  if (item?.status === 'FAILED') throw badInput(Object.fromEntries(Object.entries(item.details ?? {}).map(([key, messages]) => [camel(key), messages])));
+  return item!.record as T;
+}
+
+const failed = (index: number, details: ErrorDetails): BatchItem => ({ index, status: 'FAILED', record: null, details });
+
+/** allOrNothing: every item fails; those that were valid say why they were not written. */
+function keptBack(count: number, items: (BatchItem | undefined)[]): BatchResult {
+  return summary(Array.from({ length: count }, (_, index) => (items[index]?.status === 'FAILED' ? items[index] : failed(index, { all_or_nothing: [NOT_WRITTEN] }))));
+}
+
+function summary(items: BatchItem[]): BatchResult {
+  const count = (status: ItemStatus) => items.filter((i) => i.status === status).length;
+  return { created: count('CREATED'), updated: count('UPDATED'), unchanged: count('UNCHANGED'), failed: count('FAILED'), items };
+}
+

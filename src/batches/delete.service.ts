@@ -1,0 +1,58 @@
+// deleteContacts (docs/decisions.md §16) in two statements, whatever the count: the contacts are read
+// and locked, then in one statement every record that may point at them loses the link (as
+// deleteContact does), they go, and each has its `contact.deleted` event and webhook messages. The
+// links' foreign keys are checked at the end of that statement, after the unlinking sub-statements;
+// the record_counts triggers keep the counters exact.
+import type { ErrorDetails } from '../errors.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { uuidv7 } from '../events/ids.js';
+import { serializeRecord } from '../events/serialize.js';
+import type { Actor } from '../events/types.js';
+import { DUPLICATE, NOT_IN_ACCOUNT } from './batch.service.js';
+import { readRows, type SetModel } from './set-write.js';
+
+const SPEC: SetModel = { model: 'Contact', table: 'contacts', kind: 'contact' };
+
+export type DeleteResult = { deleted: number; failed: number; items: { index: number; id: string; deleted: boolean; details: ErrorDetails | null }[] };
+
+/** The tables whose rows may link a contact; deals and invoices also move their updated_at (their ETag). */
+const LINKED = ['deals', 'invoices', 'form_submissions', 'proposals', 'contracts', 'galleries', 'bookings'] as const;
+const STAMPED = new Set(['deals', 'invoices']);
+
+export async function deleteContacts(tx: Prisma.TransactionClient, accountId: string, ids: string[], actor: Actor): Promise<DeleteResult> {
+  const unique = [...new Set(ids)];
+  // Read (and locked) first: each event carries the contact as it was, serialized as every event is.
+  const rows = await readRows(tx, SPEC, Prisma.sql`t.account_id = ${accountId}::uuid AND t.id IN (SELECT json_array_elements_text(${JSON.stringify(unique)}::json)::uuid)`);
+  const found = new Set(rows.map((r) => r.id));
+  if (rows.length > 0) {
+    const wanted = JSON.stringify(rows.map((r) => r.id));
+    const events = rows.map((row) => ({ id: uuidv7(), subject_id: row.id, data: { object: serializeRecord('contact', row) } }));
+    const unlinks = LINKED.map(
+      (table) => Prisma.sql`${Prisma.raw(`unlink_${table}`)} AS (
+        UPDATE ${Prisma.raw(table)} SET contact_id = NULL${Prisma.raw(STAMPED.has(table) ? ', updated_at = now()' : '')}
+        WHERE account_id = ${accountId}::uuid AND contact_id IN (SELECT id FROM wanted) RETURNING 1)`,
+    );
+    await tx.$executeRaw`
+      WITH wanted AS (SELECT json_array_elements_text(${wanted}::json)::uuid AS id),
+      ${Prisma.join(unlinks, ',\n')},
+      gone AS (DELETE FROM contacts WHERE account_id = ${accountId}::uuid AND id IN (SELECT id FROM wanted) RETURNING id, account_id),
+      ev AS (
+        INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+        SELECT e.id, g.account_id, 'contact.deleted', ${new Date()}::timestamptz, ${actor.type}, ${actor.id}, g.id, g.id, e.data
+        FROM gone g JOIN json_to_recordset(${JSON.stringify(events)}::json) AS e(id uuid, subject_id uuid, data jsonb) ON e.subject_id = g.id
+        RETURNING account_id, id, type),
+      hooks AS (
+        INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
+        SELECT gen_random_uuid(), w.account_id, w.id, ev.id FROM ev JOIN webhook_endpoints w ON w.account_id = ev.account_id
+        WHERE w.enabled AND (ev.type = ANY (w.event_types) OR '*' = ANY (w.event_types))
+        RETURNING 1)
+      SELECT count(*) FROM gone`;
+  }
+  const items = ids.map((id, index) =>
+    found.has(id) && ids.indexOf(id) === index
+      ? { index, id, deleted: true, details: null }
+      : { index, id, deleted: false, details: { id: [ids.indexOf(id) === index ? NOT_IN_ACCOUNT : DUPLICATE] } },
+  );
+  const deleted = items.filter((i) => i.deleted).length;
+  return { deleted, failed: items.length - deleted, items };
+}

@@ -1,0 +1,124 @@
+// The one set-based write (docs/decisions.md §16, docs/batches.md): new rows and changed rows of one
+// table, their events and webhook messages, in ONE SQL statement of data-modifying CTEs. A single
+// create is a set of one; a batch of 100 costs the same one statement. The record_counts triggers
+// (statement-level) keep the counters exact, and the answer is what the statement returned.
+import { Prisma } from '../generated/prisma/client.js';
+import { getDatamodel } from '../generated/pothos-types.js';
+import { uuidv7 } from '../events/ids.js';
+import { serializeRecord } from '../events/serialize.js';
+import type { Actor, RecordKind } from '../events/types.js';
+
+/** A row as Prisma returns it: every column, camelCase. */
+export type Row = Record<string, unknown> & { id: string; accountId: string };
+
+export type SetModel = { model: 'Contact' | 'Deal'; table: 'contacts' | 'deals'; kind: Extract<RecordKind, 'contact' | 'deal'> };
+
+type Field = { name: string; kind: string; type: string };
+const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+type Column = Field & { column: string };
+const scalarsCache = new Map<string, Column[]>();
+/** The model's scalar and enum fields with their columns, worked out once (a batch converts every row). */
+const scalars = (model: string): Column[] => {
+  let found = scalarsCache.get(model);
+  if (!found) {
+    found = models[model]!.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => ({ ...f, column: snake(f.name) }));
+    scalarsCache.set(model, found);
+  }
+  return found;
+};
+
+/** A row as JSON for json_populate_recordset: column names, times ISO 8601 (a `date` column takes the day), money as exact text. */
+function toColumns(model: string, row: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of scalars(model)) {
+    const value = row[f.name];
+    if (value === undefined) continue;
+    out[f.column] =
+      value instanceof Date ? value.toISOString()
+      : Prisma.Decimal.isDecimal(value) ? (value as Prisma.Decimal).toFixed()
+      : (value ?? null);
+  }
+  return out;
+}
+
+/** A returned row (to_json of the table's row: column names) back as Prisma names and types. */
+function fromColumns(model: string, json: Record<string, unknown>): Row {
+  const row: Record<string, unknown> = {};
+  for (const f of scalars(model)) {
+    const value = json[f.column];
+    row[f.name] = value == null ? null : f.type === 'DateTime' ? new Date(value as string) : f.type === 'Decimal' ? new Prisma.Decimal(String(value)) : value;
+  }
+  return row as Row;
+}
+
+export type SetChange = { row: Row; previous: Record<string, unknown> };
+export type Written = { created: Map<string, Row>; updated: Map<string, Row> };
+
+/**
+ * Inserts `creates` (every column given: ids, defaults and times are decided by the caller), skipping
+ * a row a unique index refuses (ON CONFLICT DO NOTHING: it is missing from `created`), and sets
+ * every column of each `updates` row (the caller has locked those rows and read them), writing each
+ * written row's `<kind>.created` / `<kind>.updated` event and webhook messages in the same statement.
+ */
+export async function writeSet(db: Prisma.TransactionClient, spec: SetModel, actor: Actor, creates: Row[], updates: SetChange[]): Promise<Written> {
+  const now = new Date();
+  const table = Prisma.raw(`"${spec.table}"`);
+  const columns = scalars(spec.model).map((f) => f.column).filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at');
+  const set = Prisma.raw(columns.map((c) => `"${c}" = c."${c}"`).join(', '));
+  const contactOf = (row: Row) => (spec.kind === 'contact' ? row.id : ((row.contactId as string | null) ?? null));
+  const events = [
+    ...creates.map((row) => ({ id: uuidv7(), subject_id: row.id, contact_id: contactOf(row), type: `${spec.kind}.created`, data: { object: serializeRecord(spec.kind, row) } })),
+    ...updates.map(({ row, previous }) => ({
+      id: uuidv7(),
+      subject_id: row.id,
+      contact_id: contactOf(row),
+      type: `${spec.kind}.updated`,
+      data: { object: serializeRecord(spec.kind, row), previous: serializeRecord(spec.kind, previous) },
+    })),
+  ];
+  // Only the columns the new rows give: a column they leave out keeps its database default.
+  const given = creates.length ? Object.keys(toColumns(spec.model, creates[0]!)) : ['id'];
+  const insertColumns = Prisma.raw(given.map((c) => `"${c}"`).join(', '));
+  const [answer] = await db.$queryRaw<{ rows: string }[]>`
+    WITH ins AS (
+      INSERT INTO ${table} (${insertColumns})
+      SELECT ${insertColumns} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(creates.map((r) => toColumns(spec.model, r)))}::json)
+      ON CONFLICT DO NOTHING RETURNING *),
+    upd AS (
+      UPDATE ${table} t SET ${set} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(updates.map((u) => toColumns(spec.model, u.row)))}::json) c
+      WHERE t.id = c.id AND t.account_id = c.account_id RETURNING t.*),
+    written AS (SELECT 'c' AS op, ins.* FROM ins UNION ALL SELECT 'u', upd.* FROM upd),
+    ev AS (
+      INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+      SELECT e.id, w.account_id, e.type, ${now}::timestamptz, ${actor.type}, ${actor.id}, e.subject_id, e.contact_id, e.data
+      FROM json_to_recordset(${JSON.stringify(events)}::json) AS e(id uuid, subject_id uuid, contact_id uuid, type text, data jsonb)
+      JOIN written w ON w.id = e.subject_id
+      RETURNING account_id, id, type),
+    hooks AS (
+      INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
+      SELECT gen_random_uuid(), w.account_id, w.id, ev.id FROM ev JOIN webhook_endpoints w ON w.account_id = ev.account_id
+      WHERE w.enabled AND (ev.type = ANY (w.event_types) OR '*' = ANY (w.event_types)))
+    SELECT coalesce(json_agg(written), '[]')::text AS rows FROM written`;
+  const written: Written = { created: new Map(), updated: new Map() };
+  for (const json of JSON.parse(answer!.rows) as Record<string, unknown>[]) {
+    const row = fromColumns(spec.model, json);
+    (json.op === 'c' ? written.created : written.updated).set(row.id, row);
+  }
+  return written;
+}
+
+/** The rows `where` (SQL over alias `t`) selects, oldest first, locked until the transaction ends. */
+export async function readRows(db: Prisma.TransactionClient, spec: SetModel, where: Prisma.Sql): Promise<Row[]> {
+  const table = Prisma.raw(`"${spec.table}"`);
+  const rows = await db.$queryRaw<{ row: string }[]>`SELECT to_json(t)::text AS row FROM ${table} t WHERE ${where} ORDER BY t.created_at, t.id FOR UPDATE`;
+  return rows.map((r) => fromColumns(spec.model, JSON.parse(r.row) as Record<string, unknown>));
+}
+
+/** `values` as a row in the model's column order (as Prisma returns it, so events list fields alike); a field not given stays out. */
+export function rowOf(model: string, values: Record<string, unknown>): Row {
+  return Object.fromEntries(scalars(model).filter((f) => values[f.name] !== undefined).map((f) => [f.name, values[f.name]])) as Row;
+}
+
+/** A new row's id, as Prisma gives every row (`uuid(7)`): time-ordered. */
+export const newId = (): string => uuidv7();
