@@ -106,6 +106,14 @@ const CASES: Record<string, Case[]> = {
   ],
   'DELETE /api/v1/deals/:id': [{ path: () => '/api/v1/deals/nope', details: () => null }],
   'GET /api/v1/invoices/:id': [{ path: () => '/api/v1/invoices/nope', details: () => null }],
+  // A batch's envelope is the request's; its records' own problems are each item's (test/rest/batches.test.ts).
+  'POST /api/v1/contacts/batch': [
+    { path: () => '/api/v1/contacts/batch', body: () => ({ account_id: acc.id, records: [] }), details: () => ({ records: ['Must have 1 to 100 records'] }) },
+    { path: () => '/api/v1/contacts/batch', body: () => ({ account_id: acc.id, mode: 'upsert', match_on: 'phone', records: [{ first_name: 'A' }] }), details: () => ({ match_on: ONE_OF('email, external_id') }) },
+  ],
+  'POST /api/v1/deals/batch': [
+    { path: () => '/api/v1/deals/batch', body: () => ({ account_id: acc.id, records: [{ title: 'A' }, 'B'] }), details: () => ({ 'records.1': ['Expected an object'] }) },
+  ],
 };
 
 const nameOf = (route: Route) => `${route.method} ${route.path}`;
