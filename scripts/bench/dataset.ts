@@ -114,7 +114,9 @@ export async function removeBenchWrites(dataset: Dataset): Promise<number> {
 }
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
+  // Unbounded: the service gives its role a default statement_timeout in this database at start
+  // (docs/scaling.md#pgbouncer), and filling or cleaning a million rows may take longer.
+  const client = new pg.Client({ connectionString: url, options: '-c statement_timeout=0' });
   await client.connect();
   try {
     return await work(client);

@@ -3,7 +3,7 @@
 //                  [--type client] [--no-exports] [--no-postgraphile] [--log-level info]
 // Against the machine's PostgreSQL (DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test):
 // makes and fills the bench database when needed, starts the service (NODE_ENV=production), the
-// FLOOR (scripts/bench/floor.ts) and PostGraphile (scripts/bench/postgraphile.ts) on the same data,
+// FLOOR (scripts/bench/floor.ts) and PostGraphile (scripts/bench/postgraphile/server.ts) on the same data,
 // drives them with autocannon, one case at a time, and prints the table. See BENCHMARKS.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -18,6 +18,7 @@ import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, numberFl
 import { DATA_FLAGS, progressBar, sizeFromFlags } from './data.js';
 import { ensureDataset, removeBenchWrites, type Dataset, type DatasetSize } from './dataset.js';
 import { postgraphileTwins, summarize, type Twin } from './postgraphile-cases.js';
+import { ensurePostGraphile } from './postgraphile/install.js';
 import { rssOf, sampleRss, startServer, type Server } from './processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -304,6 +305,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   let serviceRss = { start: 0, end: 0 };
   try {
     const withPostGraphile = opts.postgraphile !== false;
+    if (withPostGraphile) ensurePostGraphile(log);
     log(`starting the service, the floor${withPostGraphile ? ' and PostGraphile' : ''}`);
     const started = await Promise.allSettled([
       startServer({
@@ -315,7 +317,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       withPostGraphile
         ? startServer({
           name: 'postgraphile', cwd: ROOT, logFile: path.join(logDir, 'postgraphile.log'),
-          args: ['--import', 'tsx', 'scripts/bench/postgraphile.ts'],
+          args: ['--import', 'tsx', 'scripts/bench/postgraphile/server.ts'],
           // No JWT secret: it checks no tokens (see its header).
           env: { DATABASE_URL: url, DATABASE_POOL_MAX: String(opts.poolMax), NODE_ENV: 'production', GRAPHILE_ENV: 'production' },
         })

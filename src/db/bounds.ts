@@ -29,7 +29,10 @@ export class DatabaseUnavailableError extends Error {
 export type Bounds = {
   /** How long a caller waits for a connection (DATABASE_POOL_TIMEOUT_MS). */
   poolTimeoutMs: number;
-  /** Longest statement (DATABASE_STATEMENT_TIMEOUT_MS): server-side statement_timeout, then a client-side deadline. */
+  /**
+   * Longest statement (DATABASE_STATEMENT_TIMEOUT_MS): PostgreSQL's statement_timeout (SET LOCAL in each
+   * transaction, the role's default outside one: roleStatementTimeoutSql), then a client-side deadline.
+   */
   statementTimeoutMs: number;
   /** Longest connection attempt. */
   connectTimeoutMs: number;
@@ -40,9 +43,32 @@ export const CLIENT_GRACE_MS = 1_000;
 
 type Callback = (err: Error | undefined, result?: unknown) => void;
 
+/** `BEGIN` or `START TRANSACTION`, however Prisma or a raw caller spells it. */
+const OPENS_TRANSACTION = /^\s*(begin|start\s+transaction)\b/i;
+
+/**
+ * The statement bound as the role's default in this database, for every new session: what bounds a
+ * statement outside an explicit transaction. Never a startup parameter: PgBouncer refuses those it
+ * does not know (docs/scaling.md#pgbouncer). Dynamic SQL, as ALTER ROLE takes no expression for the database.
+ */
+export function roleStatementTimeoutSql(statementTimeoutMs: number): string {
+  const ms = Math.floor(statementTimeoutMs);
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`statement timeout ${statementTimeoutMs} is not a number of ms`);
+  return `DO $$ BEGIN EXECUTE format('ALTER ROLE CURRENT_USER IN DATABASE %I SET statement_timeout = ${ms}', current_database()); END $$`;
+}
+
+/** Whether the role's default in this database already is that bound (one row, `set`). */
+export const ROLE_STATEMENT_TIMEOUT_IS_SET = `SELECT EXISTS (
+  SELECT 1 FROM pg_db_role_setting s
+  WHERE s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND s.setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+    AND ('statement_timeout=' || $1::text) = ANY (s.setconfig)) AS "set"`;
+
 /**
  * A pg Client whose statements are bounded on both sides: PostgreSQL cancels one at statement_timeout
- * (57014); should the server not answer at all (frozen, network gone), the client gives up
+ * (57014), set with SET LOCAL right after each BEGIN (it lasts as long as the transaction, so it
+ * holds behind PgBouncer's transaction pooling and never leaks to another client's statements), and
+ * by the role's default outside transactions; should the server not answer at all (frozen, network gone), the client gives up
  * CLIENT_GRACE_MS later and drops the connection. Any failure once the connection is gone, and any
  * 'error' it emits (pg emits only connection-level ones), becomes a DatabaseUnavailableError.
  */
@@ -52,15 +78,21 @@ function boundedClientClass(bounds: Bounds) {
     private timedOut = false;
 
     constructor(config: pg.ClientConfig = {}) {
-      super({ ...config, connectionTimeoutMillis: bounds.connectTimeoutMs, statement_timeout: bounds.statementTimeoutMs });
+      super({ ...config, connectionTimeoutMillis: bounds.connectTimeoutMs });
       // Registered before pg's own handlers (added on connect), so the flag is set before any query fails.
       this.connection.on('end', () => void (this.lost = true));
       this.connection.on('error', () => void (this.lost = true));
     }
 
     override query(...args: any[]): any {
-      const first = args[0] as { submit?: unknown } | undefined;
-      if (first && typeof first.submit === 'function') return super.query(...(args as [never]));
+      const first = args[0] as { submit?: unknown; text?: unknown } | string | undefined;
+      if (first && typeof first === 'object' && typeof first.submit === 'function') return super.query(...(args as [never]));
+      const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
+      return OPENS_TRANSACTION.test(text) ? this.begin(args) : this.bounded(args);
+    }
+
+    /** One statement under the client-side deadline. */
+    private bounded(args: any[]): any {
       const timer = setTimeout(() => {
         this.timedOut = true;
         this.connection.stream.destroy(); // pg then fails the query; the pool drops the client on release
@@ -83,6 +115,20 @@ function boundedClientClass(bounds: Bounds) {
           throw this.classify(err);
         },
       );
+    }
+
+    /** BEGIN, then the bound for this transaction; answers BEGIN's result (or error) as the caller asked. */
+    private begin(args: any[]): any {
+      const last = args.length - 1;
+      const callback = typeof args[last] === 'function' ? (args[last] as Callback) : undefined;
+      const run = async () => {
+        const result = await this.bounded(callback ? args.slice(0, last) : args);
+        await this.bounded([`SET LOCAL statement_timeout = ${Math.floor(bounds.statementTimeoutMs)}`]);
+        return result;
+      };
+      if (!callback) return run();
+      run().then((result) => callback(undefined, result), (err: Error) => callback(err));
+      return undefined;
     }
 
     override end(...args: any[]): any {

@@ -15,6 +15,8 @@ export type Database = {
   reader: Reader;
   replicas: Pick<Replicas, 'status'>;
   kind: 'pglite' | 'postgres';
+  /** The waits and timeouts this database was opened with (docs/faults.md). */
+  bounds: Bounds;
   /** The PostgreSQL connection pool (for metrics); absent on PGlite. */
   pool?: pg.Pool;
   /** A driver adapter factory for the schema engine (src/db/migrate.ts); close it after use. */
@@ -62,13 +64,14 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onConnectionError: onError }) });
     const replicas = openReplicas(prisma, pool, {
       primaryUrl: url, urls: opts.replicaUrls ?? [], maxLagMs: opts.replicaMaxLagMs ?? 1_000,
-      poolMax: opts.poolMax ?? 10, onChange: opts.onReplicaChange, onConnectionError: onError,
+      poolMax: opts.poolMax ?? 10, bounds, onChange: opts.onReplicaChange, onConnectionError: onError,
     });
     return {
       prisma,
       reader: replicas.reader,
       replicas,
       kind: 'postgres',
+      bounds,
       pool,
       // Migrations get their own one-connection pool (the engine works on one session), unpooled if given.
       adapterFactory: () => postgresMigrationFactory(opts.directUrl ?? url),
@@ -98,6 +101,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     reader: replicas.reader,
     replicas,
     kind: 'pglite',
+    bounds,
     // PGlite is one connection in this process; migrations must share it (a second instance on
     // the same directory would corrupt it).
     adapterFactory: () => pgliteMigrationFactory(pglite),

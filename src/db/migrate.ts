@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { MIGRATION_LOCK_TIMEOUT_DEFAULT_MS } from '../config.js';
+import { ROLE_STATEMENT_TIMEOUT_IS_SET, roleStatementTimeoutSql } from './bounds.js';
 import type { Database } from './client.js';
 import { throwawayMigrationFactory, type HeldLock, type LockHolder, type MigrationAdapterFactory } from './migration-adapters.js';
 import { startEngine, type SchemaEngine } from './schema-engine.js';
@@ -130,10 +131,32 @@ export async function unappliedMigrations(db: Database, migrationsDir = defaultP
  * makes this throw; later deploys refuse to run (P3009) until it is resolved.
  */
 export async function applyMigrations(db: Database, paths = defaultPaths(), opts: MigrateOptions = {}): Promise<string[]> {
-  if ((await unappliedMigrations(db, paths.migrationsDir)).length === 0) return [];
+  if ((await unappliedMigrations(db, paths.migrationsDir)).length === 0) {
+    await setRoleStatementTimeout(db);
+    return [];
+  }
   const migrationsList = await listMigrations(paths.migrationsDir);
   const result = await withEngine(db.adapterFactory(), (engine) => engine.applyMigrations({ migrationsList, filters }), opts);
+  await setRoleStatementTimeout(db);
   return result.appliedMigrationNames;
+}
+
+/**
+ * PostgreSQL: DATABASE_STATEMENT_TIMEOUT_MS becomes the role's default in this database, the bound of
+ * every statement run outside a transaction (inside one, src/db/bounds.ts sets it with SET LOCAL).
+ * Written only when it differs; instances starting together may race on the catalog row
+ * ("tuple concurrently updated"), so a failed write counts if the value is there afterwards.
+ */
+export async function setRoleStatementTimeout(db: Database): Promise<void> {
+  if (db.kind !== 'postgres') return; // PGlite runs on this thread: nothing can interrupt a statement
+  const ms = String(Math.floor(db.bounds.statementTimeoutMs));
+  const isSet = async () => (await db.prisma.$queryRawUnsafe<{ set: boolean }[]>(ROLE_STATEMENT_TIMEOUT_IS_SET, ms))[0]?.set === true;
+  if (await isSet()) return;
+  try {
+    await db.prisma.$executeRawUnsafe(roleStatementTimeoutSql(db.bounds.statementTimeoutMs));
+  } catch (err) {
+    if (!(await isSet())) throw err;
+  }
 }
 
 /**

@@ -125,7 +125,9 @@ export function postgresMigrationFactory(url: string): MigrationAdapterFactory {
   const fix = (adapter: SqlDriverAdapter): SqlDriverAdapter => {
     // adapter-pg splits scripts on ';' (breaking $$ bodies) and runs the pieces one by one (not
     // atomic). One simple-protocol query runs the whole script as one implicit transaction.
-    adapter.executeScript = (script) => query({ text: script }).then(() => undefined, toDriverError);
+    // Unbounded: a migration may rightly outlast DATABASE_STATEMENT_TIMEOUT_MS, the role's default
+    // (src/db/migrate.ts); SET LOCAL ends with the script's implicit transaction, so it never leaks.
+    adapter.executeScript = (script) => query({ text: `SET LOCAL statement_timeout = 0;\n${script}` }).then(() => undefined, toDriverError);
     return adapter;
   };
   const factory: MigrationAdapterFactory = {

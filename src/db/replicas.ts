@@ -8,6 +8,7 @@ import { readReplicas } from '@prisma/extension-read-replicas';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { BoundedPool, type Bounds } from './bounds.js';
 import { isDatabaseUnavailable } from './unavailable.js';
 
 /** `db.reader`: the client for reads that may trail the primary by up to the allowed lag. */
@@ -36,6 +37,8 @@ export type ReplicaOptions = {
   maxLagMs: number;
   /** Connections per replica pool. */
   poolMax: number;
+  /** The primary's bounds (docs/faults.md), applied alike to each replica pool. */
+  bounds: Bounds;
   /** Told when a replica is skipped or used again (one event per change). */
   onChange?: (event: ReplicaEvent) => void;
   onConnectionError?: (err: Error) => void;
@@ -97,7 +100,9 @@ export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: 
   primaryProbe.on('error', onError);
 
   const replicas: Replica[] = opts.urls.map((url) => {
-    const pool = new pg.Pool({ connectionString: url, max: opts.poolMax, application_name: 'crm-reader' });
+    // Bounded as the primary's pool is: a wait for a connection, each connection attempt and each
+    // statement (the role's statement_timeout default reaches the standby with the catalog).
+    const pool = new BoundedPool({ connectionString: url, max: opts.poolMax, application_name: 'crm-reader' }, opts.bounds);
     pool.on('error', onError);
     const probe = new pg.Pool({ connectionString: url, max: 1, query_timeout: probeTimeoutMs, connectionTimeoutMillis: probeTimeoutMs, application_name: 'crm-replica-probe' });
     probe.on('error', onError);

@@ -15,7 +15,7 @@ import { redisDocumentStore, sha256 } from '../../src/graphql/persisted.js';
 import { MemoryStore } from '../../src/ratelimit/memory-store.js';
 import { createAccount, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
-import { requireRedis, TEST_REDIS_URL } from '../helpers/prerequisites.js';
+import { requireRedis, skipIfMissing, TEST_REDIS_URL, unsetVariables } from '../helpers/prerequisites.js';
 
 let t: TestApp;
 let acc: TestAccount;
@@ -108,7 +108,7 @@ describe('automatic persisted queries (Apollo protocol, decisions §11)', () => 
     expect((await send(t, { body: { extensions: wrong } })).body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 
-  it('with Redis, a query registered on one instance runs by hash on another', async () => {
+  it.skipIf(skipIfMissing(unsetVariables('REDIS_URL')))('with Redis, a query registered on one instance runs by hash on another', async () => {
     await requireRedis(TEST_REDIS_URL);
     const prefix = `apq-test-${randomUUID()}:`;
     const [one, two] = [redisDocumentStore(TEST_REDIS_URL, prefix), redisDocumentStore(TEST_REDIS_URL, prefix)];

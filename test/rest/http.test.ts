@@ -283,18 +283,25 @@ describe('500: never a stack, SQL or message from inside', () => {
     const cut = await createAccount(t);
     // The first two pages of rows come back (a response chunk each; the download reads one ahead of the socket),
     // so bytes are on the wire when the query for the third page fails.
-    // The CSV pages are raw SQL through the reader's pool (src/exports/contacts-csv.ts).
-    const pool = t.deps.db.reader.$replicaPool()!;
-    const query = pool.query;
+    // The CSV pages are raw SQL through the reader's pg pool on PostgreSQL, through the reader's
+    // Prisma client on the embedded database, which has no pool (src/exports/contacts-csv.ts).
+    const pool = t.deps.db.reader.$replicaPool();
+    const client = t.deps.db.reader.$replica();
+    const [target, method] = pool ? ([pool, 'query'] as const) : ([client, '$queryRaw'] as const);
+    const original = (target as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[method]!;
     let calls = 0;
     // A page as the CSV query answers it: one JSON text of [first name, ..., source, created_at in epoch ms].
     const rows = Array.from({ length: 1000 }, (_, i) => [`Row${i}`, null, null, null, `Company ${i}`.padEnd(100, '.'), 'lead', 'other', Date.UTC(2024, 0, 1, 0, 0, 0, i)]);
-    pool.query = (async (text: string, values: unknown[]) => {
+    const page = [{ page: JSON.stringify(rows), lastId: '00000000-0000-4000-8000-000000000999' }];
+    const fake = async (...args: unknown[]) => {
+      // pg: (text, values); Prisma: (Prisma.Sql), whose text and values are its own fields.
+      const [text, values] = pool ? args : [(args[0] as { text?: string }).text, (args[0] as { values?: unknown[] }).values];
       const csvPage = Array.isArray(values) && values.includes(cut.id) && String(text).includes('json_agg');
-      if (!csvPage) return (query as (...args: unknown[]) => Promise<unknown>).call(pool, text, values);
-      if (++calls <= 2) return { rows: [{ page: JSON.stringify(rows), lastId: '00000000-0000-4000-8000-000000000999' }] };
+      if (!csvPage) return original.apply(target, args);
+      if (++calls <= 2) return pool ? { rows: page } : page;
       throw new Error('SELECT "first_name" FROM contacts: connection to 10.0.0.9 lost');
-    }) as unknown as typeof query;
+    };
+    Object.assign(target, { [method]: fake });
     try {
       const response = await fetch(`${t.baseUrl}/api/v1/contacts/export?account_id=${cut.id}`, {
         headers: { authorization: `Bearer ${cut.member.token}` },
@@ -303,7 +310,7 @@ describe('500: never a stack, SQL or message from inside', () => {
       await expect(response.text()).rejects.toThrow();
       expect(calls).toBe(3);
     } finally {
-      pool.query = query;
+      Object.assign(target, { [method]: original });
     }
   });
 });

@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintToken } from '../../src/auth/token.js';
 import { migrationNames } from '../../src/db/migrate.js';
 import { MIGRATION_LOCK_KEY } from '../../src/db/migration-adapters.js';
+import { DatabaseUnavailableError } from '../../src/db/bounds.js';
+import { openDatabase } from '../../src/db/client.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { advisoryLocks, Cluster, PG_BIN, Pgbouncer, PGBOUNCER_BIN, freePort, query, skipWithout, spawnServer, startServer, stopServer, type ServerProcess } from './support.js';
 
@@ -21,6 +23,8 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 240_000 });
 
 /** The issue's bound: both instances ready within 60 s of starting together. */
 const READY_WITHIN_MS = 60_000;
+/** Short, so a statement can outrun it; the client's own deadline comes CLIENT_GRACE_MS later. */
+const STATEMENT_TIMEOUT_MS = 1_500;
 const MISSING = !PG_BIN ? 'PostgreSQL server binaries (initdb, pg_ctl)' : !PGBOUNCER_BIN ? 'pgbouncer (apt-get install pgbouncer)' : null;
 
 describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind PgBouncer in transaction mode', () => {
@@ -34,7 +38,7 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
     bouncer?.stop();
     postgres?.stop('immediate');
   };
-  const common = { AUTH_JWT_SECRET: TEST_SECRET, TRUST_PROXY: '1' };
+  const common = { AUTH_JWT_SECRET: TEST_SECRET, TRUST_PROXY: '1', DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) };
 
   beforeAll(async () => {
     process.once('exit', cleanup);
@@ -149,5 +153,42 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
       await holder.end();
     }
     expect(await advisoryLocks(postgres.url('crm_locked'))).toEqual([]);
+  });
+
+  it('a statement running past DATABASE_STATEMENT_TIMEOUT_MS behind a default-configured PgBouncer is cancelled by PostgreSQL (57014), outside a transaction and inside one', async () => {
+    // A PgBouncer started after the instances set the role's default: the server connections it opens
+    // get that default (one opened before keeps its own until server_lifetime, docs/scaling.md#pgbouncer).
+    const fresh = new Pgbouncer(dir, await freePort());
+    await fresh.start({ crm: postgres.url('crm') });
+    const db = await openDatabase({ databaseUrl: fresh.url('crm'), dataDir: 'memory://', bounds: { statementTimeoutMs: STATEMENT_TIMEOUT_MS } });
+    const sleeping = () => query(postgres.url('crm'), "SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(30)%'");
+    /** The server's own cancel: a PostgreSQL error, not the client's deadline (a DatabaseUnavailableError). */
+    const expectServerCancel = async (run: Promise<unknown>) => {
+      const err = (await run.then(() => undefined, (e: unknown) => e)) as { code?: string; message?: string } | undefined;
+      expect(err).toBeDefined();
+      expect(err).not.toBeInstanceOf(DatabaseUnavailableError);
+      expect(err).toMatchObject({ code: '57014', message: 'canceling statement due to statement timeout' });
+      expect(await sleeping()).toEqual([]);
+    };
+    try {
+      // Outside a transaction: the role's default in this database, set by the instances at start.
+      await expectServerCancel(db.pool!.query('SELECT pg_sleep(30)'));
+      // Inside one: SET LOCAL after BEGIN, on whichever server connection PgBouncer lends.
+      const client = await db.pool!.connect();
+      try {
+        await client.query('BEGIN');
+        await expectServerCancel(client.query('SELECT pg_sleep(30)'));
+        await client.query('ROLLBACK');
+      } finally {
+        client.release();
+      }
+      // Through Prisma's interactive transaction, as the service runs its writes.
+      const viaPrisma = db.prisma.$transaction(async (tx) => tx.$queryRawUnsafe('SELECT pg_sleep(30)'), { timeout: 60_000 });
+      await expect(viaPrisma).rejects.toThrow(/57014|statement timeout/);
+      expect(await sleeping()).toEqual([]);
+    } finally {
+      await db.close();
+      fresh.stop();
+    }
   });
 });

@@ -15,6 +15,7 @@ import { mintToken } from '../../src/auth/token.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { openDeps } from '../../src/runtime.js';
+import { DatabaseUnavailableError } from '../../src/db/bounds.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { Cluster, PG_BIN, query, skipWithout, waitFor } from './support.js';
 
@@ -22,6 +23,10 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 });
 
 type Deps = Awaited<ReturnType<typeof openDeps>>;
 type Instance = { deps: Deps; app: App };
+
+/** The bounds of §14 (docs/faults.md), short enough for a statement or a wait to outrun them here. */
+const STATEMENT_TIMEOUT_MS = 3_000;
+const POOL_TIMEOUT_MS = 500;
 
 describe.skipIf(skipWithout(PG_BIN ? null : 'PostgreSQL server binaries (initdb, pg_basebackup, pg_ctl)', 'test/scale/replicas.test.ts'))('read replicas', () => {
   let dir: string;
@@ -33,7 +38,7 @@ describe.skipIf(skipWithout(PG_BIN ? null : 'PostgreSQL server binaries (initdb,
   let accountId: string;
   const cleanup = () => [standby, primary].forEach((c) => c?.stop('immediate'));
 
-  const open = async (maxLagMs: number): Promise<Instance> => {
+  const open = async (maxLagMs: number, env: Record<string, string> = {}): Promise<Instance> => {
     const config = loadConfig({
       NODE_ENV: 'test',
       AUTH_JWT_SECRET: TEST_SECRET,
@@ -41,6 +46,8 @@ describe.skipIf(skipWithout(PG_BIN ? null : 'PostgreSQL server binaries (initdb,
       DATABASE_URL: primary.url('crm'),
       DATABASE_REPLICA_URLS: standby.url('crm'),
       DATABASE_REPLICA_MAX_LAG_MS: String(maxLagMs),
+      DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+      ...env,
     });
     const deps = await openDeps(config, createLogger({ level: 'silent' }));
     return { deps, app: createApp(deps) };
@@ -79,7 +86,8 @@ describe.skipIf(skipWithout(PG_BIN ? null : 'PostgreSQL server binaries (initdb,
     primary = await Cluster.primary(dir);
     await query(primary.url(), 'CREATE DATABASE crm');
     standby = await Cluster.standbyOf(primary);
-    [loose, strict] = [await open(60_000), await open(300)]; // the first migrates the primary
+    // the first migrates the primary; its small pools show the replica pool's admission bound
+    [loose, strict] = [await open(60_000, { DATABASE_POOL_MAX: '2', DATABASE_POOL_TIMEOUT_MS: String(POOL_TIMEOUT_MS) }), await open(300)];
     token = await mintToken(TEST_SECRET, { sub: randomUUID() });
     const created = await loose.app.fetch('http://localhost/graphql', {
       method: 'POST',
@@ -164,5 +172,36 @@ describe.skipIf(skipWithout(PG_BIN ? null : 'PostgreSQL server binaries (initdb,
     standby.start();
     await expect.poll(() => standbyHealthy(loose), { timeout: 30_000 }).toBe(true);
     expect((await call(loose, 'GET', '/readyz')).status).toBe(200);
+  });
+
+  it("a replica's pool is bounded as the primary's (§14): a wait for a connection gives up with 08001, a statement past DATABASE_STATEMENT_TIMEOUT_MS is cancelled by the standby (57014), in a transaction and outside one", async () => {
+    await caughtUp();
+    await expect.poll(() => standbyHealthy(loose), { timeout: 30_000 }).toBe(true);
+    const pool = loose.deps.db.reader.$replicaPool()!;
+    const isStandby = async (client: { query(text: string): Promise<{ rows: { r: boolean }[] }> }) => (await client.query('SELECT pg_is_in_recovery() AS r')).rows[0]!.r;
+    // Both of its connections (DATABASE_POOL_MAX=2) taken: the next caller waits DATABASE_POOL_TIMEOUT_MS, then 08001.
+    const held = [await pool.connect(), await pool.connect()];
+    try {
+      expect(await isStandby(held[0]!)).toBe(true);
+      await expect(pool.query('SELECT 1')).rejects.toMatchObject({ name: 'DatabaseUnavailableError', code: '08001' });
+    } finally {
+      held.forEach((c) => c.release());
+    }
+    const sleeping = () => query(standby.url('crm'), "SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(30)%'");
+    const expectServerCancel = async (run: Promise<unknown>) => {
+      const err = await run.then(() => undefined, (e: unknown) => e);
+      expect(err).not.toBeInstanceOf(DatabaseUnavailableError); // the client's own deadline comes a second later
+      expect(err).toMatchObject({ code: '57014', message: 'canceling statement due to statement timeout' });
+      expect(await sleeping()).toEqual([]);
+    };
+    await expectServerCancel(pool.query('SELECT pg_sleep(30)'));
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await expectServerCancel(client.query('SELECT pg_sleep(30)'));
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
   });
 });

@@ -138,7 +138,7 @@ export class Pgbouncer {
   url(database: string) {
     return `postgresql://postgres@127.0.0.1:${this.port}/${database}`;
   }
-  /** Transaction pooling in front of `databases` (name -> server URL), as docs/scaling.md configures it. */
+  /** Transaction pooling in front of `databases` (name -> server URL), as docs/scaling.md configures it, otherwise PgBouncer's defaults. */
   async start(databases: Record<string, string>, settings: Record<string, string | number> = {}) {
     const lines = Object.entries(databases).map(([name, url]) => {
       const u = new URL(url);
@@ -152,8 +152,7 @@ export class Pgbouncer {
       pool_mode: 'transaction',
       max_client_conn: 500,
       default_pool_size: 20,
-      // The service asks for its statement timeout at connect (docs/faults.md); PgBouncer must let it pass.
-      ignore_startup_parameters: 'statement_timeout',
+      // No ignore_startup_parameters: PgBouncer's default, which refuses any startup parameter it does not know.
       logfile: path.join(this.dir, `pgbouncer-${this.port}.log`),
       ...settings,
     };

@@ -4,6 +4,7 @@
 // No auth and no membership check (anyone may read or write any account): that favours it against
 // the service and the floor, which verify a JWT and the membership on every request.
 // Env: DATABASE_URL, PORT (0 = any), HOST, DATABASE_POOL_MAX (default 10).
+// PostGraphile comes from this folder's own node_modules (install.ts), not the project's.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 // PostGraphile 5 wants Node 22 and calls Promise.withResolvers (Node ≥ 22), which Node 20 lacks;
