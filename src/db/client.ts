@@ -5,6 +5,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { BoundedPool, gatePGlite, type Bounds } from './bounds.js';
+import { listenOnPGlite, listenOnPostgres, type Listen } from './listen.js';
 import { lockDataDir } from './lock.js';
 import { openReplicas, primaryOnly, type Reader, type ReplicaEvent, type Replicas } from './replicas.js';
 import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
@@ -17,6 +18,8 @@ export type Database = {
   kind: 'pglite' | 'postgres';
   /** The PostgreSQL connection pool (for metrics); absent on PGlite. */
   pool?: pg.Pool;
+  /** LISTEN/NOTIFY on a connection of its own (src/db/listen.ts): what wakes the event worker. */
+  listen: Listen;
   /** A driver adapter factory for the schema engine (src/db/migrate.ts); close it after use. */
   adapterFactory(): MigrationAdapterFactory;
   close(): Promise<void>;
@@ -70,6 +73,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       replicas,
       kind: 'postgres',
       pool,
+      listen: listenOnPostgres(opts.directUrl ?? url, bounds.connectTimeoutMs, onError),
       // Migrations get their own one-connection pool (the engine works on one session), unpooled if given.
       adapterFactory: () => postgresMigrationFactory(opts.directUrl ?? url),
       close: async () => {
@@ -98,6 +102,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     reader: replicas.reader,
     replicas,
     kind: 'pglite',
+    listen: listenOnPGlite(pglite),
     // PGlite is one connection in this process; migrations must share it (a second instance on
     // the same directory would corrupt it).
     adapterFactory: () => pgliteMigrationFactory(pglite),
