@@ -63,7 +63,7 @@ export type EventsConfig = {
   retryBaseMs: number;
   /** WEBHOOK_LEASE_MS: how long a claimed delivery is kept from other instances (a crash frees it after this). */
   leaseMs: number;
-  /** EVENT_POLL_MS: how often the worker looks for due work. */
+  /** EVENT_POLL_MS: how often the worker looks for due work unprompted (committed events wake it at once). */
   pollMs: number;
   /** EVENT_WORKER=off: this instance delivers nothing (another one does). */
   worker: boolean;
@@ -194,7 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateTargets: oneOf('WEBHOOK_ALLOW_PRIVATE_TARGETS', ['true', 'false'], 'false') === 'true',
       retryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 30_000, 1, 3_600_000),
       leaseMs: int('WEBHOOK_LEASE_MS', 60_000, 100, 3_600_000),
-      pollMs: int('EVENT_POLL_MS', 250, 10, 60_000),
+      pollMs: int('EVENT_POLL_MS', 2_000, 10, 60_000),
       worker: oneOf('EVENT_WORKER', ['on', 'off'], 'on') === 'on',
     },
   };

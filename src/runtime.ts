@@ -41,7 +41,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       ? createRateLimiter({ redisUrl: config.redisUrl, log: (msg: string, err?: unknown) => log.warn({ err }, msg) })
       : noLimits(log);
     const documents = config.redisUrl ? redisDocumentStore(config.redisUrl) : memoryDocumentStore();
-    const events = await openEvents(config, db.prisma, log);
+    const events = await openEvents(config, db.prisma, log, { listen: db.listen });
     return {
       config,
       db,

@@ -5,6 +5,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { BoundedPool, gatePGlite, type Bounds } from './bounds.js';
+import { listenOnPGlite, listenOnPostgres, type Listen } from './listen.js';
 import { lockDataDir } from './lock.js';
 import { openReplicas, primaryOnly, type Reader, type ReplicaEvent, type Replicas } from './replicas.js';
 import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
@@ -19,6 +20,8 @@ export type Database = {
   bounds: Bounds;
   /** The PostgreSQL connection pool (for metrics); absent on PGlite. */
   pool?: pg.Pool;
+  /** LISTEN/NOTIFY on a connection of its own (src/db/listen.ts): what wakes the event worker. */
+  listen: Listen;
   /** A driver adapter factory for the schema engine (src/db/migrate.ts); close it after use. */
   adapterFactory(): MigrationAdapterFactory;
   close(): Promise<void>;
@@ -73,6 +76,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       kind: 'postgres',
       bounds,
       pool,
+      listen: listenOnPostgres(opts.directUrl ?? url, bounds.connectTimeoutMs, onError),
       // Migrations get their own one-connection pool (the engine works on one session), unpooled if given.
       adapterFactory: () => postgresMigrationFactory(opts.directUrl ?? url),
       close: async () => {
@@ -102,6 +106,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     replicas,
     kind: 'pglite',
     bounds,
+    listen: listenOnPGlite(pglite),
     // PGlite is one connection in this process; migrations must share it (a second instance on
     // the same directory would corrupt it).
     adapterFactory: () => pgliteMigrationFactory(pglite),

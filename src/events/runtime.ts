@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { Listen } from '../db/listen.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { loadSecretBox, type SecretBox } from '../webhooks/secret.js';
@@ -16,7 +17,15 @@ export type Events = {
   close(): Promise<void>;
 };
 
-export async function openEvents(config: Config, db: PrismaClient, log: Logger, opts: { worker?: boolean } = {}): Promise<Events> {
+/** The channel the events table's trigger notifies at each commit (prisma/migrations/*_events_notify). */
+export const EVENTS_CHANNEL = 'crm_events';
+
+export async function openEvents(
+  config: Config,
+  db: PrismaClient,
+  log: Logger,
+  opts: { worker?: boolean; listen?: Listen } = {},
+): Promise<Events> {
   const { bus, close: closeBus } = createEventBus(config.redisUrl);
   const box = await loadSecretBox(config);
   if (!box) log.error('WEBHOOK_SECRET_KEY is not set: webhook endpoints are refused and nothing is delivered');
@@ -31,12 +40,15 @@ export async function openEvents(config: Config, db: PrismaClient, log: Logger, 
         log,
       })
     : null;
+  // Committed events wake the worker at once; its poll only catches what a lost notification missed.
+  const unlisten = worker && opts.listen ? await opts.listen(EVENTS_CHANNEL, worker.nudge) : null;
   return {
     bus,
     box,
     policy,
     worker,
     close: async () => {
+      await unlisten?.();
       await worker?.close(); // finishes the deliveries under way
       await closeBus();
     },

@@ -9,6 +9,7 @@ export const RELAY_BATCH = 500;
 export const DELIVERY_BATCH = 10;
 export const PURGE_BATCH = 1000;
 const PURGE_EVERY_MS = 60_000;
+const MIN_STEP_GAP_MS = 10;
 
 export type WorkerOptions = { bus: EventBus; delivery: DeliveryOptions | null; pollMs: number; retentionDays: number; log: Logger };
 
@@ -20,6 +21,8 @@ export type WorkerOptions = { bus: EventBus; delivery: DeliveryOptions | null; p
 export function startWorker(db: PrismaClient, options: WorkerOptions) {
   let running = true;
   let wake: (() => void) | null = null;
+  // Set by a nudge that came while a step ran: what it announced may have committed after the step looked.
+  let nudged = false;
   let lastPurge = 0;
   const stop = new AbortController();
 
@@ -34,23 +37,30 @@ export function startWorker(db: PrismaClient, options: WorkerOptions) {
 
   const loop = (async () => {
     while (running) {
+      nudged = false;
+      const started = Date.now();
       try {
         await step();
       } catch (err) {
         if (running) options.log.warn({ err }, 'event worker: step failed; retrying');
       }
       if (!running) break;
+      // Under a stream of commits, one step per MIN_STEP_GAP_MS at most: each relays a whole batch.
+      const wait = nudged ? Math.max(0, MIN_STEP_GAP_MS - (Date.now() - started)) : options.pollMs;
       await new Promise<void>((resolve) => {
-        wake = resolve;
-        sleep(options.pollMs, undefined, { ref: false }).then(resolve);
+        wake = nudged ? null : resolve;
+        sleep(wait, undefined, { ref: false }).then(resolve);
       });
       wake = null;
     }
   })();
 
   return {
-    /** Look for work now rather than at the next poll. */
-    nudge: () => wake?.(),
+    /** Look for work now rather than at the next poll (a committed event's notification calls it). */
+    nudge: () => {
+      nudged = true;
+      wake?.();
+    },
     /** Stops claiming; a delivery under way finishes (10 s at most) before this resolves. */
     close: async () => {
       running = false;

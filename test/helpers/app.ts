@@ -80,7 +80,7 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     knownUsers: new KnownUsers(),
     log,
     // The delivery worker and relay run only where a test asks for them (test/events/).
-    events: await openEvents(config, db.prisma, log, { worker: overrides.worker ?? false }),
+    events: await openEvents(config, db.prisma, log, { worker: overrides.worker ?? false, listen: db.listen }),
   };
   const app = createApp(deps);
   // A real HTTP server on a free loopback port: tests drive the service as clients do.

@@ -1,0 +1,83 @@
+// docs/events.md "Live events": committed events wake the worker through LISTEN/NOTIFY; the poll is the fallback.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emit } from '../../src/events/emit.js';
+import { EVENTS_CHANNEL } from '../../src/events/runtime.js';
+import { SYSTEM } from '../../src/events/types.js';
+import type { Envelope } from '../../src/events/envelope.js';
+import { createAccount, unique, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
+
+// The worker polls once a minute here: only a notification can bring an event in time for these tests.
+// The bus is this process's own (no REDIS_URL), so a subscription is registered when it starts.
+let app: TestApp;
+let acc: TestAccount;
+beforeAll(async () => {
+  app = await createTestApp({ env: { EVENT_POLL_MS: '60000', REDIS_URL: '' }, worker: true });
+  acc = await createAccount(app);
+});
+afterAll(() => app?.close());
+
+const emitContactEvent = (accountId: string, id: string = crypto.randomUUID()) =>
+  app.db.$transaction((tx) => emit(tx, { type: 'contact.created', accountId, actor: SYSTEM, object: { id, accountId, firstName: unique('N') } as { id: string } }));
+
+/** Subscribes to the account's live events, then commits a contact.created event: resolves when it arrives. */
+async function emitAndReceive(accountId: string): Promise<Envelope> {
+  const id = crypto.randomUUID();
+  const live = app.deps.events.bus.subscribe('accountEvents', accountId)[Symbol.asyncIterator]();
+  const arrived = (async () => {
+    for (let next = await live.next(); !next.done; next = await live.next()) {
+      if ((next.value.data as { object?: { id?: string } } | null)?.object?.id === id) return next.value;
+    }
+    throw new Error('the bus ended');
+  })();
+  await emitContactEvent(accountId, id);
+  try {
+    return await arrived;
+  } finally {
+    await live.return?.();
+  }
+}
+
+describe('events reach subscribers by notification', () => {
+  it('committing an event notifies every listener of the events channel once per commit', async () => {
+    let heard = 0;
+    const stop = await app.deps.db.listen(EVENTS_CHANNEL, () => heard++);
+    try {
+      const before = heard; // a listener hears once on opening (what committed before it listened)
+      await emitContactEvent(acc.id);
+      await expect.poll(() => heard - before).toBeGreaterThanOrEqual(1);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('an event committed while the worker sleeps on a one-minute poll reaches the bus at once', async () => {
+    // Each round starts after the previous event was relayed: the worker is asleep on its poll.
+    for (let round = 0; round < 3; round++) {
+      await expect(emitAndReceive(acc.id)).resolves.toMatchObject({ type: 'contact.created', account_id: acc.id });
+    }
+  });
+});
+
+describe('the listener on PostgreSQL', () => {
+  const skip = skipIfMissing(unsetVariables('DATABASE_URL'));
+  it.skipIf(skip)('listens again after its connection is cut, and events flow again', async () => {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    try {
+      // This app's own listener: its database is a clone of its own (test/helpers/database.ts).
+      const [{ database }] = await app.db.$queryRaw<[{ database: string }]>`SELECT current_database() AS database`;
+      const { rowCount } = await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND datname = $2',
+        [`LISTEN "${EVENTS_CHANNEL}"`, database],
+      );
+      expect(rowCount).toBe(1);
+      // The listener reopens after about a second; what committed meanwhile is announced when it is back.
+      await expect(emitAndReceive(acc.id)).resolves.toMatchObject({ type: 'contact.created' });
+    } finally {
+      await admin.end();
+    }
+  });
+});
