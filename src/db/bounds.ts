@@ -117,14 +117,19 @@ function boundedClientClass(bounds: Bounds) {
       );
     }
 
-    /** BEGIN, then the bound for this transaction; answers BEGIN's result (or error) as the caller asked. */
+    /**
+     * BEGIN and the bound for this transaction in one round trip (one simple-protocol query of two
+     * statements: BEGIN takes no parameters); answers BEGIN's own result (or error) as the caller asked.
+     */
     private begin(args: any[]): any {
       const last = args.length - 1;
       const callback = typeof args[last] === 'function' ? (args[last] as Callback) : undefined;
+      const first = args[0] as string | { text: string };
+      const text = `${(typeof first === 'string' ? first : first.text).replace(/;\s*$/, '')}; SET LOCAL statement_timeout = ${Math.floor(bounds.statementTimeoutMs)}`;
+      const both = [typeof first === 'string' ? text : { ...first, text }, ...args.slice(1, callback ? last : undefined)];
       const run = async () => {
-        const result = await this.bounded(callback ? args.slice(0, last) : args);
-        await this.bounded([`SET LOCAL statement_timeout = ${Math.floor(bounds.statementTimeoutMs)}`]);
-        return result;
+        const results = await this.bounded(both);
+        return Array.isArray(results) ? results[0] : results;
       };
       if (!callback) return run();
       run().then((result) => callback(undefined, result), (err: Error) => callback(err));
