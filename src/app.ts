@@ -1,4 +1,4 @@
-import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import { getOperationAST, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
 import { useCrossSiteRule } from './auth/cross-site.plugin.js';
@@ -8,16 +8,18 @@ import type { AppDeps } from './deps.js';
 import { maskError, useErrorCodes } from './graphql/mask.js';
 import { useVariableErrors } from './graphql/variables.js';
 import { useCost } from './graphql/cost.plugin.js';
+import { useMultipartSubscriptions } from './graphql/multipart.plugin.js';
 import { memoryDocumentStore, useAutomaticPersistedQueries, useTrustedDocuments } from './graphql/persisted.js';
 import { GRAPHQL_LIMITS } from './graphql/armor.js';
-import { schema } from './graphql/schema.js';
+import { schema } from './schema.js';
 import { useHealth } from './health.js';
 import { useRest } from './rest/plugin.js';
 import { useApiReference } from './rest/docs.js';
-import { graphiql } from './graphiql.js';
+import { EXAMPLE_OPERATION_NAMES, graphiql } from './graphiql.js';
 import { useObservability } from './observability/index.js';
 import { useFormPage } from './forms/form-page.plugin.js';
 import { rateLimitHeaders } from './rest/headers.js';
+import { routes } from './rest/routes.js';
 import { useAuthChallenge } from './auth/challenge.plugin.js';
 
 export type { AppDeps } from './deps.js';
@@ -42,23 +44,30 @@ export function createApp(deps: AppDeps) {
       deps.config.trustedDocuments
         ? useTrustedDocuments(deps.config.trustedDocuments)
         : useAutomaticPersistedQueries(deps.documents ?? memoryDocumentStore()),
-      ...useObservability(deps),
+      ...useObservability(deps, knownRoutes),
       ...(deps.config.introspection ? [] : [noIntrospection]),
       ...graphqlArmor(deps.config.production),
       graphqlBodyLimit(),
       useVariableErrors(deps.config.production),
       useCost(deps.limiter),
       useErrorCodes(deps.log),
+      useMultipartSubscriptions(deps.log), // Apollo Client's HttpLink subscriptions (SSE is Yoga's own)
       useResponseHeaders(),
       useCrossSiteRule({ cookieName: deps.config.auth.cookieName, allowedOrigins: deps.config.allowedOrigins }),
       useHealth(deps),
       useApiReference({ cookieName: deps.config.auth.cookieName, serverUrl: baseUrlOf(deps.config.host, deps.config.port) }),
-      useRest({ log: deps.log }),
+      useRest({ log: deps.log, db: deps.db, nudgeImports: () => deps.imports?.nudge() }),
       useFormPage({ log: deps.log }),
       useAuthChallenge(deps.config.auth.cookieName),
     ],
   });
 }
+
+/** What the request logs and metrics may name: bounded labels, from the REST table and GraphiQL's examples. */
+const knownRoutes = {
+  paths: routes.map((r) => r.path),
+  operations: [...routes.map((r) => getOperationAST(r.operation)?.name?.value ?? ''), ...EXAMPLE_OPERATION_NAMES].filter(Boolean),
+};
 
 /**
  * Browsers may call the API cross-origin only from ALLOWED_ORIGINS (with cookies). The public form

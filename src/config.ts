@@ -50,6 +50,8 @@ export type Config = {
   trustedDocuments?: Record<string, string>;
   /** Events, webhooks and subscriptions (docs/events.md, docs/configuration.md). */
   events: EventsConfig;
+  /** Imports (docs/imports.md): IMPORT_LEASE_MS, how long a running import is kept from other instances after its last chunk (a crash frees it after this). */
+  imports: { leaseMs: number };
 };
 
 export type EventsConfig = {
@@ -197,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: int('EVENT_POLL_MS', 2_000, 10, 60_000),
       worker: oneOf('EVENT_WORKER', ['on', 'off'], 'on') === 'on',
     },
+    imports: { leaseMs: int('IMPORT_LEASE_MS', 60_000, 100, 3_600_000) },
   };
   if (config.auth.jwtSecret !== undefined && config.auth.jwtSecret.length < 32) {
     problems.push('AUTH_JWT_SECRET must be at least 32 characters');

@@ -26,6 +26,8 @@ export type Context = {
   state: RequestState;
   /** Live events, webhook secrets and the target policy (src/events/runtime.ts). */
   events: AppDeps['events'];
+  /** API keys: a revocation tells the cache (src/auth/api-keys.ts). */
+  apiKeys: AppDeps['apiKeys'];
 };
 
 /** Per-request facts the HTTP layers read back after execution (headers). */
@@ -71,9 +73,12 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
         cookieName: deps.config.auth.cookieName,
         allowedOrigins: deps.config.allowedOrigins,
         knownUsers: deps.knownUsers,
+        apiKeys: deps.apiKeys,
       }, server.operation)),
     role: async (accountId) => {
-      const { id } = await context.viewer();
+      const { id, apiKey } = await context.viewer();
+      // A key acts for its own account only, with no database round trip; its scopes say what it may do.
+      if (apiKey) return apiKey.accountId === accountId.toLowerCase() ? 'member' : null;
       let role = roles.get(accountId);
       if (!role) roles.set(accountId, (role = loadRole(db, accountId, id)));
       return role;
@@ -87,6 +92,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
     },
     state,
     events: deps.events,
+    apiKeys: deps.apiKeys,
   };
   return context;
 }

@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { restScope, type ApiScope } from './auth/scopes.js';
 
 /**
  * One vocabulary of failures for both transports. GraphQL shows the code as `extensions.code`;
@@ -81,6 +82,7 @@ export const MESSAGES = {
   ownerOnly: 'Forbidden: only the account owner can do this',
   ownerOnlyExport: 'Forbidden: only the account owner can export account data',
   crossSite: 'Forbidden: cross-site request',
+  notForKeys: 'Forbidden: API keys cannot do this; it needs a session token',
   formNotFound: 'Form not found or inactive',
   rateLimited: 'Rate limit exceeded',
   invalidInput: 'Invalid payload',
@@ -101,6 +103,10 @@ export const MESSAGES = {
 
 export const unauthenticated = () => new AppError('UNAUTHENTICATED', MESSAGES.unauthorized);
 export const forbidden = (message: string = MESSAGES.noAccess) => new AppError('FORBIDDEN', message);
+/** An API key without the scope a field declares (docs/decisions.md §15): REST names it as REST spells scopes. */
+export const lacksScope = (scope: ApiScope) =>
+  new AppError('FORBIDDEN', lacksScopeMessage(scope), undefined, { requiredScope: scope });
+export const lacksScopeMessage = (scope: ApiScope) => `Forbidden: this API key lacks the scope ${restScope(scope)}`;
 export const badInput = (details: ErrorDetails) => new AppError('BAD_USER_INPUT', MESSAGES.invalidInput, details);
 /** A body that is not a JSON object (decisions §2): 400 with `details.body`. */
 export const notAJsonObject = () => badInput({ body: ['Expected a JSON object'] });

@@ -7,6 +7,7 @@ import { localBaseUrl, seedDemo } from './demo.js';
 import { offerDemoToken } from './graphiql.js';
 import { startDraining } from './health.js';
 import { answerClientErrors } from './http/client-error.js';
+import { serveGraphqlWs } from './http/websocket.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';
 import { openDeps, usesDevAuth } from './runtime.js';
 import { checkDatabase, checkDataDir, listen, StartupError } from './startup.js';
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const app = createApp(deps);
   const server = createServer(app);
   answerClientErrors(server); // JSON bodies for requests Node's parser refuses (431, 400)
+  const websockets = serveGraphqlWs(server, app, deps); // graphql-ws on /graphql, beside SSE and multipart
   await listen(server, config).catch(async (error: unknown) => {
     await deps.close();
     throw error;
@@ -61,6 +63,8 @@ async function main(): Promise<void> {
         process.exit(0);
       });
       server.closeIdleConnections();
+      // Upgraded sockets are no longer the server's to close: told "going away" (1001), clients reconnect elsewhere.
+      websockets.close().catch((err: unknown) => log.error({ err }, 'error while closing WebSockets'));
       log.info('listener closed');
     }, config.shutdownDelayMs);
   };

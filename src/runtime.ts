@@ -2,10 +2,12 @@ import type { AppDeps } from './deps.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { createTokenVerifier } from './auth/token.js';
 import { KnownUsers } from './auth/viewer.js';
+import { ApiKeys } from './auth/api-keys.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { applyMigrations } from './db/migrate.js';
 import { openEvents } from './events/runtime.js';
+import { startImportWorker } from './imports/worker.js';
 import type { Logger } from './logger.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 import { memoryDocumentStore, redisDocumentStore } from './graphql/persisted.js';
@@ -42,16 +44,23 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       : noLimits(log);
     const documents = config.redisUrl ? redisDocumentStore(config.redisUrl) : memoryDocumentStore();
     const events = await openEvents(config, db.prisma, log, { listen: db.listen });
+    // Every instance that runs workers takes imports too (docs/imports.md#the-worker).
+    const imports = config.events.worker ? startImportWorker(db.prisma, { leaseMs: config.imports.leaseMs, pollMs: config.events.pollMs, log }) : null;
+    const apiKeys = await new ApiKeys(db.prisma, log).start({ listen: db.listen, redisUrl: config.redisUrl });
     return {
       config,
       db,
       events,
+      imports,
       limiter,
       documents,
       verifyToken: createTokenVerifier({ ...config.auth, jwtSecret }),
       knownUsers: new KnownUsers(),
+      apiKeys,
       log,
       close: async () => {
+        await imports?.close(); // the chunk under way commits; the import is resumed by the next claim
+        await apiKeys.close();
         await events.close(); // the worker finishes or releases its deliveries first
         await limiter.close();
         await documents.close();

@@ -2,8 +2,14 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { forbidden, MESSAGES, unauthenticated } from '../errors.js';
 import { isRefusedCrossSite, type OperationKind } from './origin.js';
 import { readToken, type TokenClaims } from './token.js';
+import type { ApiKeyGrant, ApiKeys } from './api-keys.js';
+import { looksLikeKey } from './api-key-secret.js';
 
-export type Viewer = { id: string; email: string | null; name: string | null };
+/**
+ * Who is calling: a person (a session token), or a system with an API key (`apiKey` set; `id` is
+ * then the key's id, so limits count per key and nothing confuses it with a user).
+ */
+export type Viewer = { id: string; email: string | null; name: string | null; apiKey?: ApiKeyGrant };
 
 export type ViewerDeps = {
   db: PrismaClient;
@@ -11,6 +17,7 @@ export type ViewerDeps = {
   cookieName: string;
   allowedOrigins: string[];
   knownUsers: KnownUsers;
+  apiKeys: ApiKeys;
 };
 
 /**
@@ -21,6 +28,12 @@ export type ViewerDeps = {
 export async function resolveViewer(request: Request, deps: ViewerDeps, operation?: OperationKind): Promise<Viewer> {
   const found = readToken(request.headers, deps.cookieName);
   if (!found) throw unauthenticated();
+  if (looksLikeKey(found.token)) {
+    // A key is a bearer credential only: never read from a cookie (docs/decisions.md §15).
+    const grant = found.source === 'bearer' ? await deps.apiKeys.authenticate(found.token) : null;
+    if (!grant) throw unauthenticated();
+    return { id: grant.id, email: null, name: null, apiKey: grant };
+  }
   let claims: TokenClaims;
   try {
     claims = await deps.verifyToken(found.token);

@@ -11,7 +11,7 @@ import { uuid } from '../validation.js';
 import { BatchRolledBack, MAX_BATCH, writeBatch, type BatchItem, type BatchKind, type BatchMode, type BatchResult } from './batch.service.js';
 import { deleteContacts, type DeleteResult } from './delete.service.js';
 
-const ContactMatchEnum = builder.enumType('ContactMatch', {
+export const ContactMatchEnum = builder.enumType('ContactMatch', {
   values: { EMAIL: { value: 'email', description: 'Case-insensitive; the oldest contact if several' }, EXTERNAL_ID: { value: 'externalId', description: 'Exact' } } as const,
 });
 const BatchItemStatusEnum = builder.enumType('BatchItemStatus', { values: ['CREATED', 'UPDATED', 'UNCHANGED', 'FAILED'] as const });
@@ -79,6 +79,8 @@ type BatchArgs = z.output<typeof batchArgs>;
 /** One bucket for every batch field: 30 batches a minute per user (3,000 records), whichever field or door. */
 const BATCH_LIMIT: FieldLimit = { max: 30, window: '1m', per: 'user', name: 'batches' };
 const rules = { access: 'member', input: batchArgs, limit: BATCH_LIMIT, idempotent: true } as const;
+const contactRules = { ...rules, scope: 'CONTACTS_WRITE' } as const;
+const dealRules = { ...rules, scope: 'DEALS_WRITE' } as const;
 
 function runBatch(kind: BatchKind, mode: (args: BatchArgs) => BatchMode, info: Parameters<typeof checked>[0]) {
   const { viewer, input, write } = checked<BatchArgs>(info);
@@ -101,7 +103,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Up to 100 contacts, each by the rules of createContact.',
     args: { ...common(t), inputs: t.arg({ type: [BatchContactInput], required: true }) },
-    rules,
+    rules: contactRules,
     resolve: (_root, _args, _ctx, info) => runBatch(contactBatch, () => ({ mode: 'create' }), info),
   }),
   upsertContacts: t.field({
@@ -109,7 +111,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Up to 100 contacts: a match updates only the fields given (UNCHANGED when none differ); no match creates.',
     args: { ...common(t), matchOn: t.arg({ type: ContactMatchEnum, required: true }), inputs: t.arg({ type: [BatchContactInput], required: true }) },
-    rules,
+    rules: contactRules,
     resolve: (_root, _args, _ctx, info) => runBatch(contactBatch, (args) => ({ mode: 'upsert', on: args.matchOn ?? 'email' }), info),
   }),
   createDeals: t.field({
@@ -117,7 +119,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Up to 100 deals, each by the rules of createDeal.',
     args: { ...common(t), inputs: t.arg({ type: [BatchDealInput], required: true }) },
-    rules,
+    rules: dealRules,
     resolve: (_root, _args, _ctx, info) => runBatch(dealBatch, () => ({ mode: 'create' }), info),
   }),
   upsertDeals: t.field({
@@ -125,7 +127,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Up to 100 deals matched on externalId: a match updates only the fields given; no match creates.',
     args: { ...common(t), inputs: t.arg({ type: [BatchDealInput], required: true }) },
-    rules,
+    rules: dealRules,
     resolve: (_root, _args, _ctx, info) => runBatch(dealBatch, () => ({ mode: 'upsert', on: 'externalId' }), info),
   }),
 }));
@@ -159,7 +161,7 @@ builder.mutationField('deleteContacts', (t) =>
     nullable: true,
     description: 'Up to 100 contacts of the account; their deals, invoices and submissions stay, unlinked. An id the account does not hold fails.',
     args: { accountId: t.arg.id({ required: true }), ids: t.arg.idList({ required: true }) },
-    rules: { access: 'member', input: deleteArgs, limit: BATCH_LIMIT, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: deleteArgs, limit: BATCH_LIMIT, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<z.output<typeof deleteArgs>>(info);
       return write((tx) => deleteContacts(tx, input.accountId, input.ids, userActor(viewer)));

@@ -3,6 +3,7 @@ import { conflict, MESSAGES, notFound } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { uuid } from '../validation.js';
+import type { Query } from '../db/client.js';
 
 // docs/decisions.md §12: how every update* reads its input and writes its change.
 
@@ -59,7 +60,8 @@ export type ByIdArgs = z.output<typeof byIdArgs>;
 
 /** Prisma's model delegates differ in types, not in the calls made here. */
 type Delegate = { update(args: object): Promise<unknown>; findUnique(args: object): Promise<unknown> };
-export type Query = { select?: object; include?: object };
+/** Re-exported for the domains' services, which take it from here beside the update helpers. */
+export type { Query };
 
 const isNoRecord = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025';
 

@@ -28,7 +28,7 @@ export async function exportAccountToFile(db: PrismaClient, args: { account: str
     throw new CliError([`cannot write ${args.out}: ${error.code === 'ENOENT' ? 'no such directory' : error.message}`]);
   });
   try {
-    const log = await recordExport(db, { accountId, userId: account.ownerId, kind: ExportKind.account_json }, SYSTEM);
+    const log = await recordExport(db, { accountId, userId: account.ownerId, apiKeyId: null, kind: ExportKind.account_json }, SYSTEM);
     const body = accountExportStream(db, accountId, log.createdAt) as WebReadableStream<Uint8Array>;
     await pipeline(Readable.fromWeb(body), file);
     if (args.force) await rename(partial, args.out);

@@ -9,6 +9,7 @@ import { isDatabaseUnavailable, openDatabase } from '../db/client.js';
 import { DataDirLockedError } from '../db/lock.js';
 import { applyMigrations } from '../db/migrate.js';
 import { accountCreate } from './account-create.js';
+import { apiKey } from './api-key.js';
 import { CliError, type CliIo, type Command } from './command.js';
 import { exportCommand } from './export.js';
 import { formCreate } from './form-create.js';
@@ -18,7 +19,7 @@ import { seed } from './seed.js';
 import { token } from './token.js';
 import { webhookListen } from './webhook-listen.js';
 
-export const COMMANDS: Command[] = [token, accountCreate, memberAdd, formCreate, migrate, seed, exportCommand, webhookListen];
+export const COMMANDS: Command[] = [token, accountCreate, memberAdd, apiKey, formCreate, migrate, seed, exportCommand, webhookListen];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,6 +1,5 @@
-/** Query.contacts · Query.contact · Mutation.createContact · updateContact · deleteContact · eraseContact */
+/** Query.contact · Mutation.createContact · updateContact · deleteContact · eraseContact */
 import { builder } from '../graphql/builder.js';
-import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord, ErasureReceipt } from '../changes/changes.schema.js';
@@ -8,18 +7,15 @@ import { byIdArgs, type ByIdArgs } from '../changes/update.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';
 import {
-  contactsWhere,
   contactTarget,
   createContact,
   createContactInput,
   deleteContact,
   eraseContact,
-  listContactsArgs,
   updateContact,
   updateContactArgs,
   type ContactKey,
   type CreateContactInput,
-  type ListContactsArgs,
   type UpdateContactArgs,
 } from './contact.service.js';
 
@@ -43,27 +39,6 @@ export const ContactRef = builder.prismaObject('Contact', {
   }),
 });
 
-const ContactPage = definePage<Prisma.ContactWhereInput>('Contact', (ctx) => ctx.reader.contact);
-
-builder.queryField('contacts', (t) =>
-  t.field({
-    type: ContactPage,
-    args: {
-      accountId: t.arg.id({ required: true }),
-      page: t.arg.int({ defaultValue: 1 }),
-      pageSize: t.arg.int({ defaultValue: 25 }),
-      search: t.arg.string(),
-      type: t.arg({ type: ContactTypeEnum }),
-      externalId: t.arg.string(),
-    },
-    rules: { access: 'member', input: listContactsArgs, limit: { max: 60, window: '1m', per: 'user' } },
-    resolve: (_root, _args, _ctx, info) => {
-      const { input } = checked<ListContactsArgs>(info);
-      return { where: contactsWhere(input), page: input.page, pageSize: input.pageSize };
-    },
-  }),
-);
-
 const CreateContactInputType = builder.inputType('CreateContactInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
@@ -82,7 +57,7 @@ builder.mutationField('createContact', (t) =>
   t.prismaField({
     type: 'Contact',
     args: { input: t.arg({ type: CreateContactInputType, required: true }) },
-    rules: { access: 'member', input: createContactInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: createContactInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateContactInput>(info);
       // One statement, atomic by itself: without an Idempotency-Key no transaction is opened.
@@ -115,7 +90,7 @@ builder.queryField('contact', (t) =>
     nullable: true,
     description: 'null when unknown or not visible to the caller',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
+    rules: { access: 'member', scope: 'CONTACTS_READ', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
     resolve: (query, _root, _args, ctx, info) => {
       const { target: contact } = checked<ByIdArgs, ContactKey | null>(info);
       return contact && ctx.db.contact.findUnique({ ...query, where: { id: contact.id } });
@@ -133,7 +108,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateContactInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', input: updateContactArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: updateContactArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: contact, write } = checked<UpdateContactArgs, ContactKey>(info);
       return write((tx) => updateContact(tx, contact, input, query, userActor(viewer)));
@@ -144,7 +119,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Removes the contact; its deals, invoices, submissions and other records stay, unlinked.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: contact, write } = checked<ByIdArgs, ContactKey>(info);
       return write((tx) => deleteContact(tx, contact, userActor(viewer)));

@@ -55,28 +55,6 @@ export async function createContact(db: Prisma.TransactionClient, input: CreateC
   return single<Contact>(await writeBatch(db, contactBatch, input.accountId, [input], { mode: 'create', allOrNothing: false }, actor));
 }
 
-/**
- * Case-insensitive substring match on first name, last name, e-mail and "first last".
- * A match across the space is split at each space of the search: the part before must end the
- * first name and the part after must begin the last name. `%` and `_` match literally.
- */
-export function contactsWhere(args: ListContactsArgs): Prisma.ContactWhereInput {
-  const where: Prisma.ContactWhereInput = { accountId: args.accountId };
-  if (args.type) where.contactType = args.type;
-  if (args.externalId != null) where.externalId = args.externalId;
-  // Prisma hands the text to (I)LIKE as is: escape its wildcards so they match themselves.
-  const search = args.search?.replace(/[\\%_]/g, '\\$&');
-  if (search) {
-    const contains = { contains: search, mode: 'insensitive' as const };
-    const acrossTheSpace = [...search.matchAll(/ /g)].map(({ index }) => ({
-      firstName: { endsWith: search.slice(0, index), mode: 'insensitive' as const },
-      lastName: { startsWith: search.slice(index + 1), mode: 'insensitive' as const },
-    }));
-    where.OR = [{ firstName: contains }, { lastName: contains }, { email: contains }, ...acrossTheSpace];
-  }
-  return where;
-}
-
 // --- Changing and removing contacts (docs/decisions.md §12) -------------------------------------
 
 export const updateContactInput = updateInputOf(createContactInput, 'Contact');

@@ -53,6 +53,9 @@ export const DEFAULT_BOUNDS: Bounds = { poolTimeoutMs: 2_000, statementTimeoutMs
  * Interactive transactions of writes: up to 10 s to get a connection, 15 s to run. A form submit
  * may wait on another submit's advisory lock for its e-mail, and an idempotent write runs inside one.
  */
+/** The `select` / `include` a Pothos resolver hands down for its Prisma query. */
+export type Query = { select?: object; include?: object };
+
 export const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {

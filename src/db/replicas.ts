@@ -19,6 +19,8 @@ export type Reader = PrismaClient & {
   $primary(): PrismaClient;
   /** A replica that has replayed every write committed on the primary before this call, else the primary. */
   $caughtUp(): Promise<PrismaClient>;
+  /** The same, with its `pg` pool (null on PGlite): for the account export's pages (src/exports/account-pages.ts). */
+  $caughtUpSource(): Promise<{ client: PrismaClient; pool: pg.Pool | null }>;
   /**
    * The `pg` pool of a healthy replica, else of the primary; null without one (PGlite). For a long
    * read of many pages whose answers must not outlive the page: the contacts CSV (see there).
@@ -49,7 +51,13 @@ export type Replicas = { reader: Reader; status(): ReplicaState[]; close(): Prom
 /** The reader of a database without replicas (PGlite, or none configured): the primary for everything. */
 export function primaryOnly(primary: PrismaClient, primaryPool: pg.Pool | null = null): Replicas {
   const reader = primary.$extends({
-    client: { $replica: () => primary, $primary: () => primary, $caughtUp: async () => primary, $replicaPool: () => primaryPool },
+    client: {
+      $replica: () => primary,
+      $primary: () => primary,
+      $caughtUp: async () => primary,
+      $caughtUpSource: async () => ({ client: primary, pool: primaryPool }),
+      $replicaPool: () => primaryPool,
+    },
   }) as unknown as Reader;
   return { reader, status: () => [], close: async () => {} };
 }
@@ -204,27 +212,32 @@ export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: 
 
   /**
    * A replica that has replayed the primary's position at this call (its last probe says so, or it
-   * does within CATCH_UP_WAIT_MS: streaming usually takes milliseconds), else the primary.
+   * does within CATCH_UP_WAIT_MS: streaming usually takes milliseconds), else null: the primary.
    */
-  const caughtUp = async (): Promise<PrismaClient> => {
-    if (!replicas.some((r) => r.healthy)) return primary;
+  const caughtUpReplica = async (): Promise<Replica | null> => {
+    if (!replicas.some((r) => r.healthy)) return null;
     const target = lsn((await primaryProbe.query<{ lsn: string }>(PRIMARY_LSN)).rows[0]!.lsn);
     const deadline = Date.now() + Math.min(CATCH_UP_WAIT_MS, opts.maxLagMs);
     for (;;) {
       const healthy = replicas.filter((r) => r.healthy);
       const ready = healthy.find((r) => r.replayLsn !== null && r.replayLsn >= target);
-      if (ready) return ready.client;
+      if (ready) return ready;
       for (const r of healthy) {
         const replay = await r.probe.query<{ lsn: string }>(REPLICA_LSN).then((res) => lsn(res.rows[0]!.lsn), () => null);
-        if (replay !== null && replay >= target) return r.client;
+        if (replay !== null && replay >= target) return r;
       }
-      if (healthy.length === 0 || Date.now() >= deadline) return primary;
+      if (healthy.length === 0 || Date.now() >= deadline) return null;
       await sleep(10);
     }
   };
+  const caughtUp = async (): Promise<PrismaClient> => (await caughtUpReplica())?.client ?? primary;
+  const caughtUpSource = async () => {
+    const replica = await caughtUpReplica();
+    return replica ? { client: replica.client, pool: replica.pool } : { client: primary, pool: primaryPool };
+  };
 
   const reader = primary.$extends(readReplicas({ replicas: [routed as never] })).$extends({
-    client: { $caughtUp: caughtUp, $replicaPool: () => pick()?.pool ?? primaryPool },
+    client: { $caughtUp: caughtUp, $caughtUpSource: caughtUpSource, $replicaPool: () => pick()?.pool ?? primaryPool },
   }) as unknown as Reader;
 
   return {

@@ -1,8 +1,7 @@
-/** Query.deals · Query.deal · Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
+/** Query.deal · Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
 import { builder } from '../graphql/builder.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
-import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { DealStatus, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
@@ -16,14 +15,11 @@ import {
   updateDealArgs,
   type DealKey,
   type UpdateDealArgs,
-  dealsWhere,
   linkedRows,
-  listDealsArgs,
   setDealStatus,
   setDealStatusArgs,
   type CreateDealInput,
   type DealToMove,
-  type ListDealsArgs,
   type SetDealStatusArgs,
 } from './deal.service.js';
 
@@ -47,26 +43,6 @@ export const DealRef = builder.prismaObject('Deal', {
   }),
 });
 
-const DealPage = definePage<Prisma.DealWhereInput>('Deal', (ctx) => ctx.reader.deal);
-
-builder.queryField('deals', (t) =>
-  t.field({
-    type: DealPage,
-    args: {
-      accountId: t.arg.id({ required: true }),
-      page: t.arg.int({ defaultValue: 1 }),
-      pageSize: t.arg.int({ defaultValue: 25 }),
-      status: t.arg({ type: DealStatusEnum }),
-      externalId: t.arg.string(),
-    },
-    rules: { access: 'member', input: listDealsArgs, limit: { max: 60, window: '1m', per: 'user' } },
-    resolve: (_root, _args, _ctx, info) => {
-      const { input } = checked<ListDealsArgs>(info);
-      return { where: dealsWhere(input), page: input.page, pageSize: input.pageSize };
-    },
-  }),
-);
-
 const CreateDealInputType = builder.inputType('CreateDealInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
@@ -84,7 +60,7 @@ builder.mutationFields((t) => ({
   createDeal: t.prismaField({
     type: 'Deal',
     args: { input: t.arg({ type: CreateDealInputType, required: true }) },
-    rules: { access: 'member', input: createDealInput, from: 'input', linked: linkedRows, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: createDealInput, from: 'input', linked: linkedRows, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateDealInput>(info);
       // The same-account check reads; the write is one statement (the foreign keys hold the links): no transaction needed.
@@ -95,16 +71,23 @@ builder.mutationFields((t) => ({
     type: 'Deal',
     description: 'open -> won | lost | abandoned; any of those -> open. Anything else is INVALID_TRANSITION.',
     args: { id: t.arg.id({ required: true }), status: t.arg({ type: DealStatusEnum, required: true }) },
-    // A missing deal and another account's deal give the same FORBIDDEN.
+    // A missing deal and another account's are the same NOT_FOUND, as for updateDeal.
     rules: {
       access: 'member',
+      scope: 'DEALS_WRITE',
       input: setDealStatusArgs,
       target: ({ id }: SetDealStatusArgs, ctx) => ctx.db.deal.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
+      hidden: 'not-found',
+      limit: { max: 30, window: '1m', per: 'user' },
+      idempotent: true,
+      machine: true,
     },
-    resolve: async (query, _root, _args, ctx, info) => {
-      const { viewer, input, target } = checked<SetDealStatusArgs, DealToMove>(info);
-      await setDealStatus(ctx.db, target, input.status, userActor(viewer));
-      return ctx.db.deal.findUniqueOrThrow({ ...query, where: { id: input.id } });
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { viewer, input, target, write } = checked<SetDealStatusArgs, DealToMove>(info);
+      return write(async (tx) => {
+        await setDealStatus(tx, target, input.status, userActor(viewer));
+        return tx.deal.findUniqueOrThrow({ ...query, where: { id: input.id } });
+      });
     },
   }),
 }));
@@ -132,7 +115,7 @@ builder.queryField('deal', (t) =>
     nullable: true,
     description: 'null when unknown or not visible to the caller',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
+    rules: { access: 'member', scope: 'DEALS_READ', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
     resolve: (query, _root, _args, ctx, info) => {
       const { target: deal } = checked<ByIdArgs, DealKey | null>(info);
       return deal && ctx.db.deal.findUnique({ ...query, where: { id: deal.id } });
@@ -150,7 +133,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateDealInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', input: updateDealArgs, linked: linkedRows, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateDealArgs, linked: linkedRows, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: deal, write } = checked<UpdateDealArgs, DealKey>(info);
       return write((tx) => updateDeal(tx, deal, input, query, userActor(viewer)));
@@ -160,7 +143,7 @@ builder.mutationFields((t) => ({
     type: DeletedRecord,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: deal, write } = checked<ByIdArgs, DealKey>(info);
       return write((tx) => deleteDeal(tx, deal, userActor(viewer)));

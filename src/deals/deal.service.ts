@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
-import { DealStatus, Prisma, type Deal, type PrismaClient } from '../generated/prisma/client.js';
+import { DealStatus, Prisma, type Deal } from '../generated/prisma/client.js';
 import { single, writeBatch, type BatchKind } from '../batches/batch.service.js';
 import { rowOf } from '../batches/set-write.js';
 import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
-import { WRITE_TRANSACTION } from '../db/client.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
@@ -40,12 +39,6 @@ export type ListDealsArgs = z.output<typeof listDealsArgs>;
 export const setDealStatusArgs = z.object({ id: uuid, status: z.enum(DealStatus) });
 export type SetDealStatusArgs = z.output<typeof setDealStatusArgs>;
 export type DealToMove = { id: string; status: DealStatus };
-
-export function dealsWhere(args: ListDealsArgs): Prisma.DealWhereInput {
-  const where: Prisma.DealWhereInput = args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
-  if (args.externalId != null) where.externalId = args.externalId;
-  return where;
-}
 
 /**
  * Linked rows must live in the caller's account (checked after access, so an outsider learns
@@ -98,24 +91,19 @@ export async function createDeal(db: Prisma.TransactionClient, input: CreateDeal
 const ATTEMPTS = 5;
 
 /**
- * Moves a deal along the §8 machine. The update only applies while the row still holds the state
- * we checked, so two concurrent moves from one state cannot both win; the loser is re-judged
- * against the state the winner left.
+ * Moves a deal along the §8 machine, in the caller's transaction (with its event). The update only
+ * applies while the row still holds the state we checked, so two concurrent moves from one state
+ * cannot both win; the loser (blocked on the row, then finding it moved) is re-judged against the
+ * state the winner left, which READ COMMITTED lets this same transaction read.
  */
-export async function setDealStatus(db: PrismaClient, deal: DealToMove, to: DealStatus, actor: Actor) {
+export async function setDealStatus(tx: Prisma.TransactionClient, deal: DealToMove, to: DealStatus, actor: Actor) {
   let from = deal.status;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(DEAL_MACHINE, from, to);
     const closedAt = to === DealStatus.open ? null : new Date();
-    const was = from;
-    // The move and its deal.status_changed event commit together (docs/events.md).
-    const moved = await db.$transaction(async (tx) => {
-      const [object] = await tx.deal.updateManyAndReturn({ where: { id: deal.id, status: was }, data: { status: to, closedAt } });
-      if (object) await emit(tx, { type: 'deal.status_changed', accountId: object.accountId, actor, object, previous: { status: was } });
-      return Boolean(object);
-    }, WRITE_TRANSACTION);
-    if (moved) return;
-    from = (await db.deal.findUniqueOrThrow({ where: { id: deal.id }, select: { status: true } })).status;
+    const [object] = await tx.deal.updateManyAndReturn({ where: { id: deal.id, status: from }, data: { status: to, closedAt } });
+    if (object) return emit(tx, { type: 'deal.status_changed', accountId: object.accountId, actor, object, previous: { status: from } });
+    from = (await tx.deal.findUniqueOrThrow({ where: { id: deal.id }, select: { status: true } })).status;
   }
   throw invalidTransition(`Cannot move a deal from ${from} to ${to}: it keeps changing`, { from, to });
 }

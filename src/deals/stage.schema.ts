@@ -37,7 +37,7 @@ builder.queryField('pipelineStages', (t) =>
     type: ['PipelineStage'],
     description: 'The stages of an account, in pipeline order (position, then oldest first).',
     args: { accountId: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: stagesArgs },
+    rules: { access: 'member', scope: 'DEALS_READ', input: stagesArgs },
     resolve: async (query, _root, _args, ctx, info) => {
       const { input } = checked<StagesArgs>(info);
       return ctx.reader.pipelineStage.findMany({ ...query, where: { accountId: input.accountId }, orderBy: STAGE_ORDER });
@@ -57,7 +57,7 @@ builder.mutationField('createPipelineStage', (t) =>
   t.prismaField({
     type: 'PipelineStage',
     args: { input: t.arg({ type: CreatePipelineStageInputType, required: true }) },
-    rules: { access: 'member', input: createStageInput, from: 'input', idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: createStageInput, from: 'input', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateStageInput>(info);
       return write((tx) => createStage(tx, input, userActor(viewer), query));
@@ -79,7 +79,7 @@ builder.mutationFields((t) => ({
     type: 'PipelineStage',
     nullable: true,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdatePipelineStageInputType, required: true }) },
-    rules: { access: 'member', input: updateStageArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateStageArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: stage, write } = checked<UpdateStageArgs, StageRef>(info);
       return write((tx) => updateStage(tx, stage, input, query, userActor(viewer)));
@@ -90,7 +90,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Its deals move to moveDealsTo (another stage of the account) or, without it, are left without a stage.',
     args: { id: t.arg.id({ required: true }), moveDealsTo: t.arg.id() },
-    rules: { access: 'member', input: deleteStageArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: deleteStageArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, input, target: stage, write } = checked<DeleteStageArgs, StageRef>(info);
       return write((tx) => deleteStage(tx, stage, input.moveDealsTo, userActor(viewer)));

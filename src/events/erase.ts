@@ -1,7 +1,7 @@
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 
 /** What an erased person's events keep: the ids of what they were about, nothing else. */
-const IDS_ONLY = `jsonb_build_object('object', jsonb_strip_nulls(jsonb_build_object(
+const IDS_ONLY = Prisma.sql`jsonb_build_object('object', jsonb_strip_nulls(jsonb_build_object(
   'id', data->'object'->'id', 'contact_id', data->'object'->'contact_id', 'form_id', data->'object'->'form_id')))`;
 
 /**
@@ -18,15 +18,10 @@ export function scrubContactFromEvents(
   contact: { id: string; email: string | null },
   submissionIds: string[],
 ): Promise<number> {
-  return tx.$executeRawUnsafe(
-    `UPDATE events SET data = ${IDS_ONLY}
-      WHERE account_id = $1::uuid
-        AND (contact_id = $2::uuid OR subject_id = $2::uuid OR subject_id = ANY($3::uuid[])
-             OR ($4::text IS NOT NULL AND type = 'form.submitted'
-                 AND EXISTS (SELECT 1 FROM jsonb_each_text(data->'object'->'data') v WHERE lower(btrim(v.value)) = lower($4::text))))`,
-    accountId,
-    contact.id,
-    submissionIds,
-    contact.email,
-  );
+  return tx.$executeRaw`
+    UPDATE events SET data = ${IDS_ONLY}
+     WHERE account_id = ${accountId}::uuid
+       AND (contact_id = ${contact.id}::uuid OR subject_id = ${contact.id}::uuid OR subject_id = ANY(${submissionIds}::uuid[])
+            OR (${contact.email}::text IS NOT NULL AND type = 'form.submitted'
+                AND EXISTS (SELECT 1 FROM jsonb_each_text(data->'object'->'data') v WHERE lower(btrim(v.value)) = lower(${contact.email}::text))))`;
 }

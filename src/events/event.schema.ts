@@ -2,13 +2,16 @@
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
 import { text, uuid } from '../validation.js';
-import { anyOf, defineCollection, eq, rangeSql } from '../graphql/connection.js';
+import { anyOf, eq, filtersOf, from, until, type Collection } from '../graphql/collection.js';
+import { defineCollection } from '../graphql/connection.js';
 import { loadRole } from '../auth/access.js';
 import { checked } from '../graphql/rules.js';
+import type { Context } from '../context.js';
+import type { Viewer } from '../auth/viewer.js';
 import { fromEnvelope, type Envelope, type EventRow } from './envelope.js';
 
 const EventActor = builder.objectRef<{ type: string; id: string | null }>('EventActor').implement({
-  description: 'Who caused the change: user (id = user id), visitor (a public form) or system (CLI, worker).',
+  description: 'Who caused the change: user (id = user id), api_key (id = the API key\'s id), visitor (a public form) or system (CLI, worker).',
   fields: (t) => ({ type: t.exposeString('type'), id: t.exposeID('id', { nullable: true }) }),
 });
 
@@ -25,42 +28,29 @@ export const EventRef = builder.objectRef<EventRow>('Event').implement({
   }),
 });
 
-const EventFilter = builder.inputType('EventFilter', {
-  description: '`occurredAfter` is inclusive, `occurredBefore` exclusive.',
-  fields: (t) => ({
-    types: t.stringList({ description: 'Event types, e.g. ["deal.status_changed"]' }),
-    subjectId: t.id({ description: 'Only events about this record' }),
-    occurredAfter: t.field({ type: 'DateTime' }),
-    occurredBefore: t.field({ type: 'DateTime' }),
-  }),
-});
-
-const eventFilter = z.object({
-  types: z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish(),
-  subjectId: uuid.nullish(),
-  occurredAfter: z.date().nullish(),
-  occurredBefore: z.date().nullish(),
-});
-type EventFilter = z.output<typeof eventFilter>;
-
 const EVENT_SELECT = { id: true, accountId: true, type: true, occurredAt: true, actorType: true, actorId: true, subjectId: true, contactId: true, data: true } as const;
 
-// Events page like every other collection (src/graphql/connection.ts): newest first, keyset cursors.
-const eventConnection = defineCollection<EventRow, EventFilter>(
-  {
-    name: 'Event',
-    table: 'events',
-    orders: { CREATED_AT: { column: 'occurred_at', type: 'timestamptz' } },
-    filter: {
-      input: EventFilter,
-      schema: eventFilter,
-      sql: (f) => [...anyOf('type', f.types, 'text'), ...eq('subject_id', f.subjectId, 'uuid'), ...rangeSql('occurred_at', f.occurredAfter, f.occurredBefore)],
+/** The events collection (docs/fields.md#adding-a-filter): newest first, keyset cursors, like every other. */
+const events = {
+  name: 'Event',
+  model: 'Event',
+  table: 'events',
+  orders: { CREATED_AT: { column: 'occurred_at', type: 'timestamptz' } },
+  filter: filtersOf('EventFilter', '`occurredAfter` is inclusive, `occurredBefore` exclusive.', {
+    types: {
+      field: (t) => t.stringList({ description: 'Event types, e.g. ["deal.status_changed"]' }),
+      schema: z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish(),
+      sql: anyOf('type', 'text'),
     },
-    // The primary key is (account_id, id): the account makes the lookup an index scan.
-    rows: (db, ids, accountIds) => db.event.findMany({ where: { accountId: { in: accountIds }, id: { in: ids } }, select: EVENT_SELECT }),
-  },
-  EventRef,
-);
+    subjectId: { field: (t) => t.id({ description: 'Only events about this record' }), schema: uuid.nullish(), sql: eq('subject_id', 'uuid') },
+    occurredAfter: { field: (t) => t.field({ type: 'DateTime' }), schema: z.date().nullish(), sql: from('occurred_at') },
+    occurredBefore: { field: (t) => t.field({ type: 'DateTime' }), schema: z.date().nullish(), sql: until('occurred_at') },
+  }),
+  // The primary key is (account_id, id): the account makes the lookup an index scan.
+  rows: (db, ids, accountIds) => db.event.findMany({ where: { accountId: { in: accountIds }, id: { in: ids } }, select: EVENT_SELECT }) as Promise<EventRow[]>,
+} satisfies Collection<EventRow>;
+
+const eventConnection = defineCollection(events, EventRef);
 
 builder.prismaObjectField(
   'Account',
@@ -89,12 +79,16 @@ const ACCESS_CHANGES = new Set(['member.removed', 'ownership.transferred']);
 /** Other events re-check access at most this often, so a lost membership ends the stream soon. */
 const RECHECK_MS = 30_000;
 
+/** A user still in the account, or a key not revoked or expired since the stream began (its account never changes). */
+const stillAllowed = async (ctx: Context, viewer: Viewer, accountId: string) =>
+  viewer.apiKey ? ctx.apiKeys.isLive(viewer.id) : (await loadRole(ctx.db, accountId, viewer.id)) !== null;
+
 builder.subscriptionField('accountEvents', (t) =>
   t.field({
     type: EventRef,
     description: 'Live events of the account over Server-Sent Events (docs/events.md); ends when the caller loses access.',
     args: { accountId: t.arg.id({ required: true }), types: t.arg.stringList() },
-    rules: { access: 'member', input: accountEventsArgs, limit: { max: 10, window: '1m', per: 'user' } },
+    rules: { access: 'member', scope: 'EVENTS_READ', input: accountEventsArgs, limit: { max: 10, window: '1m', per: 'user' } },
     subscribe: (_root, _args, ctx, info) => {
       const { viewer, input } = checked<AccountEventsArgs>(info);
       const source = ctx.events.bus.subscribe('accountEvents', input.accountId);
@@ -104,7 +98,7 @@ builder.subscriptionField('accountEvents', (t) =>
         try {
           for await (const event of source) {
             if (ACCESS_CHANGES.has(event.type) || Date.now() - checkedAt > RECHECK_MS) {
-              if (!(await loadRole(ctx.db, input.accountId, viewer!.id))) return; // the stream completes
+              if (!(await stillAllowed(ctx, viewer!, input.accountId))) return; // the stream completes
               checkedAt = Date.now();
             }
             if (!wanted || wanted.has(event.type)) yield event;

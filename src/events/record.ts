@@ -1,6 +1,6 @@
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-types.js';
-import type { Query } from '../changes/update.js';
+import type { Query } from '../db/client.js';
 import { emit } from './emit.js';
 import type { Actor, EventType } from './types.js';
 
@@ -32,19 +32,21 @@ export function columnsIn(model: string, row: object): Record<string, unknown> {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** The tables whose updates carry `previous`: a closed set, so no caller's string reaches the SQL. */
+export type UpdatedTable = 'contacts' | 'deals' | 'invoices' | 'pipeline_stages' | 'lead_forms' | 'proposals' | 'contracts' | 'galleries' | 'bookings' | 'workflows';
+
 /**
  * Runs an update of `fields` and emits `<kind>.updated` with the changed fields' old values
  * (`previous`). The row is locked before its old values are read, so no concurrent write slips between.
  */
 export async function updatedWithEvent<T extends object>(
   tx: Prisma.TransactionClient,
-  spec: { type: EventType; model: string; table: string; actor: Actor },
+  spec: { type: EventType; model: string; table: UpdatedTable; actor: Actor },
   record: { id: string; accountId: string },
   fields: string[],
   update: () => Promise<T>,
 ): Promise<T> {
-  // The table name is one of our constants, never input.
-  await tx.$executeRawUnsafe(`SELECT 1 FROM ${spec.table} WHERE id = $1::uuid FOR UPDATE`, record.id);
+  await tx.$executeRaw`SELECT 1 FROM ${Prisma.raw(`"${spec.table}"`)} WHERE id = ${record.id}::uuid FOR UPDATE`;
   const delegate = (tx as unknown as Record<string, { findUnique(a: object): Promise<Record<string, unknown> | null> }>)[
     spec.model.charAt(0).toLowerCase() + spec.model.slice(1)
   ]!;

@@ -2,6 +2,8 @@ import type { Config } from '../config.js';
 import type { Listen } from '../db/listen.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
+// The events runtime is where webhooks are wired in: the only imports from events/ up to a domain.
+import { deliverDue } from '../webhooks/delivery.service.js';
 import { loadSecretBox, type SecretBox } from '../webhooks/secret.js';
 import type { TargetPolicy } from '../webhooks/target.js';
 import { createEventBus, type EventBus } from './bus.js';
@@ -34,7 +36,7 @@ export async function openEvents(
   const worker = (opts.worker ?? config.events.worker)
     ? startWorker(db, {
         bus,
-        delivery: box ? { box, policy, retryBaseMs: config.events.retryBaseMs, leaseMs: config.events.leaseMs, log } : null,
+        deliver: box ? (signal) => deliverDue(db, { box, policy, retryBaseMs: config.events.retryBaseMs, leaseMs: config.events.leaseMs, log }, signal) : null,
         pollMs: config.events.pollMs,
         retentionDays: config.events.retentionDays,
         log,

@@ -36,9 +36,11 @@ const SHAPES: Record<RecordKind, Shape> = {
   booking: {},
   workflow: {},
   export: {},
+  import: { omit: ['headers', 'columns', 'doneSeq', 'leaseOwner', 'leaseUntil'] },
   member: {},
   ownership: {},
   webhook_endpoint: { omit: ['secretCiphertext', 'failingSince'] },
+  api_key: { omit: ['secretHash'] },
 };
 
 const SUBMISSION: Shape = { omit: ['clientIp', 'userAgent', 'isSpam'] };

@@ -12,7 +12,9 @@ export const EVENT_TYPES = [
   'booking.created', 'booking.updated', 'booking.deleted',
   'workflow.created', 'workflow.updated', 'workflow.deleted',
   'export.granted',
+  'import.completed', 'import.failed',
   'member.added', 'member.removed', 'ownership.transferred',
+  'api_key.created', 'api_key.revoked',
   'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.deleted', 'webhook_endpoint.disabled',
 ] as const;
 
@@ -23,9 +25,14 @@ export type RecordKind = EventType extends `${infer K}.${string}` ? K : never;
 
 export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value);
 
-/** Who caused a change: a signed-in user, an anonymous visitor (form submit), or the system (CLI, worker). */
-export type Actor = { type: 'user' | 'visitor' | 'system'; id: string | null };
+/**
+ * Who caused a change: a signed-in user, an integration's API key (id = the key's), an anonymous
+ * visitor (form submit), or the system (CLI, worker).
+ */
+export type Actor = { type: 'user' | 'api_key' | 'visitor' | 'system'; id: string | null };
 
 export const SYSTEM: Actor = { type: 'system', id: null };
 export const VISITOR: Actor = { type: 'visitor', id: null };
-export const userActor = (viewer: { id: string } | null | undefined): Actor => (viewer ? { type: 'user', id: viewer.id } : SYSTEM);
+/** The caller as an event's actor: the key when a key made the change (docs/decisions.md §15). */
+export const userActor = (viewer: { id: string; apiKey?: object } | null | undefined): Actor =>
+  viewer ? { type: viewer.apiKey ? 'api_key' : 'user', id: viewer.id } : SYSTEM;

@@ -1,17 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
-import { claimDue, deliverClaimed, type DeliveryOptions } from '../webhooks/delivery.service.js';
 import type { EventBus } from './bus.js';
 import { envelope, type EventRow } from './envelope.js';
 
 export const RELAY_BATCH = 500;
-export const DELIVERY_BATCH = 10;
 export const PURGE_BATCH = 1000;
 const PURGE_EVERY_MS = 60_000;
 const MIN_STEP_GAP_MS = 10;
 
-export type WorkerOptions = { bus: EventBus; delivery: DeliveryOptions | null; pollMs: number; retentionDays: number; log: Logger };
+export type WorkerOptions = {
+  bus: EventBus;
+  /** Webhook delivery's step (handed in by events/runtime.ts, which wires webhooks); null = none. */
+  deliver: ((signal: AbortSignal) => Promise<void>) | null;
+  pollMs: number;
+  retentionDays: number;
+  log: Logger;
+};
 
 /**
  * The loop every instance runs (docs/events.md): relay new events to live subscribers, deliver due
@@ -28,7 +33,7 @@ export function startWorker(db: PrismaClient, options: WorkerOptions) {
 
   const step = async () => {
     await relay(db, options.bus);
-    if (options.delivery) await deliverClaimed(db, await claimDue(db, DELIVERY_BATCH, options.delivery.leaseMs), options.delivery, stop.signal);
+    if (options.deliver) await options.deliver(stop.signal);
     if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
       lastPurge = Date.now();
       await purge(db, options.retentionDays);

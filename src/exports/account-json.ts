@@ -1,5 +1,6 @@
+import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { formatDate } from '../dates.js';
+import { columnsOf, recordPages, type ExportSource } from './account-pages.js';
 
 type Collection = {
   /** The document's key. */
@@ -39,120 +40,83 @@ export const COLLECTIONS: readonly Collection[] = [
   { key: 'webhook_endpoints', table: 'webhook_endpoints', orderBy: ['created_at', 'id'], omit: ['secret_ciphertext'] },
   { key: 'webhook_messages', table: 'webhook_messages', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
   { key: 'webhook_deliveries', table: 'webhook_deliveries', orderBy: ['attempted_at', 'id'] },
+  // docs/imports.md: the account's imports (not which instance held them) and the rows they refused.
+  { key: 'imports', table: 'imports', orderBy: ['created_at', 'id'], omit: ['lease_owner', 'lease_until'] },
+  { key: 'import_errors', table: 'import_errors', orderBy: ['import_id', 'line'] },
+  // docs/decisions.md §15: the account's API keys, never the hash of their secrets.
+  { key: 'api_keys', table: 'api_keys', orderBy: ['created_at', 'id'], omit: ['secret_hash'] },
 ];
 
 /** Account-scoped tables left out on purpose, and why: nothing in them is the account's own data. */
 export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   record_counts: 'derived: how many contacts, deals and invoices of each type or status the export holds (docs/scaling.md#exact-totals)',
+  import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",
 };
 
 export const EXPORT_CHUNK_SIZE = 1000;
 export const FORMAT_VERSION = '1.0';
 
-type Column = { name: string; dataType: string; udt: string };
-type Row = Record<string, unknown>;
-
-const ident = (name: string) => Prisma.raw(`"${name.replaceAll('"', '""')}"`);
-
 /**
- * The live columns of each table, from the catalogue rather than a hand-kept list, so a new
- * column is exported (snake_case, as stored) the day it is added.
+ * Characters per chunk handed to the response: short collections and separators go out together,
+ * not a write each; with a page (PAGE_CHARS) a chunk stays under V8's large-object size too.
  */
-async function columnsOf(db: PrismaClient, tables: string[]): Promise<Map<string, Column[]>> {
-  const rows = await db.$queryRaw<{ table_name: string; column_name: string; data_type: string; udt_name: string }[]>`
-    SELECT table_name, column_name, data_type, udt_name FROM information_schema.columns
-    WHERE table_schema = current_schema() AND table_name IN (${Prisma.join(tables)})
-    ORDER BY table_name, ordinal_position`;
-  const byTable = new Map<string, Column[]>();
-  for (const row of rows) {
-    const list = byTable.get(row.table_name) ?? [];
-    list.push({ name: row.column_name, dataType: row.data_type, udt: row.udt_name });
-    byTable.set(row.table_name, list);
-  }
-  return byTable;
-}
+export const EXPORT_CHUNK_CHARS = 32 * 1024;
 
-/** Money as a JSON number, `date` columns as YYYY-MM-DD, timestamps as ISO 8601 with Z. */
-function toJsonValue(value: unknown, column: Column): unknown {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return column.dataType === 'date' ? formatDate(value) : value.toISOString();
-  if (Prisma.Decimal.isDecimal(value)) return (value as Prisma.Decimal).toNumber();
-  if (typeof value === 'bigint') return Number(value);
-  return value;
-}
-
-function record(row: Row, columns: Column[]): string {
-  return JSON.stringify(Object.fromEntries(columns.map((c) => [c.name, toJsonValue(row[c.name], c)])));
-}
-
-/** One collection as JSON array text, in chunks of `chunkSize` rows by keyset on `orderBy`. */
-async function* collectionJson(db: PrismaClient, accountId: string, table: string, orderBy: readonly string[], columns: Column[], chunkSize: number) {
-  const select = Prisma.join(columns.map((c) => ident(c.name)));
-  const keys = orderBy.map((name) => {
-    const column = columns.find((c) => c.name === name);
-    if (!column) throw new Error(`account export: ${table} has no column ${name}`);
-    return column;
-  });
-  const order = Prisma.join(keys.map((k) => ident(k.name)));
-  let after: Row | undefined;
-  let first = true;
-  yield '[';
-  for (;;) {
-    // A row comparison on the ordering key: each page starts where the last one ended.
-    const since = after
-      ? Prisma.sql`AND (${order}) > (${Prisma.join(keys.map((k) => Prisma.sql`${after![k.name]}::${ident(k.udt)}`))})`
-      : Prisma.empty;
-    const rows = await db.$queryRaw<Row[]>`
-      SELECT ${select} FROM ${ident(table)} WHERE account_id = ${accountId}::uuid ${since}
-      ORDER BY ${order} LIMIT ${chunkSize}`;
-    if (rows.length > 0) {
-      yield (first ? '\n' : ',\n') + rows.map((row) => record(row, columns)).join(',\n');
-      first = false;
-    }
-    if (rows.length < chunkSize) break;
-    after = rows[rows.length - 1];
-  }
-  yield first ? ']' : '\n]';
-}
-
-/** The whole document as text pieces, one collection chunk at a time. */
-export async function* accountExportParts(db: PrismaClient, accountId: string, exportedAt: Date, chunkSize = EXPORT_CHUNK_SIZE) {
-  const columns = await columnsOf(db, ['accounts', ...COLLECTIONS.map((c) => c.table)]);
+/** The whole document as text pieces: a collection's records come a keyset page at a time. */
+export async function* accountExportParts(source: ExportSource, accountId: string, exportedAt: Date, chunkSize = EXPORT_CHUNK_SIZE) {
+  const columns = await columnsOf(source, ['accounts', ...COLLECTIONS.map((c) => c.table)]);
   const cols = (table: string, omit: readonly string[] = []) =>
     (columns.get(table) ?? []).filter((c) => !omit.includes(c.name));
   const metadata = { exported_at: exportedAt.toISOString(), account_id: accountId, format_version: FORMAT_VERSION, gdpr_request: true };
   yield `{"export_metadata":${JSON.stringify(metadata)}`;
-  const accountColumns = cols('accounts');
-  const [account] = await db.$queryRaw<Row[]>`
-    SELECT ${Prisma.join(accountColumns.map((c) => ident(c.name)))} FROM accounts WHERE id = ${accountId}::uuid`;
-  yield `,\n"account":${account ? record(account, accountColumns) : 'null'}`;
+  let account = 'null';
+  for await (const page of recordPages(source, 'accounts', Prisma.sql`id = ${accountId}::uuid`, ['id'], cols('accounts'), 1)) account = page;
+  yield `,\n"account":${account}`;
   for (const { key, table, orderBy, omit } of COLLECTIONS) {
-    yield `,\n${JSON.stringify(key)}:`;
-    yield* collectionJson(db, accountId, table, orderBy, cols(table, omit), chunkSize);
+    yield `,\n${JSON.stringify(key)}:[`;
+    let first = true;
+    for await (const page of recordPages(source, table, Prisma.sql`account_id = ${accountId}::uuid`, orderBy, cols(table, omit), chunkSize)) {
+      yield (first ? '\n' : ',\n') + page;
+      first = false;
+    }
+    yield first ? ']' : '\n]';
   }
   yield '}\n';
 }
 
 /**
  * The account export document (docs/decisions.md §6) as a web stream of UTF-8 bytes, for
- * `new Response(...)`: one JSON object written as the client reads it, never held whole.
+ * `new Response(...)`: one JSON object written as the client reads it, never held whole. A page is
+ * read only when the client asks for bytes (highWaterMark 0: nothing is read ahead of the socket)
+ * and turned into bytes at once, so memory holds about one page whatever the account's size.
+ * `pool`: where the pages are read (see ExportSource); null reads them through `db`.
  */
 export function accountExportStream(
   db: PrismaClient,
   accountId: string,
   exportedAt: Date,
-  options: { chunkSize?: number } = {},
+  options: { chunkSize?: number; chunkChars?: number; pool?: pg.Pool | null } = {},
 ): ReadableStream<Uint8Array> {
-  const parts = accountExportParts(db, accountId, exportedAt, options.chunkSize);
+  const chunkChars = options.chunkChars ?? EXPORT_CHUNK_CHARS;
+  const parts = accountExportParts({ db, pool: options.pool ?? null }, accountId, exportedAt, options.chunkSize);
   const encoder = new TextEncoder();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await parts.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let text = '';
+        let finished = false;
+        while (text.length < chunkChars) {
+          const next = await parts.next();
+          if ((finished = Boolean(next.done))) break;
+          text += next.value;
+        }
+        if (text) controller.enqueue(encoder.encode(text));
+        if (finished) controller.close();
+      },
+      async cancel() {
+        await parts.return(undefined);
+      },
     },
-    async cancel() {
-      await parts.return(undefined);
-    },
-  });
+    { highWaterMark: 0 },
+  );
 }

@@ -2,7 +2,10 @@
 // no longer maintained). Its Transform turns rows into CSV text; we supply the cell formatter (see below).
 import { Transform, type ParserOptions } from '@json2csv/node';
 import type pg from 'pg';
+import { contacts } from '../contacts/contact-reads.schema.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { ident } from '../graphql/collection.js';
+import { beyond, orderSql } from '../graphql/connection.js';
 
 /** The header row, exactly (docs/decisions.md §6). */
 export const CSV_COLUMNS = [
@@ -67,10 +70,9 @@ const PARSER_OPTIONS: ParserOptions<ContactRow[], ContactRow> = {
 };
 
 /**
- * The account's contacts oldest first, one keyset page on (created_at, id) per query: never all at once.
- * "created_at >= last AND NOT (created_at = last AND id <= last id)" is the same set as "after the
- * last row", but PostgreSQL starts the index scan at `last`; the OR form is only a filter, and every
- * page would rescan the account from its first contact (quadratic: minutes at 1,000,000 contacts).
+ * The account's contacts oldest first, one keyset page per query (the contacts collection's
+ * CREATED_AT key and its cursor condition, as the connections page): never all at once, and each
+ * page starts its index scan at the last row, so a million contacts cost no more per page than ten.
  *
  * A page comes back as one JSON text that PostgreSQL builds, not as Prisma records: what a Prisma
  * query answers outlives young-generation GCs (measured, BENCHMARKS.md "CSV memory"), so every page
@@ -85,24 +87,21 @@ export async function* contactPages(db: PrismaClient, accountId: string, pageSiz
   // contacts); `pg`'s answers die young. PGlite has no pool: Prisma's query.
   const query = <T>(sql: Prisma.Sql): Promise<T[]> =>
     pool ? pool.query(sql.text, sql.values as unknown[]).then((r) => r.rows as T[]) : db.$queryRaw<T[]>(sql);
-  let after: { createdAt: string; id: string } | undefined;
+  const key = contacts.orders.CREATED_AT;
+  let after: { value: string; id: string } | undefined;
   for (;;) {
-    const keyset = after
-      ? Prisma.sql`AND created_at >= ${after.createdAt}::timestamptz
-                   AND NOT (created_at = ${after.createdAt}::timestamptz AND id <= ${after.id}::uuid)`
-      : Prisma.empty;
     // The page size is the statement's last parameter (test/unit/contacts-csv.test.ts counts it there).
     const [answer] = await query<{ page: string | null; lastId: string | null }>(Prisma.sql`
       SELECT json_agg(json_build_array(first_name, last_name, email, phone, company, contact_type, source,
                                        (extract(epoch FROM created_at) * 1000)::bigint) ORDER BY created_at, id)::text AS page,
              (array_agg(id ORDER BY created_at DESC, id DESC))[1]::text AS "lastId"
-      FROM (SELECT * FROM contacts WHERE account_id = ${accountId}::uuid ${keyset}
-            ORDER BY created_at, id LIMIT ${pageSize}) AS page_rows`);
+      FROM (SELECT * FROM ${ident(contacts.table)} t WHERE t.account_id = ${accountId}::uuid ${after ? Prisma.sql`AND ${beyond(key, after, 'greater')}` : Prisma.empty}
+            ORDER BY ${orderSql(key, 'ASC')} LIMIT ${pageSize}) AS page_rows`);
     const rows: ContactRow[] = answer?.page ? JSON.parse(answer.page) : [];
     if (rows.length > 0) yield rows;
     if (rows.length < pageSize) return;
     // As text with its zone, so the session's TimeZone cannot shift it.
-    after = { createdAt: new Date(rows[rows.length - 1]![CREATED_AT]).toISOString(), id: answer!.lastId! };
+    after = { value: new Date(rows[rows.length - 1]![CREATED_AT]).toISOString(), id: answer!.lastId! };
   }
 }
 

@@ -3,6 +3,7 @@ import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
 import { userActor } from '../events/types.js';
 import { MESSAGES } from '../errors.js';
+import type { Viewer } from '../auth/viewer.js';
 import { ExportKind } from '../generated/prisma/client.js';
 import { exportArgs, exportFileName, recordExport, type ExportArgs } from './export.service.js';
 
@@ -23,15 +24,18 @@ builder.prismaObject('ExportLog', {
   }),
 });
 
+/** Who the audit row names: the user, or the API key that asked (docs/decisions.md §6, §15). */
+const exporter = (viewer: Viewer) => (viewer.apiKey ? { userId: null, apiKeyId: viewer.id } : { userId: viewer.id, apiKeyId: null });
+
 builder.mutationFields((t) => ({
   exportContacts: t.prismaField({
     type: 'ExportLog',
     description: 'Any member; 5 per minute per user.',
     args: { accountId: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: exportArgs, limit: { max: 5, window: '1m', per: 'user' } },
+    rules: { access: 'member', scope: 'EXPORTS', input: exportArgs, limit: { max: 5, window: '1m', per: 'user' } },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<ExportArgs>(info);
-      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer!.id, kind: ExportKind.contacts_csv }, userActor(viewer), query);
+      return recordExport(ctx.db, { accountId: input.accountId, ...exporter(viewer!), kind: ExportKind.contacts_csv }, userActor(viewer), query);
     },
   }),
   exportAccount: t.prismaField({
@@ -41,13 +45,15 @@ builder.mutationFields((t) => ({
     // Per account, so charged after access: 401 -> 400 -> 403 -> 429 (docs/decisions.md §2).
     rules: {
       access: 'owner',
+      // A key with EXPORTS may take the account export too (docs/decisions.md §15).
+      scope: 'EXPORTS',
       forbidden: MESSAGES.ownerOnlyExport,
       input: exportArgs,
       limit: { max: 1, window: '1h', per: 'account' },
     },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<ExportArgs>(info);
-      return recordExport(ctx.db, { accountId: input.accountId, userId: viewer!.id, kind: ExportKind.account_json }, userActor(viewer), query);
+      return recordExport(ctx.db, { accountId: input.accountId, ...exporter(viewer!), kind: ExportKind.account_json }, userActor(viewer), query);
     },
   }),
 }));

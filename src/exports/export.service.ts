@@ -22,7 +22,7 @@ export function exportFileName(log: Pick<ExportLog, 'kind' | 'accountId' | 'crea
 /** Writes the audit row (who, which account, what, when) before any byte is produced. */
 export async function recordExport(
   db: PrismaClient,
-  entry: { accountId: string; userId: string; kind: ExportKind },
+  entry: { accountId: string; userId: string | null; apiKeyId: string | null; kind: ExportKind },
   actor: Actor,
   query: { select?: object; include?: object } = {},
 ) {

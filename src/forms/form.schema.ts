@@ -75,7 +75,7 @@ builder.queryField('leadForms', (t) =>
   t.prismaField({
     type: ['LeadForm'],
     args: { accountId: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: accountArgs },
+    rules: { access: 'member', scope: 'FORMS_READ', input: accountArgs },
     resolve: async (query, _root, _args, ctx, info) => {
       const { input } = checked<z.output<typeof accountArgs>>(info);
       return ctx.reader.leadForm.findMany({ ...query, where: { accountId: input.accountId }, orderBy: NEWEST_FIRST });
@@ -117,7 +117,7 @@ builder.mutationFields((t) => ({
   createLeadForm: t.prismaField({
     type: 'LeadForm',
     args: { input: t.arg({ type: CreateLeadFormInputType, required: true }) },
-    rules: { access: 'member', input: createLeadFormInput, from: 'input', idempotent: true },
+    rules: { access: 'member', scope: 'FORMS_WRITE', input: createLeadFormInput, from: 'input', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateLeadFormInput>(info);
       return write((tx) => insertLeadForm(tx, input, userActor(viewer), query));
@@ -128,6 +128,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), active: t.arg.boolean({ required: true }) },
     rules: {
       access: 'member',
+      scope: 'FORMS_WRITE',
       input: formArgs,
       target: ({ id }: z.output<typeof formArgs>, ctx) => ctx.db.leadForm.findUnique({ where: { id }, select: { accountId: true } }),
     },
@@ -183,7 +184,7 @@ builder.mutationFields((t) => ({
     type: 'LeadForm',
     nullable: true,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateLeadFormInputType, required: true }) },
-    rules: { access: 'member', input: updateLeadFormArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'FORMS_WRITE', input: updateLeadFormArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: form, write } = checked<UpdateLeadFormArgs, FormRef>(info);
       return write((tx) => updateLeadForm(tx, form, input, query, userActor(viewer)));
@@ -194,7 +195,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'CONFLICT while the form has submissions: deactivate it (setLeadFormActive) to keep them.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'FORMS_WRITE', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: form, write } = checked<ByIdArgs, FormRef>(info);
       return write((tx) => deleteLeadForm(tx, form, userActor(viewer)));

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { defineCollection, eq, orderInputOf, timeRanges, timeRangeSql, type TimeRanges } from '../graphql/connection.js';
+import { eq, filtersOf, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
+import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
-import { Prisma } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
 import { LeadFormRef } from './form.schema.js';
 
@@ -26,49 +26,23 @@ export const FormSubmissionRef = builder.prismaObject('FormSubmission', {
   }),
 });
 
-const FormSubmissionFilter = builder.inputType('FormSubmissionFilter', {
-  description: 'All given conditions hold (AND). `createdAfter` is inclusive, `createdBefore` exclusive.',
-  fields: (t) => ({
-    formId: t.id(),
-    contactId: t.id(),
-    isSpam: t.boolean(),
-    createdAfter: t.field({ type: 'DateTime' }),
-    createdBefore: t.field({ type: 'DateTime' }),
+
+/** The form submissions collection (docs/fields.md#adding-a-filter). */
+export const submissions = {
+  name: 'FormSubmission',
+  model: 'FormSubmission',
+  table: 'form_submissions',
+  orders: TIME_ORDERS,
+  orderInput: orderInputOf('FormSubmission', Object.keys(TIME_ORDERS)),
+  filter: filtersOf('FormSubmissionFilter', 'All given conditions hold (AND). `createdAfter` is inclusive, `createdBefore` exclusive.', {
+    formId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('form_id', 'uuid') },
+    contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid') },
+    isSpam: { field: (t) => t.boolean(), schema: z.boolean().nullish(), sql: eq('is_spam', 'boolean') },
+    ...timeRanges(false),
   }),
-});
+} satisfies Collection;
 
-const submissionFilter = z.object({
-  formId: uuid.nullish(),
-  contactId: uuid.nullish(),
-  isSpam: z.boolean().nullish(),
-  createdAfter: timeRanges.createdAfter,
-  createdBefore: timeRanges.createdBefore,
-});
-type SubmissionFilter = z.output<typeof submissionFilter>;
-
-const submissionWhere = (f: SubmissionFilter): Prisma.Sql[] => [
-  ...eq('form_id', f.formId, 'uuid'),
-  ...eq('contact_id', f.contactId, 'uuid'),
-  ...eq('is_spam', f.isSpam, 'boolean'),
-  ...timeRangeSql(f as TimeRanges, false),
-];
-
-const ORDERS = {
-  CREATED_AT: { column: 'created_at', type: 'timestamptz' },
-  UPDATED_AT: { column: 'updated_at', type: 'timestamptz' },
-} as const;
-
-export const submissionConnection = defineCollection(
-  {
-    name: 'FormSubmission',
-    table: 'form_submissions',
-    orders: ORDERS,
-    orderInput: orderInputOf('FormSubmission', Object.keys(ORDERS)),
-    filter: { input: FormSubmissionFilter, schema: submissionFilter, sql: submissionWhere },
-    rows: (db, ids) => db.formSubmission.findMany({ where: { id: { in: ids } } }),
-  },
-  FormSubmissionRef,
-);
+export const submissionConnection = defineCollection(submissions, FormSubmissionRef);
 
 const own = (row: { accountId: string; id: string }) => ({ accountId: row.accountId, id: row.id });
 builder.prismaObjectField(AccountRef, 'formSubmissions', submissionConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id })));
@@ -76,5 +50,5 @@ builder.prismaObjectField(ContactRef, 'submissions', submissionConnection('conta
 builder.prismaObjectField(LeadFormRef, 'submissions', submissionConnection('form_id', own, "The form's submissions"));
 builder.prismaObjectField(AccountRef, 'leadForms', (t) => t.relation('leadForms', { description: 'Newest first', query: { orderBy: NEWEST_FIRST } }));
 
-readById('leadForm', 'LeadForm', (db) => db.leadForm);
-readById('formSubmission', 'FormSubmission', (db) => db.formSubmission);
+readById('leadForm', 'LeadForm', (db) => db.leadForm, 'FORMS_READ');
+readById('formSubmission', 'FormSubmission', (db) => db.formSubmission, 'FORMS_READ');

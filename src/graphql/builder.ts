@@ -5,7 +5,7 @@ import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Context } from '../context.js';
 
-/** The one Pothos builder. Types live in the domain folders; src/graphql/schema.ts assembles them. */
+/** The one Pothos builder. Types live in the domain folders; src/schema.ts (the composition root) assembles them. */
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;

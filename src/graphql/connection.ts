@@ -8,9 +8,9 @@
 // so a cursor here carries the ordering value and the id, plus a fingerprint of ordering and filter.
 //
 // No N+1: every parent in a page asking for the same connection (same arguments) is answered by one
-// statement (a LATERAL subquery per parent, each an index range scan) that also reads the rows where
-// page-sql.ts knows the table (else the rows by one more), and the totals by one more, however
-// many parents there are (DataLoader batches them per request).
+// statement (a LATERAL subquery per parent, each an index range scan) that also reads the rows of a
+// collection read as JSON (collection.ts; else the rows by one more), and the totals by one more,
+// however many parents there are (DataLoader batches them per request).
 import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { z } from 'zod';
@@ -19,33 +19,10 @@ import { badInput } from '../errors.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { parseInput, uuid } from '../validation.js';
 import { builder } from './builder.js';
-import { rowObject } from './page-sql.js';
-import { counterSql } from './totals.js';
-
-/** A column a connection can be ordered by; `type` is the SQL type its cursor value is cast back to. */
-export type OrderColumn = { column: string; type: 'timestamptz' | 'date' | 'numeric' | 'text'; nullable?: boolean };
+import { col, counterSql, countedKeys, ident, rowJson, rowsById, type Collection, type OrderColumn } from './collection.js';
 
 type Row = { id: string };
 type Direction = 'ASC' | 'DESC';
-
-/** One collection's table, orderings, filter and row loader; `defineCollection` makes its types. */
-export type CollectionSpec<Node extends Row, Filter> = {
-  /** The node type's name: gives `<name>Connection` and `<name>Edge`. */
-  name: string;
-  table: string;
-  /** Order enum value -> column; CREATED_AT is the default (DESC). */
-  orders: Record<string, OrderColumn>;
-  /** The enum and input of `orderBy`, when the collection takes one. */
-  orderInput?: ReturnType<typeof orderInputOf>;
-  filter?: { input: any; schema: z.ZodType<Filter>; sql: (filter: Filter) => Prisma.Sql[] };
-  /**
-   * The filter field listing values of the column the table's counters are kept by (totals.ts): the
-   * totalCount of an account's connection filtered by nothing else is read from the counters.
-   */
-  counter?: keyof Filter & string;
-  /** The rows of these ids (any order), with everything the node type exposes; `accountIds` serves a key led by account_id. */
-  rows: (db: PrismaClient, ids: string[], accountIds: string[]) => Promise<Node[]>;
-};
 
 export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC', 'DESC'] as const });
 
@@ -88,7 +65,7 @@ type Parent = { accountId: string; id: string };
 
 /** What the parsed arguments of one connection field resolve to, shared by every parent asking it. */
 type Plan<Filter> = {
-  spec: CollectionSpec<Row, Filter>;
+  spec: Collection<Row, Filter>;
   by: string | null;
   column: OrderColumn;
   order: Order;
@@ -143,14 +120,11 @@ function decodeCursor(name: 'after' | 'before', text: string | null | undefined,
 
 // ---- SQL -------------------------------------------------------------------------------------
 
-const ident = (name: string) => Prisma.raw(`"${name.replaceAll('"', '""')}"`);
-const col = (name: string) => Prisma.raw(`t."${name.replaceAll('"', '""')}"`);
-
 /**
  * Rows strictly beyond the cursor in `towards` (ascending = greater). NULLs sort as the largest value
  * (PostgreSQL's default: last ascending, first descending), so one rule serves both directions.
  */
-function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' | 'less'): Prisma.Sql {
+export function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' | 'less'): Prisma.Sql {
   const c = col(column.column);
   const id = Prisma.sql`CAST(${cursor.id} AS uuid)`;
   if (cursor.value === null) {
@@ -161,7 +135,7 @@ function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' | 'less'
   return column.nullable ? Prisma.sql`((${c}, t.id) > (${value}, ${id}) OR ${c} IS NULL)` : Prisma.sql`((${c}, t.id) > (${value}, ${id}))`;
 }
 
-const orderSql = (column: OrderColumn, direction: Direction) => {
+export const orderSql = (column: OrderColumn, direction: Direction) => {
   const dir = Prisma.raw(direction);
   return Prisma.sql`${col(column.column)} ${dir}, t.id ${dir}`;
 };
@@ -179,9 +153,9 @@ function scope(plan: Plan<unknown>): Prisma.Sql {
 type Slice = { rows: { id: string; k: string | null; node?: Row }[]; more: boolean };
 
 async function loadSlices(db: PrismaClient, plan: Plan<unknown>, parents: readonly Parent[]): Promise<Slice[]> {
-  // The rows come with their page in the same statement when page-sql.ts knows the table (contacts,
-  // deals, invoices, stages): one round trip less per connection than reading them by id after.
-  const object = await rowObject(db, plan.spec.name, plan.spec.table);
+  // The rows come with their page in the same statement when the collection is read as JSON: one
+  // round trip less per connection than reading them by id after.
+  const object = rowJson(plan.spec);
   const { column, order, backward } = plan;
   // A backward page reads the reversed order from its end, then is turned around.
   const direction: Direction = (order.direction === 'ASC') !== backward ? 'ASC' : 'DESC';
@@ -195,13 +169,13 @@ async function loadSlices(db: PrismaClient, plan: Plan<unknown>, parents: readon
   const rows = await db.$queryRaw<{ ord: number; id: string; k: string | null; node: string | null }[]>`
     SELECT p.ord, x.id::text AS id, x.v::text AS k, x.node FROM (VALUES ${parentsSql(parents)}) AS p(account_id, id, ord)
     CROSS JOIN LATERAL (
-      SELECT t.id, ${col(column.column)} AS v, ${object ? Prisma.sql`${object.sql}::text` : Prisma.sql`NULL::text`} AS node
+      SELECT t.id, ${col(column.column)} AS v, ${object ? Prisma.sql`${object.object}::text` : Prisma.sql`NULL::text`} AS node
       FROM ${ident(plan.spec.table)} t WHERE ${where}
       ORDER BY ${orderSql(column, direction)} LIMIT ${plan.size + 1}
     ) x ORDER BY p.ord, ${outer}`;
   const slices: Slice[] = parents.map(() => ({ rows: [], more: false }));
   for (const row of rows) {
-    slices[row.ord]!.rows.push({ id: row.id, k: row.k, ...(object && row.node !== null ? { node: object.read(row.node) as Row } : {}) });
+    slices[row.ord]!.rows.push({ id: row.id, k: row.k, ...(object && row.node !== null ? { node: object.read(JSON.parse(row.node)) as Row } : {}) });
   }
   for (const slice of slices) {
     slice.more = slice.rows.length > plan.size;
@@ -241,7 +215,7 @@ function loadersFor(ctx: Context, plan: Plan<unknown>): Loaders {
       const found = new Map(slices.flatMap((s) => s.rows.flatMap((r) => (r.node ? [[r.id, r.node] as const] : []))));
       const ids = [...new Set(slices.flatMap((s) => s.rows.map((r) => r.id)))].filter((id) => !found.has(id));
       const accounts = [...new Set(parents.map((p) => p.accountId))];
-      for (const row of ids.length ? await plan.spec.rows(ctx.db, ids, accounts) : []) found.set(row.id, row);
+      for (const row of ids.length ? await rowsById(ctx.db, plan.spec, ids, accounts) : []) found.set(row.id, row as Row);
       return slices.map((slice) => {
         // A row deleted between the two statements is left out rather than answered half-loaded.
         const edges = slice.rows
@@ -283,16 +257,12 @@ const canonical = (value: unknown): unknown => {
 };
 
 /** The counters serve an account's own connection (no parent row) whose filter names at most the counted field. */
-function countedOf(spec: CollectionSpec<Row, any>, by: string | null, filter: unknown): Plan<unknown>['counted'] {
-  if (by !== null || !spec.counter) return null;
-  const given = Object.entries((canonical(filter) ?? {}) as Record<string, unknown>);
-  if (given.some(([name]) => name !== spec.counter)) return null;
-  return { keys: given.length ? (given[0]![1] as string[]) : null };
-}
+const countedOf = (spec: Collection, by: string | null, filter: unknown): Plan<unknown>['counted'] =>
+  by === null ? (countedKeys(spec, canonical(filter) as object | null) ?? null) : null;
 
 type FieldArgs = Paging & { filter?: unknown; orderBy?: { field: string; direction: Direction } | null };
 
-function planOf<Filter>(spec: CollectionSpec<Row, Filter>, by: string | null, args: FieldArgs): Plan<Filter> {
+function planOf<Filter>(spec: Collection<Row, Filter>, by: string | null, args: FieldArgs): Plan<Filter> {
   const paging = parseInput(pagingArgs, { first: args.first, last: args.last, after: args.after, before: args.before });
   const filter = spec.filter && args.filter != null ? parseInput(spec.filter.schema, args.filter) : null;
   const order: Order = args.orderBy ?? { field: 'CREATED_AT', direction: 'DESC' };
@@ -325,7 +295,7 @@ function planOf<Filter>(spec: CollectionSpec<Row, Filter>, by: string | null, ar
  * field factory for every parent that lists it (`by`: the column pointing at the parent; null when
  * the parent is the account itself).
  */
-export function defineCollection<Node extends Row, Filter>(spec: CollectionSpec<Node, Filter>, nodeRef: any) {
+export function defineCollection<Node extends Row, Filter>(spec: Collection<Node, Filter>, nodeRef: any) {
   const Edge = builder.objectRef<{ cursor: string; node: Node }>(`${spec.name}Edge`).implement({
     fields: (t) => ({
       cursor: t.exposeString('cursor'),
@@ -360,49 +330,10 @@ export function defineCollection<Node extends Row, Filter>(spec: CollectionSpec<
           ...(spec.orderInput ? { orderBy: t.arg({ type: spec.orderInput }) } : {}),
         },
         resolve: (parent: Parent, args: FieldArgs, ctx: Context) => ({
-          plan: planOf(spec as CollectionSpec<Row, Filter>, by, args),
+          plan: planOf(spec as Collection<Row, Filter>, by, args),
           parent: parentOf(parent),
           ctx,
         }),
       });
   };
 }
-
-// ---- filter helpers --------------------------------------------------------------------------
-
-/** `after` inclusive, `before` exclusive (docs/decisions.md §11). */
-export function rangeSql(column: string, after: Date | null | undefined, before: Date | null | undefined, type = 'timestamptz'): Prisma.Sql[] {
-  const out: Prisma.Sql[] = [];
-  const cast = (d: Date) => Prisma.sql`CAST(${type === 'date' ? d.toISOString().slice(0, 10) : d.toISOString()} AS ${Prisma.raw(type)})`;
-  if (after) out.push(Prisma.sql`${col(column)} >= ${cast(after)}`);
-  if (before) out.push(Prisma.sql`${col(column)} < ${cast(before)}`);
-  return out;
-}
-
-/** `column = ANY(values)` for an enum or uuid list; an empty list matches nothing. */
-export function anyOf(column: string, values: readonly string[] | null | undefined, type: string): Prisma.Sql[] {
-  if (values == null) return [];
-  if (values.length === 0) return [Prisma.sql`FALSE`];
-  return [Prisma.sql`${col(column)} IN (${Prisma.join(values.map((v) => Prisma.sql`CAST(${v} AS ${Prisma.raw(type)})`))})`];
-}
-
-export const eq = (column: string, value: unknown, type: string): Prisma.Sql[] =>
-  value == null ? [] : [Prisma.sql`${col(column)} = CAST(${value} AS ${Prisma.raw(type)})`];
-
-/** `%`, `_` and `\` match themselves in (I)LIKE. */
-export const likeEscape = (text: string) => text.replace(/[\\%_]/g, '\\$&');
-
-export { col as columnSql };
-
-/** The dates of a filter: createdAfter/Before, updatedAfter/Before (DateTime). */
-export const timeRanges = {
-  createdAfter: z.date().nullish(),
-  createdBefore: z.date().nullish(),
-  updatedAfter: z.date().nullish(),
-  updatedBefore: z.date().nullish(),
-};
-export type TimeRanges = { createdAfter?: Date | null; createdBefore?: Date | null; updatedAfter?: Date | null; updatedBefore?: Date | null };
-export const timeRangeSql = (f: TimeRanges, updated = true) => [
-  ...rangeSql('created_at', f.createdAfter, f.createdBefore),
-  ...(updated ? rangeSql('updated_at', f.updatedAfter, f.updatedBefore) : []),
-];

@@ -1,4 +1,4 @@
-import { GraphQLError, type ExecutionResult } from 'graphql';
+import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { internalError, isAppError, MESSAGES, notFound, sameLocation, unavailable } from '../errors.js';
 import { isDatabaseUnavailable } from '../db/client.js';
@@ -28,19 +28,43 @@ export function maskError(error: unknown, log: Logger): GraphQLError {
  * this point without one is a failure nobody planned for, so it is logged and masked as internal.
  */
 export function useErrorCodes(log: Logger): Plugin {
-  const coded = (error: GraphQLError): GraphQLError => {
-    if (error.extensions?.code) return error;
-    log.error({ err: error }, 'an error without a code reached the client');
-    return sameLocation(internalError(), error);
-  };
-  const fix = (result: ExecutionResult) =>
-    result.errors?.some((error) => !error.extensions?.code) ? { ...result, errors: result.errors.map(coded) } : result;
+  const fix = (result: ExecutionResult) => withCodes(result, log);
   return {
     onResultProcess: ({ result, setResult }) => {
       if (Array.isArray(result)) setResult(result.map(fix));
       else if (!isAsyncIterable(result)) setResult(fix(result as ExecutionResult));
     },
   };
+}
+
+function withCodes(result: ExecutionResult, log: Logger): ExecutionResult {
+  const coded = (error: GraphQLError): GraphQLError => {
+    if (error.extensions?.code) return error;
+    log.error({ err: error }, 'an error without a code reached the client');
+    return sameLocation(internalError(), error);
+  };
+  return result.errors?.some((error) => !error.extensions?.code) ? { ...result, errors: result.errors.map(coded) } : result;
+}
+
+/**
+ * A result as the transports outside Yoga's HTTP answers send it (graphql-ws, multipart
+ * subscriptions): every error coded as above, without the `http` extensions (status, headers) that
+ * only an HTTP answer acts on, as Yoga leaves them out of its own.
+ */
+export function shownResult(result: ExecutionResult, log: Logger): FormattedExecutionResult {
+  const { errors, extensions, ...rest } = withCodes(result, log);
+  const { http: _http, ...shownExtensions } = (extensions ?? {}) as Record<string, unknown>;
+  return {
+    ...rest,
+    ...(errors ? { errors: errors.map(shownError) } : {}),
+    ...(Object.keys(shownExtensions).length ? { extensions: shownExtensions } : {}),
+  };
+}
+
+export function shownError(error: GraphQLError): GraphQLFormattedError {
+  const { extensions, ...rest } = error.toJSON();
+  const { http: _http, unexpected: _unexpected, ...shown } = extensions ?? {};
+  return Object.keys(shown).length ? { ...rest, extensions: shown } : rest;
 }
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>

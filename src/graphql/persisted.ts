@@ -104,6 +104,20 @@ export function useTrustedDocuments(documents: Record<string, string>): Plugin {
   }) as Plugin;
 }
 
+/**
+ * The document an operation sent over graphql-ws runs: the onParams hooks above read HTTP requests
+ * only. Under GRAPHQL_TRUSTED_DOCUMENTS, the listed document its hash names, as over HTTP; else the
+ * text it carries (graphql-ws always carries one, so automatic persisted queries have nothing to do).
+ */
+export function documentOf(params: { query: string; extensions?: unknown }, trusted: Record<string, string> | undefined): string {
+  if (!trusted) return params.query;
+  const persisted = persistedQueryOf(params.extensions);
+  if (!persisted) throw trustedDocumentsOnly();
+  const document = trusted[persisted.sha256Hash];
+  if (document === undefined) throw persistedQueryNotFound();
+  return document;
+}
+
 /** Reads a trusted-documents file: a JSON object of SHA-256 hash -> document, each hash checked. */
 export function parseTrustedDocuments(text: string): Record<string, string> {
   const parsed = JSON.parse(text) as unknown;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
 import { uuid } from '../validation.js';
+import type { ApiScope } from '../auth/scopes.js';
 import { builder } from './builder.js';
 import { checked } from './rules.js';
 
@@ -13,9 +14,9 @@ type Delegate = { findUnique(args: any): Promise<any> };
 /**
  * `<name>(id: ID!): <Type>`: the record, or null when it is unknown or in an account the caller
  * cannot see (the same answer: no existence oracle; docs/decisions.md §9 amended and §11).
- * Anonymous callers get UNAUTHENTICATED; an id that is not a UUID is BAD_USER_INPUT.
+ * `scope`: what an API key needs to read it (none: keys may not). Anonymous callers get UNAUTHENTICATED; an id that is not a UUID is BAD_USER_INPUT.
  */
-export function readById(name: string, type: string, delegate: (db: Context['db']) => Delegate) {
+export function readById(name: string, type: string, delegate: (db: Context['db']) => Delegate, scope?: ApiScope) {
   builder.queryField(name, (t) =>
     t.prismaField({
       type: type as 'Contact',
@@ -24,6 +25,7 @@ export function readById(name: string, type: string, delegate: (db: Context['db'
       args: { id: t.arg.id({ required: true }) },
       rules: {
         access: 'member',
+        scope,
         input: idArgs,
         target: ({ id }: IdArgs, ctx) => delegate(ctx.db).findUnique({ where: { id }, select: { accountId: true } }),
         hidden: 'null',

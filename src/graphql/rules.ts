@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import type { Role } from '../auth/access.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context } from '../context.js';
-import { badInput, forbidden, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
+import { badInput, forbidden, lacksScope, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
+import type { ApiScope } from '../auth/scopes.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { once, readIdempotencyKey } from '../idempotency/idempotency.service.js';
@@ -21,6 +22,12 @@ export type FieldRules = {
    * `member` / `owner` of the account the input names (`accountId`) or the `target` belongs to.
    */
   access: 'public' | 'user' | 'member' | 'owner';
+  /**
+   * The scope an API key needs to call it (docs/decisions.md §15); a field without one is refused
+   * to keys (managing members, webhooks and keys needs a person). For a key, the scope also
+   * stands in for `owner` (EXPORTS allows the account export).
+   */
+  scope?: ApiScope;
   /** Parses the arguments (`from: 'args'`, the default) or the `input` argument; 400 with details. */
   input?: z.ZodType;
   from?: 'args' | 'input';
@@ -43,6 +50,8 @@ export type FieldRules = {
   idempotent?: boolean;
   /** The 403 message for a member calling an owner-only field. */
   forbidden?: string;
+  /** Moves a record along a §8 state machine: a refused move is INVALID_TRANSITION (REST: 409 naming `status`). */
+  machine?: true;
   /** The shape of the input for the REST reference, when the field validates it itself (form values). */
   documents?: z.ZodType;
   /**
@@ -188,6 +197,7 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
   if ('details' in form) throw badInput(await inputProblems(rules, args, ctx));
   const input = form.data;
 
+  if (viewer?.apiKey) requireScope(rules, viewer);
   let role: Role | null = null;
   let accountId: string | undefined;
   if (rules.access === 'member' || rules.access === 'owner') {
@@ -196,7 +206,7 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     role = accountId ? await ctx.role(accountId) : null;
     if (!role && rules.target && rules.hidden === 'null') return remember(info, { viewer, input, role, target: null, write: noWrite });
     if (!role) throw rules.target && rules.hidden === 'not-found' ? notFound(MESSAGES.notFound) : forbidden(MESSAGES.noAccess);
-    if (rules.access === 'owner' && role !== 'owner') throw forbidden(rules.forbidden ?? MESSAGES.ownerOnly);
+    if (rules.access === 'owner' && role !== 'owner' && !viewer?.apiKey) throw forbidden(rules.forbidden ?? MESSAGES.ownerOnly);
   }
   if (rules.limit?.per === 'account') {
     const { max, window } = rules.limit;
@@ -209,12 +219,18 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     // A write that is one statement is atomic by itself: BEGIN and COMMIT would be two more round trips.
     if (key === null && claim.oneStatement) return work(ctx.db as unknown as Prisma.TransactionClient);
     if (key === null) return ctx.db.$transaction(work, WRITE_TRANSACTION);
-    const who = viewer ? `user:${viewer.id}` : `ip:${ctx.clientIp}`;
+    const who = viewer ? `${viewer.apiKey ? 'key' : 'user'}:${viewer.id}` : `ip:${ctx.clientIp}`;
     const owner = claim.accountId ?? accountId ?? target?.accountId;
     if (!owner) throw new Error(`${field}: an idempotent write needs the account it writes to`);
     return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: raw }, work);
   };
   return remember(info, { viewer, input, role, target, write });
+}
+
+/** A key calls only fields that declare a scope it holds: 403 naming the scope (a 403, so after the 400). */
+function requireScope(rules: FieldRules, viewer: Viewer): void {
+  if (!rules.scope) throw forbidden(MESSAGES.notForKeys);
+  if (!viewer.apiKey!.scopes.has(rules.scope)) throw lacksScope(rules.scope);
 }
 
 function remember(info: GraphQLResolveInfo, result: Checked): Checked {

@@ -1,68 +1,50 @@
-/** Query.invoice · Account.invoices · Contact.invoices */
+/** The invoices collection (docs/fields.md#adding-a-filter) · Query.invoices · Account.invoices · Contact.invoices */
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
+import { contacts } from '../contacts/contact-reads.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { anyOf, defineCollection, eq, orderInputOf, rangeSql, timeRanges, timeRangeSql, type TimeRanges } from '../graphql/connection.js';
-import { readById } from '../graphql/reads.js';
-import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
+import { anyOf, eq, filtersOf, from, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
+import { defineCollection, orderInputOf } from '../graphql/connection.js';
+import { pageField } from '../graphql/page.js';
+import { InvoiceStatus } from '../generated/prisma/client.js';
 import { externalIdFilter, uuid } from '../validation.js';
 import { InvoiceRef, InvoiceStatusEnum } from './invoice.schema.js';
-
-const InvoiceFilter = builder.inputType('InvoiceFilter', {
-  description: 'All given conditions hold (AND); a list matches any of its values. `...After` is inclusive, `...Before` exclusive.',
-  fields: (t) => ({
-    statuses: t.field({ type: [InvoiceStatusEnum] }),
-    contactId: t.id(),
-    externalId: t.string({ description: 'The exact external id' }),
-    dueAfter: t.field({ type: 'Date' }),
-    dueBefore: t.field({ type: 'Date' }),
-    createdAfter: t.field({ type: 'DateTime' }),
-    createdBefore: t.field({ type: 'DateTime' }),
-    updatedAfter: t.field({ type: 'DateTime' }),
-    updatedBefore: t.field({ type: 'DateTime' }),
-  }),
-});
-
-const invoiceFilter = z.object({
-  statuses: z.array(z.enum(InvoiceStatus)).nullish(),
-  contactId: uuid.nullish(),
-  externalId: externalIdFilter,
-  dueAfter: z.date().nullish(),
-  dueBefore: z.date().nullish(),
-  ...timeRanges,
-});
-type InvoiceFilter = z.output<typeof invoiceFilter>;
-
-const invoiceWhere = (f: InvoiceFilter): Prisma.Sql[] => [
-  ...anyOf('status', f.statuses, 'invoice_status'),
-  ...eq('contact_id', f.contactId, 'uuid'),
-  ...eq('external_id', f.externalId, 'text'),
-  ...rangeSql('due_date', f.dueAfter, f.dueBefore, 'date'),
-  ...timeRangeSql(f as TimeRanges),
-];
+import { listInvoicesArgs, type ListInvoicesArgs } from './invoice.service.js';
 
 const ORDERS = {
-  CREATED_AT: { column: 'created_at', type: 'timestamptz' },
-  UPDATED_AT: { column: 'updated_at', type: 'timestamptz' },
+  ...TIME_ORDERS,
   DUE_DATE: { column: 'due_date', type: 'date' },
   AMOUNT: { column: 'amount', type: 'numeric' },
   INVOICE_NUMBER: { column: 'invoice_number', type: 'text' },
 } as const;
 
-export const invoiceConnection = defineCollection(
-  {
-    name: 'Invoice',
-    table: 'invoices',
-    orders: ORDERS,
-    orderInput: orderInputOf('Invoice', Object.keys(ORDERS)),
-    filter: { input: InvoiceFilter, schema: invoiceFilter, sql: invoiceWhere },
-    counter: 'statuses',
-    rows: (db, ids) => db.invoice.findMany({ where: { id: { in: ids } } }),
-  },
-  InvoiceRef,
-);
+const date = (t: any) => t.field({ type: 'Date' });
 
+export const invoices = {
+  name: 'Invoice',
+  model: 'Invoice',
+  table: 'invoices',
+  json: true,
+  orders: ORDERS,
+  orderInput: orderInputOf('Invoice', Object.keys(ORDERS)),
+  filter: filtersOf('InvoiceFilter', 'All given conditions hold (AND); a list matches any of its values. `...After` is inclusive, `...Before` exclusive.', {
+    statuses: { field: (t) => t.field({ type: [InvoiceStatusEnum] }), schema: z.array(z.enum(InvoiceStatus)).nullish(), sql: anyOf('status', 'invoice_status') },
+    contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid') },
+    externalId: { field: (t) => t.string({ description: 'The exact external id' }), schema: externalIdFilter, sql: eq('external_id', 'text') },
+    dueAfter: { field: date, schema: z.date().nullish(), sql: from('due_date', 'date') },
+    dueBefore: { field: date, schema: z.date().nullish(), sql: until('due_date', 'date') },
+    ...timeRanges(),
+  }),
+  relations: { contact: { to: contacts, by: 'contact_id' } },
+  counter: 'statuses',
+} satisfies Collection;
+
+/** The page's arguments as the collection's filter (REST's GET /invoices). */
+export const invoicesPageFilter = (a: ListInvoicesArgs) => ({ statuses: a.status ? [a.status] : null, externalId: a.externalId });
+
+pageField('invoices', invoices, (a) => ({ status: a({ type: InvoiceStatusEnum }), externalId: a.string() }), listInvoicesArgs, invoicesPageFilter, 'INVOICES_READ');
+
+const invoiceConnection = defineCollection(invoices, InvoiceRef);
 builder.prismaObjectField(AccountRef, 'invoices', invoiceConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id })));
 builder.prismaObjectField(ContactRef, 'invoices', invoiceConnection('contact_id', (c: { accountId: string; id: string }) => ({ accountId: c.accountId, id: c.id }), "The contact's invoices"));
-

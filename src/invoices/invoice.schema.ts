@@ -1,8 +1,7 @@
-/** Query.invoices · Query.invoice · Mutation.createInvoice · setInvoiceStatus · updateInvoice · deleteInvoice */
+/** Query.invoice · Mutation.createInvoice · setInvoiceStatus · updateInvoice · deleteInvoice */
 import { builder } from '../graphql/builder.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
-import { definePage } from '../graphql/page.js';
 import { checked } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
@@ -17,15 +16,15 @@ import {
   type UpdateInvoiceArgs,
   createInvoice,
   createInvoiceInput,
-  invoicesWhere,
-  listInvoicesArgs,
   setInvoiceStatus,
   setInvoiceStatusArgs,
   type CreateInvoiceInput,
   type InvoiceToMove,
-  type ListInvoicesArgs,
   type SetInvoiceStatusArgs,
 } from './invoice.service.js';
+
+/** Every write of an invoice: 30 a minute per caller, as the other records' writes (docs/decisions.md §18). */
+const WRITES = { max: 30, window: '1m', per: 'user' } as const;
 
 export const InvoiceStatusEnum = builder.enumType(InvoiceStatus, { name: 'InvoiceStatus' });
 
@@ -44,26 +43,6 @@ export const InvoiceRef = builder.prismaObject('Invoice', {
   }),
 });
 
-const InvoicePage = definePage<Prisma.InvoiceWhereInput>('Invoice', (ctx) => ctx.reader.invoice);
-
-builder.queryField('invoices', (t) =>
-  t.field({
-    type: InvoicePage,
-    args: {
-      accountId: t.arg.id({ required: true }),
-      page: t.arg.int({ defaultValue: 1 }),
-      pageSize: t.arg.int({ defaultValue: 25 }),
-      status: t.arg({ type: InvoiceStatusEnum }),
-      externalId: t.arg.string(),
-    },
-    rules: { access: 'member', input: listInvoicesArgs, limit: { max: 60, window: '1m', per: 'user' } },
-    resolve: (_root, _args, _ctx, info) => {
-      const { input } = checked<ListInvoicesArgs>(info);
-      return { where: invoicesWhere(input), page: input.page, pageSize: input.pageSize };
-    },
-  }),
-);
-
 const CreateInvoiceInputType = builder.inputType('CreateInvoiceInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
@@ -80,7 +59,7 @@ builder.mutationFields((t) => ({
   createInvoice: t.prismaField({
     type: 'Invoice',
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
-    rules: { access: 'member', input: createInvoiceInput, from: 'input', linked: linkedRows, idempotent: true },
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: createInvoiceInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateInvoiceInput>(info);
       return write((tx) => createInvoice(tx, input, userActor(viewer), query));
@@ -90,17 +69,24 @@ builder.mutationFields((t) => ({
     type: 'Invoice',
     description: 'Follows the invoice state machine; cancelled and refunded are final. Else INVALID_TRANSITION.',
     args: { id: t.arg.id({ required: true }), status: t.arg({ type: InvoiceStatusEnum, required: true }) },
-    // A missing invoice and another account's invoice give the same FORBIDDEN.
+    // A missing invoice and another account's are the same NOT_FOUND, as for updateInvoice.
     rules: {
       access: 'member',
+      scope: 'INVOICES_WRITE',
       input: setInvoiceStatusArgs,
       target: ({ id }: SetInvoiceStatusArgs, ctx) =>
         ctx.db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
+      hidden: 'not-found',
+      limit: WRITES,
+      idempotent: true,
+      machine: true,
     },
-    resolve: async (query, _root, _args, ctx, info) => {
-      const { viewer, input, target } = checked<SetInvoiceStatusArgs, InvoiceToMove>(info);
-      await setInvoiceStatus(ctx.db, target, input.status, userActor(viewer));
-      return ctx.db.invoice.findUniqueOrThrow({ ...query, where: { id: input.id } });
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { viewer, input, target, write } = checked<SetInvoiceStatusArgs, InvoiceToMove>(info);
+      return write(async (tx) => {
+        await setInvoiceStatus(tx, target, input.status, userActor(viewer));
+        return tx.invoice.findUniqueOrThrow({ ...query, where: { id: input.id } });
+      });
     },
   }),
 }));
@@ -126,7 +112,7 @@ builder.queryField('invoice', (t) =>
     nullable: true,
     description: 'null when unknown or not visible to the caller',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
+    rules: { access: 'member', scope: 'INVOICES_READ', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
     resolve: (query, _root, _args, ctx, info) => {
       const { target: invoice } = checked<ByIdArgs, InvoiceKey | null>(info);
       return invoice && ctx.db.invoice.findUnique({ ...query, where: { id: invoice.id } });
@@ -144,7 +130,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateInvoiceInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', input: updateInvoiceArgs, linked: linkedRows, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: updateInvoiceArgs, linked: linkedRows, target, hidden: 'not-found', limit: WRITES, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceKey>(info);
       return write((tx) => updateInvoice(tx, invoice, input, query, userActor(viewer)));
@@ -155,7 +141,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Drafts only (CONFLICT otherwise: cancel or refund it through setInvoiceStatus).',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: byIdArgs, target, hidden: 'not-found', limit: WRITES, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: invoice, write } = checked<ByIdArgs, InvoiceKey>(info);
       return write((tx) => deleteInvoice(tx, invoice, userActor(viewer)));

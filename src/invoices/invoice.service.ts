@@ -4,7 +4,6 @@ import { InvoiceStatus, Prisma, type Invoice, type PrismaClient } from '../gener
 import { badInput, conflict, invalidTransition, isAppError, MESSAGES, notFound } from '../errors.js';
 import { assertInAccount } from '../deals/deal.service.js';
 import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
-import { WRITE_TRANSACTION } from '../db/client.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
@@ -35,12 +34,6 @@ export type ListInvoicesArgs = z.output<typeof listInvoicesArgs>;
 export const setInvoiceStatusArgs = z.object({ id: uuid, status: z.enum(InvoiceStatus) });
 export type SetInvoiceStatusArgs = z.output<typeof setInvoiceStatusArgs>;
 export type InvoiceToMove = { id: string; status: InvoiceStatus };
-
-export function invoicesWhere(args: ListInvoicesArgs): Prisma.InvoiceWhereInput {
-  const where: Prisma.InvoiceWhereInput = args.status ? { accountId: args.accountId, status: args.status } : { accountId: args.accountId };
-  if (args.externalId != null) where.externalId = args.externalId;
-  return where;
-}
 
 export const formatInvoiceNumber = (n: number): string => `INV-${String(n).padStart(6, '0')}`;
 
@@ -102,23 +95,14 @@ async function takeNextNumber(tx: Prisma.TransactionClient, accountId: string): 
   return formatInvoiceNumber(candidate);
 }
 
-/**
- * Moves an invoice along the §8 machine; `cancelled` and `refunded` are final. The update applies
- * only while the row still holds the state we checked, so concurrent moves cannot both win.
- */
-export async function setInvoiceStatus(db: PrismaClient, invoice: InvoiceToMove, to: InvoiceStatus, actor: Actor) {
+/** Moves an invoice along the §8 machine in the caller's transaction, as setDealStatus moves a deal. */
+export async function setInvoiceStatus(tx: Prisma.TransactionClient, invoice: InvoiceToMove, to: InvoiceStatus, actor: Actor) {
   let from = invoice.status;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(INVOICE_MACHINE, from, to);
-    const was = from;
-    // The move and its invoice.status_changed event commit together (docs/events.md).
-    const moved = await db.$transaction(async (tx) => {
-      const [object] = await tx.invoice.updateManyAndReturn({ where: { id: invoice.id, status: was }, data: { status: to } });
-      if (object) await emit(tx, { type: 'invoice.status_changed', accountId: object.accountId, actor, object, previous: { status: was } });
-      return Boolean(object);
-    }, WRITE_TRANSACTION);
-    if (moved) return;
-    from = (await db.invoice.findUniqueOrThrow({ where: { id: invoice.id }, select: { status: true } })).status;
+    const [object] = await tx.invoice.updateManyAndReturn({ where: { id: invoice.id, status: from }, data: { status: to } });
+    if (object) return emit(tx, { type: 'invoice.status_changed', accountId: object.accountId, actor, object, previous: { status: from } });
+    from = (await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id }, select: { status: true } })).status;
   }
   throw invalidTransition(`Cannot move an invoice from ${from} to ${to}: it keeps changing`, { from, to });
 }

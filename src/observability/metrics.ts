@@ -5,20 +5,10 @@ import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import type { Context } from '../context.js';
-import { EXAMPLE_OPERATION_NAMES } from '../graphiql.js';
-import { routes } from '../rest/routes.js';
 import { requestInfo } from './request-info.js';
 
 export const METRICS_PATH = '/metrics';
 
-/**
- * Names a client sends to /graphql get a series only when known here; any other is 'anonymous', so
- * labels stay bounded. Operations the server runs itself (REST routes, form pages) are fixed code.
- */
-const KNOWN_OPERATIONS = new Set([
-  ...routes.map((r) => getOperationAST(r.operation)?.name?.value).filter((n): n is string => Boolean(n)),
-  ...EXAMPLE_OPERATION_NAMES,
-]);
 const GRAPHQL_ROUTE = '/graphql';
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const ERROR_CODES = new Set([
@@ -29,7 +19,13 @@ const ERROR_CODES = new Set([
 /** A pg Pool's counters, when the database has one (PGlite has none). */
 type PoolStats = { totalCount: number; idleCount: number; waitingCount: number };
 
-export function createMetrics(deps: Pick<AppDeps, 'db'> & { config: Pick<AppDeps['config'], 'metricsToken'> }) {
+/**
+ * `knownOperations`: names a client sends to /graphql get a series only when listed; any other is
+ * 'anonymous', so labels stay bounded. Operations the server runs itself (REST routes, form pages)
+ * are fixed code.
+ */
+export function createMetrics(deps: Pick<AppDeps, 'db'> & { config: Pick<AppDeps['config'], 'metricsToken'> }, knownOperations: readonly string[] = []) {
+  const KNOWN_OPERATIONS = new Set(knownOperations);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 

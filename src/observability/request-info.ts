@@ -1,7 +1,6 @@
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
-import { routes } from '../rest/routes.js';
 
 /** What the logs and the metrics learn about one request while it runs (never a token or a body). */
 export type RequestInfo = {
@@ -12,6 +11,8 @@ export type RequestInfo = {
   /** The GraphQL operation that ran (REST routes run one too); 'anonymous' when it has no name. */
   operation?: string;
   userId?: string;
+  /** An API key's id when a key made the request (its secret never). */
+  apiKeyId?: string;
   accountId?: string;
   /** Names of the rate-limit rules that refused this request. */
   rateLimited: string[];
@@ -21,25 +22,33 @@ const infos = new WeakMap<Request, RequestInfo>();
 
 export function requestInfo(request: Request): RequestInfo {
   let info = infos.get(request);
-  if (!info) infos.set(request, (info = { start: performance.now(), route: routeOf(new URL(request.url).pathname), rateLimited: [] }));
+  if (!info) infos.set(request, (info = { start: performance.now(), route: 'unmatched', rateLimited: [] }));
   return info;
 }
 
-const restRoutes = [...new Set(routes.map((r) => r.path))].map((pattern) => ({ pattern, segments: pattern.split('/') }));
+/**
+ * What the app serves, handed down by the composition root (app.ts) so this machinery needs no
+ * import of the REST table: route patterns label requests, operation names label executions.
+ */
+export type KnownRoutes = { paths: readonly string[]; operations: readonly string[] };
+
 /** Paths served outside the REST table (GraphQL, health, metrics, the API reference; form pages below). */
 const FIXED = new Set(['/graphql', '/metrics', '/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/docs']);
 
 /** A path's route pattern (e.g. `/api/v1/forms/:form_id/submit`), or `unmatched`: a bounded label. */
-export function routeOf(pathname: string): string {
-  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
-  if (FIXED.has(path)) return path;
-  if (path.startsWith('/api/v1/docs/')) return '/api/v1/docs/*';
-  if (/^\/forms\/[^/]+$/.test(path)) return '/forms/:form_id';
-  const parts = path.split('/');
-  const found = restRoutes.find(
-    ({ segments }) => segments.length === parts.length && segments.every((s, i) => s.startsWith(':') ? parts[i] !== '' : s === parts[i]),
-  );
-  return found?.pattern ?? 'unmatched';
+export function routeMatcher(patterns: readonly string[]): (pathname: string) => string {
+  const known = [...new Set(patterns)].map((pattern) => ({ pattern, segments: pattern.split('/') }));
+  return (pathname) => {
+    const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+    if (FIXED.has(path)) return path;
+    if (path.startsWith('/api/v1/docs/')) return '/api/v1/docs/*';
+    if (/^\/forms\/[^/]+$/.test(path)) return '/forms/:form_id';
+    const parts = path.split('/');
+    const found = known.find(
+      ({ segments }) => segments.length === parts.length && segments.every((s, i) => s.startsWith(':') ? parts[i] !== '' : s === parts[i]),
+    );
+    return found?.pattern ?? 'unmatched';
+  };
 }
 
 /**
@@ -47,11 +56,12 @@ export function routeOf(pathname: string): string {
  * asked for which account, seen through the context's own viewer()/role()/charge() (so nothing
  * extra is resolved for logging).
  */
-export function useRequestInfo(): Plugin<Context> {
+export function useRequestInfo(paths: readonly string[]): Plugin<Context> {
+  const routeOf = routeMatcher(paths);
   return {
     instrumentation: {
       request: ({ request }, wrapped) => {
-        requestInfo(request);
+        requestInfo(request).route = routeOf(new URL(request.url).pathname);
         return wrapped();
       },
     },
@@ -61,7 +71,7 @@ export function useRequestInfo(): Plugin<Context> {
       const { viewer, role, charge } = context;
       const watchedViewer: Context['viewer'] = () => {
         const promise = viewer();
-        promise.then((v) => (info.userId = v.id), () => {});
+        promise.then((v) => (v.apiKey ? (info.apiKeyId = v.id) : (info.userId = v.id)), () => {});
         return promise;
       };
       extendContext({

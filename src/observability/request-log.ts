@@ -23,6 +23,7 @@ export function useRequestLog(log: Logger): Plugin {
         status: response.status,
         durationMs: Math.round((performance.now() - info.start) * 100) / 100,
         ...(info.userId ? { userId: info.userId } : {}),
+        ...(info.apiKeyId ? { apiKeyId: info.apiKeyId } : {}),
         ...(info.accountId ? { accountId: info.accountId } : {}),
         ...(info.rateLimited.length ? { rateLimited: info.rateLimited } : {}),
       };

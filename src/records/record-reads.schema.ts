@@ -1,59 +1,34 @@
 /** Query.proposal/contract/gallery/booking/workflow · Account.<records> · Contact.<records> · Account.exports */
-import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { defineCollection, orderInputOf, timeRanges, timeRangeSql, type TimeRanges } from '../graphql/connection.js';
+import { filtersOf, timeRanges, TIME_ORDERS } from '../graphql/collection.js';
+import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { readById } from '../graphql/reads.js';
 import { exportFileName } from '../exports/export.service.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ContractRef, BookingRef, GalleryRef, ProposalRef, WorkflowRef } from './record.schema.js';
 
-const RecordFilter = builder.inputType('RecordFilter', {
-  description: 'All given conditions hold (AND); `...After` is inclusive, `...Before` exclusive.',
-  fields: (t) => ({
-    createdAfter: t.field({ type: 'DateTime' }),
-    createdBefore: t.field({ type: 'DateTime' }),
-    updatedAfter: t.field({ type: 'DateTime' }),
-    updatedBefore: t.field({ type: 'DateTime' }),
-  }),
-});
-const recordFilter = z.object(timeRanges);
+const recordFilter = filtersOf('RecordFilter', 'All given conditions hold (AND); `...After` is inclusive, `...Before` exclusive.', timeRanges());
 
-const ORDERS = {
-  CREATED_AT: { column: 'created_at', type: 'timestamptz' },
-  UPDATED_AT: { column: 'updated_at', type: 'timestamptz' },
-} as const;
-const RecordOrder = orderInputOf('Record', Object.keys(ORDERS));
+const RecordOrder = orderInputOf('Record', Object.keys(TIME_ORDERS));
 
 const accountOf = (a: { id: string }) => ({ accountId: a.id, id: a.id });
 const own = (row: { accountId: string; id: string }) => ({ accountId: row.accountId, id: row.id });
 
-type Loader = (db: PrismaClient, ids: string[]) => Promise<{ id: string }[]>;
-
 /** Account.<plural>, Contact.<plural> (when the record names a contact) and Query.<singular>(id). */
-function records(name: string, table: string, plural: string, singular: string, ref: unknown, rows: Loader, delegate: (db: PrismaClient) => any, byContact: boolean) {
-  const connection = defineCollection(
-    {
-      name,
-      table,
-      orders: ORDERS,
-      orderInput: RecordOrder,
-      filter: { input: RecordFilter, schema: recordFilter, sql: (f: TimeRanges) => timeRangeSql(f) },
-      rows,
-    },
-    ref,
-  );
+function records(name: string, table: string, plural: string, singular: string, ref: unknown, delegate: (db: PrismaClient) => any, byContact: boolean) {
+  const connection = defineCollection({ name, model: name, table, orders: TIME_ORDERS, orderInput: RecordOrder, filter: recordFilter }, ref);
   builder.prismaObjectField(AccountRef, plural, connection(null, accountOf));
   if (byContact) builder.prismaObjectField(ContactRef, plural, connection('contact_id', own, `The contact's ${plural}`));
   readById(singular, name, delegate);
 }
 
-records('Proposal', 'proposals', 'proposals', 'proposal', ProposalRef, (db, ids) => db.proposal.findMany({ where: { id: { in: ids } } }), (db) => db.proposal, true);
-records('Contract', 'contracts', 'contracts', 'contract', ContractRef, (db, ids) => db.contract.findMany({ where: { id: { in: ids } } }), (db) => db.contract, true);
-records('Gallery', 'galleries', 'galleries', 'gallery', GalleryRef, (db, ids) => db.gallery.findMany({ where: { id: { in: ids } } }), (db) => db.gallery, true);
-records('Booking', 'bookings', 'bookings', 'booking', BookingRef, (db, ids) => db.booking.findMany({ where: { id: { in: ids } } }), (db) => db.booking, true);
-records('Workflow', 'workflows', 'workflows', 'workflow', WorkflowRef, (db, ids) => db.workflow.findMany({ where: { id: { in: ids } } }), (db) => db.workflow, false);
+records('Proposal', 'proposals', 'proposals', 'proposal', ProposalRef, (db) => db.proposal, true);
+records('Contract', 'contracts', 'contracts', 'contract', ContractRef, (db) => db.contract, true);
+records('Gallery', 'galleries', 'galleries', 'gallery', GalleryRef, (db) => db.gallery, true);
+records('Booking', 'bookings', 'bookings', 'booking', BookingRef, (db) => db.booking, true);
+records('Workflow', 'workflows', 'workflows', 'workflow', WorkflowRef, (db) => db.workflow, false);
 
 /** An export as the audit log keeps it: who asked for which file, when. */
 const ExportRecordRef = builder.prismaObject('ExportLog', {
@@ -62,19 +37,12 @@ const ExportRecordRef = builder.prismaObject('ExportLog', {
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     kind: t.field({ type: 'ExportKind' as never, resolve: (log) => log.kind as never }),
-    userId: t.exposeID('userId', { description: 'Who exported' }),
+    userId: t.exposeID('userId', { nullable: true, description: 'Who exported: a user, or null when an API key did (apiKeyId)' }),
+    apiKeyId: t.exposeID('apiKeyId', { nullable: true, description: 'The API key that exported (docs/decisions.md §15), else null' }),
     fileName: t.string({ resolve: (log) => exportFileName(log) }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });
 
-const exportConnection = defineCollection(
-  {
-    name: 'ExportRecord',
-    table: 'export_logs',
-    orders: { CREATED_AT: ORDERS.CREATED_AT },
-    rows: (db, ids) => db.exportLog.findMany({ where: { id: { in: ids } } }),
-  },
-  ExportRecordRef,
-);
+const exportConnection = defineCollection({ name: 'ExportRecord', model: 'ExportLog', table: 'export_logs', orders: { CREATED_AT: TIME_ORDERS.CREATED_AT } }, ExportRecordRef);
 builder.prismaObjectField(AccountRef, 'exports', exportConnection(null, accountOf, 'The export audit log, newest first'));

@@ -3,10 +3,11 @@ import { accountExportStream, COLLECTIONS, FORMAT_VERSION } from '../exports/acc
 import { contactsCsvStream, CSV_COLUMNS } from '../exports/contacts-csv.js';
 import { exportFileName } from '../exports/export.service.js';
 import { ExportKind } from '../generated/prisma/client.js';
+import { importErrorsCsvStream } from '../imports/errors-csv.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** The ticket an export mutation answers (its audit row): what a download streams from. */
-export type Ticket = { accountId: string; fileName: string; createdAt: string };
+export type Ticket = { accountId: string; fileName: string; createdAt: string; id?: string };
 
 /** A file answer: how its bytes are made, and what the OpenAPI document says of them. */
 export type Download = {
@@ -31,10 +32,26 @@ export const CONTACTS_CSV: Download = {
   example: `${CSV_COLUMNS.join(',')}\r\nAda,Lovelace,ada@example.com,,Analytical Engines,client,referral,2025-01-31T09:30:00.000Z\r\n`,
 };
 
+export const IMPORT_ERRORS_CSV: Download = {
+  mediaType: 'text/csv',
+  // The primary: errors are written while the import runs, and a replica may trail.
+  stream: async (reader, ticket) => importErrorsCsvStream(reader.$primary(), ticket.accountId, ticket.id!),
+  sampleFileName: 'import-0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b-errors.csv',
+  schema: {
+    type: 'string',
+    description: 'RFC 4180 CSV, UTF-8, one row per refused row in line order: `line`, the file\'s own columns as sent, `errors` ("field: message; ..."). Formula-looking cells are guarded as in the contacts export.',
+  },
+  example: 'line,First Name,Email,errors\r\n3,,ada@example,"email: Must be a valid e-mail address; first_name: Required"\r\n',
+};
+
 export const ACCOUNT_JSON: Download = {
   mediaType: 'application/json',
   // The document must hold its own audit row, written just now: a replica that has caught up, or the primary.
-  stream: async (reader, ticket) => accountExportStream(await reader.$caughtUp(), ticket.accountId, new Date(ticket.createdAt)),
+  // Its pages are raw SQL through that server's pool (src/exports/account-pages.ts).
+  stream: async (reader, ticket) => {
+    const { client, pool } = await reader.$caughtUpSource();
+    return accountExportStream(client, ticket.accountId, new Date(ticket.createdAt), { pool });
+  },
   sampleFileName: exportFileName({ kind: ExportKind.account_json, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
   schema: accountExportSchema(),
 };

@@ -32,10 +32,14 @@ export function fromCoreError(error: CoreError, source: InputSource, renameField
       return { status: 429, body: { error: MESSAGES.rateLimited } };
     case 'SERVICE_UNAVAILABLE':
       return { status: 503, body: { error: MESSAGES.unavailable }, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) } };
+    case 'INVALID_TRANSITION': {
+      // docs/decisions.md §18: the move is named on the field that asked for it.
+      const { from, to } = error.extensions as { from?: string; to?: string };
+      return { status: 409, body: { error: 'Invalid transition', details: { status: [`Cannot move from ${from} to ${to}`] } } };
+    }
     case 'UNAUTHENTICATED':
     case 'FORBIDDEN':
     case 'NOT_FOUND':
-    case 'INVALID_TRANSITION':
     case 'CONFLICT':
     case 'IDEMPOTENCY_CONFLICT':
     case 'IDEMPOTENCY_IN_PROGRESS':

@@ -11,7 +11,6 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { ErrorDetails } from '../errors.js';
-import type { Route } from './routes.js';
 
 export const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const toSnake = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -20,24 +19,6 @@ export const toSnake = (name: string): string => name.replace(/[A-Z]/g, (c) => `
 export const restEnum = (value: string): string => (/^[A-Z][A-Z0-9_]*$/.test(value) ? value.toLowerCase() : value);
 
 const MAX_INT = 2 ** 31 - 1;
-
-/**
- * THE way back from a path the core names (docs/decisions.md §2) to the REST field it came from:
- * GraphQL variables and input fields are camelCase, REST fields snake_case; a body that is the
- * `input` variable names its fields without it, and the input as a whole is the `body`; a batch's
- * records are `records` where the core says `inputs`. Form submissions keep the form's own keys.
- * Every REST 400 renames its details through this alone.
- */
-export function restFieldName(route: Pick<Route, 'input' | 'keepDetailKeys'> & Partial<Pick<Route, 'answer'>>, path: string): string {
-  if (route.keepDetailKeys) return path;
-  const segments = path.split('.');
-  if (route.input === 'body-as-input' && segments[0] === 'input') segments.shift();
-  if (segments.length === 0) return 'body';
-  const name = segments.map(toSnake).join('.');
-  if (route.answer?.kind !== 'batch') return name;
-  const { argument, records } = route.answer;
-  return name === argument || name.startsWith(`${argument}.`) ? records + name.slice(argument.length) : name;
-}
 
 /**
  * Turns REST parameters (query strings or JSON values, snake_case) into the operation's variables,

@@ -1,5 +1,9 @@
 import {
   getNullableType,
+  getOperationAST,
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLSchema,
   isEnumType,
   isInputObjectType,
   isListType,
@@ -263,4 +267,40 @@ function withConstraints(base: JsonSchema, rules: z.ZodType | undefined): JsonSc
     else merged[key] = value;
   }
   return merged;
+}
+
+/**
+ * An answer's enum values as the OpenAPI document shows them (restEnum: `QUEUED` -> `queued`),
+ * found by the selection's types, never by what a string looks like (a name may be all capitals).
+ */
+export function restEnums(value: unknown, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments = {}): unknown {
+  if (value == null) return value;
+  const inner = getNullableType(type);
+  if (isListType(inner)) return (value as unknown[]).map((item) => restEnums(item, inner.ofType, selectionSet, fragments));
+  if (isEnumType(inner)) return typeof value === 'string' ? restEnum(value) : value;
+  if (!isObjectType(inner) || !selectionSet) return value;
+  const out = { ...(value as Record<string, unknown>) };
+  const visit = (set: SelectionSetNode) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
+      else if (selection.kind === Kind.FRAGMENT_SPREAD) visit(fragments[selection.name.value]!.selectionSet);
+      else if (selection.name.value !== '__typename') {
+        const key = selection.alias?.value ?? selection.name.value;
+        out[key] = restEnums(out[key], inner.getFields()[selection.name.value]!.type, selection.selectionSet, fragments);
+      }
+    }
+  };
+  visit(selectionSet);
+  return out;
+}
+
+/** restEnums of the root field an operation `document` answers (its one root field's data). */
+export function restEnumsOf(schema: GraphQLSchema, document: DocumentNode, data: unknown): unknown {
+  const operation = getOperationAST(document)!;
+  const root = operation.selectionSet.selections[0] as FieldNode;
+  const rootType = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+  const fragments = Object.fromEntries(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
+  return restEnums(data, rootType.getFields()[root.name.value]!.type, root.selectionSet, fragments);
 }

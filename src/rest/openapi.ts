@@ -10,25 +10,28 @@ import {
   type OperationDefinitionNode,
   type VariableDefinitionNode,
 } from 'graphql';
-import { HTTP_STATUS, MESSAGES, type ErrorCode } from '../errors.js';
+import { HTTP_STATUS, lacksScopeMessage, MESSAGES, type ErrorCode } from '../errors.js';
+import { restScope } from '../auth/scopes.js';
 import { rootRules, type FieldRules } from '../graphql/rules.js';
-import { schema } from '../graphql/schema.js';
+import { schema } from '../schema.js';
 import { changesState } from '../auth/origin.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
 import { rateLimitHeaders } from './headers.js';
 import { toSnake } from './input.js';
 import { answerSchema, inputSchema, nonNullInput, zodField, type JsonSchema } from './json-schema.js';
-import { routes, type Answer, type Route } from './routes.js';
+import { FILE_VARIABLES, routes, type Answer, type Route } from './routes.js';
+import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../imports/intake.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
   201: 'Created',
+  202: 'Accepted: the import is stored and QUEUED; `Location` is where to follow it',
   204: 'Deleted; no body',
   400: 'Invalid input: `details` maps each failing field to its messages (a missing one reads `Required`)',
-  401: 'No valid session token',
-  403: 'Not the owner or a team member of the account (the same answer whether or not the account exists), or a cookie-authenticated request that changes state (a POST, or an export) sent from another site',
+  401: 'No valid session token or API key (unknown, revoked or expired)',
+  403: 'Not the owner or a team member of the account (the same answer whether or not the account exists; for an API key: not its account), an API key without the operation\'s scope, or a cookie-authenticated request that changes state (a POST, or an export) sent from another site',
   404: 'Not found: no such record, or not visible to the caller (the same answer)',
-  409: 'A request with the same Idempotency-Key is still in progress',
+  409: 'A request with the same Idempotency-Key is still in progress, or the change is not allowed in the record\'s state (a refused status move names `status` in `details`)',
   412: '`If-Match` names a version the record no longer has: GET it again',
   413: 'Body larger than 1 MiB',
   415: 'Body is not JSON (Content-Type must be application/json)',
@@ -46,6 +49,7 @@ const HEADERS: Record<string, JsonSchema> = {
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
   'Content-Disposition': { description: 'attachment; filename="…"', schema: { type: 'string' } },
   Allow: { description: 'The methods the path has, e.g. `GET, POST`', schema: { type: 'string' } },
+  Location: { description: 'Where the accepted resource can be followed', schema: { type: 'string' } },
   ETag: { description: 'The record\'s version (its `updated_at`, quoted): send it back as `If-Match` to change only that version', schema: { type: 'string' } },
 };
 const IF_MATCH = {
@@ -67,6 +71,22 @@ const headers = (names: string[], maybe: string[] = []) => ({
   ...Object.fromEntries(['X-Request-Id', ...names].map((n) => [n, header(n)])),
 });
 
+const X_FILE_NAME = { name: 'X-File-Name', in: 'header', required: false, description: "The file's name, shown on the import", schema: { type: 'string', maxLength: 255 } };
+const FILE_BODY = {
+  required: true,
+  content: {
+    'text/csv': {
+      schema: {
+        type: 'string',
+        description:
+          `RFC 4180 CSV, UTF-8 (a BOM is allowed), at most ${MAX_IMPORT_BYTES / 1024 / 1024} MiB and ${MAX_IMPORT_ROWS} rows; the first row names the columns ` +
+          '(field names or the contacts export\'s labels, case- and space-insensitively; `mapping` overrides). Streamed: send it as it is read.',
+      },
+      example: 'First Name,Last Name,Email,Phone\r\nAda,Lovelace,ada@example.com,\'+1 660 555 0198\r\n',
+    },
+  },
+};
+
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
   in: 'header',
@@ -84,6 +104,7 @@ const TAGS: Record<string, string> = {
   invoices: 'Billing records of an account',
   forms: 'Public lead forms that website visitors submit',
   account: 'The account as a whole: the owner\'s data export',
+  imports: 'CSV files of contacts or deals written in the background (docs/imports.md)',
 };
 
 /**
@@ -110,6 +131,19 @@ export function buildOpenApi(options: { cookieName: string; serverUrl: string })
         '`{"error":"Method not allowed"}` with `Allow` (`#/components/responses/MethodNotAllowed`).',
         'Checks run in the order 401 → 429 → 400 → 403 (the public form: 429 → 415/413 → 404 → 400; the account export:',
         '401 → 400 → 403 → 429).',
+        '',
+        '## API keys for integrations',
+        '',
+        'A system that integrates (a website, a billing system, a nightly sync) uses an API key rather than a person\'s session.',
+        'The account owner creates one with the GraphQL mutation `createApiKey(input: {accountId, name, scopes, expiresAt})`',
+        '(or an operator with `npm run cli -- api-key create --account <id> --name <n> --scopes contacts:read,...`); the answer',
+        'shows the secret `crm_sk_<prefix>_<random>` once. Send it as `Authorization: Bearer crm_sk_...` (never as a cookie):',
+        '',
+        '    curl -H "Authorization: Bearer crm_sk_..." "<server>/api/v1/contacts?account_id=<account>"',
+        '',
+        'A key acts for its own account only and within its scopes: each operation names the scope it needs (`apiKey` in its',
+        '`security`, and `x-api-key-scope`). Without it: 403 `{"error":"Forbidden: this API key lacks the scope contacts:write"}`.',
+        'An unknown, revoked or expired key: 401 `{"error":"Unauthorized"}`. Rate limits count per key, with the numbers shown.',
       ].join('\n'),
     },
     servers: [{ url: options.serverUrl, description: 'This instance (behind a proxy, use its public address)' }],
@@ -118,6 +152,12 @@ export function buildOpenApi(options: { cookieName: string; serverUrl: string })
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A session token of the identity provider' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'crm_sk_<prefix>_<secret>',
+          description: 'An API key of the account (createApiKey, or the CLI): `Authorization: Bearer crm_sk_...`, never a cookie. Its scopes are listed per operation.',
+        },
         sessionCookie: {
           type: 'apiKey',
           in: 'cookie',
@@ -134,6 +174,12 @@ export function buildOpenApi(options: { cookieName: string; serverUrl: string })
     },
     security: [{ bearerAuth: [] }, { sessionCookie: [] }],
   };
+}
+
+/** Who may call a signed-in operation: a session (bearer or cookie), or a key holding the field's scope. */
+function securityOf(rules: FieldRules) {
+  if (rules.access === 'public') return [];
+  return [{ bearerAuth: [] }, { sessionCookie: [] }, ...(rules.scope ? [{ apiKey: [restScope(rules.scope)] }] : [])];
 }
 
 const tagOf = (route: Route) => route.path.split('/')[3]!;
@@ -163,28 +209,32 @@ function describeRoute(route: Route): JsonSchema {
   const pathParams = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
   const variables = operation.variableDefinitions ?? [];
   const inPath = (d: VariableDefinitionNode) => pathParams.includes(toSnake(d.variable.name.value));
+  const fromFile = (d: VariableDefinitionNode) => route.input === 'query-with-file' && FILE_VARIABLES.includes(d.variable.name.value);
   const parameters: { name: string; in: string; required: boolean }[] = [
     ...variables.filter(inPath).map((d) => parameter(d, 'path', root, field, doc)),
-    ...(route.input === 'query' ? variables.filter((d) => !inPath(d)).map((d) => parameter(d, 'query', root, field, doc)) : []),
+    ...(route.input === 'query' || route.input === 'query-with-file' ? variables.filter((d) => !inPath(d) && !fromFile(d)).map((d) => parameter(d, 'query', root, field, doc)) : []),
+    ...(route.input === 'query-with-file' ? [X_FILE_NAME] : []),
     ...(doc.idempotent ? [IDEMPOTENCY_KEY] : []),
     ...(route.ifMatch ? [IF_MATCH] : []),
   ];
 
-  const body = route.input === 'query' ? undefined : route.variants ? variantsBody(route) : requestBody(route, variables.filter((d) => !inPath(d)), root, field, doc);
-  const bodyRequired = (body?.content['application/json'].schema.required ?? []) as string[];
+  const body = route.input === 'query' ? undefined : route.input === 'query-with-file' ? FILE_BODY : route.variants ? variantsBody(route) : requestBody(route, variables.filter((d) => !inPath(d)), root, field, doc);
+  const bodyRequired = ((body?.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']?.schema.required ?? []) as string[];
   const exampleField = parameters.find((p) => p.required && p.in === 'query')?.name ?? bodyRequired[0] ?? 'body';
 
   const description = [
     route.extension && EXTENSION,
     field.description,
-    limit && `Rate limit: ${limit.max} per ${windowText(limit.window)} ${per[limit.per]}.`,
+    limit && `Rate limit: ${limit.max} per ${windowText(limit.window)} ${per[limit.per]}${limit.per === 'user' ? ' (per API key for a key)' : ''}.`,
+    rules.scope ? `API keys: needs the scope \`${restScope(rules.scope)}\`.` : rules.access !== 'public' && 'API keys: not allowed (a session token only).',
   ].filter(Boolean);
   return {
     operationId: operation.name!.value,
     summary: words(operation.name!.value),
     ...(description.length ? { description: description.join('\n\n') } : {}),
     tags: [tagOf(route)],
-    ...(rules.access === 'public' ? { security: [] } : {}),
+    security: securityOf(rules),
+    ...(rules.scope ? { 'x-api-key-scope': restScope(rules.scope) } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: {
@@ -288,10 +338,25 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
     }
     case 'record': {
       const wrapped = { type: 'object', properties: { data: selection }, required: ['data'], additionalProperties: false };
-      return { 200: { description: STATUS_TEXT[200], headers: headers(['ETag', ...extra]), content: { 'application/json': { schema: wrapped } } } };
+      return { 200: { description: STATUS_TEXT[200], headers: headers([...(answer.unversioned ? [] : ['ETag']), ...extra]), content: { 'application/json': { schema: wrapped } } } };
     }
     case 'no-content':
       return { 204: { description: STATUS_TEXT[204], headers: headers(extra) } };
+    case 'list': {
+      const wrapped = { type: 'object', properties: { data: selection }, required: ['data'], additionalProperties: false };
+      return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: wrapped } } } };
+    }
+    case 'upload': {
+      const read = getOperationAST(answer.read) as OperationDefinitionNode;
+      const readRoot = read.selectionSet.selections[0] as FieldNode;
+      const readField = schema.getQueryType()!.getFields()[readRoot.name.value]!;
+      const readFragments = Object.fromEntries(
+        answer.read.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+      );
+      const data = answerSchema(readField.type, readRoot.selectionSet, readFragments);
+      const wrapped = { type: 'object', properties: { data }, required: ['data'], additionalProperties: false };
+      return { 202: { description: STATUS_TEXT[202], headers: headers(['Location', ...extra]), content: { 'application/json': { schema: wrapped } } } };
+    }
     case 'download': {
       const { file } = answer;
       return {
@@ -307,21 +372,26 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
 
 /** Every refusal the route can give, rendered by the REST layer's own translator (src/rest/errors.ts). */
 function errorResponses(route: Route, rules: FieldRules, limited: boolean, exampleField: string) {
-  const source: InputSource = route.input === 'query' ? 'query' : 'body';
-  const core = (code: ErrorCode, message: string) =>
-    fromCoreError({ message, extensions: { code } }, source, (key) => key);
+  const source: InputSource = route.input === 'query' || route.input === 'query-with-file' ? 'query' : 'body';
+  const core = (code: ErrorCode, message: string, extensions: Record<string, unknown> = {}) =>
+    fromCoreError({ message, extensions: { code, ...extensions } }, source, (key) => key);
 
   const refusals: RestError[] = [];
   if (route.input !== 'query') refusals.push(core('PAYLOAD_TOO_LARGE', MESSAGES.payloadTooLarge), core('UNSUPPORTED_MEDIA_TYPE', MESSAGES.unsupportedMediaType));
   refusals.push(invalidInput(source, { [exampleField]: ['Required'] }));
+  // The file's own problems (not UTF-8, no rows, a required field without a column) are the body's.
+  if (route.input === 'query-with-file') refusals.push(invalidInput('body', { body: ['Empty file'] }));
   if (rules.access !== 'public') {
     refusals.push(core('UNAUTHENTICATED', MESSAGES.unauthorized), core('FORBIDDEN', MESSAGES.noAccess));
     if (changesState(route.method, getOperationAST(route.operation)?.operation)) refusals.push(core('FORBIDDEN', MESSAGES.crossSite));
   }
   if (rules.access === 'owner') refusals.push(core('FORBIDDEN', rules.forbidden ?? MESSAGES.ownerOnly));
+  if (rules.scope) refusals.push(core('FORBIDDEN', lacksScopeMessage(rules.scope)));
+  else if (rules.access !== 'public') refusals.push(core('FORBIDDEN', MESSAGES.notForKeys));
   if (rules.access === 'public' && rules.target) refusals.push(core('NOT_FOUND', rules.missing ?? 'Not found'));
   if (rules.access !== 'public' && rules.target && rules.hidden) refusals.push(core('NOT_FOUND', MESSAGES.notFound));
   if (route.ifMatch) refusals.push(fromHttpError('PRECONDITION_FAILED'));
+  if (rules.machine) refusals.push(core('INVALID_TRANSITION', '', { from: 'paid', to: 'draft' }));
   if (rules.idempotent) refusals.push(core('IDEMPOTENCY_IN_PROGRESS', ''), core('IDEMPOTENCY_CONFLICT', ''));
   if (limited) refusals.push(core('RATE_LIMITED', MESSAGES.rateLimited));
   refusals.push(core('INTERNAL_SERVER_ERROR', MESSAGES.internal), core('SERVICE_UNAVAILABLE', MESSAGES.unavailable));

@@ -4,13 +4,18 @@ import type { Context, ServerContext } from '../context.js';
 import { isAppError, notFound, type ErrorDetails } from '../errors.js';
 import { maskError } from '../graphql/mask.js';
 import { admit, inputProblems, rootRules, type FieldRules } from '../graphql/rules.js';
-import { schema } from '../graphql/schema.js';
+import { schema } from '../schema.js';
 import { jsonObject, readJson } from '../http/body.js';
 import type { Logger } from '../logger.js';
 import { download } from './download.js';
 import { fromCoreError, fromHttpError, invalidInput, json, restErrorResponse, type InputSource, type RestError } from './errors.js';
-import { restEnum, restFieldName, toCamel, toSnake, VariableReader } from './input.js';
-import { routes, type Route } from './routes.js';
+import { restFieldName } from './field-names.js';
+import { restEnum, toCamel, toSnake, VariableReader } from './input.js';
+import { FILE_VARIABLES, routes, type Route } from './routes.js';
+import { checkCsvMessage } from '../imports/intake.js';
+import type { Database } from '../db/client.js';
+import { upload } from './upload.js';
+import { restEnumsOf } from './json-schema.js';
 
 type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string; responseKey: string };
 type Compiled = Operation & { route: Route; rules: FieldRules; target?: Operation; segments: string[]; variants?: Record<string, Compiled> };
@@ -61,7 +66,7 @@ function match(table: Compiled[], method: string, pathname: string) {
 }
 
 /** Serves /api/v1 inside Yoga, so REST runs the same plugins (context, masking) as /graphql. */
-export function useRest({ log }: { log: Logger }): Plugin<Context> {
+export function useRest({ log, db, nudgeImports }: { log: Logger; db: Database; nudgeImports?: () => void }): Plugin<Context> {
   const table = routes.map(compileRoute);
   let yoga: YogaServerInstance<ServerContext, Context>;
   return {
@@ -81,14 +86,14 @@ export function useRest({ log }: { log: Logger }): Plugin<Context> {
         endResponse(restErrorResponse(fromHttpError(allow.length ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND', allow)));
         return;
       }
-      endResponse(await run(yoga, log, found.entry, found.params, request, url, serverContext as ServerContext));
+      endResponse(await run(yoga, { log, db, nudgeImports }, found.entry, found.params, request, url, serverContext as ServerContext));
     },
   };
 }
 
 async function run(
   yoga: YogaServerInstance<ServerContext, Context>,
-  log: Logger,
+  { log, db, nudgeImports }: { log: Logger; db: Database; nudgeImports?: () => void },
   compiled: Compiled,
   pathParams: Record<string, string>,
   request: Request,
@@ -96,7 +101,7 @@ async function run(
   serverContext: ServerContext,
 ): Promise<Response> {
   const { route, field, rules, target, responseKey } = compiled;
-  const source: InputSource = route.input === 'query' ? 'query' : 'body';
+  const source: InputSource = route.input === 'query' || route.input === 'query-with-file' ? 'query' : 'body';
   const renameField = (key: string) => restFieldName(route, key);
   try {
     const enveloped = yoga.getEnveloped({ request, ...serverContext, operation: compiled.operation.operation } as never);
@@ -105,6 +110,17 @@ async function run(
     // The field's own admission, done once per request: its resolver does not charge again.
     // A route with variants charges their shared bucket under their shared response key, once.
     await admit(ctx, field, rules, responseKey);
+
+    if (route.answer.kind === 'upload') {
+      checkCsvMessage(request); // 415 / 413 before the query is judged (docs/decisions.md §2)
+      const input = await readVariables(compiled, undefined, url, pathParams, ctx);
+      if ('refused' in input) return restErrorResponse(input.refused);
+      const execute = (document: Route['operation'], variableValues: Record<string, unknown>) =>
+        enveloped.execute({ schema, document, variableValues, contextValue: ctx }) as never;
+      const queryParams = [...url.searchParams.keys()];
+      const answered = await upload(route as never, responseKey, input.variables, ctx, db, execute, renameField, queryParams, nudgeImports);
+      return answered instanceof Response ? answered : restErrorResponse(answered);
+    }
 
     const raw = route.input === 'query' ? undefined : await readJson(request);
     const chosen = compiled.variants ? variantOf(compiled, raw) : { compiled, body: raw };
@@ -130,7 +146,8 @@ async function run(
       }
       return restErrorResponse(fromCoreError(error, source, renameField));
     }
-    const data = (result as { data: Record<string, unknown> }).data[responseKey];
+    // Enum values as REST shows them (`QUEUED` -> `queued`), by the selection's types.
+    const data = restEnumsOf(schema, chosen.compiled.route.operation, (result as { data: Record<string, unknown> }).data[responseKey]);
     if (route.answer.kind === 'batch') return json(200, batchAnswer(data as BatchAnswer, input.refusedItems));
     return await answer(route, data, ctx, request, serverContext, log);
   } catch (error) {
@@ -153,11 +170,16 @@ async function answer(route: Route, result: unknown, ctx: Context, request: Requ
     }
     case 'no-content':
       return new Response(null, { status: 204 });
+    case 'list':
+      return json(200, { data: result });
     case 'batch':
       throw new Error('a batch is answered by batchAnswer');
+    case 'upload':
+      throw new Error('an upload is answered by upload()');
     case 'download': {
       const { file } = route.answer;
-      const ticket = result as { accountId: string; fileName: string; createdAt: string };
+      if (result == null) return restErrorResponse(fromHttpError('ROUTE_NOT_FOUND')); // a by-id read: unknown or not visible
+      const ticket = result as { accountId: string; fileName: string; createdAt: string; id?: string };
       return download(await file.stream(ctx.reader, ticket), `${file.mediaType}; charset=utf-8`, ticket.fileName, {
         signal: request.signal,
         abort: () => Boolean(serverContext.req?.socket.destroy()),
@@ -180,10 +202,13 @@ async function readVariables(
   pathParams: Record<string, string>,
   ctx: Context,
 ): Promise<{ variables: Record<string, unknown>; refusedItems: Map<number, ErrorDetails> } | { refused: RestError }> {
-  const reader = new VariableReader(route.input === 'query');
+  const fromQuery = route.input === 'query' || route.input === 'query-with-file';
+  const reader = new VariableReader(fromQuery);
   let variables: Record<string, unknown>;
-  if (route.input === 'query') {
-    variables = reader.variables(schema, operation, { ...Object.fromEntries(url.searchParams), ...pathParams });
+  if (fromQuery) {
+    // A file's own variables (its header) are not the query string's: judged once the file is read.
+    const skip = route.input === 'query-with-file' ? FILE_VARIABLES : [];
+    variables = reader.variables(schema, operation, { ...Object.fromEntries(url.searchParams), ...pathParams }, skip);
   } else {
     let body: Record<string, unknown>;
     try {
@@ -212,10 +237,11 @@ async function readVariables(
     const within = (name: string) => refused.some((key) => key === name || name === 'body' || key.startsWith(`${name}.`));
     for (const [key, messages] of Object.entries(await inputProblems(rules, argumentsOf(operation, variables), ctx))) {
       const name = restFieldName(route, key);
+      if (route.input === 'query-with-file' && FILE_VARIABLES.includes(key)) continue; // not read yet
       if (!within(name)) details[name] = messages;
     }
   }
-  return { refused: invalidInput(route.input === 'query' ? 'query' : 'body', details) };
+  return { refused: invalidInput(fromQuery ? 'query' : 'body', details) };
 }
 
 /** The root field's arguments from the operation's variables (an argument may take a variable of another name). */

@@ -1,11 +1,21 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { ACCOUNT_JSON, CONTACTS_CSV, type Download } from './downloads.js';
+import { ACCOUNT_JSON, CONTACTS_CSV, IMPORT_ERRORS_CSV, type Download } from './downloads.js';
 import {
   ContactByIdDocument,
   DealByIdDocument,
   DeleteContactByIdDocument,
   DeleteDealByIdDocument,
   InvoiceByIdDocument,
+  CreateInvoiceDocument,
+  UpdateInvoiceByIdDocument,
+  DeleteInvoiceByIdDocument,
+  SetInvoiceStatusByIdDocument,
+  SetDealStatusByIdDocument,
+  ListWebhookEndpointsDocument,
+  CreateWebhookEndpointDocument,
+  WebhookEndpointByIdDocument,
+  UpdateWebhookEndpointByIdDocument,
+  DeleteWebhookEndpointByIdDocument,
   UpdateContactByIdDocument,
   UpdateDealByIdDocument,
   CreateContactDocument,
@@ -14,6 +24,11 @@ import {
   UpsertContactsBatchDocument,
   UpsertDealsBatchDocument,
   CreateDealDocument,
+  CancelImportByIdDocument,
+  ImportByIdDocument,
+  ImportErrorsDocument,
+  ListImportsDocument,
+  StartImportDocument,
   ExportAccountDocument,
   ExportContactsDocument,
   LeadFormToSubmitDocument,
@@ -25,9 +40,13 @@ import {
 
 /**
  * Where a route's operation variables come from: the query string, the JSON body as the `input`
- * variable, or the JSON body's keys as variables. Path parameters always become variables.
+ * variable, or the JSON body's keys as variables; or the query string with a CSV file as the body
+ * (FILE_VARIABLES come from the file). Path parameters always become variables.
  */
-export type InputFrom = 'query' | 'body-as-input' | 'body-as-variables';
+export type InputFrom = 'query' | 'body-as-input' | 'body-as-variables' | 'query-with-file';
+
+/** The variables a `query-with-file` route fills from the file itself (its header row) and the X-File-Name header. */
+export const FILE_VARIABLES = ['columns', 'fileName'];
 
 /**
  * How the operation's result becomes the answer: 200 with the (aliased) selection itself, 201
@@ -37,7 +56,7 @@ export type Answer =
   | { kind: 'as-is' }
   | { kind: 'created' }
   /** 200 with `{data: <selection>}` and an ETag of its `updated_at`; null (unknown or not visible) is 404. */
-  | { kind: 'record' }
+  | { kind: 'record'; unversioned?: true }
   /** 204 with no body. */
   | { kind: 'no-content' }
   /**
@@ -45,7 +64,14 @@ export type Answer =
    * A record whose JSON types or fields the reader refuses fails as an item (named in its details), not the request.
    */
   | { kind: 'batch'; records: string; argument: string }
-  | { kind: 'download'; file: Download };
+  | { kind: 'download'; file: Download }
+  /** 200 with `{data: <the list>}`: a list that is the whole answer (no paging). */
+  | { kind: 'list' }
+  /**
+   * 202 with `{data: <read's selection>}` and a Location: the operation begins the work once the
+   * file's header is in (src/rest/upload.ts), the file is stored, and `read` answers it by id.
+   */
+  | { kind: 'upload'; read: TypedDocumentNode<any, any>; location: string };
 
 export type Route = {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -77,8 +103,11 @@ export type Route = {
 
 const AS_IS = { kind: 'as-is' } as const;
 const CREATED = { kind: 'created' } as const;
+const LIST = { kind: 'list' } as const;
 const RECORD = { kind: 'record' } as const;
 const NO_CONTENT = { kind: 'no-content' } as const;
+/** A record that changes by itself (an import's progress): no version to send back, so no ETag. */
+const PROGRESS = { kind: 'record', unversioned: true } as const;
 const BY_ID = { extension: true } as const;
 const BATCH = { kind: 'batch', records: 'records', argument: 'inputs' } as const;
 
@@ -104,6 +133,15 @@ export const routes: Route[] = [
     method: 'POST', path: '/api/v1/deals/batch', operation: CreateDealsBatchDocument, input: 'body-as-variables', answer: BATCH, extension: true,
     variants: { key: 'mode', operations: { create: CreateDealsBatchDocument, upsert: UpsertDealsBatchDocument } },
   },
+  // Imports, beyond the contract (docs/decisions.md §17, docs/imports.md): the file is the body.
+  {
+    method: 'POST', path: '/api/v1/imports', operation: StartImportDocument, input: 'query-with-file',
+    answer: { kind: 'upload', read: ImportByIdDocument, location: '/api/v1/imports/:id' }, extension: true,
+  },
+  { method: 'GET', path: '/api/v1/imports', operation: ListImportsDocument, input: 'query', answer: LIST, extension: true },
+  { method: 'GET', path: '/api/v1/imports/:id', operation: ImportByIdDocument, input: 'query', answer: PROGRESS, ...BY_ID },
+  { method: 'DELETE', path: '/api/v1/imports/:id', operation: CancelImportByIdDocument, input: 'query', answer: PROGRESS, ...BY_ID },
+  { method: 'GET', path: '/api/v1/imports/:id/errors', operation: ImportErrorsDocument, input: 'query', answer: { kind: 'download', file: IMPORT_ERRORS_CSV }, ...BY_ID },
   // Records by id, beyond the contract (docs/decisions.md §12); after the fixed paths above.
   { method: 'GET', path: '/api/v1/contacts/:id', operation: ContactByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
   {
@@ -118,4 +156,19 @@ export const routes: Route[] = [
   },
   { method: 'DELETE', path: '/api/v1/deals/:id', operation: DeleteDealByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
   { method: 'GET', path: '/api/v1/invoices/:id', operation: InvoiceByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
+  // Invoices written and records moved on REST, for systems that sync (docs/decisions.md §18).
+  { method: 'POST', path: '/api/v1/invoices', operation: CreateInvoiceDocument, input: 'body-as-input', answer: CREATED, extension: true },
+  {
+    method: 'PATCH', path: '/api/v1/invoices/:id', operation: UpdateInvoiceByIdDocument, input: 'body-as-input', answer: RECORD,
+    ifMatch: 'expectedUpdatedAt', ...BY_ID,
+  },
+  { method: 'DELETE', path: '/api/v1/invoices/:id', operation: DeleteInvoiceByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
+  { method: 'POST', path: '/api/v1/invoices/:id/status', operation: SetInvoiceStatusByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
+  { method: 'POST', path: '/api/v1/deals/:id/status', operation: SetDealStatusByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
+  // The owner's webhook endpoints (docs/decisions.md §18); the secret is in the POST answer only.
+  { method: 'GET', path: '/api/v1/webhook_endpoints', operation: ListWebhookEndpointsDocument, input: 'query', answer: LIST, extension: true },
+  { method: 'POST', path: '/api/v1/webhook_endpoints', operation: CreateWebhookEndpointDocument, input: 'body-as-input', answer: CREATED, extension: true },
+  { method: 'GET', path: '/api/v1/webhook_endpoints/:id', operation: WebhookEndpointByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
+  { method: 'PATCH', path: '/api/v1/webhook_endpoints/:id', operation: UpdateWebhookEndpointByIdDocument, input: 'body-as-input', answer: RECORD, ...BY_ID },
+  { method: 'DELETE', path: '/api/v1/webhook_endpoints/:id', operation: DeleteWebhookEndpointByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
 ];

@@ -37,6 +37,14 @@ export function claimDue(db: PrismaClient, limit: number, leaseMs: number): Prom
     RETURNING m.account_id, m.id, m.endpoint_id, m.event_id, m.attempts, m.created_at`;
 }
 
+/** Messages claimed per step of the event worker. */
+export const DELIVERY_BATCH = 10;
+
+/** One step of delivery for the event worker: claim what is due, send it. */
+export async function deliverDue(db: PrismaClient, options: DeliveryOptions, signal?: AbortSignal): Promise<void> {
+  await deliverClaimed(db, await claimDue(db, DELIVERY_BATCH, options.leaseMs), options, signal);
+}
+
 /** Sends the claimed messages and records each attempt. */
 export async function deliverClaimed(db: PrismaClient, claimed: Claimed[], options: DeliveryOptions, signal?: AbortSignal): Promise<void> {
   if (claimed.length === 0) return;

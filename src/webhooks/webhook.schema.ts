@@ -1,5 +1,5 @@
-/** Mutation.createWebhookEndpoint · updateWebhookEndpoint · deleteWebhookEndpoint · rotateWebhookSecret · sendTestWebhook · redeliverEvent · Account.webhookEndpoints */
-import type { z } from 'zod';
+/** Query.webhookEndpoints · webhookEndpoint · Mutation.createWebhookEndpoint · updateWebhookEndpoint · deleteWebhookEndpoint · rotateWebhookSecret · sendTestWebhook · redeliverEvent · Account.webhookEndpoints */
+import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
 import { forbidden, MESSAGES, notFound, unavailable } from '../errors.js';
@@ -10,6 +10,7 @@ import { defineCollection } from '../graphql/connection.js';
 import { envelope } from '../events/envelope.js';
 import { uuidv7 } from '../events/ids.js';
 import { userActor } from '../events/types.js';
+import { uuid } from '../validation.js';
 import { deliverNow } from './delivery.service.js';
 import {
   createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, redeliverArgs, rotateSecret, sendTestArgs,
@@ -49,6 +50,7 @@ const WebhookEndpointRef = builder.objectRef<WebhookEndpoint>('WebhookEndpoint')
     enabled: t.exposeBoolean('enabled'),
     disabledReason: t.exposeString('disabledReason', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     deliveries: deliveryConnection('endpoint_id', (e: WebhookEndpoint) => ({ accountId: e.accountId, id: e.id }), 'Attempts, newest first')(t),
   }),
 });
@@ -85,7 +87,29 @@ const UpdateInput = builder.inputType('UpdateWebhookEndpointInput', {
 
 const endpointTarget = ({ id }: { id: string }, ctx: Context) => ctx.db.webhookEndpoint.findUnique({ where: { id } });
 const OWNER = { access: 'owner', forbidden: MESSAGES.ownerOnly } as const;
+const READS = { max: 120, window: '1m', per: 'user' } as const;
 const deps = (ctx: Context) => ({ box: ctx.events.box, policy: ctx.events.policy });
+const endpointsArgs = z.object({ accountId: uuid });
+
+// Root reads, so REST's /api/v1/webhook_endpoints routes (docs/decisions.md §18) have fields of their own.
+builder.queryFields((t) => ({
+  webhookEndpoints: t.field({
+    type: [WebhookEndpointRef],
+    description: 'Owner only. The account\'s endpoints, oldest first (no secrets).',
+    args: { accountId: t.arg.id({ required: true }) },
+    rules: { ...OWNER, input: endpointsArgs, limit: READS },
+    resolve: (_root, _args, ctx, info) =>
+      ctx.db.webhookEndpoint.findMany({ where: { accountId: checked<z.output<typeof endpointsArgs>>(info).input.accountId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+  }),
+  webhookEndpoint: t.field({
+    type: WebhookEndpointRef,
+    nullable: true,
+    description: 'Owner only; null when unknown or not visible to the caller.',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'null', limit: READS },
+    resolve: (_root, _args, _ctx, info) => checked<unknown, WebhookEndpoint | null>(info).target,
+  }),
+}));
 
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
@@ -102,7 +126,7 @@ builder.mutationFields((t) => ({
     type: WebhookEndpointRef,
     description: 'Owner only. enabled: true re-enables a disabled endpoint.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
-    rules: { ...OWNER, input: updateEndpointArgs, target: endpointTarget, limit: { max: 30, window: '1m', per: 'user' } },
+    rules: { ...OWNER, input: updateEndpointArgs, target: endpointTarget, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' } },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, input } = checked<UpdateEndpointArgs>(info);
       return updateEndpoint(ctx.db, input, deps(ctx), userActor(viewer));
@@ -112,7 +136,7 @@ builder.mutationFields((t) => ({
     type: DeletedRecord,
     description: 'Owner only.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: endpointArgs, target: endpointTarget },
+    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' } },
     resolve: (_root, _args, ctx, info) => deleteEndpoint(ctx.db, checked<{ id: string }>(info).input.id, userActor(checked(info).viewer)),
   }),
   rotateWebhookSecret: t.field({

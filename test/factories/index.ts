@@ -36,3 +36,17 @@ export async function createMember(t: TestApp, accountId: string): Promise<TestU
   await t.db.teamMember.create({ data: { accountId, userId: user.id } });
   return user;
 }
+
+/**
+ * An API key of the account, made by its owner through createApiKey (docs/decisions.md §15): a
+ * caller whose `token` is the secret and whose `id` is the key's.
+ */
+export async function createApiKey(t: TestApp, account: TestAccount, scopes: string[], extra: { name?: string; expiresAt?: string } = {}): Promise<TestUser> {
+  const r = await t.gql(
+    'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { apiKey { id } secret } }',
+    { input: { accountId: account.id, name: extra.name ?? unique('Key'), scopes, ...(extra.expiresAt ? { expiresAt: extra.expiresAt } : {}) } },
+    { as: account.owner },
+  );
+  if (!r.data?.createApiKey) throw new Error(`createApiKey failed: ${JSON.stringify(r.errors)}`);
+  return { id: r.data.createApiKey.apiKey.id, token: r.data.createApiKey.secret };
+}

@@ -9,7 +9,7 @@ import { GRAPHQL_LIMITS } from '../../src/graphql/armor.js';
 import { COST_BUDGET } from '../../src/graphql/cost.plugin.js';
 import { documentCost } from '../../src/graphql/cost.js';
 import { MemoryStore } from '../../src/ratelimit/memory-store.js';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/schema.js';
 import { createAccount, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 

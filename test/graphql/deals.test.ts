@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
 import { createTestApp, type GqlResult, type TestApp, type TestUser, errorOf } from '../helpers/app.js';
@@ -311,19 +312,31 @@ describe('Mutation.setDealStatus', () => {
     expect(await t.db.deal.findUniqueOrThrow({ where: { id: deal.id } })).toMatchObject({ status: from, closedAt });
   });
 
-  test('an outsider is FORBIDDEN, and a deal that does not exist looks the same', async () => {
+  test('an outsider is NOT_FOUND, as updateDeal answers, and a deal that does not exist looks the same', async () => {
     const deal = await dealRow(acc);
     const outsider = await setStatus(deal.id, 'won', acc.outsider);
     const missing = await setStatus('00000000-0000-4000-8000-000000000002', 'won');
-    expectCode(outsider, 'FORBIDDEN');
-    expectCode(missing, 'FORBIDDEN');
+    expectCode(outsider, 'NOT_FOUND');
+    expectCode(missing, 'NOT_FOUND');
     expect(errorOf(outsider).message).toBe(errorOf(missing).message);
     expect((await t.db.deal.findUniqueOrThrow({ where: { id: deal.id } })).status).toBe('open');
   });
 
   test("the owner of another account cannot move this account's deal", async () => {
     const deal = await dealRow(acc);
-    expectCode(await setStatus(deal.id, 'won', other.owner), 'FORBIDDEN');
+    expectCode(await setStatus(deal.id, 'won', other.owner), 'NOT_FOUND');
+  });
+
+  test('an Idempotency-Key replays the first answer: the retry moves nothing and records no second event', async () => {
+    const deal = await dealRow(acc);
+    const headers = { 'idempotency-key': randomUUID() };
+    const first = await t.gql(SET_STATUS, { id: deal.id, status: 'won' }, { as: acc.member, headers });
+    expect(first.errors).toBeUndefined();
+    const again = await t.gql(SET_STATUS, { id: deal.id, status: 'won' }, { as: acc.member, headers });
+    expect(again.errors).toBeUndefined(); // without the key, won -> won is INVALID_TRANSITION
+    expect(again.data).toEqual(first.data);
+    const events = await t.db.event.count({ where: { accountId: acc.id, type: 'deal.status_changed', subjectId: deal.id } });
+    expect(events).toBe(1);
   });
 
   test('an anonymous caller is UNAUTHENTICATED', async () => {

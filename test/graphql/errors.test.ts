@@ -112,7 +112,7 @@ const CASES: Case[] = [
   { name: 'an input the field refuses', body: q(CREATE, { i: { accountId: randomUUID(), firstName: '' } }), code: 'BAD_USER_INPUT' },
   { name: 'a page size out of range', body: q(`{ contacts(accountId: "${randomUUID()}", pageSize: 1000) { total } }`), code: 'BAD_USER_INPUT' },
   { name: 'a form that does not exist', body: q('mutation ($f: ID!) { submitLeadForm(formId: $f, data: {}) { success } }', { f: randomUUID() }), as: 'anonymous', code: 'NOT_FOUND' },
-  { name: 'a deal that does not exist', body: q('mutation ($id: ID!) { setDealStatus(id: $id, status: won) { id } }', { id: randomUUID() }), code: 'FORBIDDEN' },
+  { name: 'a deal that does not exist', body: q('mutation ($id: ID!) { setDealStatus(id: $id, status: won) { id } }', { id: randomUUID() }), code: 'NOT_FOUND' },
 ];
 
 async function send(c: Case): Promise<{ status: number; body: Body | Body[] }> {

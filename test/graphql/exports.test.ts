@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/errors.js';
 import { accountExportStream, COLLECTIONS, NOT_EXPORTED } from '../../src/exports/account-json.js';
 import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
+import type { Prisma, PrismaClient } from '../../src/generated/prisma/client.js';
 import { createTestApp, type GqlResult, type TestApp, type TestUser } from '../helpers/app.js';
 
 const TICKET = 'id accountId kind fileName createdAt';
@@ -176,6 +177,9 @@ describe('account export document', () => {
     const endpoint = await db.webhookEndpoint.create({ data: { accountId: acc.id, url: 'https://hooks.example.com/in', eventTypes: ['*'], secretCiphertext: 'v1.sealed' } });
     await db.webhookMessage.create({ data: { accountId: acc.id, endpointId: endpoint.id, eventId: event.id, status: 'succeeded', attempts: 1 } });
     await db.webhookDelivery.create({ data: { accountId: acc.id, endpointId: endpoint.id, eventId: event.id, attempt: 1, statusCode: 204, durationMs: 12, succeeded: true } });
+    const started = await db.import.create({ data: { accountId: acc.id, object: 'contacts', headers: ['first_name'], columns: ['firstName'], unknownColumns: [], status: 'completed', rowsTotal: 2, rowsProcessed: 2, created: 1, failed: 1 } });
+    await db.importError.create({ data: { accountId: acc.id, importId: started.id, line: 3, cells: [''], details: { first_name: ['Required'] } } });
+    await db.apiKey.create({ data: { accountId: acc.id, name: 'Sync', prefix: randomUUID().slice(0, 8), secretHash: 'f'.repeat(64), scopes: ['CONTACTS_READ'] } });
     return { acc, contact };
   }
 
@@ -253,6 +257,49 @@ describe('account export document', () => {
     const doc = await read(accountExportStream(t.db, acc.id, new Date(), { chunkSize: 4 }));
     expect(doc.contacts.map((c: { id: string }) => c.id)).toEqual(expected.map((c) => c.id));
     expect(doc.team_members).toHaveLength(1);
+  });
+
+  it('reads as the client reads: a page is queried only when the client asks for more, and cancelling stops the rest', async () => {
+    const acc = await createAccount(t);
+    await t.db.contact.createMany({
+      data: Array.from({ length: 5 }, (_, i) => ({ accountId: acc.id, firstName: `c${i}`, createdAt: new Date(Date.UTC(2022, 0, 1) + i * 1000) })),
+    });
+    const pages: string[] = [];
+    // Page queries of the contacts, seen when they are sent (a read-ahead would send one without being asked).
+    const db = {
+      $queryRaw: (query: Prisma.Sql) => {
+        if (query.sql.includes('FROM "contacts"')) pages.push(String(query.values.at(-1)));
+        return t.db.$queryRaw(query);
+      },
+    } as unknown as PrismaClient;
+    // Once microtasks and I/O callbacks have run, anything the stream would read unasked has been asked for.
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    // Pages of one record and chunks of one part at least: each read of the client is one page at most.
+    const reader = accountExportStream(db, acc.id, new Date(), { chunkSize: 1, chunkChars: 1 }).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"c0"')) text += decoder.decode((await reader.read()).value);
+    await turn();
+    expect(pages, 'pages read while the client has not asked again').toHaveLength(1);
+    expect(decoder.decode((await reader.read()).value)).toContain('"c1"');
+    await turn();
+    expect(pages).toHaveLength(2);
+    await reader.cancel();
+    await turn();
+    expect(pages).toHaveLength(2);
+  });
+
+  it('the document read through the pool is the same as through Prisma (PostgreSQL; PGlite has no pool)', async ({ skip }) => {
+    const pool = t.deps.db.pool;
+    if (!pool) return skip();
+    const { acc } = await seed();
+    const at = new Date('2030-01-02T03:04:05.678Z');
+    const [viaPool, viaPrisma] = await Promise.all([
+      new Response(accountExportStream(t.db, acc.id, at, { pool })).text(),
+      new Response(accountExportStream(t.db, acc.id, at)).text(),
+    ]);
+    expect(viaPool).toBe(viaPrisma);
+    expect(JSON.parse(viaPool).contacts).toHaveLength(1);
   });
 
   it('an account with nothing in it still gives every key, with empty arrays', async () => {

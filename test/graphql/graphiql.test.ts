@@ -41,7 +41,7 @@ describe('GraphiQL', () => {
   it('the examples are valid operations of the schema', async () => {
     const { EXAMPLES } = await import('../../src/graphiql.js');
     const { parse, validate } = await import('graphql');
-    const { schema } = await import('../../src/graphql/schema.js');
+    const { schema } = await import('../../src/schema.js');
     for (const tab of EXAMPLES) expect(validate(schema, parse(tab.query))).toEqual([]);
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InvoiceStatus } from '../../src/generated/prisma/enums.js';
 import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
@@ -337,15 +338,26 @@ describe('Mutation.setInvoiceStatus', () => {
     expect((await t.db.invoice.findUniqueOrThrow({ where: { id: invoice.id } })).status).toBe(from);
   });
 
-  test('an outsider is FORBIDDEN, and an invoice that does not exist looks the same', async () => {
+  test('an outsider is NOT_FOUND, as updateInvoice answers, and an invoice that does not exist looks the same', async () => {
     const invoice = await invoiceRow(acc);
     const outsider = await setStatus(invoice.id, 'sent', acc.outsider);
     const missing = await setStatus('00000000-0000-4000-8000-000000000003', 'sent');
-    expectCode(outsider, 'FORBIDDEN');
-    expectCode(missing, 'FORBIDDEN');
+    expectCode(outsider, 'NOT_FOUND');
+    expectCode(missing, 'NOT_FOUND');
     expect(errorOf(outsider).message).toBe(errorOf(missing).message);
-    expectCode(await setStatus(invoice.id, 'sent', other.owner), 'FORBIDDEN');
+    expectCode(await setStatus(invoice.id, 'sent', other.owner), 'NOT_FOUND');
     expect((await t.db.invoice.findUniqueOrThrow({ where: { id: invoice.id } })).status).toBe('draft');
+  });
+
+  test('an Idempotency-Key replays the first answer: the retry moves nothing and records no second event', async () => {
+    const invoice = await invoiceRow(acc);
+    const headers = { 'idempotency-key': randomUUID() };
+    const first = await t.gql(SET_STATUS, { id: invoice.id, status: 'sent' }, { as: acc.member, headers });
+    expect(first.errors).toBeUndefined();
+    const again = await t.gql(SET_STATUS, { id: invoice.id, status: 'sent' }, { as: acc.member, headers });
+    expect(again.errors).toBeUndefined(); // without the key, sent -> sent is INVALID_TRANSITION
+    expect(again.data).toEqual(first.data);
+    expect(await t.db.event.count({ where: { accountId: acc.id, type: 'invoice.status_changed', subjectId: invoice.id } })).toBe(1);
   });
 
   test('an anonymous caller is UNAUTHENTICATED; an id that is not a UUID is BAD_USER_INPUT', async () => {

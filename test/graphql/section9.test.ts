@@ -1,6 +1,6 @@
 import { buildSchema, DangerousChangeType, findBreakingChanges, findDangerousChanges, printSchema } from 'graphql';
 import { describe, expect, test } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/schema.js';
 
 // docs/decisions.md §9: the GraphQL surface internal tools rely on. Names, arguments, defaults,
 // nullability and input fields are fixed; more is welcome. Copied verbatim from the spec; the

@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createContact as createContactRow } from '../../src/contacts/contact.service.js';
 import { userActor } from '../../src/events/types.js';
 import { ContactType, DealStatus, InvoiceStatus, Prisma } from '../../src/generated/prisma/client.js';
-import { totalSql } from '../../src/graphql/totals.js';
+import { contacts, contactsPageFilter } from '../../src/contacts/contact-reads.schema.js';
+import { deals } from '../../src/deals/deal-reads.schema.js';
+import { countedKeys } from '../../src/graphql/collection.js';
+import { invoices } from '../../src/invoices/invoice-reads.schema.js';
 import { DEAL_TRANSITIONS, INVOICE_TRANSITIONS } from '../../src/state-machines.js';
 import { createAccount, createContact, createMember, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
@@ -123,18 +126,17 @@ describe('totals from the counters', () => {
     expect(await total('')).toBe(2);
   });
 
-  test('the counters serve exactly the wheres {accountId} and {accountId, type or status}', () => {
-    const accountId = '00000000-0000-4000-8000-000000000001';
-    expect(totalSql('Contact', { accountId })).toBeInstanceOf(Prisma.Sql);
-    expect(totalSql('Contact', { accountId, contactType: 'client', OR: undefined })).toBeInstanceOf(Prisma.Sql);
-    expect(totalSql('Deal', { accountId, status: 'won' })).toBeInstanceOf(Prisma.Sql);
-    expect(totalSql('Invoice', { accountId, status: 'paid' })).toBeInstanceOf(Prisma.Sql);
-    expect(totalSql('Contact', { accountId, OR: [{ firstName: { contains: 'a' } }] })).toBeNull();
-    expect(totalSql('Contact', { accountId, status: 'won' })).toBeNull();
-    expect(totalSql('Contact', { accountId, contactType: { in: ['client'] } })).toBeNull();
-    expect(totalSql('Deal', { accountId, contactId: accountId })).toBeNull();
-    expect(totalSql('Deal', { status: 'won' })).toBeNull();
-    expect(totalSql('PipelineStage', { accountId })).toBeNull();
+  test('the counters serve exactly the filters {} and {type or status}', () => {
+    const page = (args: object) => contactsPageFilter({ accountId: '', page: 1, pageSize: 25, search: null, type: null, externalId: null, ...args });
+    expect(countedKeys(contacts, page({}))).toEqual({ keys: null });
+    expect(countedKeys(contacts, page({ type: 'client' }))).toEqual({ keys: ['client'] });
+    expect(countedKeys(deals, { statuses: ['won'] })).toEqual({ keys: ['won'] });
+    expect(countedKeys(invoices, { statuses: ['paid'] })).toEqual({ keys: ['paid'] });
+    expect(countedKeys(contacts, page({ search: 'a' }))).toBeUndefined();
+    expect(countedKeys(contacts, page({ externalId: 'x' }))).toBeUndefined();
+    expect(countedKeys(contacts, { types: ['client'], sources: ['website'] })).toBeUndefined();
+    expect(countedKeys(deals, { statuses: ['won'], contactId: '00000000-0000-4000-8000-000000000001' })).toBeUndefined();
+    expect(countedKeys({ name: 'PipelineStage', table: 'pipeline_stages', orders: {} }, {})).toBeUndefined();
   });
 
   test('a write whose transaction fails leaves the counters unchanged', async () => {

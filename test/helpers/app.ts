@@ -5,12 +5,14 @@ import { expect, inject } from 'vitest';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { createTokenVerifier } from '../../src/auth/token.js';
 import { KnownUsers } from '../../src/auth/viewer.js';
+import { ApiKeys } from '../../src/auth/api-keys.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { openEvents } from '../../src/events/runtime.js';
 import { createLogger } from '../../src/logger.js';
 import type { AtomicStore } from '../../src/ratelimit/atomic-store.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
+import { serveGraphqlWs } from '../../src/http/websocket.js';
 import { OPENAPI_PATH } from '../../src/rest/docs.js';
 import { cloneDatabase } from './database.js';
 import { isApiPath, openApiChecker } from './openapi.js';
@@ -78,6 +80,8 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     limiter,
     verifyToken: createTokenVerifier(config.auth),
     knownUsers: new KnownUsers(),
+    // Revocations heard as in production: LISTEN/NOTIFY, and Redis where REDIS_URL is set.
+    apiKeys: await new ApiKeys(db.prisma, log).start({ listen: db.listen, redisUrl: config.redisUrl }),
     log,
     // The delivery worker and relay run only where a test asks for them (test/events/).
     events: await openEvents(config, db.prisma, log, { worker: overrides.worker ?? false, listen: db.listen }),
@@ -85,6 +89,11 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
   const app = createApp(deps);
   // A real HTTP server on a free loopback port: tests drive the service as clients do.
   const server = createServer(app);
+  // Idle connections stay open until close(): the client and this server share one event loop, so
+  // a test that keeps the loop busy past Node's 5 s keep-alive (a long lint, a busy machine) would
+  // otherwise have the server drop the connection the client is about to reuse (ECONNRESET).
+  server.keepAliveTimeout = 0;
+  const websockets = serveGraphqlWs(server, app, deps); // as src/main.ts serves graphql-ws
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The app's own document, fetched and compiled once: rest() checks every /api/v1 answer with it.
@@ -139,8 +148,11 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     },
 
     async close() {
+      await websockets.close();
+      server.closeIdleConnections();
       await new Promise((resolve) => server.close(resolve));
       await deps.events.close();
+      await deps.apiKeys.close();
       await limiter.close();
       await drop();
     },

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
+import { createAccount, createApiKey, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 // One JSON line per request (src/observability/request-log.ts): id, method, route pattern,
@@ -58,6 +58,25 @@ describe('request log', () => {
     expect(raw).not.toContain('Bearer');
     expect(raw).not.toContain('search=');
     expect(raw).not.toContain('Tester');
+  });
+
+  it('a request with an API key logs the key\'s id, never its secret, whatever the answer', async () => {
+    const key = await createApiKey(t, acc, ['CONTACTS_READ']);
+    const random = key.token.split('_')[3]!;
+    const headers = { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' };
+    const answers = [
+      await call(`/api/v1/contacts?account_id=${acc.id}`, { headers }),
+      await call('/api/v1/contacts', { method: 'POST', headers, body: JSON.stringify({ account_id: acc.id, first_name: 'A', last_name: 'B', email: 'a@example.com' }) }),
+      await call('/graphql', { method: 'POST', headers, body: JSON.stringify({ query: '{ me { id } }' }) }),
+      await call(`/api/v1/contacts?account_id=${acc.id}`, { headers: { authorization: `Bearer ${key.token}x` } }),
+    ];
+    expect(answers.map((a) => a.response.status)).toEqual([200, 403, 200, 401]);
+    expect(answers[0]!.requestLines[0]).toMatchObject({ apiKeyId: key.id, accountId: acc.id });
+    expect(answers[0]!.requestLines[0].userId).toBeUndefined();
+    for (const { raw } of answers) {
+      expect(raw).not.toContain(key.token);
+      expect(raw).not.toContain(random); // not even the secret's random part
+    }
   });
 
   it('logs the route pattern, not the URL, and no body', async () => {

@@ -286,3 +286,27 @@ describe('POST /api/v1/deals', () => {
     );
   });
 });
+
+// docs/decisions.md §18: a deal's status moves on REST through setDealStatus.
+describe('POST /api/v1/deals/{id}/status', () => {
+  it('won sets closed_at; the answer is the deal as GET by id shows it, with its event', async () => {
+    const acc = await createAccount(t);
+    const open = await deal(acc.id);
+    const r = await t.rest('POST', `/api/v1/deals/${open.id}/status`, { as: acc.member, body: { status: 'won' } });
+    expect([r.status, r.body.data.status]).toEqual([200, 'won']);
+    expect(r.body.data).toEqual((await t.rest('GET', `/api/v1/deals/${open.id}`, { as: acc.member })).body.data);
+    expect((await t.db.deal.findUniqueOrThrow({ where: { id: open.id } })).closedAt).not.toBeNull();
+    expect(await t.db.event.count({ where: { accountId: acc.id, type: 'deal.status_changed', subjectId: open.id } })).toBe(1);
+  });
+
+  it('a move the machine refuses is a 409 naming status, and an Idempotency-Key replays the first answer', async () => {
+    const acc = await createAccount(t);
+    const open = await deal(acc.id);
+    const headers = { 'idempotency-key': randomUUID() };
+    const first = await t.rest('POST', `/api/v1/deals/${open.id}/status`, { as: acc.member, body: { status: 'lost' }, headers });
+    const retry = await t.rest('POST', `/api/v1/deals/${open.id}/status`, { as: acc.member, body: { status: 'lost' }, headers });
+    expect([retry.status, retry.body]).toEqual([first.status, first.body]);
+    const refused = await t.rest('POST', `/api/v1/deals/${open.id}/status`, { as: acc.member, body: { status: 'won' } });
+    expect([refused.status, refused.body]).toEqual([409, { error: 'Invalid transition', details: { status: ['Cannot move from lost to won'] } }]);
+  });
+});

@@ -11,6 +11,7 @@ let t: TestApp;
 let acc: TestAccount;
 let contactId: string;
 let dealId: string;
+let invoiceId: string;
 let formId: string;
 let foreignContactId: string;
 beforeAll(async () => {
@@ -19,6 +20,7 @@ beforeAll(async () => {
   acc = await createAccount(t);
   [contactId, foreignContactId] = [(await createContact(t, acc)).id, (await createContact(t, other)).id];
   dealId = (await t.db.deal.create({ data: { accountId: acc.id, title: 'Named fields' } })).id;
+  invoiceId = (await t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: unique('N'), amount: 5, dueDate: new Date('2030-01-01') } })).id;
   const form = await t.gql(
     'mutation ($input: CreateLeadFormInput!) { createLeadForm(input: $input) { id } }',
     { input: { accountId: acc.id, name: unique('Form'), fields: [{ key: 'workEmail', label: 'E-mail', type: 'email', mapsTo: 'email' }] } },
@@ -32,7 +34,13 @@ const ONE_OF = (values: string) => [`Must be one of: ${values}`];
 const CONTACT_TYPES = ONE_OF('client, lead, other, past_client, vendor');
 
 /** A request whose input fails: types the REST layer refuses and rules the core refuses, side by side. */
-type Case = { path: () => string; query?: () => Record<string, string>; body?: () => Record<string, unknown>; details: () => Record<string, string[]> | null };
+type Case = {
+  path: () => string;
+  query?: () => Record<string, string>;
+  body?: () => Record<string, unknown>;
+  headers?: Record<string, string>;
+  details: () => Record<string, string[]> | null;
+};
 
 const CASES: Record<string, Case[]> = {
   'GET /api/v1/contacts': [{
@@ -106,6 +114,44 @@ const CASES: Record<string, Case[]> = {
   ],
   'DELETE /api/v1/deals/:id': [{ path: () => '/api/v1/deals/nope', details: () => null }],
   'GET /api/v1/invoices/:id': [{ path: () => '/api/v1/invoices/nope', details: () => null }],
+  // Invoices written and records moved (docs/decisions.md §18).
+  'POST /api/v1/invoices': [{
+    path: () => '/api/v1/invoices',
+    body: () => ({ account_id: acc.id, amount: 'ten', due_date: '2025-02-30', contact_id: foreignContactId, invoice_number: 'x'.repeat(51) }),
+    details: () => ({ amount: ['Expected a number'], due_date: ['Must be a real date in the form YYYY-MM-DD'], contact_id: ['Not found in this account'], invoice_number: ['Must be at most 50 characters'] }),
+  }],
+  'PATCH /api/v1/invoices/:id': [{
+    path: () => `/api/v1/invoices/${invoiceId}`,
+    body: () => ({ amount: -1, contact_id: foreignContactId, due_date: 5 }),
+    details: () => ({ amount: ['Must be from 0 to 9999999999.99'], contact_id: ['Not found in this account'], due_date: ['Must be a real date in the form YYYY-MM-DD'] }),
+  }],
+  'DELETE /api/v1/invoices/:id': [{ path: () => '/api/v1/invoices/nope', details: () => null }],
+  'POST /api/v1/invoices/:id/status': [{
+    path: () => `/api/v1/invoices/${invoiceId}/status`,
+    body: () => ({ status: 'settled' }),
+    details: () => ({ status: ONE_OF('cancelled, draft, overdue, paid, partial, refunded, sent, viewed') }),
+  }],
+  'POST /api/v1/deals/:id/status': [{ path: () => `/api/v1/deals/${dealId}/status`, body: () => ({ status: 'closed' }), details: () => ({ status: ONE_OF('abandoned, lost, open, won') }) }],
+  'GET /api/v1/webhook_endpoints': [{ path: () => '/api/v1/webhook_endpoints', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
+  'POST /api/v1/webhook_endpoints': [{
+    path: () => '/api/v1/webhook_endpoints',
+    body: () => ({ account_id: acc.id, url: 5, event_types: 'all' }),
+    details: () => ({ url: ['Expected a string'], event_types: ['Expected an array'] }),
+  }],
+  'GET /api/v1/webhook_endpoints/:id': [{ path: () => '/api/v1/webhook_endpoints/nope', details: () => null }],
+  'PATCH /api/v1/webhook_endpoints/:id': [{ path: () => '/api/v1/webhook_endpoints/nope', body: () => ({ enabled: true }), details: () => null }],
+  'DELETE /api/v1/webhook_endpoints/:id': [{ path: () => '/api/v1/webhook_endpoints/nope', details: () => null }],
+  // Imports (docs/imports.md): the query names the import, the file is the body.
+  'POST /api/v1/imports': [{
+    path: () => '/api/v1/imports',
+    query: () => ({ account_id: acc.id, object: 'notes', match_on: 'phone' }),
+    headers: { 'content-type': 'text/csv' },
+    details: () => ({ object: ONE_OF('contacts, deals'), match_on: ONE_OF('email, external_id, none') }),
+  }],
+  'GET /api/v1/imports': [{ path: () => '/api/v1/imports', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
+  'GET /api/v1/imports/:id': [{ path: () => '/api/v1/imports/nope', details: () => null }],
+  'DELETE /api/v1/imports/:id': [{ path: () => '/api/v1/imports/nope', details: () => null }],
+  'GET /api/v1/imports/:id/errors': [{ path: () => '/api/v1/imports/nope/errors', details: () => null }],
   // A batch's envelope is the request's; its records' own problems are each item's (test/rest/batches.test.ts).
   'POST /api/v1/contacts/batch': [
     { path: () => '/api/v1/contacts/batch', body: () => ({ account_id: acc.id, records: [] }), details: () => ({ records: ['Must have 1 to 100 records'] }) },
@@ -138,14 +184,14 @@ describe('every REST route names failing fields by their REST names', () => {
       const query = c.query?.();
       const body = c.body?.();
       const path = query ? `${c.path()}?${new URLSearchParams(query)}` : c.path();
-      const r = await t.rest(route.method, path, { as: acc.owner, ...(body ? { body } : {}) });
+      const r = await t.rest(route.method, path, { as: acc.owner, ...(body ? { body } : {}), ...(c.headers ? { headers: c.headers } : {}) });
       const details = c.details();
       if (details === null) {
         expect(r.status, r.text).toBe(404);
         continue;
       }
       expect(r.status, r.text).toBe(400);
-      expect(r.body.error).toBe(route.input === 'query' ? 'Invalid query' : 'Invalid payload');
+      expect(r.body.error).toBe(route.input === 'query' || route.input === 'query-with-file' ? 'Invalid query' : 'Invalid payload');
       expect(r.body.details).toEqual(details);
       const sent = namesSent(body, query);
       for (const key of Object.keys(r.body.details)) expect(sent, `${name}: "${key}" is not a name the client sent`).toContain(key);

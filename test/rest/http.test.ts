@@ -53,8 +53,8 @@ describe('wrong method on a known path', () => {
     ['PUT', '/api/v1/contacts', 'GET, POST'],
     ['PATCH', '/api/v1/deals', 'GET, POST'],
     ['POST', '/api/v1/contacts/export', 'GET'],
-    ['POST', '/api/v1/invoices', 'GET'],
-    ['DELETE', '/api/v1/invoices', 'GET'],
+    ['DELETE', '/api/v1/invoices', 'GET, POST'],
+    ['GET', '/api/v1/invoices/00000000-0000-4000-8000-000000000000/status', 'POST'],
     ['GET', '/api/v1/forms/00000000-0000-4000-8000-000000000000/submit', 'POST'],
     ['POST', '/api/v1/account/export', 'GET'],
   ])('%s %s is a 405 {"error":"Method not allowed"} with Allow: %s', async (method, path, allow) => {

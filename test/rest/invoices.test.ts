@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createContact, createMember, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -156,11 +157,81 @@ describe('GET /api/v1/invoices', () => {
   });
 });
 
+// docs/decisions.md §18: invoices are written on REST too, each route onto its GraphQL operation.
 describe('POST /api/v1/invoices', () => {
-  it('there is no REST create: POST is a 405 with Allow: GET', async () => {
+  it('creates a draft with its assigned number: 201 {data: the invoice as GET by id shows it}', async () => {
     const acc = await createAccount(t);
-    const r = await t.rest('POST', '/api/v1/invoices', { as: acc.owner, body: { account_id: acc.id, amount: 1 } });
-    expect([r.status, r.body]).toEqual([405, { error: 'Method not allowed' }]);
-    expect(r.headers.get('allow')).toBe('GET');
+    const contact = await createContact(t, acc, { firstName: 'Ada', lastName: 'Lovelace' });
+    const r = await t.rest('POST', '/api/v1/invoices', {
+      as: acc.member,
+      body: { account_id: acc.id, amount: 250.5, due_date: '2030-06-30', contact_id: contact.id, external_id: 'bill-1' },
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(Object.keys(r.body.data).sort()).toEqual([...LIST_ITEM_KEYS, 'updated_at'].sort());
+    expect(r.body.data).toMatchObject({
+      invoice_number: 'INV-000001', amount: 250.5, status: 'draft', due_date: '2030-06-30', external_id: 'bill-1',
+      contacts: { id: contact.id, first_name: 'Ada', last_name: 'Lovelace' },
+    });
+    const byId = await t.rest('GET', `/api/v1/invoices/${r.body.data.id}`, { as: acc.member });
+    expect(byId.body.data).toEqual(r.body.data);
+  });
+
+  it('a create that names another status than draft is a 400 on status, and nothing is written', async () => {
+    const acc = await createAccount(t);
+    const r = await t.rest('POST', '/api/v1/invoices', { as: acc.owner, body: { account_id: acc.id, amount: 1, due_date: '2030-01-01', status: 'paid' } });
+    expect([r.status, r.body.error, Object.keys(r.body.details ?? {})]).toEqual([400, 'Invalid payload', ['status']]);
+    expect(await t.db.invoice.count({ where: { accountId: acc.id } })).toBe(0);
+  });
+});
+
+describe('PATCH and DELETE /api/v1/invoices/{id}: drafts only', () => {
+  it('a draft changes and answers the invoice with its new ETag; a sent invoice is a 409 and stays as it was', async () => {
+    const acc = await createAccount(t);
+    const draft = await invoice(acc.id);
+    const r = await t.rest('PATCH', `/api/v1/invoices/${draft.id}`, { as: acc.member, body: { amount: 75 } });
+    expect([r.status, r.body.data.amount]).toEqual([200, 75]);
+    expect(r.headers.get('etag')).toBe(`"${r.body.data.updated_at}"`);
+
+    const sent = await invoice(acc.id, { status: 'sent' });
+    const refused = await t.rest('PATCH', `/api/v1/invoices/${sent.id}`, { as: acc.member, body: { amount: 75 } });
+    expect(refused.status).toBe(409);
+    expect((await t.db.invoice.findUniqueOrThrow({ where: { id: sent.id } })).amount.toString()).toBe('100');
+    expect((await t.rest('DELETE', `/api/v1/invoices/${sent.id}`, { as: acc.member })).status).toBe(409);
+  });
+
+  it('a draft is deleted with 204; a second delete is 404', async () => {
+    const acc = await createAccount(t);
+    const draft = await invoice(acc.id);
+    expect((await t.rest('DELETE', `/api/v1/invoices/${draft.id}`, { as: acc.member })).status).toBe(204);
+    expect([(await t.rest('DELETE', `/api/v1/invoices/${draft.id}`, { as: acc.member })).status]).toEqual([404]);
+  });
+});
+
+describe('POST /api/v1/invoices/{id}/status', () => {
+  it('moves the invoice along the §8 machine: 200 {data: the invoice as GET by id shows it}, with its event', async () => {
+    const acc = await createAccount(t);
+    const draft = await invoice(acc.id);
+    const r = await t.rest('POST', `/api/v1/invoices/${draft.id}/status`, { as: acc.member, body: { status: 'sent' } });
+    expect([r.status, r.body.data.status]).toEqual([200, 'sent']);
+    expect(r.body.data).toEqual((await t.rest('GET', `/api/v1/invoices/${draft.id}`, { as: acc.member })).body.data);
+    expect(await t.db.event.count({ where: { accountId: acc.id, type: 'invoice.status_changed', subjectId: draft.id } })).toBe(1);
+  });
+
+  it('a move the machine refuses is a 409 {"error":"Invalid transition","details":{"status":[...]}} and changes nothing', async () => {
+    const acc = await createAccount(t);
+    const paid = await invoice(acc.id, { status: 'paid' });
+    const r = await t.rest('POST', `/api/v1/invoices/${paid.id}/status`, { as: acc.member, body: { status: 'draft' } });
+    expect([r.status, r.body]).toEqual([409, { error: 'Invalid transition', details: { status: ['Cannot move from paid to draft'] } }]);
+    expect((await t.db.invoice.findUniqueOrThrow({ where: { id: paid.id } })).status).toBe('paid');
+  });
+
+  it("another account's invoice and an unknown id are the same 404", async () => {
+    const acc = await createAccount(t);
+    const other = await createAccount(t);
+    const theirs = await invoice(other.id);
+    const foreign = await t.rest('POST', `/api/v1/invoices/${theirs.id}/status`, { as: acc.owner, body: { status: 'sent' } });
+    const unknown = await t.rest('POST', `/api/v1/invoices/${randomUUID()}/status`, { as: acc.owner, body: { status: 'sent' } });
+    expect([foreign.status, foreign.body]).toEqual([404, { error: 'Not found' }]);
+    expect([unknown.status, unknown.body]).toEqual([404, { error: 'Not found' }]);
   });
 });

@@ -87,7 +87,8 @@ describe('the OpenAPI document', () => {
   it('says how to authenticate: bearer JWT or the session cookie; the form submit is public', () => {
     expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ in: 'cookie', name: 'session' });
     expect(doc.paths['/api/v1/forms/{form_id}/submit']!.post!.security).toEqual([]);
-    expect(doc.paths['/api/v1/contacts']!.get!.security).toBeUndefined(); // the document-wide requirement
+    // Each operation lists both session schemes and, with its scope, the API key (docs/decisions.md §15).
+    expect(doc.paths['/api/v1/contacts']!.get!.security).toEqual([{ bearerAuth: [] }, { sessionCookie: [] }, { apiKey: ['contacts:read'] }]);
   });
 });
 

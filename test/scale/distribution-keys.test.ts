@@ -8,8 +8,8 @@ import { cloneDatabase } from '../helpers/database.js';
 
 /** Tables whose primary key is still `id` alone: docs/scaling.md#toward-citus says what each becomes. */
 const PRIMARY_KEY_ID_ALONE = [
-  'bookings', 'contacts', 'contracts', 'deals', 'export_logs', 'form_submissions', 'galleries', 'idempotency_keys',
-  'invoices', 'lead_forms', 'pipeline_stages', 'proposals', 'workflows',
+  'api_keys', 'bookings', 'contacts', 'contracts', 'deals', 'export_logs', 'form_submissions', 'galleries', 'idempotency_keys',
+  'imports', 'invoices', 'lead_forms', 'pipeline_stages', 'proposals', 'workflows',
 ];
 
 describe('keys ready for distribution by account_id', () => {
@@ -43,8 +43,9 @@ describe('keys ready for distribution by account_id', () => {
 
   it('every unique key of an account-scoped table contains account_id, except the keys docs/scaling.md lists', async () => {
     const without = (await uniqueKeys()).filter((k) => !k.columns.split(',').includes('account_id'));
-    // webhook_endpoints: keyed (account_id, id); unique (id) too, for the mutations that address an endpoint by id.
-    expect(without.filter((k) => !k.primary).map((k) => `${k.table}(${k.columns})`)).toEqual(['webhook_endpoints(id)']);
+    // api_keys: a presented secret finds its account by its prefix. webhook_endpoints: keyed (account_id, id);
+    // unique (id) too, for the mutations that address an endpoint by id.
+    expect(without.filter((k) => !k.primary).map((k) => `${k.table}(${k.columns})`)).toEqual(['api_keys(prefix)', 'webhook_endpoints(id)']);
     expect(without.filter((k) => k.primary).map((k) => `${k.table}(${k.columns})`)).toEqual(PRIMARY_KEY_ID_ALONE.map((t) => `${t}(id)`));
   });
 });

@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { mintToken } from '../../src/auth/token.js';
 import { rootRules } from '../../src/graphql/rules.js';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/schema.js';
 
 // The declared limits of two fields, as the limiter takes them (src/graphql/rules.ts names a limit after its field).
 const ruleOf = (kind: 'query' | 'mutation', name: string) => ({ name, ...rootRules(schema, kind, name)!.limit! });

@@ -12,9 +12,12 @@ import { randomUUID } from 'node:crypto';
 import { getNamedType, getOperationAST, isInputObjectType, type FieldNode, type GraphQLArgument, type GraphQLInputType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rootRules } from '../../src/graphql/rules.js';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/schema.js';
 import { routes } from '../../src/rest/routes.js';
 import { newSigningSecret } from '../../src/webhooks/secret.js';
+import { API_SCOPES, type ApiScope } from '../../src/auth/scopes.js';
+import { newSecret } from '../../src/auth/api-key-secret.js';
+import { lacksScopeMessage, MESSAGES } from '../../src/errors.js';
 import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type GqlResult, type TestApp, type TestUser } from '../helpers/app.js';
 import { accountSnapshot } from './snapshot.js';
@@ -74,6 +77,19 @@ async function fixture(): Promise<Fixture> {
 }
 
 const snapshot = (accountId: string) => accountSnapshot(t, accountId);
+
+/** An API key of the account holding `scopes`, written straight to the table (docs/decisions.md §15). */
+async function keyOf(accountId: string, scopes: readonly ApiScope[]): Promise<TestUser> {
+  const { secret, prefix, hash } = newSecret();
+  const key = await t.db.apiKey.create({ data: { accountId, name: 'Matrix', prefix, secretHash: hash, scopes: [...scopes] } });
+  return { id: key.id, token: secret };
+}
+/** The scope a root field declares for keys (src/graphql/rules.ts), read from the built schema as REST and OpenAPI read it. */
+const scopeOf = (name: string) => {
+  const [type, field] = name.split('.') as ['Query' | 'Mutation', string];
+  return rootRules(schema, type === 'Query' ? 'query' : 'mutation', field);
+};
+const newApiKey = async (f: Fixture) => (await keyOf(f.acc.id, ['CONTACTS_READ'])).id;
 
 /** Every `accountId` anywhere in an answer: all must be the caller's account. */
 function accountIdsIn(value: unknown, found = new Set<string>()): Set<string> {
@@ -139,6 +155,8 @@ const foreignContact = (field: string, extra: (f: Fixture) => Record<string, unk
 });
 
 // docs/decisions.md §12: reads by id, update*, delete*, eraseContact and the team changes.
+const newImport = async (f: Fixture) =>
+  (await t.db.import.create({ data: { accountId: f.acc.id, object: 'contacts', headers: ['first_name'], columns: ['firstName'], unknownColumns: [] } })).id;
 const newContact = async (f: Fixture) => (await createContact(t, f.acc)).id;
 const newStage = async (f: Fixture) => (await t.db.pipelineStage.create({ data: { accountId: f.acc.id, name: unique('Stage').slice(0, 90) } })).id;
 const newForm = async (f: Fixture) =>
@@ -314,6 +332,7 @@ const GQL: Record<string, GqlRow> = {
   },
   'Mutation.setDealStatus': {
     role: 'member',
+    hidden: 'not-found',
     doc: 'mutation ($id: ID!, $status: DealStatus!) { setDealStatus(id: $id, status: $status) { id accountId status } }',
     vars: async (f, a) => ({ id: await recordOf(f, a, newDeal), status: 'won' }),
   },
@@ -330,6 +349,7 @@ const GQL: Record<string, GqlRow> = {
   },
   'Mutation.setInvoiceStatus': {
     role: 'member',
+    hidden: 'not-found',
     doc: 'mutation ($id: ID!, $status: InvoiceStatus!) { setInvoiceStatus(id: $id, status: $status) { id accountId status } }',
     vars: async (f, a) => ({ id: await recordOf(f, a, newInvoice), status: 'sent' }),
   },
@@ -372,6 +392,20 @@ const GQL: Record<string, GqlRow> = {
     doc: 'mutation ($input: CreateWorkflowInput!) { createWorkflow(input: $input) { id accountId } }',
     vars: (f, a) => input(f, a, { name: 'Matrix' }),
   },
+  // Imports (docs/decisions.md §17): owner and members.
+  'Query.import': { role: 'member', hidden: 'null', doc: 'query ($id: ID!) { import(id: $id) { id accountId } }', vars: async (f, a) => ({ id: await recordOf(f, a, newImport) }) },
+  'Query.imports': { role: 'member', doc: 'query ($a: ID!) { imports(accountId: $a) { id accountId } }', vars: (_f, a) => ({ a }) },
+  'Mutation.startImport': {
+    role: 'member',
+    doc: 'mutation ($a: ID!) { startImport(accountId: $a, object: CONTACTS, columns: ["first_name"]) { id accountId } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Mutation.cancelImport': {
+    role: 'member',
+    hidden: 'not-found',
+    doc: 'mutation ($id: ID!) { cancelImport(id: $id) { id accountId status } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newImport) }),
+  },
   'Mutation.exportContacts': {
     role: 'member',
     doc: 'mutation ($a: ID!) { exportContacts(accountId: $a) { id accountId fileName } }',
@@ -384,6 +418,20 @@ const GQL: Record<string, GqlRow> = {
     vars: (_f, a) => ({ a }),
   },
   ...CHANGES,
+  // API keys (docs/decisions.md §15): the owner manages them, with a session token only.
+  'Mutation.createApiKey': {
+    role: 'owner',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { apiKey { id } secret } }',
+    vars: (f, a) => input(f, a, { name: 'Matrix', scopes: ['CONTACTS_READ'] }),
+  },
+  'Mutation.revokeApiKey': {
+    role: 'owner',
+    hidden: 'not-found',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }',
+    vars: byId(newApiKey),
+  },
   // Webhooks (docs/events.md): the owner manages them; a member may not.
   'Mutation.createWebhookEndpoint': {
     role: 'owner',
@@ -391,14 +439,29 @@ const GQL: Record<string, GqlRow> = {
     doc: 'mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id url } secret } }',
     vars: (f, a) => input(f, a, { url: 'https://93.184.215.14/hook', eventTypes: ['*'] }),
   },
+  'Query.webhookEndpoints': {
+    role: 'owner',
+    ownerOnlyMessage: 'Forbidden: only the account owner can do this',
+    doc: 'query ($a: ID!) { webhookEndpoints(accountId: $a) { id url } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Query.webhookEndpoint': {
+    role: 'owner',
+    hidden: 'null',
+    ownerOnlyMessage: 'Forbidden: only the account owner can do this',
+    doc: 'query ($id: ID!) { webhookEndpoint(id: $id) { id url } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newEndpoint) }),
+  },
   'Mutation.updateWebhookEndpoint': {
     role: 'owner',
+    hidden: 'not-found',
     ownerOnlyMessage: 'Forbidden: only the account owner can do this',
     doc: 'mutation ($id: ID!) { updateWebhookEndpoint(id: $id, input: { description: "Matrix" }) { id description } }',
     vars: async (f, a) => ({ id: await recordOf(f, a, newEndpoint) }),
   },
   'Mutation.deleteWebhookEndpoint': {
     role: 'owner',
+    hidden: 'not-found',
     ownerOnlyMessage: 'Forbidden: only the account owner can do this',
     doc: 'mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) { id } }',
     vars: async (f, a) => ({ id: await recordOf(f, a, newEndpoint) }),
@@ -551,6 +614,36 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
     expectNoAccess(r);
   });
 
+  const rules = scopeOf(name)!;
+  if (rules.scope) {
+    const scope = rules.scope;
+    it(`an API key of the account with ${scope} may call it; one without it is FORBIDDEN naming the scope; another account's key is refused alike`, async () => {
+      // A limit per account (the account export) is spent by the owner's call below: the key calls on an account of its own.
+      const g = rules.limit?.per === 'account' ? await fixture() : f;
+      const vars = await row.vars(g, g.acc.id);
+      const allowed = await gql(row, vars, await keyOf(g.acc.id, [scope]));
+      if (row.ownerRefused) expectRefused(allowed, name, row.ownerRefused);
+      else expectAllowed(allowed, name, g);
+      const lackingKey = await keyOf(f.acc.id, API_SCOPES.filter((s) => s !== scope));
+      const otherKey = await keyOf(f.other.acc.id, API_SCOPES);
+      const lackingVars = await row.vars(f, f.acc.id);
+      const otherVars = await row.vars(f, f.acc.id);
+      const before = await snapshot(f.acc.id);
+      const lacking = await gql(row, lackingVars, lackingKey);
+      expectRefused(lacking, name, 'FORBIDDEN', lacksScopeMessage(scope));
+      expect(lacking.errors![0]!.extensions!.requiredScope).toBe(scope);
+      expectNoAccess(await gql(row, otherVars, otherKey));
+      expect(await snapshot(f.acc.id)).toBe(before);
+    });
+  } else {
+    it('no API key may call it (it declares no scope), and nothing is written', async () => {
+      const key = await keyOf(f.acc.id, API_SCOPES);
+      const { r, changed } = await call(key);
+      expectRefused(r, name, 'FORBIDDEN', MESSAGES.notForKeys);
+      expect(changed).toBe(false);
+    });
+  }
+
   if (row.role === 'member') {
     it('a team member may call it', async () => {
       const { r, changed } = await call(f.acc.member);
@@ -673,9 +766,11 @@ describe('nested fields and the caller themself', () => {
 // ---------------------------------------------------------------------------------------------
 // The REST table.
 
+/** `csv`: a CSV file as the body (the import route) instead of JSON. */
+type Req = { path: string; body?: unknown; csv?: string };
 type RestRow = {
   role: Role | 'public';
-  request: (f: Fixture, accountId: string) => { path: string; body?: unknown } | Promise<{ path: string; body?: unknown }>;
+  request: (f: Fixture, accountId: string) => Req | Promise<Req>;
   ok: number;
   ownerOnlyMessage?: string;
   /** A record addressed by id (docs/decisions.md §12): unknown or not visible is 404 {"error":"Not found"}. */
@@ -716,6 +811,11 @@ const REST: Record<string, RestRow> = {
   'POST /api/v1/contacts/batch': {
     role: 'member', ok: 200, request: (_f, a) => ({ path: '/api/v1/contacts/batch', body: { account_id: a, records: [{ first_name: 'Matrix' }] } }),
   },
+  'POST /api/v1/imports': { role: 'member', ok: 202, request: (_f, a) => ({ path: `/api/v1/imports?account_id=${a}&object=contacts`, csv: 'first_name\r\nMatrix\r\n' }) },
+  'GET /api/v1/imports': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/imports?account_id=${a}` }) },
+  'GET /api/v1/imports/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/imports', newImport) },
+  'DELETE /api/v1/imports/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/imports', newImport) },
+  'GET /api/v1/imports/:id/errors': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/imports/${await recordOf(f, a, newImport)}/errors` }) },
   'POST /api/v1/deals/batch': {
     role: 'member', ok: 200, request: (_f, a) => ({ path: '/api/v1/deals/batch', body: { account_id: a, mode: 'upsert', records: [{ title: 'Matrix', external_id: unique('m') }] } }),
   },
@@ -728,6 +828,29 @@ const REST: Record<string, RestRow> = {
   'PATCH /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal, { title: 'Matrix' }) },
   'DELETE /api/v1/deals/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/deals', newDeal) },
   'GET /api/v1/invoices/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/invoices', newInvoice) },
+  'POST /api/v1/invoices': { role: 'member', ok: 201, request: (_f, a) => ({ path: '/api/v1/invoices', body: { account_id: a, amount: 1, due_date: '2030-06-30' } }) },
+  'PATCH /api/v1/invoices/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/invoices', newInvoice, { amount: 2 }) },
+  'DELETE /api/v1/invoices/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/invoices', newInvoice) },
+  'POST /api/v1/invoices/:id/status': {
+    role: 'member', ok: 200, hidden: true,
+    request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/status`, body: { status: 'sent' } }),
+  },
+  'GET /api/v1/webhook_endpoints': {
+    role: 'owner', ok: 200, ownerOnlyMessage: OWNER_ONLY, request: (_f, a) => ({ path: `/api/v1/webhook_endpoints?account_id=${a}` }),
+  },
+  'POST /api/v1/webhook_endpoints': {
+    role: 'owner', ok: 201, ownerOnlyMessage: OWNER_ONLY,
+    request: (_f, a) => ({ path: '/api/v1/webhook_endpoints', body: { account_id: a, url: 'https://93.184.215.14/hook', event_types: ['*'] } }),
+  },
+  'GET /api/v1/webhook_endpoints/:id': { role: 'owner', ok: 200, hidden: true, ownerOnlyMessage: OWNER_ONLY, request: restById('/api/v1/webhook_endpoints', newEndpoint) },
+  'PATCH /api/v1/webhook_endpoints/:id': {
+    role: 'owner', ok: 200, hidden: true, ownerOnlyMessage: OWNER_ONLY, request: restById('/api/v1/webhook_endpoints', newEndpoint, { description: 'Matrix' }),
+  },
+  'DELETE /api/v1/webhook_endpoints/:id': { role: 'owner', ok: 204, hidden: true, ownerOnlyMessage: OWNER_ONLY, request: restById('/api/v1/webhook_endpoints', newEndpoint) },
+  'POST /api/v1/deals/:id/status': {
+    role: 'member', ok: 200, hidden: true,
+    request: async (f, a) => ({ path: `/api/v1/deals/${await recordOf(f, a, newDeal)}/status`, body: { status: 'won' } }),
+  },
 };
 
 describe('the REST table covers every route', () => {
@@ -753,10 +876,17 @@ describe.each(Object.entries(REST))('%s', (key, row) => {
   let f: Fixture;
   beforeAll(async () => void (f = await fixture()));
 
+  /** The row's request (made first: it may create the record it addresses), then a function sending it. */
+  async function prepare(fx: Fixture, accountId: string) {
+    const { path, body, csv } = await row.request(fx, accountId);
+    return (as: TestUser | null) =>
+      t.rest(method, path, csv === undefined ? { as, body, clientIp: nextIp() } : { as, rawBody: csv, headers: { 'content-type': 'text/csv' }, clientIp: nextIp() });
+  }
+
   async function call(as: TestUser | null, accountId = f.acc.id) {
-    const { path, body } = await row.request(f, accountId);
+    const send = await prepare(f, accountId);
     const before = await snapshot(f.acc.id);
-    const r = await t.rest(method, path, { as, body, clientIp: nextIp() });
+    const r = await send(as);
     return { r, changed: (await snapshot(f.acc.id)) !== before };
   }
 
@@ -793,6 +923,27 @@ describe.each(Object.entries(REST))('%s', (key, row) => {
   it(`an account or record that does not exist gives the same ${refused.status} (no existence oracle)`, async () => {
     const { r } = await call(f.acc.owner, randomUUID());
     expect({ status: r.status, body: r.body }).toEqual(refused);
+  });
+
+  const operation = getOperationAST(routes.find((r) => `${r.method} ${r.path}` === key)!.operation)!;
+  const rules = rootRules(schema, operation.operation === 'mutation' ? 'mutation' : 'query', (operation.selectionSet.selections[0] as FieldNode).name.value)!;
+
+  if (!rules.scope) {
+    it('no API key may call it, whatever its scopes: 403 saying it needs a session token, and nothing is written', async () => {
+      const { r, changed } = await call(await keyOf(f.acc.id, API_SCOPES));
+      expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: MESSAGES.notForKeys } });
+      expect(changed).toBe(false);
+    });
+  } else it('an API key of the account gets the same answer with the route\'s scope, and 403 naming the scope without it', async () => {
+    const g = rules.limit?.per === 'account' ? await fixture() : f; // the owner's call below spends the account's budget
+    const allowed = await (await prepare(g, g.acc.id))(await keyOf(g.acc.id, [rules.scope!]));
+    expect(allowed.status, allowed.text).toBe(row.ok);
+    const lackingKey = await keyOf(f.acc.id, API_SCOPES.filter((s) => s !== rules.scope));
+    const { r, changed } = await call(lackingKey);
+    expect({ status: r.status, body: r.body }).toEqual({ status: 403, body: { error: lacksScopeMessage(rules.scope!) } });
+    expect(changed).toBe(false);
+    const other = await call(await keyOf(f.other.acc.id, API_SCOPES));
+    expect({ status: other.r.status, body: other.r.body }).toEqual(refused);
   });
 
   if (row.role === 'member') {

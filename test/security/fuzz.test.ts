@@ -83,6 +83,7 @@ const KNOWN_ERRORS = new Set([
   'Unauthorized',
   'Forbidden: no access to this account',
   'Forbidden: only the account owner can export account data',
+  'Forbidden: only the account owner can do this',
   'Forbidden: cross-site request',
   'Form not found or inactive',
   'Rate limit exceeded',
@@ -151,6 +152,12 @@ const SUCCESS: Record<string, (a: Answer) => void> = {
     expect(a.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(a.text.split('\r\n')[0]).toMatch(/^"?First Name"?,"?Last Name"?,"?Email"?/);
   },
+  /** An extension's whole list (imports, webhook endpoints): `{data: [...]}`, no paging. */
+  whole: (a) => {
+    const { data, ...rest } = JSON.parse(a.text);
+    expect(rest).toEqual({});
+    expect(Array.isArray(data)).toBe(true);
+  },
   document: (a) => {
     expect(a.headers.get('content-type')).toMatch(/^application\/json/);
     expect(JSON.parse(a.text).export_metadata.format_version).toBe('1.0');
@@ -166,6 +173,8 @@ const KIND: Record<string, keyof typeof SUCCESS> = {
   'GET /api/v1/invoices': 'list',
   'POST /api/v1/forms/:form_id/submit': 'submit',
   'GET /api/v1/account/export': 'document',
+  'GET /api/v1/imports': 'whole',
+  'GET /api/v1/webhook_endpoints': 'whole',
 };
 
 /** Sends one request and checks the promises of this file; returns the answer for more checks. */
@@ -186,6 +195,8 @@ async function probe(route: string, path: string, init: { method: string; header
     expect(after, `a refused request wrote: ${where}`).toEqual(before);
   } else {
     expect(answer.status, where).toBe(init.method === 'POST' && route !== 'POST /api/v1/forms/:form_id/submit' ? 201 : 200);
+    // A by-id route probed with its literal `:id` never succeeds; every other route says what success looks like.
+    expect(KIND[route], `${route} has a success check here`).toBeDefined();
     SUCCESS[KIND[route]!]!(answer);
   }
   expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeys);

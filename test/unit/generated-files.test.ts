@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { generate } from '@graphql-codegen/cli';
 import { describe, expect, it } from 'vitest';
 import config from '../../codegen.js';
-import { printedSchema } from '../../src/graphql/schema.js';
+import { printedSchema } from '../../src/schema.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 

@@ -2,11 +2,12 @@ import { buildSchema, getOperationAST, GraphQLError, parse, type GraphQLInputTyp
 import { describe, expect, it } from 'vitest';
 import { AppError, HTTP_STATUS, type ErrorCode } from '../../src/errors.js';
 import { rootRules } from '../../src/graphql/rules.js';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/schema.js';
 import { MAX_BODY_BYTES, readJsonObject } from '../../src/http/body.js';
 import { download, type Exchange } from '../../src/rest/download.js';
 import { fromCoreError, fromHttpError, invalidInput } from '../../src/rest/errors.js';
-import { restFieldName, toCamel, toSnake, VariableReader } from '../../src/rest/input.js';
+import { restFieldName } from '../../src/rest/field-names.js';
+import { toCamel, toSnake, VariableReader } from '../../src/rest/input.js';
 import { routes } from '../../src/rest/routes.js';
 
 // The REST layer's pure parts: REST parameters -> operation variables (src/rest/input.ts), request
@@ -253,9 +254,13 @@ describe('the error translation', () => {
     ['FORBIDDEN', 'Forbidden: no access to this account', 403],
     ['FORBIDDEN', 'Forbidden: only the account owner can export account data', 403],
     ['NOT_FOUND', 'Form not found or inactive', 404],
-    ['INVALID_TRANSITION', 'Cannot move', 409],
   ])('%s with message "%s" is %i {"error": message}', (code, message, status) => {
     expect(fromCoreError(core(code, message), 'query', snake)).toEqual({ status, body: { error: message } });
+  });
+
+  it('INVALID_TRANSITION is 409 {"error":"Invalid transition"} naming status with the move (docs/decisions.md §18)', () => {
+    const error = { message: 'Cannot move a deal from won to lost', extensions: { code: 'INVALID_TRANSITION', from: 'won', to: 'lost' } };
+    expect(fromCoreError(error, 'body', snake)).toEqual({ status: 409, body: { error: 'Invalid transition', details: { status: ['Cannot move from won to lost'] } } });
   });
 
   it('RATE_LIMITED is 429 {"error":"Rate limit exceeded"} whatever the message', () => {

@@ -1,0 +1,197 @@
+// One declaration per collection (docs/fields.md#adding-a-filter), after PostGraphile's PgResource
+// and Hasura's per-table metadata: the table, the Prisma model its rows come from, its filters
+// (argument -> SQL condition), its orders (field -> indexed key), its to-one relations and how its
+// total is known. The page (page.ts), the cursor connection (connection.ts) and the CSV export read
+// it; each makes only its own statement's shape. Declarations live beside their domain
+// (src/<domain>/*-reads.schema.ts); this file is the machinery and knows no domain.
+import { z } from 'zod';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { getDatamodel } from '../generated/pothos-types.js';
+import { builder } from './builder.js';
+
+/** An indexed key a collection can be ordered by; `type` is the SQL type its cursor value is cast back to. */
+export type OrderColumn = { column: string; type: 'timestamptz' | 'date' | 'numeric' | 'text'; nullable?: boolean };
+
+/** One filter argument: its GraphQL input field, its rule, its SQL condition(s) for a given value. */
+export type FilterEntry<V = any> = {
+  field: (t: any) => any;
+  schema: z.ZodType<V>;
+  sql: (value: NonNullable<V>) => Prisma.Sql | Prisma.Sql[];
+};
+
+/** A collection's filter: the GraphQL input, the zod object of its entries, the SQL of a parsed value. */
+export type Filters<F = any> = { input: any; schema: z.ZodType<F>; sql: (filter: F) => Prisma.Sql[] };
+
+export type Collection<Node extends { id: string } = any, F = any> = {
+  /** The node type's name: gives `<name>Connection` and `<name>Edge`. */
+  name: string;
+  table: string;
+  /** The Prisma model: its rows are read by id through its delegate, unless `rows` says otherwise. */
+  model?: string;
+  /**
+   * Rows read as one JSON object built by PostgreSQL in the statement that finds them (every scalar
+   * of `model`, money as exact text): one round trip less than reading them by id. Only for models
+   * whose fields read money with `moneyOf` (contacts, deals, invoices, stages).
+   */
+  json?: boolean;
+  /**
+   * Enum value (`CREATED_AT`; REST's `sort=created_at` is its lower case) -> indexed key. CREATED_AT,
+   * newest first, is the default of every list (docs/decisions.md §3).
+   */
+  orders: Record<string, OrderColumn>;
+  orderInput?: any;
+  filter?: Filters<F>;
+  /** To-one relations a page may join: the column of this table holding the target's id (same account). */
+  relations?: Record<string, { to: Collection; by: string }>;
+  /**
+   * The filter listing values of the column record_counts keeps per account (docs/scaling.md#exact-totals):
+   * a total filtered by that alone is a sum of counters, whatever the account's size.
+   */
+  counter?: string;
+  /** The rows of these ids, in any order (`accountIds` serves a key led by account_id). */
+  rows?: (db: PrismaClient, ids: string[], accountIds: string[]) => Promise<Node[]>;
+};
+
+/** The orders every dated collection has; its connection's ORDER BY is served by (account_id, created_at, id) and (account_id, updated_at, id). */
+export const TIME_ORDERS = {
+  CREATED_AT: { column: 'created_at', type: 'timestamptz' },
+  UPDATED_AT: { column: 'updated_at', type: 'timestamptz' },
+} as const;
+
+export const col = (name: string) => Prisma.raw(`t."${name.replaceAll('"', '""')}"`);
+export const ident = (name: string) => Prisma.raw(`"${name.replaceAll('"', '""')}"`);
+
+/** The `<name>` input type and zod object of these entries; an absent (null) value adds no condition. */
+export function filtersOf<E extends Record<string, FilterEntry>>(name: string, description: string, entries: E): Filters<{ [K in keyof E]?: z.output<E[K]['schema']> }> {
+  const list = Object.entries(entries);
+  return {
+    input: builder.inputType(name, { description, fields: (t) => Object.fromEntries(list.map(([key, e]) => [key, e.field(t)])) }),
+    schema: z.object(Object.fromEntries(list.map(([key, e]) => [key, e.schema]))) as never,
+    sql: (filter) => list.flatMap(([key, e]) => ((filter as Record<string, unknown>)[key] == null ? [] : [e.sql((filter as Record<string, never>)[key])].flat())),
+  };
+}
+
+/** `[condition]` of a value: the shape every entry's `sql` answers. */
+export const anyOf = (column: string, type: string) => (values: readonly string[]) =>
+  // An empty list matches nothing.
+  values.length === 0 ? Prisma.sql`FALSE` : Prisma.sql`${col(column)} IN (${Prisma.join(values.map((v) => Prisma.sql`CAST(${v} AS ${Prisma.raw(type)})`))})`;
+export const eq = (column: string, type: string) => (value: unknown) => Prisma.sql`${col(column)} = CAST(${value} AS ${Prisma.raw(type)})`;
+const dateOf = (type: string) => (d: Date) => Prisma.sql`CAST(${type === 'date' ? d.toISOString().slice(0, 10) : d.toISOString()} AS ${Prisma.raw(type)})`;
+/** `after` inclusive, `before` exclusive (docs/decisions.md §11). */
+export const from = (column: string, type = 'timestamptz') => (d: Date) => Prisma.sql`${col(column)} >= ${dateOf(type)(d)}`;
+export const until = (column: string, type = 'timestamptz') => (d: Date) => Prisma.sql`${col(column)} < ${dateOf(type)(d)}`;
+
+/** `%`, `_` and `\` match themselves in (I)LIKE. */
+export const likeEscape = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+const dateTime = (column: string, bound: typeof from): FilterEntry<Date | null | undefined> => ({
+  field: (t) => t.field({ type: 'DateTime' }),
+  schema: z.date().nullish(),
+  sql: bound(column),
+});
+/** createdAfter/Before and (unless `updated` is false) updatedAfter/Before. REST's `updated_since` is updatedAfter. */
+export const timeRanges = (updated = true) => ({
+  createdAfter: dateTime('created_at', from),
+  createdBefore: dateTime('created_at', until),
+  ...(updated ? { updatedAfter: dateTime('updated_at', from), updatedBefore: dateTime('updated_at', until) } : {}),
+});
+
+/**
+ * The counters' sum for `table` in `account` (SQL of a uuid); `keys` null = every key, else those
+ * keys only (an empty list sums nothing). A numeric expression, one value.
+ */
+export function counterSql(table: string, account: Prisma.Sql, keys: readonly string[] | null): Prisma.Sql {
+  const only = keys === null ? Prisma.empty : keys.length === 0 ? Prisma.sql`AND FALSE` : Prisma.sql`AND c.key IN (${Prisma.join(keys)})`;
+  return Prisma.sql`(SELECT coalesce(sum(c.n), 0) FROM record_counts c WHERE c.account_id = ${account} AND c.table_name = ${table} ${only})`;
+}
+
+/** The counter keys that give the total of this filter (null: every key), or undefined when it must be counted. */
+export function countedKeys(collection: Collection, filter: object | null): { keys: string[] | null } | undefined {
+  if (!collection.counter) return undefined;
+  const given = Object.entries(filter ?? {}).filter(([, v]) => v != null);
+  if (given.some(([name]) => name !== collection.counter)) return undefined;
+  return { keys: given.length ? (given[0]![1] as string[]) : null };
+}
+
+/** The total of `where` (over alias `t`) for `account` (SQL of a uuid): from the counters when they keep it. */
+export function totalSql(collection: Collection, account: Prisma.Sql, filter: object | null, where: Prisma.Sql): Prisma.Sql {
+  const counted = countedKeys(collection, filter);
+  return counted
+    ? counterSql(collection.table, account, counted.keys)
+    : Prisma.sql`(SELECT count(*) FROM ${ident(collection.table)} t WHERE ${where})`;
+}
+
+// ---- rows as JSON --------------------------------------------------------------------------------
+
+type Field = { name: string; kind: string; type: string };
+const datamodel = getDatamodel().datamodel.models as Record<string, { fields: readonly Field[] }>;
+/** Scalar and enum fields; their columns are the snake_case of the name (schema.prisma convention). */
+const scalars = (model: string) => (datamodel[model]?.fields ?? []).filter((f) => f.kind === 'scalar' || f.kind === 'enum');
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** `key, value` pairs of a row's fields for json_build_object; money as text, so no digit is lost. */
+const jsonPairs = (alias: string, fields: Field[]) =>
+  fields.map((f) => `${literal(f.name)}, ${alias}."${snake(f.name)}"${f.type === 'Decimal' ? '::text' : ''}`);
+
+/** What a page selects over alias `t` and joins for these relations, and how to type its text back. */
+export type RowJson = { object: Prisma.Sql; joins: Prisma.Sql; read(row: Record<string, unknown>): Record<string, unknown> };
+const plans = new Map<string, RowJson | null>();
+
+/**
+ * A row of the collection as one JSON object (camelCase as Prisma names the fields), with these
+ * to-one relations joined; null when the collection is not read as JSON or a relation is unknown.
+ */
+export function rowJson(collection: Collection, include: readonly string[] = []): RowJson | null {
+  const key = `${collection.name}:${include.join(',')}`;
+  if (!plans.has(key)) plans.set(key, planRow(collection, include));
+  return plans.get(key)!;
+}
+
+function planRow(collection: Collection, include: readonly string[]): RowJson | null {
+  if (!collection.json) return null;
+  const fields = scalars(collection.model!);
+  const pairs = jsonPairs('t', fields);
+  const joins: string[] = [];
+  const relations: { name: string; fields: Field[] }[] = [];
+  for (const [i, name] of include.entries()) {
+    const relation = collection.relations?.[name];
+    if (!relation?.to.json) return null;
+    const alias = `r${i}`;
+    const target = scalars(relation.to.model!);
+    relations.push({ name, fields: target });
+    pairs.push(`${literal(name)}, CASE WHEN ${alias}.id IS NULL THEN NULL ELSE json_build_object(${jsonPairs(alias, target).join(', ')}) END`);
+    joins.push(`LEFT JOIN "${relation.to.table}" ${alias} ON ${alias}.account_id = t.account_id AND ${alias}.id = t."${relation.by}"`);
+  }
+  // json_build_object takes at most 100 arguments: a wider row is read by id.
+  if (pairs.length > 50) return null;
+  return {
+    object: Prisma.raw(`json_build_object(${pairs.join(', ')})`),
+    joins: Prisma.raw(joins.join(' ')),
+    read: (row) => {
+      revive(row, fields);
+      for (const r of relations) if (row[r.name]) revive(row[r.name] as Record<string, unknown>, r.fields);
+      return row;
+    },
+  };
+}
+
+/**
+ * JSON's date strings back into the Dates Prisma itself would have returned. Money stays the exact
+ * text PostgreSQL sent: its fields read it with `moneyOf`, as they read a Prisma Decimal, and a
+ * Decimal per row was a tenth of the page's cost under load.
+ */
+function revive(row: Record<string, unknown>, fields: Field[]) {
+  for (const f of fields) {
+    const value = row[f.name];
+    if (value !== null && value !== undefined && f.type === 'DateTime') row[f.name] = new Date(value as string);
+  }
+}
+
+/** The rows of these ids through the collection's `rows`, else its Prisma delegate. */
+export function rowsById(db: PrismaClient, collection: Collection, ids: string[], accountIds: string[], query: object = {}): Promise<{ id: string }[]> {
+  if (collection.rows && Object.keys(query).length === 0) return collection.rows(db, ids, accountIds);
+  const model = collection.model!;
+  const delegate = (db as unknown as Record<string, { findMany(args: object): Promise<{ id: string }[]> }>)[model[0]!.toLowerCase() + model.slice(1)]!;
+  return delegate.findMany({ ...query, where: { id: { in: ids } } });
+}

@@ -1,0 +1,114 @@
+/** Query.import · Query.imports · Account.imports · Mutation.startImport · Mutation.cancelImport (docs/decisions.md §17, docs/imports.md) */
+import { z } from 'zod';
+import { AccountRef } from '../accounts/account.schema.js';
+import { ContactMatchEnum } from '../batches/batch.schema.js';
+import { builder } from '../graphql/builder.js';
+import { defineCollection } from '../graphql/connection.js';
+import { readById } from '../graphql/reads.js';
+import { checked } from '../graphql/rules.js';
+import type { Import } from '../generated/prisma/client.js';
+import { uuid } from '../validation.js';
+import { cancelImport, startImport, startImportArgs, type StartImportArgs } from './import.service.js';
+
+const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' } } as const });
+const ImportStatusEnum = builder.enumType('ImportStatus', {
+  values: { QUEUED: { value: 'queued' }, RUNNING: { value: 'running' }, COMPLETED: { value: 'completed' }, FAILED: { value: 'failed' }, CANCELLED: { value: 'cancelled' } } as const,
+});
+const ImportMatchEnum = builder.enumType('ImportMatch', {
+  values: {
+    EMAIL: { value: 'email', description: 'Contacts: case-insensitive; the oldest contact if several' },
+    EXTERNAL_ID: { value: 'externalId', description: 'Exact' },
+    NONE: { value: 'none', description: 'Every row creates' },
+  } as const,
+});
+
+export const ImportRef = builder.prismaObject('Import', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    accountId: t.exposeID('accountId'),
+    object: t.field({ type: ImportObjectEnum, resolve: (i) => i.object }),
+    status: t.field({ type: ImportStatusEnum, resolve: (i) => i.status }),
+    matchOn: t.field({ type: ContactMatchEnum, nullable: true, resolve: (i) => (i.matchOn as 'email' | 'externalId' | null) }),
+    fileName: t.exposeString('fileName', { nullable: true }),
+    errorsFileName: t.string({ description: 'The name the errors CSV is served under', resolve: (i) => `import-${i.id}-errors.csv` }),
+    unknownColumns: t.exposeStringList('unknownColumns', { description: 'Headers that name no field: ignored' }),
+    rowsTotal: t.exposeInt('rowsTotal', { nullable: true, description: 'Null while the file is still arriving' }),
+    rowsProcessed: t.exposeInt('rowsProcessed'),
+    created: t.exposeInt('created'),
+    updated: t.exposeInt('updated'),
+    unchanged: t.exposeInt('unchanged'),
+    failed: t.exposeInt('failed'),
+    createdBy: t.relation('createdBy', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    error: t.exposeString('error', { nullable: true }),
+  }),
+});
+
+const importConnection = defineCollection(
+  {
+    name: 'Import',
+    table: 'imports',
+    orders: { CREATED_AT: { column: 'created_at', type: 'timestamptz' } },
+    rows: (db, ids) => db.import.findMany({ where: { id: { in: ids } } }),
+  },
+  ImportRef,
+);
+builder.prismaObjectField(AccountRef, 'imports', importConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id }), 'Imports, newest first'));
+readById('import', 'Import', (db) => db.import, 'IMPORTS');
+
+const listArgs = z.object({ accountId: uuid });
+const byIdArgs = z.object({ id: uuid });
+const target = ({ id }: { id: string }, ctx: { db: { import: { findUnique(a: object): Promise<{ accountId: string } | null> } } }) =>
+  ctx.db.import.findUnique({ where: { id }, select: { accountId: true } });
+
+/** docs/decisions.md §17: 20 imports started an hour per account, counted after access. */
+const START_LIMIT = { max: 20, window: '1h', per: 'account' } as const;
+
+builder.queryField('imports', (t) =>
+  t.prismaField({
+    type: ['Import'],
+    description: "The account's latest 100 imports, newest first (Account.imports pages through all of them).",
+    args: { accountId: t.arg.id({ required: true }) },
+    rules: { access: 'member', scope: 'IMPORTS', input: listArgs },
+    resolve: (query, _root, _args, ctx, info) => {
+      const { input } = checked<z.output<typeof listArgs>>(info);
+      return ctx.db.import.findMany({ ...query, where: { accountId: input.accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 100 });
+    },
+  }),
+);
+
+builder.mutationFields((t) => ({
+  startImport: t.prismaField({
+    type: 'Import',
+    description:
+      'Begins an import of a file whose header row is `columns`: judges the columns against the object (a required field without a column is refused) and answers the QUEUED import. ' +
+      'POST /api/v1/imports calls it with the header of the file it receives, then stores the rows; the import is claimed only once they are stored.',
+    args: {
+      accountId: t.arg.id({ required: true }),
+      object: t.arg({ type: ImportObjectEnum, required: true }),
+      matchOn: t.arg({ type: ImportMatchEnum }),
+      mapping: t.arg.string({ description: 'A JSON object: header -> field name (snake_case); overrides the recognised headers' }),
+      fileName: t.arg.string(),
+      columns: t.arg.stringList({ required: true }),
+    },
+    rules: { access: 'member', scope: 'IMPORTS', input: startImportArgs, limit: START_LIMIT },
+    resolve: (_query, _root, _args, ctx, info) => {
+      const { input, viewer } = checked<StartImportArgs>(info);
+      return startImport(ctx.db, input, viewer!);
+    },
+  }),
+  cancelImport: t.prismaField({
+    type: 'Import',
+    nullable: true,
+    description: 'Stops a queued or running import; rows already written stay. An ended import is answered as it is.',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'member', scope: 'IMPORTS', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' } },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input, target: found } = checked<z.output<typeof byIdArgs>, { accountId: string }>(info);
+      await cancelImport(ctx.db, found.accountId, input.id);
+      return ctx.db.import.findUniqueOrThrow({ ...query, where: { id: input.id } }) as Promise<Import>;
+    },
+  }),
+}));

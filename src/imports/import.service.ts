@@ -1,0 +1,81 @@
+// Imports' rules and writes outside the worker (docs/imports.md): starting one (its columns judged
+// against its object), storing its file's end, cancelling. Nothing here knows GraphQL or HTTP.
+import { z } from 'zod';
+import { emit } from '../events/emit.js';
+import { SYSTEM, type Actor } from '../events/types.js';
+import { badInput } from '../errors.js';
+import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { uuid } from '../validation.js';
+import { planColumns, type ImportObjectName } from './columns.js';
+
+const mappingText = z.string().max(10_000, 'Must be at most 10000 characters').nullish();
+
+export const startImportArgs = z.object({
+  accountId: uuid,
+  object: z.enum(['contacts', 'deals'], { message: 'Must be one of: contacts, deals' }),
+  matchOn: z.enum(['email', 'externalId', 'none'], { message: 'Must be one of: email, external_id, none' }).nullish(),
+  /** A JSON object, header -> field (REST name): parsed here so a bad one is a 400 on `mapping`. */
+  mapping: mappingText.transform((text, ctx) => {
+    if (!text) return {};
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every((v) => typeof v === 'string')) return parsed as Record<string, string>;
+    } catch {
+      /* refused below */
+    }
+    ctx.addIssue({ code: 'custom', message: 'Must be a JSON object of header -> field name' });
+    return z.NEVER;
+  }),
+  fileName: z.string().max(255, 'Must be at most 255 characters').nullish(),
+  columns: z.array(z.string().max(1000, 'Must be at most 1000 characters')).min(1, 'The file has no header').max(500, 'Must have at most 500 columns'),
+});
+export type StartImportArgs = z.output<typeof startImportArgs>;
+
+/** A new import, QUEUED, its file still to be stored (no `rowsTotal`: no worker claims it yet). */
+/** `by`: the caller; a system's API key is recorded as the key (its records' events name it), a person as the user. */
+export async function startImport(db: PrismaClient, input: StartImportArgs, by: { id: string; apiKey?: object }): Promise<Import> {
+  const object = input.object as ImportObjectName;
+  // Deals always match on their external id (docs/decisions.md §16); `none` and absent always create.
+  const matchOn = input.matchOn === 'none' || !input.matchOn ? null : input.matchOn;
+  if (object === 'deals' && matchOn === 'email') throw badInput({ matchOn: ['Deals match on external_id or none'] });
+  const plan = planColumns(object, input.columns, input.mapping, matchOn);
+  if ('details' in plan) throw badInput(plan.details);
+  return db.import.create({
+    data: {
+      accountId: input.accountId, object, matchOn, fileName: input.fileName ?? null,
+      headers: input.columns, columns: plan.columns, unknownColumns: plan.unknown,
+      createdById: by.apiKey ? null : by.id, apiKeyId: by.apiKey ? by.id : null,
+    },
+  });
+}
+
+/** The file is stored: workers may claim it now. */
+export async function fileStored(db: PrismaClient, importId: string, rowsTotal: number): Promise<void> {
+  await db.import.update({ where: { id: importId }, data: { rowsTotal } });
+}
+
+/** The file was refused after the import began: nothing of it stays (its staged rows go with it). */
+export async function dropImport(db: PrismaClient, importId: string): Promise<void> {
+  await db.import.deleteMany({ where: { id: importId } });
+}
+
+/** Stops a queued or running import (rows already written stay); an ended one is answered as it is. */
+export async function cancelImport(db: PrismaClient, accountId: string, id: string): Promise<void> {
+  const { count } = await db.import.updateMany({
+    where: { id, accountId, status: { in: ['queued', 'running'] } },
+    data: { status: 'cancelled', finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+  });
+  // Its stored rows will never be written: they go (the worker reads them only while it is running).
+  if (count) await db.importRow.deleteMany({ where: { accountId, importId: id } });
+}
+
+/** Ends an import (`completed` or `failed`) with its event, in the caller's transaction; its staged rows are dropped. */
+export async function finishImport(tx: Prisma.TransactionClient, row: Import, status: 'completed' | 'failed', error: string | null, actor: Actor = SYSTEM) {
+  const done = await tx.import.update({
+    where: { id: row.id },
+    data: { status, error, finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+  });
+  await tx.importRow.deleteMany({ where: { accountId: row.accountId, importId: row.id } });
+  await emit(tx, { type: `import.${status}`, accountId: row.accountId, actor, object: done });
+  return done;
+}

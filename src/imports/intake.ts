@@ -1,0 +1,181 @@
+// Receiving an import's file (docs/imports.md#intake): the request body is parsed as it arrives
+// (csv-parse) and stored as it is parsed, COPY into import_rows on PostgreSQL (pg-copy-streams),
+// multi-row INSERTs of CHUNK rows on PGlite, with backpressure all the way back to the socket:
+// memory holds a chunk, never the file.
+import { once } from 'node:events';
+import { Readable, Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse } from 'csv-parse';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Database } from '../db/client.js';
+import { AppError, badInput, payloadTooLarge, unsupportedMediaType } from '../errors.js';
+
+export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;
+export const MAX_IMPORT_ROWS = 1_000_000;
+const CHUNK = 1000;
+
+export type Staged = { importId: string; accountId: string };
+export type Received = Staged & { rowsTotal: number };
+
+/** 400 on `body`: a file this service cannot read as CSV at all (not UTF-8, empty, header only, broken quoting). */
+const badFile = (message: string) => badInput({ body: [message] });
+
+/**
+ * Reads `request`'s CSV body: `begin(headers)` runs once the header and a first row are in (it
+ * creates the import, or throws the refusal), then every row is stored under that import. A file
+ * refused after `begin` throws; the caller removes what was stored.
+ */
+export async function receiveCsv(db: Database, request: Request, begin: (headers: string[]) => Promise<Staged>): Promise<Received> {
+  checkCsvMessage(request);
+  if (!request.body) throw badFile('Empty file');
+
+  let staged: Staged | null = null;
+  let stager: Stager | null = null;
+  let headers: string[] | null = null;
+  let seq = 0;
+  let line = 1; // the line the next record starts on
+  const sink = new Writable({
+    objectMode: true,
+    highWaterMark: CHUNK,
+    write({ record, raw }: { record: string[]; raw: string }, _enc, done) {
+      const at = line;
+      line += (raw.match(/\r\n|\r|\n/g) ?? []).length;
+      if (record.length === 1 && record[0] === '') return done(); // a blank line
+      if (!headers) {
+        headers = record;
+        return done();
+      }
+      if (++seq > MAX_IMPORT_ROWS) return done(payloadTooLarge());
+      (async () => {
+        if (!stager) {
+          staged = await begin(headers!);
+          stager = await openStager(db, staged);
+        }
+        await stager.add(seq, at, record);
+      })().then(() => done(), done);
+    },
+    final(done) {
+      if (!headers) return done(badFile('Empty file'));
+      if (!stager) return done(badFile('No rows: the file has a header only'));
+      stager.end().then(() => done(), done);
+    },
+  });
+  try {
+    await pipeline(
+      Readable.from(bytesOf(request.body)),
+      utf8Text(),
+      parse({ bom: true, raw: true, relax_column_count: true, relax_quotes: true }),
+      sink,
+    );
+  } catch (error) {
+    await (stager as Stager | null)?.abort();
+    if (error instanceof AppError) throw error;
+    // csv-parse's own errors (an unclosed quote): the file's problem, said by the parser.
+    if (error instanceof Error && 'code' in error && String(error.code).startsWith('CSV_')) throw badFile(`Not valid CSV: ${error.message}`);
+    throw error;
+  }
+  return { ...staged!, rowsTotal: seq };
+}
+
+/** The body's chunks as they arrive (Yoga's request body is a ponyfilled stream, which Readable.fromWeb refuses). */
+async function* bytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) yield next.value;
+  } finally {
+    // Stopped early (a refusal): the rest of the body is not wanted.
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * 415 unless the body is CSV; 413 when the client says it is larger than MAX_IMPORT_BYTES, before a
+ * byte of it is read (it is counted while reading too, whatever the header claims).
+ */
+export function checkCsvMessage(request: Request): void {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'text/csv') throw unsupportedMediaType();
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_IMPORT_BYTES) throw payloadTooLarge();
+}
+
+/** UTF-8 bytes to text, refusing bytes that are not UTF-8 (400) and a body past MAX_IMPORT_BYTES (413). */
+function utf8Text(): Transform {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let bytes = 0;
+  return new Transform({
+    readableObjectMode: false,
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.byteLength;
+      if (bytes > MAX_IMPORT_BYTES) return done(payloadTooLarge());
+      try {
+        done(null, decoder.decode(chunk, { stream: true }));
+      } catch {
+        done(badFile('Not UTF-8: save the file as UTF-8 and send it again'));
+      }
+    },
+    flush(done) {
+      try {
+        done(null, decoder.decode());
+      } catch {
+        done(badFile('Not UTF-8: save the file as UTF-8 and send it again'));
+      }
+    },
+  });
+}
+
+type Stager = { add(seq: number, line: number, cells: string[]): Promise<void>; end(): Promise<void>; abort(): Promise<void> };
+
+async function openStager(db: Database, staged: Staged): Promise<Stager> {
+  return db.pool ? copyStager(db.pool, staged) : insertStager(db, staged);
+}
+
+/** PostgreSQL: one COPY per file, in COPY's text format (the cells as JSON, whose escapes COPY keeps as they are once `\` is doubled). */
+async function copyStager(pool: NonNullable<Database['pool']>, { importId, accountId }: Staged): Promise<Stager> {
+  const client = await pool.connect();
+  const copy = client.query(copyFrom('COPY import_rows (account_id, import_id, seq, line, cells) FROM STDIN'));
+  let failed: Error | null = null;
+  copy.on('error', (err: Error) => (failed = err));
+  const release = (err?: Error) => client.release(err);
+  return {
+    async add(seq, line, cells) {
+      if (failed) throw failed;
+      if (!copy.write(`${accountId}\t${importId}\t${seq}\t${line}\t${JSON.stringify(cells).replaceAll('\\', '\\\\')}\n`)) await once(copy, 'drain');
+    },
+    async end() {
+      copy.end();
+      try {
+        await once(copy, 'finish');
+      } finally {
+        release(failed ?? undefined);
+      }
+    },
+    async abort() {
+      // Destroying the stream ends the COPY with an error: nothing it sent is kept. The connection is then dropped.
+      copy.destroy(new Error('import intake aborted'));
+      release(new Error('import intake aborted'));
+    },
+  };
+}
+
+/** PGlite: CHUNK rows per INSERT, each its own statement (the intake's rows are removed with the import if it fails). */
+function insertStager(db: Database, { importId, accountId }: Staged): Stager {
+  let rows: { seq: number; line: number; cells: string[] }[] = [];
+  const flush = async () => {
+    if (rows.length === 0) return;
+    const batch = JSON.stringify(rows);
+    rows = [];
+    await db.prisma.$executeRaw`
+      INSERT INTO import_rows (account_id, import_id, seq, line, cells)
+      SELECT ${accountId}::uuid, ${importId}::uuid, r.seq, r.line, r.cells FROM json_to_recordset(${batch}::json) AS r(seq int, line int, cells json)`;
+  };
+  return {
+    async add(seq, line, cells) {
+      rows.push({ seq, line, cells });
+      if (rows.length >= CHUNK) await flush();
+    },
+    end: flush,
+    async abort() {
+      rows = [];
+    },
+  };
+}

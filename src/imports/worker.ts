@@ -1,0 +1,101 @@
+// The import worker every instance runs (docs/imports.md#the-worker): it claims a queued import, or
+// a running one whose lease lapsed (its instance died), and writes it a chunk a transaction. One
+// running import per account: claims are taken one at a time under an advisory lock, so the
+// "no other running import of this account" check is exact; FOR UPDATE SKIP LOCKED spreads imports
+// over instances.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Logger } from '../logger.js';
+import { runChunk } from './chunk.js';
+import { finishImport } from './import.service.js';
+
+export type ImportWorkerOptions = { leaseMs: number; pollMs: number; log: Logger };
+/** A chunk failing this many times in a row (not a lost lease) fails its import. */
+const MAX_ATTEMPTS = 3;
+
+/** Takes one import for `owner`, or null when none is due. */
+export async function claimImport(db: PrismaClient, owner: string, leaseMs: number): Promise<string | null> {
+  return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('imports:claim', 0))::text`;
+    const [claimed] = await tx.$queryRaw<{ id: string }[]>`
+      UPDATE imports i SET status = 'running', lease_owner = ${owner}::uuid,
+        lease_until = now() + make_interval(secs => ${leaseMs / 1000}), started_at = coalesce(i.started_at, now())
+      WHERE i.id = (
+        SELECT c.id FROM imports c
+        WHERE c.rows_total IS NOT NULL AND (
+          (c.status = 'running' AND c.lease_until < now())
+          OR (c.status = 'queued' AND NOT EXISTS (SELECT 1 FROM imports o WHERE o.account_id = c.account_id AND o.status = 'running')))
+        ORDER BY c.created_at, c.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING i.id::text`;
+    return claimed?.id ?? null;
+  });
+}
+
+/** Runs claimed imports to their end, chunk by chunk; returns when none is due. */
+export async function drainImports(db: PrismaClient, owner: string, options: ImportWorkerOptions, running: () => boolean): Promise<number> {
+  let done = 0;
+  for (let id = await claimImport(db, owner, options.leaseMs); id && running(); id = await claimImport(db, owner, options.leaseMs)) {
+    options.log.info({ importId: id }, 'import claimed');
+    let attempts = 0;
+    for (;;) {
+      if (!running()) return done;
+      try {
+        const outcome = await runChunk(db, id, owner, options.leaseMs);
+        attempts = 0;
+        options.log.debug({ importId: id, outcome }, 'import chunk committed');
+        if (outcome !== 'more') {
+          options.log.info({ importId: id, outcome }, 'import left');
+          break;
+        }
+      } catch (err) {
+        options.log.warn({ err, importId: id }, 'import chunk failed');
+        if (++attempts >= MAX_ATTEMPTS) {
+          await db.$transaction(async (tx) => {
+            const row = await tx.import.findUnique({ where: { id } });
+            if (row?.status === 'running' && row.leaseOwner === owner) await finishImport(tx, row, 'failed', 'Stopped by an internal error; the rows before it are written');
+          });
+          break;
+        }
+      }
+    }
+    done++;
+  }
+  return done;
+}
+
+export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions) {
+  const owner = randomUUID();
+  let running = true;
+  let wake: (() => void) | null = null;
+  const loop = (async () => {
+    while (running) {
+      try {
+        await drainImports(db, owner, options, () => running);
+      } catch (err) {
+        if (running) options.log.warn({ err }, 'import worker: claim failed; retrying');
+      }
+      if (!running) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        sleep(options.pollMs, undefined, { ref: false }).then(resolve);
+      });
+      wake = null;
+    }
+  })();
+  return {
+    owner,
+    /** Look for work now (a file was just stored). */
+    nudge: () => wake?.(),
+    /** Stops after the chunk under way commits; an unfinished import is resumed by the next claim. */
+    close: async () => {
+      running = false;
+      wake?.();
+      await loop;
+      // Hand what it held back at once, rather than when its lease lapses.
+      await db.$executeRaw`UPDATE imports SET lease_until = now() WHERE lease_owner = ${owner}::uuid AND status = 'running'`.catch(() => undefined);
+    },
+  };
+}
+
+export type ImportWorker = ReturnType<typeof startImportWorker>;

@@ -1,0 +1,66 @@
+// POST of a file (docs/imports.md#intake): the route's operation begins the work once the file's
+// header row is in (so the core judges the columns), the rows are stored as they arrive, and the
+// answer is the operation's `read` of what began. REST decides nothing here: the refusals are the
+// core's (the operation) or the body's own (not UTF-8, empty, too large: src/imports/intake.ts).
+import type { GraphQLError } from 'graphql';
+import type { Context } from '../context.js';
+import type { Database } from '../db/client.js';
+import { isAppError } from '../errors.js';
+import { dropImport, fileStored } from '../imports/import.service.js';
+import { receiveCsv, type Staged } from '../imports/intake.js';
+import { fromCoreError, json, type RestError } from './errors.js';
+import { restEnumsOf } from './json-schema.js';
+import type { Route } from './routes.js';
+import { schema } from '../schema.js';
+
+type Execute = (document: Route['operation'], variables: Record<string, unknown>) => Promise<{ data?: Record<string, any> | null; errors?: readonly GraphQLError[] }>;
+
+/** A refusal of the operation while the body was being read: carried out of the stream as it is. */
+class Refused extends Error {
+  constructor(readonly error: GraphQLError) {
+    super(error.message);
+  }
+}
+
+export async function upload(
+  route: Route & { answer: { kind: 'upload' } },
+  responseKey: string,
+  variables: Record<string, unknown>,
+  ctx: Context,
+  db: Database,
+  execute: Execute,
+  renameField: (key: string) => string,
+  queryParams: string[],
+  nudge?: () => void,
+): Promise<Response | RestError> {
+  let staged: Staged | null = null;
+  // A problem with a query parameter is "Invalid query"; with the file (its columns) "Invalid payload".
+  const sourceOf = (error: GraphQLError) => {
+    const keys = Object.keys((error.extensions?.details as object) ?? {}).map((k) => renameField(k).split('.')[0]!);
+    return keys.length > 0 && keys.every((k) => queryParams.includes(k)) ? 'query' : 'body';
+  };
+  try {
+    const received = await receiveCsv(db, ctx.request, async (headers) => {
+      const fileName = ctx.request.headers.get('x-file-name');
+      const result = await execute(route.operation, { ...variables, columns: headers, ...(fileName ? { fileName } : {}) });
+      if (result.errors?.length) throw new Refused(result.errors.find((e) => e.extensions?.code) ?? result.errors[0]!);
+      const begun = result.data![responseKey] as { id: string; accountId: string };
+      staged = { importId: begun.id, accountId: begun.accountId };
+      return staged;
+    });
+    await fileStored(ctx.db, received.importId, received.rowsTotal);
+    nudge?.();
+    const id = received.importId;
+    const read = await execute(route.answer.read, { id });
+    if (read.errors?.length) throw read.errors[0];
+    const data = restEnumsOf(schema, route.answer.read, Object.values(read.data ?? {})[0]);
+    return json(202, { data }, { Location: route.answer.location.replace(':id', encodeURIComponent(id)) });
+  } catch (error) {
+    // The file was refused after the import began: nothing of it stays.
+    const begun = staged as Staged | null;
+    if (begun) await dropImport(ctx.db, begun.importId);
+    if (error instanceof Refused) return fromCoreError(error.error, sourceOf(error.error), renameField);
+    if (isAppError(error)) return fromCoreError(error, 'body', renameField);
+    throw error;
+  }
+}

@@ -1,0 +1,15 @@
+// Importing in tests: POST a CSV as clients do, and run the worker's claim loop to its end in the
+// test (no background worker, so no test waits on a poll).
+import { randomUUID } from 'node:crypto';
+import { drainImports } from '../../src/imports/worker.js';
+import type { TestApp, TestUser } from '../helpers/app.js';
+
+export function importCsv(t: TestApp, as: TestUser, accountId: string, csv: string, params: Record<string, string> = {}, headers: Record<string, string> = {}) {
+  const query = new URLSearchParams({ account_id: accountId, object: 'contacts', ...params });
+  return t.rest('POST', `/api/v1/imports?${query}`, { as, rawBody: csv, headers: { 'content-type': 'text/csv', ...headers } });
+}
+
+const silent = { warn: () => {}, info: () => {}, debug: () => {}, error: () => {} } as never;
+
+/** Runs every due import to its end, as one instance's worker would; answers how many it ran. */
+export const drain = (t: TestApp, owner = randomUUID()) => drainImports(t.db, owner, { leaseMs: 60_000, pollMs: 1000, log: silent }, () => true);

@@ -1,0 +1,167 @@
+// docs/decisions.md §17: POST /api/v1/imports and the import's routes (beyond the contract).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, createApiKey, createContact, unique, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { drain, importCsv } from './helpers.js';
+
+let t: TestApp;
+let acc: TestAccount;
+beforeAll(async () => {
+  t = await createTestApp();
+  acc = await createAccount(t);
+});
+afterAll(() => t?.close());
+
+describe('POST /api/v1/imports', () => {
+  it('answers 202 {data: the QUEUED import} with a Location; the worker writes every row with its event and the import ends COMPLETED with import.completed', async () => {
+    const a = await createAccount(t);
+    const tag = unique('imp');
+    const csv = `first_name,last_name,email\r\nAda,${tag},ada-${tag}@example.com\r\nGrace,${tag},grace-${tag}@example.com\r\n`;
+    const r = await importCsv(t, a.member, a.id, csv, {}, { 'x-file-name': 'people.csv' });
+    expect(r.status, r.text).toBe(202);
+    expect(r.headers.get('location')).toBe(`/api/v1/imports/${r.body.data.id}`);
+    expect(r.body.data).toMatchObject({ status: 'queued', object: 'contacts', file_name: 'people.csv', rows_total: 2, rows_processed: 0, match_on: null });
+    expect(await drain(t)).toBe(1);
+    const done = await t.rest('GET', `/api/v1/imports/${r.body.data.id}`, { as: a.member });
+    expect(done.body.data).toMatchObject({ status: 'completed', rows_processed: 2, created: 2, failed: 0 });
+    expect(await t.db.contact.count({ where: { accountId: a.id, lastName: tag } })).toBe(2);
+    const events = await t.db.event.findMany({ where: { accountId: a.id }, select: { type: true } });
+    expect(events.filter((e) => e.type === 'contact.created')).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'import.completed')).toHaveLength(1);
+  });
+
+  it('an IMPORTS key starts an import, and every record it writes names the key as actor (docs/decisions.md §15); a key without the scope is a 403 naming it', async () => {
+    const a = await createAccount(t);
+    const key = await createApiKey(t, a, ['IMPORTS']);
+    const refused = await importCsv(t, await createApiKey(t, a, ['CONTACTS_WRITE']), a.id, 'first_name\r\nNo\r\n');
+    expect([refused.status, refused.body]).toEqual([403, { error: 'Forbidden: this API key lacks the scope imports' }]);
+    const r = await importCsv(t, key, a.id, 'first_name\r\nKeyed\r\n');
+    expect(r.status, r.text).toBe(202);
+    await drain(t);
+    const events = await t.db.event.findMany({ where: { accountId: a.id, type: { in: ['contact.created', 'import.completed'] } }, select: { actorType: true, actorId: true } });
+    expect(events).toHaveLength(2);
+    for (const e of events) expect(e).toEqual({ actorType: 'api_key', actorId: key.id });
+  });
+
+  it('a bad row is recorded with its line and messages by REST name and the others are written; ragged rows fail; quoted newlines keep line numbers', async () => {
+    const a = await createAccount(t);
+    const csv = 'First Name,Email,Phone\r\n"Ada\r\nLovelace",ada@example.com,1\r\n,bad,=1+1\r\nGrace,grace@example.com\r\nLinus,linus@example.com,3\r\n';
+    const r = await importCsv(t, a.member, a.id, csv);
+    expect(r.status, r.text).toBe(202);
+    await drain(t);
+    const done = await t.rest('GET', `/api/v1/imports/${r.body.data.id}`, { as: a.member });
+    expect(done.body.data).toMatchObject({ status: 'completed', rows_total: 4, created: 2, failed: 2 });
+    const errors = await t.rest('GET', `/api/v1/imports/${r.body.data.id}/errors`, { as: a.member });
+    expect(errors.status).toBe(200);
+    expect(errors.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = errors.text.split('\r\n');
+    expect(lines[0]).toBe('line,First Name,Email,Phone,errors');
+    // Line 4 (the record on lines 2-3 comes first); its formula-looking cell guarded as in exports.
+    expect(lines[1]).toBe('4,,bad,\'=1+1,"email: Must be a valid e-mail address; first_name: Required"');
+    expect(lines[2]).toBe('5,Grace,grace@example.com,"row: Has 2 cells; the header has 3"');
+    expect(await t.db.contact.findFirst({ where: { accountId: a.id, email: 'ada@example.com' } })).toMatchObject({ firstName: 'Ada\r\nLovelace' });
+  });
+
+  it('match_on=email updates the oldest match with the given cells only, counts unchanged rows, and creates the others', async () => {
+    const a = await createAccount(t);
+    const old = await createContact(t, a, { firstName: 'Old', email: 'Known@Example.com', company: 'Keep' });
+    const csv = 'email,first_name\r\nknown@example.com,New\r\nnew@example.com,Fresh\r\n';
+    const r = await importCsv(t, a.member, a.id, csv, { match_on: 'email' });
+    expect(r.status, r.text).toBe(202);
+    expect(r.body.data.match_on).toBe('email');
+    await drain(t);
+    const again = await importCsv(t, a.member, a.id, 'email,first_name\r\nknown@example.com,New\r\n', { match_on: 'email' });
+    await drain(t);
+    expect((await t.rest('GET', `/api/v1/imports/${r.body.data.id}`, { as: a.member })).body.data).toMatchObject({ created: 1, updated: 1 });
+    expect((await t.rest('GET', `/api/v1/imports/${again.body.data.id}`, { as: a.member })).body.data).toMatchObject({ unchanged: 1 });
+    expect(await t.db.contact.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ firstName: 'New', company: 'Keep' });
+  });
+
+  it('headers are recognised case-, space- and underscore-insensitively; unknown columns are listed and ignored; mapping overrides', async () => {
+    const r = await importCsv(t, acc.member, acc.id, 'Given,FIRST NAME,Shoe Size\r\nAda,Ignored,42\r\n', { mapping: JSON.stringify({ Given: 'first_name', 'FIRST NAME': 'last_name' }) });
+    expect(r.status, r.text).toBe(202);
+    expect(r.body.data.unknown_columns).toEqual(['Shoe Size']);
+    await drain(t);
+    expect(await t.db.contact.findFirst({ where: { accountId: acc.id, firstName: 'Ada', lastName: 'Ignored' } })).not.toBeNull();
+  });
+});
+
+describe('POST /api/v1/imports: bad input', () => {
+  it('no column for a required field is a 400 naming it, at once, and no import is left', async () => {
+    const before = await t.db.import.count({ where: { accountId: acc.id } });
+    const r = await importCsv(t, acc.member, acc.id, 'email,phone\r\nada@example.com,1\r\n');
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: 'Invalid payload', details: { first_name: ['No column for this required field'] } });
+    expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(before);
+  });
+
+  it('an unknown object or match_on is a 400 on that query parameter', async () => {
+    const r = await importCsv(t, acc.member, acc.id, 'first_name\r\nAda\r\n', { object: 'planets', match_on: 'phone' });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('Invalid query');
+    expect(Object.keys(r.body.details).sort()).toEqual(['match_on', 'object']);
+  });
+
+  it('an empty file and a header only are 400 on body', async () => {
+    const empty = await importCsv(t, acc.member, acc.id, '');
+    expect(empty.status).toBe(400);
+    expect(empty.body.details).toEqual({ body: ['Empty file'] });
+    const header = await importCsv(t, acc.member, acc.id, 'first_name,email\r\n');
+    expect(header.status).toBe(400);
+    expect(header.body.details).toEqual({ body: ['No rows: the file has a header only'] });
+  });
+
+  it('a body that is not UTF-8 is a 400 on body, and nothing of it stays', async () => {
+    const before = await t.db.import.count({ where: { accountId: acc.id } });
+    const latin1 = Buffer.concat([Buffer.from('first_name\r\n'), Buffer.from([0x4a, 0xf6, 0x72, 0x67]), Buffer.from('\r\n')]);
+    const response = await fetch(`${t.baseUrl}/api/v1/imports?account_id=${acc.id}&object=contacts`, {
+      method: 'POST',
+      body: latin1,
+      headers: { authorization: `Bearer ${acc.member.token}`, 'content-type': 'text/csv' },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: 'Invalid payload', details: { body: ['Not UTF-8: save the file as UTF-8 and send it again'] } });
+    expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(before);
+  });
+
+  it('a UTF-8 BOM is not part of the first header', async () => {
+    const r = await importCsv(t, acc.member, acc.id, '\ufefffirst_name\r\nBom\r\n');
+    expect(r.status, r.text).toBe(202);
+    expect(r.body.data.unknown_columns).toEqual([]);
+  });
+
+  it('a body that is not text/csv is a 415', async () => {
+    const r = await t.rest('POST', `/api/v1/imports?account_id=${acc.id}&object=contacts`, { as: acc.member, body: { first_name: 'x' } });
+    expect(r.status).toBe(415);
+  });
+
+  it('an outsider gets the 403 and no import', async () => {
+    const r = await importCsv(t, acc.outsider, acc.id, 'first_name\r\nAda\r\n');
+    expect(r.status).toBe(403);
+  });
+});
+
+describe('the import routes', () => {
+  it('GET /api/v1/imports lists the account\'s imports newest first; DELETE cancels a queued one and the worker leaves it', async () => {
+    const a = await createAccount(t);
+    const first = await importCsv(t, a.member, a.id, 'first_name\r\nOne\r\n');
+    const second = await importCsv(t, a.member, a.id, 'first_name\r\nTwo\r\n');
+    const list = await t.rest('GET', `/api/v1/imports?account_id=${a.id}`, { as: a.member });
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((i: { id: string }) => i.id)).toEqual([second.body.data.id, first.body.data.id]);
+    const cancelled = await t.rest('DELETE', `/api/v1/imports/${second.body.data.id}`, { as: a.member });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.data.status).toBe('cancelled');
+    await drain(t);
+    expect(await t.db.contact.count({ where: { accountId: a.id } })).toBe(1);
+    expect((await t.rest('GET', `/api/v1/imports/${second.body.data.id}`, { as: a.member })).body.data.status).toBe('cancelled');
+  });
+
+  it('an import of another account is a 404 on every route', async () => {
+    const r = await importCsv(t, acc.member, acc.id, 'first_name\r\nAda\r\n');
+    for (const [method, path] of [['GET', ''], ['GET', '/errors'], ['DELETE', '']] as const) {
+      const other = await t.rest(method, `/api/v1/imports/${r.body.data.id}${path}`, { as: acc.outsider });
+      expect(other.status, `${method} ${path}`).toBe(404);
+    }
+  });
+});

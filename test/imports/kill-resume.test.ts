@@ -1,0 +1,140 @@
+// docs/decisions.md §17: an import interrupted by a crash resumes after its last committed chunk,
+// in exactly one instance, with no row written twice. Real server processes; the first is SIGKILLed
+// while the import runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
+import { mintToken } from '../../src/auth/token.js';
+import { openDatabase } from '../../src/db/client.js';
+import { TEST_SECRET } from '../helpers/app.js';
+import { cloneDatabaseForProcess } from '../helpers/database.js';
+
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROWS = 20_000;
+const started: ChildProcess[] = [];
+
+/** The real server (`node --import tsx src/main.ts`); resolves with its base URL once it listens. */
+function startServer(env: Record<string, string>, onLine: (line: string) => void = () => {}): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.push(proc);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      for (const line of String(chunk).split('\n')) onLine(line);
+      output += chunk;
+      const listening = output.split('\n').find((line) => line.includes('"msg":"listening"'));
+      if (listening) {
+        resolve({ proc, url: (JSON.parse(listening) as { baseUrl: string }).baseUrl });
+      }
+    });
+    proc.stderr!.on('data', (chunk: Buffer) => void (output += chunk));
+    proc.once('exit', (code) => reject(new Error(`server exited (${code}):\n${output}`)));
+  });
+}
+
+const stop = async (proc: ChildProcess, signal: NodeJS.Signals) => {
+  if (proc.exitCode !== null) return;
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  proc.kill(signal);
+  await exited;
+};
+
+/** Polls `probe` until it answers something truthy (a condition, never a fixed sleep). */
+async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+afterAll(() => {
+  for (const proc of started) if (proc.exitCode === null) proc.kill('SIGKILL');
+});
+
+describe('an import killed mid-way', () => {
+  it('a server SIGKILLed mid-import: the import resumes after its last committed chunk in exactly one instance, and no row is written twice', async () => {
+    const database = await cloneDatabaseForProcess(inject('template'));
+    const owner = crypto.randomUUID();
+    let accountId: string;
+    const setup = await openDatabase({ databaseUrl: database.env.DATABASE_URL, dataDir: database.env.DATA_DIR ?? '' });
+    try {
+      await setup.prisma.user.create({ data: { id: owner } });
+      accountId = (await setup.prisma.account.create({ data: { name: 'Resume', ownerId: owner } })).id;
+    } finally {
+      await setup.close();
+    }
+    const token = await mintToken(TEST_SECRET, { sub: owner });
+    const auth = { authorization: `Bearer ${token}` };
+    const env = { ...database.env, AUTH_JWT_SECRET: TEST_SECRET, IMPORT_LEASE_MS: '1500', EVENT_POLL_MS: '50' };
+
+    // PostgreSQL: the test holds the upsert lock of a row of the second chunk, so the first instance
+    // is killed with one chunk committed and the next one open (deterministic). PGlite (one process
+    // owns the data directory) is killed as soon as it claims the import.
+    const pgUrl = database.env.DATABASE_URL;
+    const holder = pgUrl ? new pg.Client({ connectionString: pgUrl }) : null;
+    await holder?.connect();
+    await holder?.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`${accountId}:p1500@resume.example`]);
+    let claimed: () => void = () => {};
+    const claimedNow = new Promise<void>((resolve) => (claimed = resolve));
+    const first = await startServer(env, (line) => line.includes('import claimed') && claimed());
+    const csv = `first_name,email\r\n${Array.from({ length: ROWS }, (_, i) => `P${i},p${i}@resume.example\r\n`).join('')}`;
+    const posted = await fetch(`${first.url}/api/v1/imports?account_id=${accountId}&object=contacts&match_on=email`, { method: 'POST', body: csv, headers: { ...auth, 'content-type': 'text/csv' } });
+    expect(posted.status).toBe(202);
+    const { data } = (await posted.json()) as { data: { id: string } };
+    const progress = async (base: string) =>
+      ((await (await fetch(`${base}/api/v1/imports/${data.id}`, { headers: auth })).json()) as { data: { status: string; rows_processed: number; created: number; failed: number } }).data;
+    if (holder) {
+      // One chunk committed, the second waiting on the held lock: its transaction dies with the process.
+      await until(async () => {
+        const { rows } = await holder.query<{ done: number; waiting: number }>(
+          `SELECT (SELECT done_seq FROM imports WHERE id = $1) AS done, (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND NOT granted) AS waiting`,
+          [data.id],
+        );
+        return rows[0]!.done === 1000 && rows[0]!.waiting > 0;
+      }, 'the second chunk to wait on the held lock');
+    } else await claimedNow;
+    await stop(first.proc, 'SIGKILL');
+    if (holder) {
+      // What the killed instance left: its committed chunk and nothing of the open one.
+      const { rows } = await holder.query<{ done: number; n: number }>(
+        'SELECT (SELECT done_seq FROM imports WHERE id = $1) AS done, (SELECT count(*)::int FROM contacts WHERE account_id = $2) AS n',
+        [data.id, accountId],
+      );
+      expect(rows[0]).toEqual({ done: 1000, n: 1000 });
+      await holder.end(); // releases the lock
+    }
+
+    // PostgreSQL: two instances race for the interrupted import; PGlite: one process owns the data directory.
+    const servers = [await startServer(env), ...(database.env.DATABASE_URL ? [await startServer(env)] : [])];
+    const done = await until(async () => {
+      const p = await progress(servers[0]!.url);
+      return p.status !== 'running' && p.status !== 'queued' && p;
+    }, 'the import to end');
+    for (const server of servers) await stop(server.proc, 'SIGTERM');
+
+    expect(done).toMatchObject({ status: 'completed', rows_processed: ROWS, created: ROWS, failed: 0 });
+    const check = await openDatabase({ databaseUrl: database.env.DATABASE_URL, dataDir: database.env.DATA_DIR ?? '' });
+    try {
+      const [row] = await check.prisma.$queryRaw<{ n: number; emails: number; created: number; completed: number }[]>`
+        SELECT (SELECT count(*)::int FROM contacts WHERE account_id = ${accountId}::uuid) AS n,
+               (SELECT count(DISTINCT email)::int FROM contacts WHERE account_id = ${accountId}::uuid) AS emails,
+               (SELECT count(*)::int FROM events WHERE account_id = ${accountId}::uuid AND type = 'contact.created') AS created,
+               (SELECT count(*)::int FROM events WHERE account_id = ${accountId}::uuid AND type = 'import.completed') AS completed`;
+      expect(row).toEqual({ n: ROWS, emails: ROWS, created: ROWS, completed: 1 });
+    } finally {
+      await check.close();
+      await database.drop();
+    }
+  });
+});
