@@ -26,11 +26,13 @@ async function main(): Promise<void> {
   const app = createApp(deps);
   const server = createServer(app);
   answerClientErrors(server); // JSON bodies for requests Node's parser refuses (431, 400)
-  const websockets = serveGraphqlWs(server, app, deps); // graphql-ws on /graphql, beside SSE and multipart
   await listen(server, config).catch(async (error: unknown) => {
     await deps.close();
     throw error;
   });
+  // graphql-ws on /graphql, beside SSE and multipart. Attached once listening: the WebSocket server
+  // re-emits the listener's errors, and a port in use must stay startup.ts's one line.
+  const websockets = serveGraphqlWs(server, app, deps);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const baseUrl = baseUrlOf(config.host, port);
