@@ -100,15 +100,24 @@ export async function ensureDataset(
 export const describe = (s: DatasetSize) =>
   `${s.contacts} contacts, ${s.deals} deals, ${s.invoices} invoices, ${s.submissions} submissions + ${s.smallAccounts} small accounts`;
 
+/**
+ * What bench runs write, by the column that dates it: imports (their stored rows and errors go with
+ * them, ON DELETE CASCADE) and the events every write records, besides the records themselves.
+ */
+const BENCH_WRITES: [table: string, dated: string][] = [
+  ['imports', 'created_at'], ['events', 'occurred_at'], ['form_submissions', 'created_at'], ['idempotency_keys', 'created_at'],
+  ['export_logs', 'created_at'], ['deals', 'created_at'], ['contacts', 'created_at'],
+];
+
 /** Deletes what bench runs wrote into the dataset (rows newer than the dataset), so runs stay comparable. */
 export async function removeBenchWrites(dataset: Dataset): Promise<number> {
   return withClient(dataset.url, async (client) => {
     let removed = 0;
-    for (const table of ['form_submissions', 'idempotency_keys', 'export_logs', 'deals', 'contacts']) {
-      const result = await client.query(`DELETE FROM ${table} WHERE created_at > $1`, [dataset.completedAt]);
+    for (const [table, dated] of BENCH_WRITES) {
+      const result = await client.query(`DELETE FROM ${table} WHERE ${dated} > $1`, [dataset.completedAt]);
       removed += result.rowCount ?? 0;
     }
-    if (removed > 0) await client.query('VACUUM ANALYZE contacts, form_submissions');
+    if (removed > 0) await client.query('VACUUM ANALYZE contacts, form_submissions, events');
     return removed;
   });
 }

@@ -22,7 +22,7 @@ import { postgraphileTwins, summarize, type Twin } from './postgraphile-cases.js
 import { ensurePostGraphile } from './postgraphile/install.js';
 import { rssOf, sampleRss, startServer, type Server } from './processes.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export type BenchOptions = {
   size: DatasetSize;
@@ -408,7 +408,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
 
 const rssNow = (pid: number) => rssOf(pid) ?? 0;
 
-async function pgVersion(url: string): Promise<string> {
+export async function pgVersion(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

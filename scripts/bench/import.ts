@@ -1,0 +1,209 @@
+// npm run bench:import -- [--rows 1000000] [--contacts 100000] [--idle 10] [--pool 10] [--log-level info]
+//                         [--out report.json] [--pglite]
+// A CSV import of --rows new contacts (docs/imports.md), against its limit, in one run:
+//   1. the CSV (the contacts export's shape, ~120 bytes a row) is generated, streamed, into a temp file;
+//   2. the limit: the same rows COPYed into a bare twin of `contacts` with the same indexes;
+//   3. the service imports the file (POST /api/v1/imports, streamed, match_on=email) and is polled to
+//      its end; meanwhile its RSS is sampled and GET /contacts is timed, as it was timed idle before.
+// Against the bench database of --contacts (scripts/bench/dataset.ts); what the import wrote is then
+// deleted (removeBenchWrites). --pglite: the same import into a fresh embedded database in a temp
+// dir (100,000 rows by default; no COPY there, so no limit): how much slower PGlite imports.
+import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { mintToken } from '../../src/auth/token.js';
+import { seedBench } from '../../src/cli/seed-bench.js';
+import { openDatabase } from '../../src/db/client.js';
+import { applyMigrations } from '../../src/db/migrate.js';
+import { MAX_IMPORT_ROWS } from '../../src/imports/intake.js';
+import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, numberFlag, parseFlags } from './common.js';
+import { ensureDataset, removeBenchWrites, sizeFor } from './dataset.js';
+import { copyLimit, IMPORT_DOMAIN, writeImportCsv } from './import-data.js';
+import { formatImportReport, verdicts, type ImportReport, type Latencies } from './import-report.js';
+import { rssOf, sampleRss, startServer, type Server } from './processes.js';
+import { pgVersion, ROOT } from './run.js';
+
+/** Between list requests: a person paging while the import runs, not a load test taking the machine from it. */
+const LIST_GAP_MS = 50;
+const POLL_MS = 200;
+const WARMUP_SECONDS = 3;
+
+/** Where the import runs: the service's database settings, the account importing, and how to undo the run. */
+type Target = { database: string; url: string | null; accountId: string; ownerId: string; env: Record<string, string>; cleanup: () => Promise<void> };
+/** An import as GET /api/v1/imports/{id} answers it (the fields read here). */
+type ImportState = { id: string; status: string; rows_processed: number; created: number; updated: number; failed: number; error: string | null };
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const mb = (bytes: number) => bytes / 2 ** 20;
+
+/** The bench database's main account (made when missing), cleared of earlier bench writes. */
+async function postgresTarget(contacts: number): Promise<Target> {
+  const url = benchDatabaseUrl(contacts);
+  const dataset = await ensureDataset(url, sizeFor(contacts), { log });
+  const leftovers = await removeBenchWrites(dataset);
+  if (leftovers > 0) log(`dataset: removed ${leftovers} rows an earlier run wrote`);
+  return {
+    database: `PostgreSQL ${await pgVersion(url)} (${new URL(url).pathname.slice(1)}, ${contacts} contacts)`,
+    url, accountId: dataset.accountId, ownerId: dataset.ownerId,
+    env: { DATABASE_URL: url },
+    cleanup: async () => void (await removeBenchWrites(dataset)),
+  };
+}
+
+/** A fresh embedded database in `dir` with one account of `contacts` contacts (the service reopens it). */
+async function pgliteTarget(dir: string, contacts: number): Promise<Target> {
+  const db = await openDatabase({ dataDir: dir });
+  try {
+    await applyMigrations(db);
+    const seeded = await seedBench(db.prisma, { contacts, deals: 0, invoices: 0, submissions: 0, seed: 42 });
+    return {
+      database: `PGlite (${contacts} contacts)`, url: null, accountId: seeded.accountId, ownerId: seeded.ownerId,
+      // The directory goes with the run's temp dir.
+      env: { DATA_DIR: dir }, cleanup: async () => {},
+    };
+  } finally {
+    await db.close();
+  }
+}
+
+/** GET `pathAndQuery` one request at a time, LIST_GAP_MS apart, until `done()`: each one's latency. */
+async function listLatencies(server: Server, pathAndQuery: string, token: string, done: () => boolean): Promise<Latencies> {
+  const times: number[] = [];
+  let failures = 0;
+  while (!done()) {
+    const started = performance.now();
+    const response = await fetch(server.baseUrl + pathAndQuery, { headers: { authorization: `Bearer ${token}` } }).catch(() => null);
+    await response?.arrayBuffer();
+    if (response?.status === 200) times.push(performance.now() - started);
+    else failures++;
+    await sleep(LIST_GAP_MS);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] ?? NaN;
+  return { requests: times.length + failures, failures, p50: at(0.5), p99: at(0.99) };
+}
+
+/** POSTs the file as curl --data-binary would (Content-Length, streamed from disk); the answer's status and body. */
+async function postFile(url: string, file: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  const req = request(url, { method: 'POST', headers: { ...headers, 'content-type': 'text/csv', 'content-length': String(statSync(file).size) } });
+  const answered = new Promise<IncomingMessage>((resolve, reject) => req.once('response', resolve).once('error', reject));
+  // The service may answer (a refusal) before the body is sent: its answer then says why, not the broken pipe.
+  const sent = pipeline(createReadStream(file, { highWaterMark: 256 * 1024 }), req).catch((error: unknown) => error);
+  const response = await answered;
+  let text = '';
+  for await (const chunk of response) text += chunk;
+  await sent;
+  return { status: response.statusCode ?? 0, text };
+}
+
+async function measureImport(server: Server, target: Target, token: string, file: string, rows: number, idleSeconds: number) {
+  const list = `/api/v1/contacts?account_id=${target.accountId}`;
+  const auth = { authorization: `Bearer ${token}` };
+  // The first requests compile code and plan queries: a warm-up, not counted as idle latency.
+  const warmUntil = performance.now() + WARMUP_SECONDS * 1000;
+  await listLatencies(server, list, token, () => performance.now() >= warmUntil);
+  const idleUntil = performance.now() + idleSeconds * 1000;
+  log(`list requests idle for ${idleSeconds} s`);
+  const idle = await listLatencies(server, list, token, () => performance.now() >= idleUntil);
+  let ended = false;
+  const rss = sampleRss(server.pid);
+  const during = listLatencies(server, list, token, () => ended);
+  // Also on a failure: neither the list loop nor the sampling may outlive the import.
+  const stop = () => ((ended = true), rss.stop());
+  let stored = 0;
+  const { state, intakeSeconds, seconds } = await runImport(server, target.accountId, auth, file, rows, () => (stored = rssOf(server.pid) ?? 0)).catch((error: unknown) => {
+    stop();
+    throw error;
+  });
+  const memory = stop();
+  return {
+    idle, during: await during,
+    import: { id: state.id, status: state.status, seconds, intakeSeconds, rowsPerSecond: rows / seconds, created: state.created, updated: state.updated, failed: state.failed, error: state.error },
+    rss: { beforeMb: mb(memory.before), storedMb: mb(stored), peakMb: mb(memory.peak), growthMb: mb(memory.peak - memory.before), source: memory.source },
+  };
+}
+
+/** POSTs the file, then polls the import until it ends; seconds from the POST's start. */
+async function runImport(server: Server, accountId: string, auth: Record<string, string>, file: string, rows: number, onStored: () => void) {
+  const started = performance.now();
+  log(`importing ${rows} rows`);
+  const posted = await postFile(`${server.baseUrl}/api/v1/imports?account_id=${accountId}&object=contacts&match_on=email`, file, { ...auth, 'x-file-name': 'bench-import.csv' });
+  if (posted.status !== 202) throw new Error(`POST /api/v1/imports answered ${posted.status}: ${posted.text.slice(0, 300)}`);
+  const intakeSeconds = (performance.now() - started) / 1000;
+  onStored();
+  log(`  file stored in ${intakeSeconds.toFixed(1)} s; waiting for the worker`);
+  let state = (JSON.parse(posted.text) as { data: ImportState }).data;
+  let reported = 0;
+  while (!['completed', 'failed', 'cancelled'].includes(state.status)) {
+    await sleep(POLL_MS);
+    const response = await fetch(`${server.baseUrl}/api/v1/imports/${state.id}`, { headers: auth });
+    if (response.status !== 200) throw new Error(`GET /api/v1/imports/${state.id} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+    state = ((await response.json()) as { data: ImportState }).data;
+    if (state.rows_processed - reported >= rows / 10) log(`  ${(reported = state.rows_processed)} rows processed`);
+  }
+  return { state, intakeSeconds, seconds: (performance.now() - started) / 1000 };
+}
+
+async function main() {
+  const flags = parseFlags(process.argv.slice(2), ['rows', 'contacts', 'idle', 'pool', 'log-level', 'out', 'pglite']);
+  const pglite = flags.pglite === 'true';
+  const rows = intFlag(flags, 'rows', pglite ? 100_000 : 1_000_000, 1, MAX_IMPORT_ROWS);
+  const contacts = intFlag(flags, 'contacts', pglite ? 10_000 : DEFAULT_CONTACTS, 1, 1_000_000);
+  const idleSeconds = numberFlag(flags, 'idle', 10, 1, 300);
+  const serviceEnv = {
+    AUTH_JWT_SECRET: BENCH_JWT_SECRET, DATABASE_POOL_MAX: String(intFlag(flags, 'pool', 10, 1, 200)),
+    NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: flags['log-level'] ?? 'info',
+  };
+  const startedAt = new Date().toISOString();
+  const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-import-'));
+  const file = path.join(work, 'contacts.csv');
+  let target: Target | null = null;
+  let server: Server | null = null;
+  let finished = false;
+  try {
+    log(`generating ${rows} rows (e-mails @${IMPORT_DOMAIN}) into ${file}`);
+    const generating = performance.now();
+    const bytes = await writeImportCsv(file, rows);
+    const generateSeconds = (performance.now() - generating) / 1000;
+    target = pglite ? await pgliteTarget(path.join(work, 'pglite'), contacts) : await postgresTarget(contacts);
+    let limit = null;
+    if (target.url) {
+      log(`COPY of ${rows} rows into a bare copy of contacts (the limit)`);
+      limit = await copyLimit(target.url, target.accountId, rows);
+    }
+    log('starting the service');
+    server = await startServer({
+      name: 'service', cwd: ROOT, logFile: path.join(work, 'service.log'), args: ['--import', 'tsx', 'src/main.ts'], env: { ...target.env, ...serviceEnv },
+    });
+    const token = await mintToken(BENCH_JWT_SECRET, { sub: target.ownerId, expiresIn: '6h' });
+    const measured = await measureImport(server, target, token, file, rows, idleSeconds);
+    const partial = { startedAt, database: target.database, rows, fileMb: mb(bytes), generateSeconds, limit, import: measured.import, rss: measured.rss, list: { idle: measured.idle, during: measured.during } };
+    const report: ImportReport = { ...partial, verdicts: verdicts(partial, pglite) };
+    process.stdout.write(`\n${formatImportReport(report)}\n`);
+    if (flags.out) writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`);
+    finished = true;
+  } finally {
+    await server?.stop();
+    if (target) {
+      log('removing what the import wrote');
+      await target.cleanup();
+    }
+    // A failed run keeps the service's log (not the file or a PGlite database) to say what happened.
+    if (finished) rmSync(work, { recursive: true, force: true });
+    else {
+      rmSync(file, { force: true });
+      rmSync(path.join(work, 'pglite'), { recursive: true, force: true });
+      log(`service log: ${path.join(work, 'service.log')}`);
+    }
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`bench:import: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
