@@ -74,7 +74,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
 }
 
 /** RATE_LIMITS=off: every call is allowed and nothing is counted, for load tests (scripts/bench) only. */
-function noLimits(log: Logger): RateLimiter {
+export function noLimits(log: Logger): RateLimiter {
   log.warn('RATE_LIMITS=off: rate limits are lifted; never run a public service like this');
   return {
     consume: async (rule) => ({ allowed: true, limit: rule.max, remaining: rule.max, resetSeconds: 0 }),

@@ -86,4 +86,18 @@ export const pageSize = z
   .max(100, 'Must be from 1 to 100')
   .default(25);
 
-export const listArgs = z.object({ accountId: uuid, page, pageSize });
+/**
+ * A list page's arguments (docs/decisions.md §3, §18): a numbered `page` or a `cursor`, never both
+ * (src/graphql/page.ts); `sort` and `order` (newest first unless asked); what changed since when.
+ */
+export const listArgs = z.object({
+  accountId: uuid,
+  page,
+  pageSize,
+  cursor: z.string().max(1000, 'Not a cursor of this list').nullish(),
+  sort: z.enum(['CREATED_AT', 'UPDATED_AT']).default('CREATED_AT'),
+  order: z.enum(['ASC', 'DESC']).default('DESC'),
+  /** Inclusive: a system that saw everything up to T asks again from T. */
+  updatedSince: z.date().nullish(),
+  createdSince: z.date().nullish(),
+});

@@ -62,9 +62,16 @@ export const contacts = {
 } satisfies Collection;
 
 /** The page's arguments as the collection's filter (REST's GET /contacts). */
-export const contactsPageFilter = (a: ListContactsArgs) => ({ search: a.search, types: a.type ? [a.type] : null, externalId: a.externalId });
+export const contactsPageFilter = (a: ListContactsArgs) => ({ search: a.search, types: a.type ? [a.type] : null, externalId: a.externalId, email: a.email });
 
-pageField('contacts', contacts, (a) => ({ search: a.string(), type: a({ type: ContactTypeEnum }), externalId: a.string() }), listContactsArgs, contactsPageFilter, 'CONTACTS_READ');
+pageField(
+  'contacts',
+  contacts,
+  (a) => ({ search: a.string(), type: a({ type: ContactTypeEnum }), externalId: a.string(), email: a.string({ description: 'The whole address, case-insensitive' }) }),
+  listContactsArgs,
+  contactsPageFilter,
+  'CONTACTS_READ',
+);
 
 const contactConnection = defineCollection(contacts, ContactRef);
 builder.prismaObjectField(AccountRef, 'contacts', contactConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id })));

@@ -32,6 +32,7 @@ export const listContactsArgs = listArgs.extend({
     .transform((value) => value || null),
   type: z.enum(ContactType).nullish(),
   externalId: externalIdFilter,
+  email: text().trim().max(254, 'Must be at most 254 characters').nullish(),
 });
 
 export type ListContactsArgs = z.output<typeof listContactsArgs>;

@@ -60,9 +60,21 @@ export const deals = {
 } satisfies Collection;
 
 /** The page's arguments as the collection's filter (REST's GET /deals). */
-export const dealsPageFilter = (a: ListDealsArgs) => ({ statuses: a.status ? [a.status] : null, externalId: a.externalId });
+export const dealsPageFilter = (a: ListDealsArgs) => ({
+  statuses: a.status ? [a.status] : null,
+  externalId: a.externalId,
+  contactId: a.contactId,
+  stageIds: a.stageId ? [a.stageId] : null,
+});
 
-pageField('deals', deals, (a) => ({ status: a({ type: DealStatusEnum }), externalId: a.string() }), listDealsArgs, dealsPageFilter, 'DEALS_READ');
+pageField(
+  'deals',
+  deals,
+  (a) => ({ status: a({ type: DealStatusEnum }), externalId: a.string(), contactId: a.id(), stageId: a.id() }),
+  listDealsArgs,
+  dealsPageFilter,
+  'DEALS_READ',
+);
 
 const dealConnection = defineCollection(deals, DealRef);
 const own = (row: { accountId: string; id: string }) => ({ accountId: row.accountId, id: row.id });

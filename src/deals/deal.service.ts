@@ -33,7 +33,7 @@ export const createDealInput = z.object({
 
 export type CreateDealInput = z.output<typeof createDealInput>;
 
-export const listDealsArgs = listArgs.extend({ status: z.enum(DealStatus).nullish(), externalId: externalIdFilter });
+export const listDealsArgs = listArgs.extend({ status: z.enum(DealStatus).nullish(), externalId: externalIdFilter, contactId: uuid.nullish(), stageId: uuid.nullish() });
 export type ListDealsArgs = z.output<typeof listDealsArgs>;
 
 export const setDealStatusArgs = z.object({ id: uuid, status: z.enum(DealStatus) });

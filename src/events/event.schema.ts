@@ -1,9 +1,10 @@
 /** Account.events · Contact.timeline · Subscription.accountEvents (docs/events.md) */
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
-import { text, uuid } from '../validation.js';
+import { listArgs, text, uuid } from '../validation.js';
 import { anyOf, eq, filtersOf, from, until, type Collection } from '../graphql/collection.js';
 import { defineCollection } from '../graphql/connection.js';
+import { pageField } from '../graphql/page.js';
 import { loadRole } from '../auth/access.js';
 import { checked } from '../graphql/rules.js';
 import type { Context } from '../context.js';
@@ -68,10 +69,46 @@ builder.prismaObjectField(
   ),
 );
 
-const accountEventsArgs = z.object({
-  accountId: uuid,
-  types: z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish(),
-});
+const eventTypes = z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish();
+
+// ---- the events feed on REST (docs/decisions.md §18): oldest first, for systems without webhooks ----
+
+const eventsPageArgs = listArgs.extend({ types: eventTypes, since: z.date().nullish() });
+
+pageField(
+  'events',
+  events,
+  (a) => ({ types: a.stringList({ description: 'Event types, e.g. ["contact.created"]' }), since: a({ type: 'DateTime', description: 'Events at or after this time' }) }),
+  eventsPageArgs,
+  (a: z.output<typeof eventsPageArgs>) => ({ types: a.types, occurredAfter: a.since }),
+  'EVENTS_READ',
+  { fixed: { field: 'CREATED_AT', direction: 'ASC' }, nodeRef: EventRef, perMinute: 120 },
+);
+
+const eventArgs = z.object({ accountId: uuid, id: uuid });
+
+// By account and id: the events table is keyed (and sharded, docs/scaling.md) by account.
+builder.queryField('event', (t) =>
+  t.field({
+    type: EventRef,
+    nullable: true,
+    description: 'null when unknown or not in the account',
+    args: { accountId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    rules: {
+      access: 'member',
+      scope: 'EVENTS_READ',
+      input: eventArgs,
+      // The event itself: a by-id read answers null (REST: 404) for an unknown one and for one the caller may not see.
+      target: (input: z.output<typeof eventArgs>, ctx: Context) =>
+        ctx.db.event.findUnique({ where: { accountId_id: { accountId: input.accountId, id: input.id } }, select: EVENT_SELECT }),
+      hidden: 'null',
+      limit: { max: 120, window: '1m', per: 'user' },
+    },
+    resolve: (_root, _args, _ctx, info) => checked<z.output<typeof eventArgs>, EventRow | null>(info).target,
+  }),
+);
+
+const accountEventsArgs = z.object({ accountId: uuid, types: eventTypes });
 type AccountEventsArgs = z.output<typeof accountEventsArgs>;
 
 /** Events that may take the subscriber's access away: access is checked again on each of them. */

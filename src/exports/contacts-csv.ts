@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { contacts } from '../contacts/contact-reads.schema.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { ident } from '../graphql/collection.js';
-import { beyond, orderSql } from '../graphql/connection.js';
+import { beyond, orderSql } from '../graphql/keyset.js';
 
 /** The header row, exactly (docs/decisions.md §6). */
 export const CSV_COLUMNS = [

@@ -5,24 +5,24 @@
 // row's id and page with Prisma's `cursor` option (a sub-select of the cursor's row), so a deleted
 // cursor row ends the paging, and a cursor from another ordering or filter is silently accepted.
 // §11 wants keyset cursors that survive inserts and deletes and refuse a foreign ordering or filter,
-// so a cursor here carries the ordering value and the id, plus a fingerprint of ordering and filter.
+// so a cursor here carries the ordering value and the id, plus a fingerprint of ordering and filter
+// (keyset.ts; REST's cursor pages use the same).
 //
 // No N+1: every parent in a page asking for the same connection (same arguments) is answered by one
 // statement (a LATERAL subquery per parent, each an index range scan) that also reads the rows of a
 // collection read as JSON (collection.ts; else the rows by one more), and the totals by one more,
 // however many parents there are (DataLoader batches them per request).
-import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { z } from 'zod';
 import type { Context, RequestState } from '../context.js';
 import { badInput } from '../errors.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { parseInput, uuid } from '../validation.js';
+import { parseInput } from '../validation.js';
 import { builder } from './builder.js';
 import { col, counterSql, countedKeys, ident, rowJson, rowsById, type Collection, type OrderColumn } from './collection.js';
+import { beyond, decodeCursor, encodeCursor, fingerprintOf, givenOf, orderSql, type Cursor, type Direction, type Order } from './keyset.js';
 
 type Row = { id: string };
-type Direction = 'ASC' | 'DESC';
 
 export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC', 'DESC'] as const });
 
@@ -53,13 +53,12 @@ export const PageInfo = builder
 const MAX_PAGE = 100;
 const DEFAULT_PAGE = 25;
 const count = z.number().int('Must be an integer').min(1, `Must be from 1 to ${MAX_PAGE}`).max(MAX_PAGE, `Must be from 1 to ${MAX_PAGE}`).nullish();
-const cursorText = z.string().max(1000, 'Not a cursor of this connection').nullish();
+const cursorText = z.string().max(1000, 'Not a cursor of this list').nullish();
 const pagingArgs = z
   .object({ first: count, last: count, after: cursorText, before: cursorText })
   .refine((a) => a.first == null || a.last == null, { message: 'Give first or last, not both', path: ['last'] });
 
 export type Paging = { first?: number | null; last?: number | null; after?: string | null; before?: string | null };
-type Order = { field: string; direction: Direction };
 /** The parent a connection hangs off: its account, and its id when it is not the account itself. */
 type Parent = { accountId: string; id: string };
 
@@ -80,65 +79,7 @@ type Plan<Filter> = {
   key: string;
 };
 
-// ---- cursors ---------------------------------------------------------------------------------
-
-type Cursor = { value: string | null; id: string };
-
-const digest = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);
-
-// A checksum, not a signature: a cursor grants nothing (the account is checked on every request);
-// the sum only turns an edited or truncated cursor into BAD_USER_INPUT instead of a strange page.
-function encodeCursor(fingerprint: string, cursor: Cursor): string {
-  const body = JSON.stringify([fingerprint, cursor.value, cursor.id]);
-  return Buffer.from(JSON.stringify([fingerprint, cursor.value, cursor.id, digest(body, 8)])).toString('base64url');
-}
-
-const VALUE_SHAPE: Record<OrderColumn['type'], RegExp> = {
-  timestamptz: /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/,
-  date: /^\d{4}-\d{2}-\d{2}$/,
-  numeric: /^-?\d{1,20}(\.\d{1,10})?$/,
-  text: /^[^\u0000]*$/,
-};
-
-function decodeCursor(name: 'after' | 'before', text: string | null | undefined, plan: Pick<Plan<unknown>, 'fingerprint' | 'column'>): Cursor | null {
-  if (text == null) return null;
-  const refuse = (message: string) => badInput({ [name]: [message] });
-  let parts: unknown;
-  try {
-    parts = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    throw refuse('Not a cursor of this connection');
-  }
-  if (!Array.isArray(parts) || parts.length !== 4) throw refuse('Not a cursor of this connection');
-  const [fingerprint, value, id, sum] = parts as unknown[];
-  if (sum !== digest(JSON.stringify([fingerprint, value, id]), 8)) throw refuse('Not a cursor of this connection');
-  if (fingerprint !== plan.fingerprint) throw refuse('The cursor belongs to another ordering or filter');
-  const valid = (value === null || (typeof value === 'string' && VALUE_SHAPE[plan.column.type].test(value))) && uuid.safeParse(id).success;
-  if (!valid) throw refuse('Not a cursor of this connection');
-  return { value: value as string | null, id: id as string };
-}
-
 // ---- SQL -------------------------------------------------------------------------------------
-
-/**
- * Rows strictly beyond the cursor in `towards` (ascending = greater). NULLs sort as the largest value
- * (PostgreSQL's default: last ascending, first descending), so one rule serves both directions.
- */
-export function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' | 'less'): Prisma.Sql {
-  const c = col(column.column);
-  const id = Prisma.sql`CAST(${cursor.id} AS uuid)`;
-  if (cursor.value === null) {
-    return towards === 'greater' ? Prisma.sql`(${c} IS NULL AND t.id > ${id})` : Prisma.sql`(${c} IS NOT NULL OR t.id < ${id})`;
-  }
-  const value = Prisma.sql`CAST(${cursor.value} AS ${Prisma.raw(column.type)})`;
-  if (towards === 'less') return Prisma.sql`((${c}, t.id) < (${value}, ${id}))`;
-  return column.nullable ? Prisma.sql`((${c}, t.id) > (${value}, ${id}) OR ${c} IS NULL)` : Prisma.sql`((${c}, t.id) > (${value}, ${id}))`;
-}
-
-export const orderSql = (column: OrderColumn, direction: Direction) => {
-  const dir = Prisma.raw(direction);
-  return Prisma.sql`${col(column.column)} ${dir}, t.id ${dir}`;
-};
 
 /** The parents as a VALUES list (portable to PGlite, unlike array parameters through every adapter). */
 const parentsSql = (parents: readonly Parent[]) =>
@@ -241,34 +182,20 @@ function loadersFor(ctx: Context, plan: Plan<unknown>): Loaders {
 
 type Source = { plan: Plan<unknown>; parent: Parent; ctx: Context };
 
-/** Drops empty values and sorts keys, so one filter always has one fingerprint. */
-const canonical = (value: unknown): unknown => {
-  if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, v]) => v !== undefined && v !== null)
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([k, v]) => [k, canonical(v)]),
-    );
-  }
-  return value;
-};
-
 /** The counters serve an account's own connection (no parent row) whose filter names at most the counted field. */
-const countedOf = (spec: Collection, by: string | null, filter: unknown): Plan<unknown>['counted'] =>
-  by === null ? (countedKeys(spec, canonical(filter) as object | null) ?? null) : null;
+const countedOf = (spec: Collection, by: string | null, filter: object | null): Plan<unknown>['counted'] =>
+  by === null ? (countedKeys(spec, givenOf(filter)) ?? null) : null;
 
 type FieldArgs = Paging & { filter?: unknown; orderBy?: { field: string; direction: Direction } | null };
 
-function planOf<Filter>(spec: Collection<Row, Filter>, by: string | null, args: FieldArgs): Plan<Filter> {
+/** The plan of one connection field's arguments; an account's own list (`by` null) fingerprints the account too. */
+function planOf<Filter>(spec: Collection<Row, Filter>, by: string | null, args: FieldArgs, parent: Parent): Plan<Filter> {
   const paging = parseInput(pagingArgs, { first: args.first, last: args.last, after: args.after, before: args.before });
   const filter = spec.filter && args.filter != null ? parseInput(spec.filter.schema, args.filter) : null;
   const order: Order = args.orderBy ?? { field: 'CREATED_AT', direction: 'DESC' };
   const column = spec.orders[order.field];
   if (!column) throw badInput({ 'orderBy.field': ['Not an ordering of this connection'] });
-  const fingerprint = digest(JSON.stringify([spec.name, order.field, order.direction, canonical(filter)]), 12);
+  const fingerprint = fingerprintOf(spec.name, order, filter as object | null, by === null ? parent.accountId : null);
   const backward = paging.last != null;
   const plan = {
     spec,
@@ -277,7 +204,7 @@ function planOf<Filter>(spec: Collection<Row, Filter>, by: string | null, args: 
     order,
     fingerprint,
     conditions: filter ? spec.filter!.sql(filter) : [],
-    counted: countedOf(spec, by, filter),
+    counted: countedOf(spec, by, filter as object | null),
     size: paging.first ?? paging.last ?? DEFAULT_PAGE,
     backward,
     after: null as Cursor | null,
@@ -329,11 +256,10 @@ export function defineCollection<Node extends Row, Filter>(spec: Collection<Node
           ...(spec.filter ? { filter: t.arg({ type: spec.filter.input }) } : {}),
           ...(spec.orderInput ? { orderBy: t.arg({ type: spec.orderInput }) } : {}),
         },
-        resolve: (parent: Parent, args: FieldArgs, ctx: Context) => ({
-          plan: planOf(spec as Collection<Row, Filter>, by, args),
-          parent: parentOf(parent),
-          ctx,
-        }),
+        resolve: (parent: Parent, args: FieldArgs, ctx: Context) => {
+          const of = parentOf(parent);
+          return { plan: planOf(spec as Collection<Row, Filter>, by, args, of), parent: of, ctx };
+        },
       });
   };
 }

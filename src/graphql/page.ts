@@ -5,35 +5,56 @@
 // A selection with more than to-one relations (nested lists, aliases) reads the page's ids in that
 // statement and the rows through Prisma by id.
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Kind, type GraphQLResolveInfo } from 'graphql';
 import type { z } from 'zod';
+import { badInput } from '../errors.js';
 import type { Context } from '../context.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
-import { ident, rowJson, rowsById, totalSql, type Collection } from './collection.js';
+import { ident, rowJson, rowsById, totalSql, type Collection, type OrderColumn } from './collection.js';
+import { after, decodeCursor, encodeCursor, fingerprintOf, orderSql, type Cursor, type Order } from './keyset.js';
+import { OrderDirection } from './connection.js';
 import { checked, type FieldRules } from './rules.js';
 
 /** Lists are newest first, stable across pages (docs/decisions.md §3). */
 export const NEWEST_FIRST = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
-/** A page of the account's rows matching `filter` (the collection's filter, already parsed). */
-export type PageSource = { accountId: string; filter: object; page: number; pageSize: number };
+/** What REST's `sort` may name (docs/decisions.md §18); each is an order of every dated collection. */
+export const ListSort = builder.enumType('ListSort', { values: ['CREATED_AT', 'UPDATED_AT'] as const });
 
-export type Loaded = { nodes: Record<string, unknown>[]; total: number };
-/** What the fields of one page asked for; both are answered by one load. */
-type Wanted = { query?: object; queryKey?: string; total: boolean; loaded?: Promise<Loaded> };
+/**
+ * A page of the account's rows matching `filter` (the collection's filter, already parsed), in
+ * `order`: the numbered `page` (OFFSET), or the rows after the cursor `after` when `page` is null.
+ */
+export type PageSource = {
+  accountId: string;
+  filter: object;
+  page: number | null;
+  pageSize: number;
+  order: Order;
+  column: OrderColumn;
+  fingerprint: string;
+  after: Cursor | null;
+};
+
+/** `nextCursor`: the cursor of the page's last row when more rows follow it, else null. */
+export type Loaded = { nodes: Record<string, unknown>[]; total: number; nextCursor: string | null };
+/** What the fields of one page asked for; all are answered by one load. */
+type Wanted = { query?: object; queryKey?: string; total: boolean; rows: boolean; loaded?: Promise<Loaded> };
 const wanted = new WeakMap<object, Wanted>();
 
 /**
- * `<Model>Page { nodes total page pageSize }`. `nodes` is a Prisma field so the plugin hands over
- * the selected relations; `total` counts the same filter. Both fields register what they need and
- * wait for the end of the pass that resolves the page's fields, then one load serves both.
+ * `<Model>Page { nodes total page pageSize nextCursor }`. `nodes` is a Prisma field so the plugin
+ * hands over the selected relations; `total` counts the same filter. The fields register what they
+ * need and wait for the end of the pass that resolves the page's fields, then one load serves all.
  */
-function definePage(collection: Collection & { model: string }) {
-  const load = (source: PageSource, ctx: Context, field: 'nodes' | 'total', query?: object): Promise<Loaded> => {
+function definePage(collection: Collection & { model: string }, nodeRef?: any) {
+  const load = (source: PageSource, ctx: Context, field: 'nodes' | 'total' | 'nextCursor', query?: object): Promise<Loaded> => {
     let want = wanted.get(source);
-    if (!want) wanted.set(source, (want = { total: false }));
+    if (!want) wanted.set(source, (want = { total: false, rows: false }));
     const db = ctx.reader.$replica();
     if (field === 'total') want.total = true;
+    else if (field === 'nextCursor') want.rows = true;
     else {
       const key = JSON.stringify(query);
       // Another alias of `nodes` with another selection: its own query (rare, GraphQL only).
@@ -41,47 +62,102 @@ function definePage(collection: Collection & { model: string }) {
       want.query = query;
       want.queryKey = key;
     }
-    want.loaded ??= nextTurn().then(() => readPage(db, collection, source, want.query ?? null, want.total));
+    // The next cursor needs the page's rows even when `nodes` is not selected: their ids are enough.
+    want.loaded ??= nextTurn().then(() => readPage(db, collection, source, want.query ?? (want.rows ? {} : null), want.total));
     return want.loaded;
   };
   return builder.objectRef<PageSource>(`${collection.model}Page`).implement({
     fields: (t) => ({
-      nodes: t.prismaField({
-        type: [collection.model as 'Contact'],
-        resolve: async (query, source, _args, ctx) => (await load(source, ctx, 'nodes', query)).nodes as never,
-      }),
+      // A type that is not a Prisma object (events) reads its rows through the collection's `rows`.
+      nodes: nodeRef
+        ? t.field({ type: [nodeRef], resolve: async (source, _args, ctx) => (await load(source, ctx, 'nodes', {})).nodes as never })
+        : t.prismaField({
+            type: [collection.model as 'Contact'],
+            resolve: async (query, source, _args, ctx) => (await load(source, ctx, 'nodes', query)).nodes as never,
+          }),
       total: t.int({ resolve: async (source, _args, ctx) => (await load(source, ctx, 'total')).total }),
-      page: t.exposeInt('page'),
+      // §9 fixes `page: Int!`; a page read by cursor is the first one from there (REST leaves it out).
+      page: t.int({ description: 'The page number; 1 on a page read by cursor (counted from the cursor)', resolve: (source) => source.page ?? 1 }),
       pageSize: t.exposeInt('pageSize'),
+      nextCursor: t.string({
+        nullable: true,
+        description: 'Pass as `cursor` for the rows after this page (same sort, order and filter); null on the last page',
+        resolve: async (source, _args, ctx) => (await load(source, ctx, 'nextCursor')).nextCursor,
+      }),
     }),
   });
 }
 
+/** A page field's judged arguments: listArgs (src/validation.ts) and the collection's own. */
+type PageArgs = {
+  accountId: string;
+  page?: number | null;
+  pageSize: number;
+  cursor?: string | null;
+  sort?: string;
+  order?: 'ASC' | 'DESC';
+  updatedSince?: Date | null;
+  createdSince?: Date | null;
+};
+
 /**
- * `Query.<name>(accountId, page, pageSize, ...filters)`: a member's numbered page of the collection
- * (REST's GET list), 60 a minute per user. `args` adds the page's own filter arguments, `input`
- * judges them all, `filter` turns the judged input into the collection's filter.
+ * `Query.<name>(accountId, page | cursor, pageSize, sort, order, updatedSince, createdSince, ...filters)`:
+ * a member's page of the collection (REST's GET list), limited per user. `args` adds the page's
+ * own filter arguments, `input` judges them all, `filter` turns the judged input into the
+ * collection's filter (the `...Since` arguments are its updatedAfter and createdAfter). Options:
+ * `fixed` fixes the order, and leaves out `sort`, `order` and the `...Since` arguments, for a list
+ * that is not dated so; `nodeRef` is the node type when it is not the Prisma model's; `perMinute`
+ * the limit (60 unless said).
  */
-export function pageField<Input extends { accountId: string; page: number; pageSize: number }>(
+export function pageField<Input extends PageArgs>(
   name: string,
   collection: Collection & { model: string },
   args: (t: any) => object,
   input: z.ZodType<Input>,
   filter: (input: Input) => object,
   scope: FieldRules['scope'],
+  { fixed, nodeRef, perMinute = 60 }: { fixed?: Order; nodeRef?: any; perMinute?: number } = {},
 ) {
-  const type = definePage(collection);
+  const type = definePage(collection, nodeRef);
   builder.queryField(name, (t) =>
     t.field({
       type,
-      args: { accountId: t.arg.id({ required: true }), page: t.arg.int({ defaultValue: 1 }), pageSize: t.arg.int({ defaultValue: 25 }), ...args(t.arg) },
-      rules: { access: 'member', scope, input, limit: { max: 60, window: '1m', per: 'user' } },
+      args: {
+        accountId: t.arg.id({ required: true }),
+        page: t.arg.int({ defaultValue: 1, description: 'Not with `cursor`' }),
+        pageSize: t.arg.int({ defaultValue: 25 }),
+        cursor: t.arg.string({ description: 'The `nextCursor` of the previous page (instead of `page`)' }),
+        ...(fixed
+          ? {}
+          : {
+              sort: t.arg({ type: ListSort, defaultValue: 'CREATED_AT' }),
+              order: t.arg({ type: OrderDirection, defaultValue: 'DESC' }),
+              updatedSince: t.arg({ type: 'DateTime', description: 'Rows changed at or after this time' }),
+              createdSince: t.arg({ type: 'DateTime', description: 'Rows created at or after this time' }),
+            }),
+        ...args(t.arg),
+      },
+      rules: { access: 'member', scope, input, limit: { max: perMinute, window: '1m', per: 'user' } },
       resolve: (_root, _args, _ctx, info) => {
         const { input: a } = checked<Input>(info);
-        return { accountId: a.accountId, filter: filter(a), page: a.page, pageSize: a.pageSize };
+        // `page` has a default (§9): whether the caller gave it is in the request, not in its value.
+        if (a.cursor != null && given(info, 'page')) throw badInput({ cursor: ['Give cursor or page, not both'] });
+        const order: Order = fixed ?? { field: a.sort ?? 'CREATED_AT', direction: a.order ?? 'DESC' };
+        const column = collection.orders[order.field]!;
+        const where = fixed ? filter(a) : { ...filter(a), updatedAfter: a.updatedSince, createdAfter: a.createdSince };
+        const fingerprint = fingerprintOf(collection.name, order, where, a.accountId);
+        const cursor = decodeCursor('cursor', a.cursor, { fingerprint, column });
+        return { accountId: a.accountId, filter: where, page: cursor ? null : (a.page ?? 1), pageSize: a.pageSize, order, column, fingerprint, after: cursor };
       },
     }),
   );
+}
+
+/** Whether the request gives the field's argument `name` (a literal, or a variable with a value). */
+function given(info: GraphQLResolveInfo, name: string): boolean {
+  const arg = info.fieldNodes[0]?.arguments?.find((a) => a.name.value === name);
+  if (!arg) return false;
+  return arg.value.kind !== Kind.VARIABLE || info.variableValues[arg.value.name.value] != null;
 }
 
 /** The to-one relations `query` includes as a list, or null when it selects anything else. */
@@ -93,29 +169,38 @@ function toOne(query: Record<string, unknown>): string[] | null {
 }
 
 /**
- * One page (newest first) with what `query` selects (null: no rows wanted), and the total when
- * asked for. Exported for the property test that compares it with Prisma's own paging.
+ * One page with what `query` selects (null: no rows wanted), and the total when asked for. Exported
+ * for the property test that compares it with Prisma's own paging.
  */
 export async function readPage(db: PrismaClient, collection: Collection, source: PageSource, query: object | null, withTotal: boolean): Promise<Loaded> {
   const account = Prisma.sql`CAST(${source.accountId} AS uuid)`;
   const where = Prisma.join([Prisma.sql`t.account_id = ${account}`, ...(collection.filter?.sql(source.filter) ?? [])], ' AND ');
   const include = query && toOne(query as Record<string, unknown>);
   const json = include && rowJson(collection, include);
-  const take = query ? source.pageSize : 0;
+  const { column, order, after: cursor } = source;
+  const bounded = cursor ? Prisma.join([where, after(column, order.direction, cursor)], ' AND ') : where;
+  const dir = Prisma.raw(order.direction);
+  // One row more than the page tells whether another page follows.
+  const take = query ? source.pageSize + 1 : 0;
+  const skip = source.page === null ? 0 : (source.page - 1) * source.pageSize;
   // The page is cut first (the index serves ORDER BY ... LIMIT), then joined and turned into JSON:
-  // a deep page handles 25 rows, not the 50,000 it skips.
+  // a deep page handles 25 rows, not the 50,000 it skips. Each row comes as [key, id, row].
   const [row] = await db.$queryRaw<{ total: number; nodes: string }[]>`
     SELECT ${withTotal ? Prisma.sql`${totalSql(collection, account, source.filter, where)}::int` : Prisma.sql`0`} AS total,
-      (SELECT coalesce(json_agg(p.node ORDER BY p.created_at DESC, p.id DESC), '[]')::text FROM (
-        SELECT ${json ? json.object : Prisma.sql`to_json(t.id)`} AS node, t.created_at, t.id FROM (
-          SELECT * FROM ${ident(collection.table)} t WHERE ${where} ORDER BY t.created_at DESC, t.id DESC
-          LIMIT ${take} OFFSET ${(source.page - 1) * source.pageSize}
+      (SELECT coalesce(json_agg(json_build_array(p.k, p.id, p.node) ORDER BY p.v ${dir}, p.id ${dir}), '[]')::text FROM (
+        SELECT ${json ? json.object : Prisma.sql`to_json(t.id)`} AS node, t.v, t.v::text AS k, t.id FROM (
+          SELECT *, ${ident(column.column)} AS v FROM ${ident(collection.table)} t WHERE ${bounded} ORDER BY ${orderSql(column, order.direction)}
+          LIMIT ${take} OFFSET ${skip}
         ) t ${json ? json.joins : Prisma.empty}
       ) p) AS nodes`;
   const total = Number(row!.total);
-  if (json) return { nodes: (JSON.parse(row!.nodes) as Record<string, unknown>[]).map(json.read), total };
-  const ids = JSON.parse(row!.nodes) as string[];
-  if (!ids.length) return { nodes: [], total };
+  const all = JSON.parse(row!.nodes) as [string | null, string, unknown][];
+  const rows = all.slice(0, source.pageSize);
+  const last = rows.at(-1);
+  const nextCursor = all.length > rows.length && last ? encodeCursor(source.fingerprint, { value: last[0], id: last[1] }) : null;
+  if (json) return { nodes: rows.map(([, , node]) => json.read(node as Record<string, unknown>)), total, nextCursor };
+  if (!rows.length) return { nodes: [], total, nextCursor };
+  const ids = rows.map(([, id]) => id);
   const found = new Map((await rowsById(db, collection, ids, [source.accountId], query!)).map((r) => [r.id, r]));
-  return { nodes: ids.flatMap((id) => (found.has(id) ? [found.get(id) as Record<string, unknown>] : [])), total };
+  return { nodes: ids.flatMap((id) => (found.has(id) ? [found.get(id) as Record<string, unknown>] : [])), total, nextCursor };
 }

@@ -41,9 +41,28 @@ export const invoices = {
 } satisfies Collection;
 
 /** The page's arguments as the collection's filter (REST's GET /invoices). */
-export const invoicesPageFilter = (a: ListInvoicesArgs) => ({ statuses: a.status ? [a.status] : null, externalId: a.externalId });
+export const invoicesPageFilter = (a: ListInvoicesArgs) => ({
+  statuses: a.status ? [a.status] : null,
+  externalId: a.externalId,
+  contactId: a.contactId,
+  dueAfter: a.dueAfter,
+  dueBefore: a.dueBefore,
+});
 
-pageField('invoices', invoices, (a) => ({ status: a({ type: InvoiceStatusEnum }), externalId: a.string() }), listInvoicesArgs, invoicesPageFilter, 'INVOICES_READ');
+pageField(
+  'invoices',
+  invoices,
+  (a) => ({
+    status: a({ type: InvoiceStatusEnum }),
+    externalId: a.string(),
+    contactId: a.id(),
+    dueAfter: a({ type: 'Date', description: 'Due on or after this day' }),
+    dueBefore: a({ type: 'Date', description: 'Due before this day' }),
+  }),
+  listInvoicesArgs,
+  invoicesPageFilter,
+  'INVOICES_READ',
+);
 
 const invoiceConnection = defineCollection(invoices, InvoiceRef);
 builder.prismaObjectField(AccountRef, 'invoices', invoiceConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id })));

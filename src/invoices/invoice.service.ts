@@ -28,7 +28,13 @@ export const createInvoiceInput = z.object({
 
 export type CreateInvoiceInput = z.output<typeof createInvoiceInput>;
 
-export const listInvoicesArgs = listArgs.extend({ status: z.enum(InvoiceStatus).nullish(), externalId: externalIdFilter });
+export const listInvoicesArgs = listArgs.extend({
+  status: z.enum(InvoiceStatus).nullish(),
+  externalId: externalIdFilter,
+  contactId: uuid.nullish(),
+  dueAfter: z.date().nullish(),
+  dueBefore: z.date().nullish(),
+});
 export type ListInvoicesArgs = z.output<typeof listInvoicesArgs>;
 
 export const setInvoiceStatusArgs = z.object({ id: uuid, status: z.enum(InvoiceStatus) });

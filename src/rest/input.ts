@@ -52,6 +52,8 @@ export class VariableReader {
     if (value === undefined) return undefined;
     if (value === null) return null;
     if (isListType(type)) {
+      // A list in a query string is its values separated by commas (`types=a,b`).
+      if (this.fromQuery && typeof value === 'string') return this.read(value.split(',').filter(Boolean), type, field);
       if (!Array.isArray(value)) return this.fail(field, 'Expected an array');
       return value.map((item, index) => this.read(item, type.ofType, `${field}.${index}`));
     }

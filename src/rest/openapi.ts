@@ -1,4 +1,6 @@
 import {
+  isEnumType,
+  getNamedType,
   getOperationAST,
   isNonNullType,
   Kind,
@@ -17,7 +19,7 @@ import { schema } from '../schema.js';
 import { changesState } from '../auth/origin.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
 import { rateLimitHeaders } from './headers.js';
-import { toSnake } from './input.js';
+import { restEnum, toSnake } from './input.js';
 import { answerSchema, inputSchema, nonNullInput, zodField, type JsonSchema } from './json-schema.js';
 import { FILE_VARIABLES, routes, type Answer, type Route } from './routes.js';
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../imports/intake.js';
@@ -262,12 +264,15 @@ function parameter(definition: VariableDefinitionNode, where: 'path' | 'query', 
   const arg = argumentOf(root, field, variable);
   const rules = doc.rules && arg ? zodField(doc.rules, arg.name) : undefined;
   const value = nonNullInput(type, rules); // a query string has no null
-  const fallback = arg?.defaultValue;
+  // An enum's default as REST shows its values (`CREATED_AT` -> `created_at`).
+  const fallback = isEnumType(getNamedType(type)) && typeof arg?.defaultValue === 'string' ? restEnum(arg.defaultValue) : arg?.defaultValue;
   return {
     name: toSnake(variable),
     in: where,
     required: where === 'path' || isNonNullType(type),
     ...(arg?.description ? { description: arg.description } : {}),
+    // A list is its values separated by commas (src/rest/input.ts).
+    ...(value.type === 'array' ? { style: 'form', explode: false } : {}),
     schema: ['string', 'number', 'boolean'].includes(typeof fallback) ? { ...value, default: fallback } : value,
   };
 }
@@ -332,6 +337,12 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
       return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: batchSchema(selection) } } } };
     case 'as-is':
       return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: selection } } } };
+    case 'page': {
+      // `page` is left out of a page read by cursor, never null (src/rest/plugin.ts).
+      const properties = { ...(selection.properties as Record<string, JsonSchema>), page: { type: 'integer', minimum: 1, description: 'Absent on a page read by `cursor`' } };
+      const page = { ...selection, properties, required: (selection.required as string[]).filter((name) => name !== 'page') };
+      return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: page } } } };
+    }
     case 'created': {
       const wrapped = { type: 'object', properties: { data: selection }, required: ['data'], additionalProperties: false };
       return { 201: { description: STATUS_TEXT[201], headers: headers(extra), content: { 'application/json': { schema: wrapped } } } };

@@ -149,6 +149,8 @@ async function run(
     // Enum values as REST shows them (`QUEUED` -> `queued`), by the selection's types.
     const data = restEnumsOf(schema, chosen.compiled.route.operation, (result as { data: Record<string, unknown> }).data[responseKey]);
     if (route.answer.kind === 'batch') return json(200, batchAnswer(data as BatchAnswer, input.refusedItems));
+    // A page read by cursor has no page number (docs/decisions.md §18): GraphQL's is 1, counted from the cursor.
+    if (route.answer.kind === 'page' && input.variables.cursor != null) delete (data as { page?: number }).page;
     return await answer(route, data, ctx, request, serverContext, log);
   } catch (error) {
     // Failures outside execution (the context, reading the body): the core's masking decides what shows.
@@ -160,6 +162,8 @@ async function run(
 async function answer(route: Route, result: unknown, ctx: Context, request: Request, serverContext: ServerContext, log: Logger) {
   switch (route.answer.kind) {
     case 'as-is':
+      return json(200, result);
+    case 'page':
       return json(200, result);
     case 'created':
       return json(201, { data: result });
@@ -277,13 +281,15 @@ function refusedRecords(reader: VariableReader, variables: Record<string, unknow
 
 type BatchAnswer = { data: { index: number; status: string; data: unknown; details: unknown }[]; created: number; updated: number; unchanged: number; failed: number };
 
-/** The core's batch answer as REST shows it: each item with its `data` or its `details`, refused records named by the reader. */
+/**
+ * The core's batch answer (its enums already as REST shows them: `failed`) with each item's `data`
+ * or its `details`, refused records named by the reader.
+ */
 function batchAnswer(result: BatchAnswer, refused: Map<number, ErrorDetails>) {
-  const data = result.data.map((item) => {
-    const details = refused.get(item.index) ?? item.details;
-    if (refused.has(item.index) && item.status !== 'FAILED') throw new Error(`batch: refused record ${item.index} was written`);
-    const status = restEnum(item.status);
-    return details == null ? { index: item.index, status, data: item.data } : { index: item.index, status, details };
+  const data = result.data.map(({ index, status, data: written, details: problems }) => {
+    const details = refused.get(index) ?? problems;
+    if (refused.has(index) && status !== 'failed') throw new Error(`batch: refused record ${index} was written`);
+    return details == null ? { index, status, data: written } : { index, status, details };
   });
   return { data, created: result.created, updated: result.updated, unchanged: result.unchanged, failed: result.failed };
 }

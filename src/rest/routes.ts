@@ -12,6 +12,8 @@ import {
   SetInvoiceStatusByIdDocument,
   SetDealStatusByIdDocument,
   ListWebhookEndpointsDocument,
+  ListEventsDocument,
+  EventByIdDocument,
   CreateWebhookEndpointDocument,
   WebhookEndpointByIdDocument,
   UpdateWebhookEndpointByIdDocument,
@@ -54,6 +56,8 @@ export const FILE_VARIABLES = ['columns', 'fileName'];
  */
 export type Answer =
   | { kind: 'as-is' }
+  /** A list page as the contract's envelope (docs/decisions.md §3, §18): `page` is left out of a page read by `cursor`. */
+  | { kind: 'page' }
   | { kind: 'created' }
   /** 200 with `{data: <selection>}` and an ETag of its `updated_at`; null (unknown or not visible) is 404. */
   | { kind: 'record'; unversioned?: true }
@@ -102,23 +106,24 @@ export type Route = {
 };
 
 const AS_IS = { kind: 'as-is' } as const;
+const PAGE = { kind: 'page' } as const;
 const CREATED = { kind: 'created' } as const;
 const LIST = { kind: 'list' } as const;
 const RECORD = { kind: 'record' } as const;
 const NO_CONTENT = { kind: 'no-content' } as const;
-/** A record that changes by itself (an import's progress): no version to send back, so no ETag. */
-const PROGRESS = { kind: 'record', unversioned: true } as const;
+/** A record with no version to send back (an import's progress changes by itself; an event never does): no ETag. */
+const UNVERSIONED = { kind: 'record', unversioned: true } as const;
 const BY_ID = { extension: true } as const;
 const BATCH = { kind: 'batch', records: 'records', argument: 'inputs' } as const;
 
 /** THE REST contract: endpoint -> GraphQL operation -> answer. Access, limits and input rules are the field's. */
 export const routes: Route[] = [
-  { method: 'GET', path: '/api/v1/contacts', operation: ListContactsDocument, input: 'query', answer: AS_IS },
+  { method: 'GET', path: '/api/v1/contacts', operation: ListContactsDocument, input: 'query', answer: PAGE },
   { method: 'POST', path: '/api/v1/contacts', operation: CreateContactDocument, input: 'body-as-input', answer: CREATED },
   { method: 'GET', path: '/api/v1/contacts/export', operation: ExportContactsDocument, input: 'query', answer: { kind: 'download', file: CONTACTS_CSV } },
-  { method: 'GET', path: '/api/v1/deals', operation: ListDealsDocument, input: 'query', answer: AS_IS },
+  { method: 'GET', path: '/api/v1/deals', operation: ListDealsDocument, input: 'query', answer: PAGE },
   { method: 'POST', path: '/api/v1/deals', operation: CreateDealDocument, input: 'body-as-input', answer: CREATED },
-  { method: 'GET', path: '/api/v1/invoices', operation: ListInvoicesDocument, input: 'query', answer: AS_IS },
+  { method: 'GET', path: '/api/v1/invoices', operation: ListInvoicesDocument, input: 'query', answer: PAGE },
   {
     method: 'POST', path: '/api/v1/forms/:form_id/submit', operation: SubmitLeadFormDocument, input: 'body-as-variables',
     answer: AS_IS, target: LeadFormToSubmitDocument, keepDetailKeys: true,
@@ -139,8 +144,8 @@ export const routes: Route[] = [
     answer: { kind: 'upload', read: ImportByIdDocument, location: '/api/v1/imports/:id' }, extension: true,
   },
   { method: 'GET', path: '/api/v1/imports', operation: ListImportsDocument, input: 'query', answer: LIST, extension: true },
-  { method: 'GET', path: '/api/v1/imports/:id', operation: ImportByIdDocument, input: 'query', answer: PROGRESS, ...BY_ID },
-  { method: 'DELETE', path: '/api/v1/imports/:id', operation: CancelImportByIdDocument, input: 'query', answer: PROGRESS, ...BY_ID },
+  { method: 'GET', path: '/api/v1/imports/:id', operation: ImportByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
+  { method: 'DELETE', path: '/api/v1/imports/:id', operation: CancelImportByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
   { method: 'GET', path: '/api/v1/imports/:id/errors', operation: ImportErrorsDocument, input: 'query', answer: { kind: 'download', file: IMPORT_ERRORS_CSV }, ...BY_ID },
   // Records by id, beyond the contract (docs/decisions.md §12); after the fixed paths above.
   { method: 'GET', path: '/api/v1/contacts/:id', operation: ContactByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
@@ -165,6 +170,9 @@ export const routes: Route[] = [
   { method: 'DELETE', path: '/api/v1/invoices/:id', operation: DeleteInvoiceByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
   { method: 'POST', path: '/api/v1/invoices/:id/status', operation: SetInvoiceStatusByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
   { method: 'POST', path: '/api/v1/deals/:id/status', operation: SetDealStatusByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
+  // The events feed, for systems that cannot receive webhooks (docs/decisions.md §18).
+  { method: 'GET', path: '/api/v1/events', operation: ListEventsDocument, input: 'query', answer: PAGE, extension: true },
+  { method: 'GET', path: '/api/v1/events/:id', operation: EventByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
   // The owner's webhook endpoints (docs/decisions.md §18); the secret is in the POST answer only.
   { method: 'GET', path: '/api/v1/webhook_endpoints', operation: ListWebhookEndpointsDocument, input: 'query', answer: LIST, extension: true },
   { method: 'POST', path: '/api/v1/webhook_endpoints', operation: CreateWebhookEndpointDocument, input: 'body-as-input', answer: CREATED, extension: true },

@@ -133,7 +133,7 @@ describe('Account.events and Contact.timeline', () => {
 
   it('a cursor from elsewhere is a 400 on after', async () => {
     const r = await t.gql('query ($id: ID!) { account(id: $id) { events(after: "nope") { nodes { id } } } }', { id: acc.id }, { as: acc.member });
-    expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { after: ['Not a cursor of this connection'] } });
+    expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { after: ['Not a cursor of this list'] } });
   });
 });
 

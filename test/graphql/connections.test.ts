@@ -183,28 +183,28 @@ describe('cursors and page sizes that are refused', () => {
 
   test('a cursor from another ordering is BAD_USER_INPUT', async () => {
     expect(await refused({ after: cursor, orderBy: { field: 'EMAIL', direction: 'ASC' } })).toEqual({
-      after: ['The cursor belongs to another ordering or filter'],
+      after: ['The cursor belongs to another ordering, filter or account'],
     });
     expect(await refused({ after: cursor, orderBy: { field: 'CREATED_AT', direction: 'ASC' } })).toBeTruthy();
   });
 
   test('a cursor from another filter is BAD_USER_INPUT', async () => {
     expect(await refused({ before: cursor, filter: { types: ['lead'] } })).toEqual({
-      before: ['The cursor belongs to another ordering or filter'],
+      before: ['The cursor belongs to another ordering, filter or account'],
     });
   });
 
   test('a cursor of another connection (deals) is BAD_USER_INPUT on contacts', async () => {
     await t.db.deal.create({ data: { accountId: acc.id, title: 'd' } });
     const r = await t.gql('query ($id: ID!) { account(id: $id) { deals(first: 1) { pageInfo { endCursor } } } }', { id: acc.id }, { as: acc.member });
-    expect(await refused({ after: r.data.account.deals.pageInfo.endCursor })).toEqual({ after: ['The cursor belongs to another ordering or filter'] });
+    expect(await refused({ after: r.data.account.deals.pageInfo.endCursor })).toEqual({ after: ['The cursor belongs to another ordering, filter or account'] });
   });
 
   test('an edited, truncated or made-up cursor is BAD_USER_INPUT', async () => {
     const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
     const edited = Buffer.from(JSON.stringify([decoded[0], '2099-01-01 00:00:00+00', decoded[2], decoded[3]])).toString('base64url');
     for (const after of [edited, cursor.slice(0, -3), 'bm90IGEgY3Vyc29y', '', randomUUID()]) {
-      expect(await refused({ after })).toEqual({ after: ['Not a cursor of this connection'] });
+      expect(await refused({ after })).toEqual({ after: ['Not a cursor of this list'] });
     }
   });
 

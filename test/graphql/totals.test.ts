@@ -127,7 +127,7 @@ describe('totals from the counters', () => {
   });
 
   test('the counters serve exactly the filters {} and {type or status}', () => {
-    const page = (args: object) => contactsPageFilter({ accountId: '', page: 1, pageSize: 25, search: null, type: null, externalId: null, ...args });
+    const page = (args: object) => contactsPageFilter({ accountId: '', page: 1, pageSize: 25, sort: 'CREATED_AT', order: 'DESC', search: null, type: null, externalId: null, ...args });
     expect(countedKeys(contacts, page({}))).toEqual({ keys: null });
     expect(countedKeys(contacts, page({ type: 'client' }))).toEqual({ keys: ['client'] });
     expect(countedKeys(deals, { statuses: ['won'] })).toEqual({ keys: ['won'] });

@@ -12,6 +12,7 @@ import { openEvents } from '../../src/events/runtime.js';
 import { createLogger } from '../../src/logger.js';
 import type { AtomicStore } from '../../src/ratelimit/atomic-store.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
+import { noLimits } from '../../src/runtime.js';
 import { serveGraphqlWs } from '../../src/http/websocket.js';
 import { OPENAPI_PATH } from '../../src/rest/docs.js';
 import { cloneDatabase } from './database.js';
@@ -68,12 +69,9 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     ...overrides.env,
   });
   const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const limiter = createRateLimiter({
-    redisUrl: config.redisUrl,
-    keyPrefix: `rl-test-${randomUUID()}:`,
-    store: overrides.store,
-    log: () => {},
-  });
+  const limiter = config.rateLimits
+    ? createRateLimiter({ redisUrl: config.redisUrl, keyPrefix: `rl-test-${randomUUID()}:`, store: overrides.store, log: () => {} })
+    : noLimits(log);
   const deps: AppDeps = {
     config,
     db,

@@ -30,11 +30,11 @@ describe('GET /api/v1/contacts', () => {
     await createContact(t, acc, { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', phone: '+44 1', company: 'Engines' });
   });
 
-  it('answers 200 with the list envelope {data, total, page, page_size}, page 1 and page_size 25 by default', async () => {
+  it('answers 200 with the list envelope {data, total, page, page_size, next_cursor}, page 1 and page_size 25 by default', async () => {
     const r = await list(acc.id, acc.owner);
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(r.body).sort()).toEqual(['data', 'page', 'page_size', 'total']);
+    expect(Object.keys(r.body).sort()).toEqual(['data', 'next_cursor', 'page', 'page_size', 'total']);
     expect(r.body).toMatchObject({ total: 1, page: 1, page_size: 25 });
   });
 
@@ -106,7 +106,7 @@ describe('GET /api/v1/contacts', () => {
     it('a page past the end is 200 with data [] and the true total', async () => {
       const r = await list(paged.id, caller, { page: 9, page_size: 2 });
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ data: [], total: 5, page: 9, page_size: 2 });
+      expect(r.body).toEqual({ data: [], total: 5, page: 9, page_size: 2, next_cursor: null });
     });
 
     it('page_size 1 and 100 are accepted', async () => {
@@ -265,7 +265,7 @@ describe('GET /api/v1/contacts', () => {
     });
 
     it('unknown query parameters are ignored', async () => {
-      const r = await list(typed.id, typed.owner, { sort: 'name', foo: 'bar', status: 'bogus' });
+      const r = await list(typed.id, typed.owner, { sort_by: 'name', foo: 'bar', status: 'bogus' });
       expect(r.status).toBe(200);
       expect(r.body.total).toBe(6);
     });

@@ -42,10 +42,10 @@ describe('GET /api/v1/deals', () => {
     });
   });
 
-  it('answers 200 with the list envelope {data, total, page, page_size}, page 1 and page_size 25 by default', async () => {
+  it('answers 200 with the list envelope {data, total, page, page_size, next_cursor}, page 1 and page_size 25 by default', async () => {
     const r = await list(acc.id, acc.owner);
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['data', 'page', 'page_size', 'total']);
+    expect(Object.keys(r.body).sort()).toEqual(['data', 'next_cursor', 'page', 'page_size', 'total']);
     expect(r.body).toMatchObject({ total: 2, page: 1, page_size: 25 });
   });
 
@@ -117,7 +117,7 @@ describe('GET /api/v1/deals', () => {
 
     it('a page past the end is 200 with data [] and the true total', async () => {
       const r = await list(paged.id, paged.owner, { page: 4, page_size: 2 });
-      expect([r.status, r.body]).toEqual([200, { data: [], total: 5, page: 4, page_size: 2 }]);
+      expect([r.status, r.body]).toEqual([200, { data: [], total: 5, page: 4, page_size: 2, next_cursor: null }]);
     });
 
     it.each([

@@ -141,6 +141,13 @@ const CASES: Record<string, Case[]> = {
   'GET /api/v1/webhook_endpoints/:id': [{ path: () => '/api/v1/webhook_endpoints/nope', details: () => null }],
   'PATCH /api/v1/webhook_endpoints/:id': [{ path: () => '/api/v1/webhook_endpoints/nope', body: () => ({ enabled: true }), details: () => null }],
   'DELETE /api/v1/webhook_endpoints/:id': [{ path: () => '/api/v1/webhook_endpoints/nope', details: () => null }],
+  // The events feed (docs/decisions.md §18).
+  'GET /api/v1/events': [{
+    path: () => '/api/v1/events',
+    query: () => ({ account_id: 'nope', page_size: '0', since: 'soon' }),
+    details: () => ({ account_id: ['Must be a UUID'], page_size: ['Must be from 1 to 100'], since: expect.any(Array) }),
+  }],
+  'GET /api/v1/events/:id': [{ path: () => '/api/v1/events/nope', query: () => ({ account_id: acc.id }), details: () => null }],
   // Imports (docs/imports.md): the query names the import, the file is the body.
   'POST /api/v1/imports': [{
     path: () => '/api/v1/imports',

@@ -158,6 +158,8 @@ const foreignContact = (field: string, extra: (f: Fixture) => Record<string, unk
 const newImport = async (f: Fixture) =>
   (await t.db.import.create({ data: { accountId: f.acc.id, object: 'contacts', headers: ['first_name'], columns: ['firstName'], unknownColumns: [] } })).id;
 const newContact = async (f: Fixture) => (await createContact(t, f.acc)).id;
+const newEvent = async (f: Fixture) =>
+  (await t.db.event.create({ data: { accountId: f.acc.id, type: 'contact.created', actorType: 'system', data: { object: { id: f.contactId } } } })).id;
 const newStage = async (f: Fixture) => (await t.db.pipelineStage.create({ data: { accountId: f.acc.id, name: unique('Stage').slice(0, 90) } })).id;
 const newForm = async (f: Fixture) =>
   (await t.db.leadForm.create({
@@ -273,6 +275,14 @@ const GQL: Record<string, GqlRow> = {
     role: 'member',
     doc: 'query ($a: ID!) { invoices(accountId: $a) { total nodes { id accountId contact { id accountId } } } }',
     vars: (_f, a) => ({ a }),
+  },
+  // The events feed (docs/decisions.md §18): members, keys with EVENTS_READ.
+  'Query.events': { role: 'member', doc: 'query ($a: ID!) { events(accountId: $a) { nodes { id accountId } nextCursor } }', vars: (_f, a) => ({ a }) },
+  'Query.event': {
+    role: 'member',
+    hidden: 'null',
+    doc: 'query ($a: ID!, $id: ID!) { event(accountId: $a, id: $id) { id accountId } }',
+    vars: async (f, a) => ({ a, id: await recordOf(f, a, newEvent) }),
   },
   'Query.pipelineStages': {
     role: 'member',
@@ -828,6 +838,8 @@ const REST: Record<string, RestRow> = {
   'PATCH /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal, { title: 'Matrix' }) },
   'DELETE /api/v1/deals/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/deals', newDeal) },
   'GET /api/v1/invoices/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/invoices', newInvoice) },
+  'GET /api/v1/events': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/events?account_id=${a}` }) },
+  'GET /api/v1/events/:id': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/events/${await recordOf(f, a, newEvent)}?account_id=${a}` }) },
   'POST /api/v1/invoices': { role: 'member', ok: 201, request: (_f, a) => ({ path: '/api/v1/invoices', body: { account_id: a, amount: 1, due_date: '2030-06-30' } }) },
   'PATCH /api/v1/invoices/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/invoices', newInvoice, { amount: 2 }) },
   'DELETE /api/v1/invoices/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/invoices', newInvoice) },

@@ -120,10 +120,13 @@ function expectErrorShape(a: Answer) {
 const SUCCESS: Record<string, (a: Answer) => void> = {
   list: (a) => {
     const body = JSON.parse(a.text);
-    expect(Object.keys(body).sort()).toEqual(['data', 'page', 'page_size', 'total']);
+    // A page read by cursor has no `page` (docs/decisions.md §18).
+    const byCursor = !('page' in body);
+    expect(Object.keys(body).sort()).toEqual(byCursor ? ['data', 'next_cursor', 'page_size', 'total'] : ['data', 'next_cursor', 'page', 'page_size', 'total']);
     expect(Array.isArray(body.data)).toBe(true);
     expect(Number.isInteger(body.total) && body.total >= 0).toBe(true);
-    expect(Number.isInteger(body.page) && body.page >= 1).toBe(true);
+    expect(byCursor || (Number.isInteger(body.page) && body.page >= 1)).toBe(true);
+    expect(body.next_cursor === null || typeof body.next_cursor === 'string').toBe(true);
     expect(body.page_size >= 1 && body.page_size <= 100).toBe(true);
   },
   contact: (a) => {
@@ -152,6 +155,18 @@ const SUCCESS: Record<string, (a: Answer) => void> = {
     expect(a.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(a.text.split('\r\n')[0]).toMatch(/^"?First Name"?,"?Last Name"?,"?Email"?/);
   },
+  /** The events feed: `{data, page_size, next_cursor}`, by cursor only (docs/decisions.md §18). */
+  feed: (a) => {
+    const body = JSON.parse(a.text);
+    expect(Object.keys(body).sort()).toEqual(['data', 'next_cursor', 'page_size']);
+    expect(Array.isArray(body.data)).toBe(true);
+  },
+  /** A record by id: `{data: {...}}`. */
+  record: (a) => {
+    const body = JSON.parse(a.text);
+    expect(Object.keys(body)).toEqual(['data']);
+    expect(body.data.id).toMatch(UUID);
+  },
   /** An extension's whole list (imports, webhook endpoints): `{data: [...]}`, no paging. */
   whole: (a) => {
     const { data, ...rest } = JSON.parse(a.text);
@@ -175,6 +190,8 @@ const KIND: Record<string, keyof typeof SUCCESS> = {
   'GET /api/v1/account/export': 'document',
   'GET /api/v1/imports': 'whole',
   'GET /api/v1/webhook_endpoints': 'whole',
+  'GET /api/v1/events': 'feed',
+  'GET /api/v1/events/:id': 'record',
 };
 
 /** Sends one request and checks the promises of this file; returns the answer for more checks. */

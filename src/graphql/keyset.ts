@@ -1,0 +1,93 @@
+// Keyset cursors (docs/connections.md): one format for the GraphQL connections (connection.ts) and
+// REST's cursor pages (page.ts). A cursor carries the row's ordering value and id, so paging
+// survives inserts and deletes, and a fingerprint of what it pages (collection, ordering, filter and,
+// for an account's own lists, the account), so a cursor of another list is refused, not followed.
+import { createHash } from 'node:crypto';
+import { badInput } from '../errors.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { uuid } from '../validation.js';
+import { col, type OrderColumn } from './collection.js';
+
+export type Direction = 'ASC' | 'DESC';
+export type Order = { field: string; direction: Direction };
+export type Cursor = { value: string | null; id: string };
+
+export const digest = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);
+
+/** Drops empty values and sorts keys, so one filter always has one fingerprint. */
+const canonical = (value: unknown): unknown => {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined && v !== null)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, v]) => [k, canonical(v)]),
+    );
+  }
+  return value;
+};
+
+/** The fingerprint of a list: the same collection, ordering, filter (parsed) and account give the same one. */
+export const fingerprintOf = (collection: string, order: Order, filter: object | null, accountId: string | null) =>
+  digest(JSON.stringify([collection, order.field, order.direction, canonical(filter ?? {}), accountId]), 12);
+
+/** `filter` without its empty values, as the fingerprint and the counters see it. */
+export const givenOf = (filter: object | null) => canonical(filter) as object | null;
+
+// A checksum, not a signature: a cursor grants nothing (the account is checked on every request);
+// the sum only turns an edited or truncated cursor into BAD_USER_INPUT instead of a strange page.
+export function encodeCursor(fingerprint: string, cursor: Cursor): string {
+  const body = JSON.stringify([fingerprint, cursor.value, cursor.id]);
+  return Buffer.from(JSON.stringify([fingerprint, cursor.value, cursor.id, digest(body, 8)])).toString('base64url');
+}
+
+const VALUE_SHAPE: Record<OrderColumn['type'], RegExp> = {
+  timestamptz: /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  numeric: /^-?\d{1,20}(\.\d{1,10})?$/,
+  text: /^[^\u0000]*$/,
+};
+
+/** The cursor `text` given as argument `name`, or BAD_USER_INPUT on `name` when it is not one of this list's. */
+export function decodeCursor(name: string, text: string | null | undefined, list: { fingerprint: string; column: OrderColumn }): Cursor | null {
+  if (text == null) return null;
+  const refuse = (message: string) => badInput({ [name]: [message] });
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse('Not a cursor of this list');
+  }
+  if (!Array.isArray(parts) || parts.length !== 4) throw refuse('Not a cursor of this list');
+  const [fingerprint, value, id, sum] = parts as unknown[];
+  if (sum !== digest(JSON.stringify([fingerprint, value, id]), 8)) throw refuse('Not a cursor of this list');
+  if (fingerprint !== list.fingerprint) throw refuse('The cursor belongs to another ordering, filter or account');
+  const valid = (value === null || (typeof value === 'string' && VALUE_SHAPE[list.column.type].test(value))) && uuid.safeParse(id).success;
+  if (!valid) throw refuse('Not a cursor of this list');
+  return { value: value as string | null, id: id as string };
+}
+
+/**
+ * Rows strictly beyond the cursor in `towards` (ascending = greater). NULLs sort as the largest value
+ * (PostgreSQL's default: last ascending, first descending), so one rule serves both directions.
+ */
+export function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' | 'less'): Prisma.Sql {
+  const c = col(column.column);
+  const id = Prisma.sql`CAST(${cursor.id} AS uuid)`;
+  if (cursor.value === null) {
+    return towards === 'greater' ? Prisma.sql`(${c} IS NULL AND t.id > ${id})` : Prisma.sql`(${c} IS NOT NULL OR t.id < ${id})`;
+  }
+  const value = Prisma.sql`CAST(${cursor.value} AS ${Prisma.raw(column.type)})`;
+  if (towards === 'less') return Prisma.sql`((${c}, t.id) < (${value}, ${id}))`;
+  return column.nullable ? Prisma.sql`((${c}, t.id) > (${value}, ${id}) OR ${c} IS NULL)` : Prisma.sql`((${c}, t.id) > (${value}, ${id}))`;
+}
+
+/** Rows after the cursor in the list's own order. */
+export const after = (column: OrderColumn, direction: Direction, cursor: Cursor) => beyond(column, cursor, direction === 'ASC' ? 'greater' : 'less');
+
+export const orderSql = (column: OrderColumn, direction: Direction) => {
+  const dir = Prisma.raw(direction);
+  return Prisma.sql`${col(column.column)} ${dir}, t.id ${dir}`;
+};
