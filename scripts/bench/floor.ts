@@ -57,20 +57,44 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     return accountId;
   }
 
-  function paging(q: URLSearchParams): { page: number; pageSize: number } {
+  type Paging = { page: number; pageSize: number; after: { value: string; id: string } | null };
+
+  /** `page` and `page_size`, or the position a `cursor` holds (the service's format: [fingerprint, value, id, sum]). */
+  function paging(q: URLSearchParams): Paging {
     const page = Number(q.get('page') ?? 1);
     const pageSize = Number(q.get('page_size') ?? 25);
     const details: Record<string, string[]> = {};
     if (!Number.isInteger(page) || page < 1) details.page = ['Must be at least 1'];
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) details.page_size = ['Must be from 1 to 100'];
+    let after: Paging['after'] = null;
+    const cursor = q.get('cursor');
+    if (cursor !== null) {
+      const parts = (() => {
+        try {
+          return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+        } catch {
+          return null;
+        }
+      })();
+      if (!Array.isArray(parts) || typeof parts[1] !== 'string' || typeof parts[2] !== 'string' || !UUID.test(parts[2])) details.cursor = ['Not a cursor of this list'];
+      else after = { value: parts[1], id: parts[2] };
+    }
     if (Object.keys(details).length) throw invalid(details);
-    return { page, pageSize };
+    return { page, pageSize, after };
   }
 
-  /** One round trip: the page as JSON rows and the total of the same filter. */
-  async function list(table: string, columns: string, joins: string, where: string[], params: unknown[], page: number, pageSize: number) {
+  /**
+   * One round trip: the page as JSON rows and the total of the same filter; one row more than the
+   * page tells whether a next cursor is due. After a cursor, the rows beyond it (keyset), no page number.
+   */
+  async function list(table: string, columns: string, joins: string, where: string[], params: unknown[], { page, pageSize, after }: Paging) {
     const filter = where.join(' AND ');
-    params.push(pageSize, (page - 1) * pageSize);
+    const bounds = [...where];
+    if (after) {
+      params.push(after.value, after.id);
+      bounds.push(`(t.created_at, t.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    }
+    params.push(pageSize + 1, after ? 0 : (page - 1) * pageSize);
     const limit = `$${params.length - 1}`;
     const offset = `$${params.length}`;
     // The page is cut first (the index serves ORDER BY ... LIMIT), then formatted and joined: a deep
@@ -78,18 +102,22 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     const { rows } = await pool.query(
       `SELECT (SELECT count(*) FROM ${table} t WHERE ${filter})::int AS total,
               (SELECT coalesce(json_agg(p), '[]') FROM (
-                 SELECT ${columns} FROM (
-                   SELECT * FROM ${table} t WHERE ${filter} ORDER BY t.created_at DESC, t.id DESC LIMIT ${limit} OFFSET ${offset}
+                 SELECT ${columns}, t.created_at::text AS _key FROM (
+                   SELECT * FROM ${table} t WHERE ${bounds.join(' AND ')} ORDER BY t.created_at DESC, t.id DESC LIMIT ${limit} OFFSET ${offset}
                  ) t ${joins}
                  ORDER BY t.created_at DESC, t.id DESC) p) AS data`,
       params,
     );
-    return { data: rows[0].data, total: rows[0].total, page, page_size: pageSize };
+    const all = rows[0].data as { id: string; _key: string }[];
+    const data = all.slice(0, pageSize).map(({ _key, ...row }) => row);
+    const last = all[pageSize - 1];
+    const next = all.length > pageSize && last ? Buffer.from(JSON.stringify(['floor', last._key, last.id, ''])).toString('base64url') : null;
+    return { data, total: rows[0].total, ...(after ? {} : { page }), page_size: pageSize, next_cursor: next };
   }
 
   async function listContacts(req: IncomingMessage, q: URLSearchParams) {
     const accountId = await requireMember(q.get('account_id'), await userOf(req));
-    const { page, pageSize } = paging(q);
+    const pages = paging(q);
     const where = ['t.account_id = $1'];
     const params: unknown[] = [accountId];
     const type = q.get('type');
@@ -112,13 +140,13 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     return list(
       'contacts',
       `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, t.external_id, ${ISO('t.created_at')} AS created_at`,
-      '', where, params, page, pageSize,
+      '', where, params, pages,
     );
   }
 
   async function listDeals(req: IncomingMessage, q: URLSearchParams) {
     const accountId = await requireMember(q.get('account_id'), await userOf(req));
-    const { page, pageSize } = paging(q);
+    const pages = paging(q);
     const where = ['t.account_id = $1'];
     const params: unknown[] = [accountId];
     const status = q.get('status');
@@ -133,13 +161,13 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
        CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
        CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object('id', s.id, 'name', s.name) END AS pipeline_stages`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id LEFT JOIN pipeline_stages s ON s.account_id = t.account_id AND s.id = t.stage_id',
-      where, params, page, pageSize,
+      where, params, pages,
     );
   }
 
   async function listInvoices(req: IncomingMessage, q: URLSearchParams) {
     const accountId = await requireMember(q.get('account_id'), await userOf(req));
-    const { page, pageSize } = paging(q);
+    const pages = paging(q);
     const where = ['t.account_id = $1'];
     const params: unknown[] = [accountId];
     const status = q.get('status');
@@ -154,7 +182,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
        CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
        ${ISO('t.created_at')} AS created_at`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id',
-      where, params, page, pageSize,
+      where, params, pages,
     );
   }
 

@@ -14,6 +14,7 @@ import { print } from 'graphql';
 import pg from 'pg';
 import { mintToken } from '../../src/auth/token.js';
 import { benchApiKey } from './api-key.js';
+import { deepCursor } from './cursor.js';
 import { ListContactsDocument } from '../../src/rest/operations/generated.js';
 import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, numberFlag, parseFlags } from './common.js';
 import { DATA_FLAGS, progressBar, sizeFromFlags } from './data.js';
@@ -86,7 +87,7 @@ type Case = {
 /** The exports: `--cases` may name them (only those run, and no request case unless named too); else both run. */
 export const EXPORT_NAMES = ['export-csv', 'export-json'];
 
-export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
+export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
 
 /** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
 const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
@@ -99,7 +100,7 @@ const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
   }
 }`;
 
-function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey: string): Case[] {
+function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey: string, cursor: string): Case[] {
   const auth = { authorization: `Bearer ${token}` };
   const json = { 'content-type': 'application/json' };
   const a = dataset.accountId;
@@ -114,6 +115,11 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
       headers: { authorization: `Bearer ${apiKey}` }, floorCase: 'contacts-first', expect: 200,
     },
     { name: 'contacts-deep', label: `GET /contacts (page ${opts.deepPage})`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&page=${opts.deepPage}`, headers: auth, expect: 200 },
+    {
+      // docs/decisions.md §18: the same depth by cursor (keyset): it should cost what page 1 does.
+      name: 'contacts-cursor-deep', label: `GET /contacts (cursor at page ${opts.deepPage})`, kind: 'list', method: 'GET',
+      path: `/api/v1/contacts?account_id=${a}&cursor=${cursor}`, headers: auth, expect: 200,
+    },
     { name: 'contacts-search', label: `GET /contacts (search "${opts.search}")`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&search=${encodeURIComponent(opts.search)}`, headers: auth, expect: 200 },
     { name: 'contacts-type', label: `GET /contacts (type=${opts.type})`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&type=${opts.type}`, headers: auth, expect: 200 },
     { name: 'deals', label: 'GET /deals (page 1)', kind: 'list', method: 'GET', path: `/api/v1/deals?account_id=${a}`, headers: auth, expect: 200 },
@@ -339,7 +345,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     const [service, floor, postgraphile] = started.map((s) => (s as PromiseFulfilledResult<Server | null>).value) as [Server, Server, Server | null];
     serviceRss.start = rssNow(service.pid);
 
-    const planned = buildCases(dataset, token, opts, await benchApiKey(url, dataset.accountId));
+    // The row before page deepPage's first: the cursor lands where that page begins.
+    const cursor = await deepCursor(url, dataset.accountId, Math.max(0, Math.min((opts.deepPage - 1) * 25, dataset.contacts - 1) - 1));
+    const planned = buildCases(dataset, token, opts, await benchApiKey(url, dataset.accountId), cursor);
     const floorResults = new Map<string, Stats>();
     const twinResults = new Map<string, Stats>();
     const runCase = async (c: Case): Promise<CaseResult> => {

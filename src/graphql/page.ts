@@ -1,5 +1,6 @@
-// Numbered pages (`<Model>Page { nodes total page pageSize }`, REST's lists) of a collection
-// (collection.ts): the page's rows, their to-one relations and the total of the same filter in one
+// Pages (`<Model>Page { nodes total page pageSize nextCursor }`, REST's lists) of a collection
+// (collection.ts), numbered (OFFSET) or after a cursor (keyset.ts, docs/decisions.md §18), in any
+// of its orders: the page's rows, their to-one relations and the total of the same filter in one
 // SQL statement that answers one row. Prisma would spend three to five round trips (count, page, one
 // per relation) and decode every value of every row; here PostgreSQL builds the rows as one JSON text.
 // A selection with more than to-one relations (nested lists, aliases) reads the page's ids in that

@@ -52,10 +52,11 @@ export class VariableReader {
     if (value === undefined) return undefined;
     if (value === null) return null;
     if (isListType(type)) {
-      // A list in a query string is its values separated by commas (`types=a,b`).
-      if (this.fromQuery && typeof value === 'string') return this.read(value.split(',').filter(Boolean), type, field);
-      if (!Array.isArray(value)) return this.fail(field, 'Expected an array');
-      return value.map((item, index) => this.read(item, type.ofType, `${field}.${index}`));
+      // A list in a query string: the name repeated (`types=a&types=b`, as generated clients send
+      // it), its values separated by commas (`types=a,b`), or both.
+      const items = this.fromQuery ? [value].flat().flatMap((v) => (typeof v === 'string' ? v.split(',').filter(Boolean) : [v])) : value;
+      if (!Array.isArray(items)) return this.fail(field, 'Expected an array');
+      return items.map((item, index) => this.read(item, type.ofType, `${field}.${index}`));
     }
     if (isInputObjectType(type)) {
       if (typeof value !== 'object' || Array.isArray(value)) return this.fail(field, 'Expected an object');

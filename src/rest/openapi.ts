@@ -271,8 +271,6 @@ function parameter(definition: VariableDefinitionNode, where: 'path' | 'query', 
     in: where,
     required: where === 'path' || isNonNullType(type),
     ...(arg?.description ? { description: arg.description } : {}),
-    // A list is its values separated by commas (src/rest/input.ts).
-    ...(value.type === 'array' ? { style: 'form', explode: false } : {}),
     schema: ['string', 'number', 'boolean'].includes(typeof fallback) ? { ...value, default: fallback } : value,
   };
 }

@@ -212,7 +212,7 @@ async function readVariables(
   if (fromQuery) {
     // A file's own variables (its header) are not the query string's: judged once the file is read.
     const skip = route.input === 'query-with-file' ? FILE_VARIABLES : [];
-    variables = reader.variables(schema, operation, { ...Object.fromEntries(url.searchParams), ...pathParams }, skip);
+    variables = reader.variables(schema, operation, { ...queryObject(url.searchParams), ...pathParams }, skip);
   } else {
     let body: Record<string, unknown>;
     try {
@@ -254,6 +254,19 @@ function argumentsOf(operation: OperationDefinitionNode, variables: Record<strin
   const args: Record<string, unknown> = { ...variables };
   for (const arg of root.arguments ?? []) if (arg.value.kind === Kind.VARIABLE) args[arg.name.value] = variables[arg.value.name.value];
   return args;
+}
+
+/**
+ * The query string as one value per name; a name given more than once (`types=a&types=b`, as
+ * generated clients send a list) keeps all its values, as a list.
+ */
+function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(params.keys())) {
+    const values = params.getAll(name);
+    query[name] = values.length === 1 ? values[0]! : values;
+  }
+  return query;
 }
 
 /**

@@ -60,5 +60,5 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('npm run bench (5
     expect(table).toContain("x PostGraphile's req/s");
     expect(table).toContain('GET /contacts (page 1)');
     expect(table).toContain('Targets:');
-  }, 120_000);
+  }, 600_000);
 });
