@@ -129,9 +129,27 @@ async function openStager(db: Database, staged: Staged): Promise<Stager> {
   return db.pool ? copyStager(db.pool, staged) : insertStager(db, staged);
 }
 
-/** PostgreSQL: one COPY per file, in COPY's text format (the cells as JSON, whose escapes COPY keeps as they are once `\` is doubled). */
+/**
+ * How long the COPY of one file may run: as long as its upload, which Node's request timeout (5
+ * minutes by default) ends first. Every other statement keeps DATABASE_STATEMENT_TIMEOUT_MS (10 s):
+ * a million rows take about a minute to arrive.
+ */
+const INTAKE_TIMEOUT_MS = 6 * 60_000;
+
+/**
+ * PostgreSQL: one COPY per file, in COPY's text format (the cells as JSON, whose escapes COPY keeps
+ * as they are once `\` is doubled), in a transaction of its own whose SET LOCAL lifts the statement
+ * bound for it alone (never a session SET: behind PgBouncer it would outlive the request).
+ */
 async function copyStager(pool: NonNullable<Database['pool']>, { importId, accountId }: Staged): Promise<Stager> {
   const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SET LOCAL statement_timeout = ${INTAKE_TIMEOUT_MS}`);
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
   const copy = client.query(copyFrom('COPY import_rows (account_id, import_id, seq, line, cells) FROM STDIN'));
   let failed: Error | null = null;
   copy.on('error', (err: Error) => (failed = err));
@@ -145,12 +163,17 @@ async function copyStager(pool: NonNullable<Database['pool']>, { importId, accou
       copy.end();
       try {
         await once(copy, 'finish');
+        await client.query('COMMIT');
+      } catch (error) {
+        failed ??= error as Error;
+        throw error;
       } finally {
         release(failed ?? undefined);
       }
     },
     async abort() {
-      // Destroying the stream ends the COPY with an error: nothing it sent is kept. The connection is then dropped.
+      // Destroying the stream ends the COPY with an error: nothing it sent is kept. The connection is
+      // then dropped, and its transaction with it.
       copy.destroy(new Error('import intake aborted'));
       release(new Error('import intake aborted'));
     },

@@ -336,9 +336,15 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
     case 'as-is':
       return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: selection } } } };
     case 'page': {
-      // `page` is left out of a page read by cursor, never null (src/rest/plugin.ts).
-      const properties = { ...(selection.properties as Record<string, JsonSchema>), page: { type: 'integer', minimum: 1, description: 'Absent on a page read by `cursor`' } };
-      const page = { ...selection, properties, required: (selection.required as string[]).filter((name) => name !== 'page') };
+      // `page`, where selected, is left out of a page read by cursor, never null (src/rest/plugin.ts).
+      const properties = selection.properties as Record<string, JsonSchema>;
+      const page = properties.page
+        ? {
+            ...selection,
+            properties: { ...properties, page: { type: 'integer', minimum: 1, description: 'Absent on a page read by `cursor`' } },
+            required: (selection.required as string[]).filter((name) => name !== 'page'),
+          }
+        : selection;
       return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: page } } } };
     }
     case 'created': {
