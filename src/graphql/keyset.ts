@@ -12,7 +12,7 @@ export type Direction = 'ASC' | 'DESC';
 export type Order = { field: string; direction: Direction };
 export type Cursor = { value: string | null; id: string };
 
-export const digest = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);
+const digest = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);
 
 /** Drops empty values and sorts keys, so one filter always has one fingerprint. */
 const canonical = (value: unknown): unknown => {
