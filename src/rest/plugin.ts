@@ -162,8 +162,7 @@ async function run(
 async function answer(route: Route, result: unknown, ctx: Context, request: Request, serverContext: ServerContext, log: Logger) {
   switch (route.answer.kind) {
     case 'as-is':
-      return json(200, result);
-    case 'page':
+    case 'page': // its `page` already dropped by run() when read by cursor
       return json(200, result);
     case 'created':
       return json(201, { data: result });
