@@ -41,6 +41,9 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 
 export const uuid = z.string().regex(UUID, 'Must be a UUID');
 
+/** A search (docs/decisions.md §3, §19): trimmed, at most 200 characters; blank is no search. */
+export const searchText = text().trim().max(200, 'Must be at most 200 characters').nullish().transform((v) => v || null);
+
 /** Trimmed text; a blank optional value becomes null (docs/decisions.md §4). */
 export const optionalText = (max: number) =>
   text()

@@ -1,32 +1,15 @@
 /** The contacts collection (docs/fields.md#adding-a-filter) · Query.contacts · Account.contacts (docs/decisions.md §3, §11) */
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
-import { anyOf, col as c, filtersOf, likeEscape, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
+import { anyOf, col as c, filtersOf, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { builder } from '../graphql/builder.js';
 import { pageField } from '../graphql/page.js';
 import { ContactSource, ContactType, Prisma } from '../generated/prisma/client.js';
-import { externalIdFilter, text } from '../validation.js';
+import { externalIdFilter, searchText, text } from '../validation.js';
+import { contactMatches } from './contact-search.js';
 import { ContactRef, ContactSourceEnum, ContactTypeEnum } from './contact.schema.js';
 import { listContactsArgs, type ListContactsArgs } from './contact.service.js';
-
-/**
- * Case-insensitive substring of first name, last name, e-mail or "first last": the part before a
- * space must end the first name and the part after begin the last name. Each ILIKE has a trigram index.
- */
-function searchSql(search: string): Prisma.Sql {
-  const s = likeEscape(search);
-  const contains = `%${s}%`;
-  const parts = [
-    Prisma.sql`${c('first_name')} ILIKE ${contains}`,
-    Prisma.sql`${c('last_name')} ILIKE ${contains}`,
-    Prisma.sql`${c('email')} ILIKE ${contains}`,
-    ...[...s.matchAll(/ /g)].map(
-      ({ index }) => Prisma.sql`(${c('first_name')} ILIKE ${`%${s.slice(0, index)}`} AND ${c('last_name')} ILIKE ${`${s.slice(index + 1)}%`})`,
-    ),
-  ];
-  return Prisma.sql`(${Prisma.join(parts, ' OR ')})`;
-}
 
 const ORDERS = {
   ...TIME_ORDERS,
@@ -45,8 +28,8 @@ export const contacts = {
   filter: filtersOf('ContactFilter', 'All given conditions hold (AND); a list matches any of its values. `...After` is inclusive, `...Before` exclusive.', {
     search: {
       field: (t) => t.string({ description: 'Case-insensitive substring of first name, last name, e-mail or "first last" (as the REST search)' }),
-      schema: text().trim().max(200, 'Must be at most 200 characters').nullish().transform((v) => v || null),
-      sql: searchSql,
+      schema: searchText,
+      sql: (v: string) => contactMatches('t', v),
     },
     types: { field: (t) => t.field({ type: [ContactTypeEnum] }), schema: z.array(z.enum(ContactType)).nullish(), sql: anyOf('contact_type', 'contact_type') },
     sources: { field: (t) => t.field({ type: [ContactSourceEnum] }), schema: z.array(z.enum(ContactSource)).nullish(), sql: anyOf('source', 'contact_source') },

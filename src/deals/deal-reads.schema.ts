@@ -4,12 +4,13 @@ import { AccountRef } from '../accounts/account.schema.js';
 import { contacts } from '../contacts/contact-reads.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { anyOf, col as c, eq, filtersOf, from, likeEscape, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
+import { anyOf, col as c, eq, filtersOf, from, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
 import { DealStatus, Prisma } from '../generated/prisma/client.js';
-import { externalIdFilter, text, uuid } from '../validation.js';
+import { ownOrContactNameMatches } from '../contacts/contact-search.js';
+import { externalIdFilter, searchText, uuid } from '../validation.js';
 import { DealRef, DealStatusEnum } from './deal.schema.js';
 import { listDealsArgs, type ListDealsArgs } from './deal.service.js';
 import { PipelineStageRef } from './stage.schema.js';
@@ -41,9 +42,9 @@ export const deals = {
   orderInput: orderInputOf('Deal', Object.keys(ORDERS)),
   filter: filtersOf('DealFilter', 'All given conditions hold (AND); a list matches any of its values. `...After` is inclusive, `...Before` exclusive.', {
     search: {
-      field: (t) => t.string({ description: 'Case-insensitive substring of the title' }),
-      schema: text().trim().max(200, 'Must be at most 200 characters').nullish().transform((v) => v || null),
-      sql: (v: string) => Prisma.sql`${c('title')} ILIKE ${`%${likeEscape(v)}%`}`,
+      field: (t) => t.string({ description: "Case-insensitive substring of the title or of the contact's \"first last\" name" }),
+      schema: searchText,
+      sql: (v: string) => ownOrContactNameMatches('deals', 'title', v),
     },
     statuses: { field: (t) => t.field({ type: [DealStatusEnum] }), schema: z.array(z.enum(DealStatus)).nullish(), sql: anyOf('status', 'deal_status') },
     stageIds: { field: (t) => t.idList(), schema: z.array(uuid).max(100, 'At most 100 ids').nullish(), sql: anyOf('stage_id', 'uuid') },
@@ -61,6 +62,7 @@ export const deals = {
 
 /** The page's arguments as the collection's filter (REST's GET /deals). */
 export const dealsPageFilter = (a: ListDealsArgs) => ({
+  search: a.search,
   statuses: a.status ? [a.status] : null,
   externalId: a.externalId,
   contactId: a.contactId,
@@ -70,7 +72,7 @@ export const dealsPageFilter = (a: ListDealsArgs) => ({
 pageField(
   'deals',
   deals,
-  (a) => ({ status: a({ type: DealStatusEnum }), externalId: a.string(), contactId: a.id(), stageId: a.id() }),
+  (a) => ({ search: a.string({ description: "Case-insensitive substring of the title or of the contact's name" }), status: a({ type: DealStatusEnum }), externalId: a.string(), contactId: a.id(), stageId: a.id() }),
   listDealsArgs,
   dealsPageFilter,
   'DEALS_READ',

@@ -8,7 +8,8 @@ import { anyOf, eq, filtersOf, from, timeRanges, TIME_ORDERS, until, type Collec
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
 import { InvoiceStatus } from '../generated/prisma/client.js';
-import { externalIdFilter, uuid } from '../validation.js';
+import { ownOrContactNameMatches } from '../contacts/contact-search.js';
+import { externalIdFilter, searchText, uuid } from '../validation.js';
 import { InvoiceRef, InvoiceStatusEnum } from './invoice.schema.js';
 import { listInvoicesArgs, type ListInvoicesArgs } from './invoice.service.js';
 
@@ -29,6 +30,11 @@ export const invoices = {
   orders: ORDERS,
   orderInput: orderInputOf('Invoice', Object.keys(ORDERS)),
   filter: filtersOf('InvoiceFilter', 'All given conditions hold (AND); a list matches any of its values. `...After` is inclusive, `...Before` exclusive.', {
+    search: {
+      field: (t) => t.string({ description: "Case-insensitive substring of the invoice number or of the contact's \"first last\" name" }),
+      schema: searchText,
+      sql: (v: string) => ownOrContactNameMatches('invoices', 'invoice_number', v),
+    },
     statuses: { field: (t) => t.field({ type: [InvoiceStatusEnum] }), schema: z.array(z.enum(InvoiceStatus)).nullish(), sql: anyOf('status', 'invoice_status') },
     contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid') },
     externalId: { field: (t) => t.string({ description: 'The exact external id' }), schema: externalIdFilter, sql: eq('external_id', 'text') },
@@ -42,6 +48,7 @@ export const invoices = {
 
 /** The page's arguments as the collection's filter (REST's GET /invoices). */
 export const invoicesPageFilter = (a: ListInvoicesArgs) => ({
+  search: a.search,
   statuses: a.status ? [a.status] : null,
   externalId: a.externalId,
   contactId: a.contactId,
@@ -53,6 +60,7 @@ pageField(
   'invoices',
   invoices,
   (a) => ({
+    search: a.string({ description: "Case-insensitive substring of the invoice number or of the contact's name" }),
     status: a({ type: InvoiceStatusEnum }),
     externalId: a.string(),
     contactId: a.id(),

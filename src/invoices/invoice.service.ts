@@ -7,7 +7,7 @@ import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, externalIdFilter, listArgs, money, optionalText, uuid } from '../validation.js';
+import { externalId, externalIdFilter, listArgs, money, optionalText, searchText, uuid } from '../validation.js';
 
 export const NUMBER_TAKEN = TAKEN;
 
@@ -28,7 +28,7 @@ export const createInvoiceInput = z.object({
 
 export type CreateInvoiceInput = z.output<typeof createInvoiceInput>;
 
-export const listInvoicesArgs = listArgs.extend({
+export const listInvoicesArgs = listArgs.extend({ search: searchText,
   status: z.enum(InvoiceStatus).nullish(),
   externalId: externalIdFilter,
   contactId: uuid.nullish(),

@@ -157,7 +157,7 @@ describe('GET /api/v1/deals', () => {
     });
 
     it('unknown query parameters are ignored', async () => {
-      const r = await list(filtered.id, filtered.owner, { type: 'lead', order: 'asc', search: 'won' });
+      const r = await list(filtered.id, filtered.owner, { type: 'lead', order: 'asc', q: 'won' });
       expect([r.status, r.body.total]).toEqual([200, 5]);
     });
   });

@@ -151,7 +151,7 @@ describe('GET /api/v1/invoices', () => {
     });
 
     it('unknown query parameters are ignored', async () => {
-      const r = await list(filtered.id, filtered.owner, { type: 'x', search: 'INV', sort_by: '-amount' });
+      const r = await list(filtered.id, filtered.owner, { type: 'x', q: 'INV', sort_by: '-amount' });
       expect([r.status, r.body.total]).toEqual([200, 9]);
     });
   });

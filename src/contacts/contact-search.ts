@@ -1,0 +1,55 @@
+// How a contact matches a search (docs/decisions.md §3, §19). Every search reads one trigram GIN index
+// on contact_search_text(first, last, e-mail, company, phone), a SQL function the migration
+// 20261123195900_search defines once; PostgreSQL inlines it, so each query's expression is the
+// index's. ILIKE '%x%' on that text yields the candidates, and each search then checks the fields it
+// means (a candidate's match may straddle two fields). `%`, `_` and `\` match themselves.
+import { Prisma } from '../generated/prisma/client.js';
+import { likeEscape } from '../graphql/collection.js';
+
+/** The ILIKE pattern of a substring. */
+export const containing = (text: string) => `%${likeEscape(text)}%`;
+/** The ILIKE pattern of a prefix. */
+export const startingWith = (text: string) => `${likeEscape(text)}%`;
+
+/** A column of the contact under `alias`. */
+export const field = (alias: string, column: string) => Prisma.raw(`${alias}."${column}"`);
+/** "first last": the name §3 searches, and the title of a contact's search hit. */
+export const nameSql = (alias: string) => Prisma.sql`(${field(alias, 'first_name')} || ' ' || coalesce(${field(alias, 'last_name')}, ''))`;
+
+const indexed = (alias: string, pattern: string) =>
+  Prisma.sql`contact_search_text(${Prisma.join(['first_name', 'last_name', 'email', 'company', 'phone'].map((c) => field(alias, c)))}) ILIKE ${pattern}`;
+
+/** §3: a substring of the first name, last name, e-mail or "first last". */
+export function contactMatches(alias: string, text: string): Prisma.Sql {
+  const p = containing(text);
+  return Prisma.sql`(${indexed(alias, p)} AND (${nameSql(alias)} ILIKE ${p} OR ${field(alias, 'email')} ILIKE ${p}))`;
+}
+
+/** A substring of "first last": a deal's or an invoice's search by contact name (§19). */
+export function nameMatches(alias: string, text: string): Prisma.Sql {
+  const p = containing(text);
+  return Prisma.sql`(${indexed(alias, p)} AND ${nameSql(alias)} ILIKE ${p})`;
+}
+
+/** The fields cross-object search reads (§19): name, e-mail, company and phone. */
+export const SEARCHED_FIELDS = (alias: string) => [nameSql(alias), ...['email', 'company', 'phone'].map((c) => field(alias, c))];
+
+/** §19's cross-object search: a substring of the name, e-mail, company or phone. */
+export function anyFieldMatches(alias: string, text: string): Prisma.Sql {
+  const p = containing(text);
+  return Prisma.sql`(${indexed(alias, p)} AND (${Prisma.join(SEARCHED_FIELDS(alias).map((f) => Prisma.sql`${f} ILIKE ${p}`), ' OR ')}))`;
+}
+
+/**
+ * The rows of `table` (under alias `t`) whose `column` or whose contact's name contains the text
+ * (deals: title; invoices: number; §19): the union of two index reads, the table's own trigram
+ * index and the contacts' joined by (account_id, contact_id), instead of testing every row.
+ */
+export function ownOrContactNameMatches(table: 'deals' | 'invoices', column: string, text: string): Prisma.Sql {
+  const p = containing(text);
+  const rows = Prisma.raw(`"${table}"`);
+  return Prisma.sql`t.id IN (
+    SELECT o.id FROM ${rows} o WHERE ${field('o', column)} ILIKE ${p}
+    UNION ALL
+    SELECT o.id FROM contacts k JOIN ${rows} o ON o.account_id = k.account_id AND o.contact_id = k.id WHERE ${nameMatches('k', text)})`;
+}

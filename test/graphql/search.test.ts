@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createAccount, createApiKey, createContact, type TestAccount } from '../factories/index.js';
+import { createTestApp, errorOf, type TestApp, type TestUser } from '../helpers/app.js';
+import { restResource } from '../helpers/rest.js';
+import { contactMatches, ownOrContactNameMatches } from '../../src/contacts/contact-search.js';
+import { Prisma } from '../../src/generated/prisma/client.js';
+
+// Search (docs/decisions.md §19): Query.search across contacts, deals and invoices, best matches
+// first; `search` on the deal and invoice lists; every search read through a trigram index.
+
+const SEARCH = /* GraphQL */ `
+  query Search($accountId: ID!, $query: String!, $types: [SearchType!], $first: Int) {
+    search(accountId: $accountId, query: $query, types: $types, first: $first) {
+      type id title subtitle
+      record { __typename ... on Contact { firstName } ... on Deal { title } ... on Invoice { invoiceNumber } }
+    }
+  }
+`;
+
+let t: TestApp;
+let acc: TestAccount;
+beforeAll(async () => {
+  t = await createTestApp();
+  acc = await createAccount(t);
+});
+afterAll(() => t?.close());
+
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
+const search = (account: TestAccount, vars: Record<string, unknown>, as: TestUser = account.member) =>
+  t.gql(SEARCH, { accountId: account.id, ...vars }, { as });
+const titles = (r: { data: { search: { title: string }[] } }) => r.data.search.map((h) => h.title);
+
+describe('Query.search', () => {
+  let mine: TestAccount;
+  beforeAll(async () => {
+    mine = await createAccount(t);
+    const ada = await createContact(t, mine, { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@engines.example', createdAt: at(1) });
+    await createContact(t, mine, { firstName: 'Adam', lastName: 'Smith', email: 'adam@wealth.example', createdAt: at(2) });
+    await createContact(t, mine, { firstName: 'Grace', lastName: 'Hopper', company: 'Navy Ada Lab', phone: '+1 660 555 0198', createdAt: at(3) });
+    await createContact(t, mine, { firstName: 'Nadar', lastName: null, email: null, createdAt: at(4) });
+    await t.db.deal.create({ data: { accountId: mine.id, title: 'Ada', contactId: ada.id, createdAt: at(5) } });
+    await t.db.deal.create({ data: { accountId: mine.id, title: 'Cascada renewal', createdAt: at(6) } });
+    await t.db.invoice.create({ data: { accountId: mine.id, invoiceNumber: 'ADA-2026-1', amount: 10, dueDate: at(0), contactId: ada.id, createdAt: at(7) } });
+  });
+
+  test('best matches first: exact, then prefix, then substring, newest breaking ties; each hit carries its record', async () => {
+    const r = await search(mine, { query: 'ada' });
+    expect(r.errors).toBeUndefined();
+    // exact: the deal titled "Ada" and the contact whose first name is "Ada" (the deal is newer);
+    // prefix: the invoice ADA-2026-1, then Adam Smith; substring: Cascada renewal (newest), Nadar,
+    // Grace Hopper (company "Navy Ada Lab").
+    expect(r.data.search.map((h: { type: string; title: string }) => `${h.type} ${h.title}`)).toEqual([
+      'DEAL Ada',
+      'CONTACT Ada Lovelace',
+      'INVOICE ADA-2026-1',
+      'CONTACT Adam Smith',
+      'DEAL Cascada renewal',
+      'CONTACT Nadar',
+      'CONTACT Grace Hopper',
+    ]);
+    const deal = r.data.search[0];
+    expect(deal).toMatchObject({ subtitle: 'Ada Lovelace', record: { __typename: 'Deal', title: 'Ada' } });
+    expect(r.data.search[1]).toMatchObject({ subtitle: 'ada@engines.example', record: { __typename: 'Contact', firstName: 'Ada' } });
+    expect(r.data.search[2]).toMatchObject({ subtitle: 'Ada Lovelace', record: { __typename: 'Invoice', invoiceNumber: 'ADA-2026-1' } });
+  });
+
+  test('contacts are found by name, e-mail, company and phone; types narrows and first cuts', async () => {
+    expect(titles(await search(mine, { query: '660 555', types: ['CONTACT'] }))).toEqual(['Grace Hopper']);
+    expect(titles(await search(mine, { query: 'WEALTH.example' }))).toEqual(['Adam Smith']);
+    expect(titles(await search(mine, { query: 'lovelace', types: ['DEAL', 'INVOICE'] }))).toEqual([]);
+    expect(titles(await search(mine, { query: 'ada', types: ['INVOICE', 'DEAL'] }))).toEqual(['Ada', 'ADA-2026-1', 'Cascada renewal']);
+    expect(titles(await search(mine, { query: 'ada', first: 2 }))).toEqual(['Ada', 'Ada Lovelace']);
+  });
+
+  test('a match straddling two fields is not a match', async () => {
+    // contact_search_text is "first last email company phone": "lovelace ada@" spans last name and e-mail.
+    expect(titles(await search(mine, { query: 'lovelace ada@' }))).toEqual([]);
+  });
+
+  test('one character is allowed; %, _ and \\ match themselves', async () => {
+    await createContact(t, mine, { firstName: '50%', lastName: 'a_b\\c', createdAt: at(8) });
+    expect(titles(await search(mine, { query: '%' }))).toEqual(['50% a_b\\c']);
+    expect(titles(await search(mine, { query: '_' }))).toEqual(['50% a_b\\c']);
+    expect(titles(await search(mine, { query: '\\' }))).toEqual(['50% a_b\\c']);
+    expect((await search(mine, { query: 'z' })).data.search).toEqual([]);
+    // Grace Hopper begins with it; Ada Lovelace's address (ada@engines.example) holds it.
+    expect(titles(await search(mine, { query: 'G', types: ['CONTACT'] }))).toEqual(['Grace Hopper', 'Ada Lovelace']);
+  });
+
+  test('bad input is a 400 naming each argument: a blank or 201-character query, first out of 1..50', async () => {
+    const r = await search(mine, { query: ' ', first: 51 });
+    expect(errorOf(r).extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { query: ['Must not be blank'], first: ['Must be at most 50'] } });
+    expect(errorOf(await search(mine, { query: 'x'.repeat(201) })).extensions?.details).toEqual({ query: ['Must be at most 200 characters'] });
+    expect(titles(await search(mine, { query: `  ${'ada'}  ` }))).toContain('Ada Lovelace');
+  });
+
+  test('an unknown type is a 400 from the schema', async () => {
+    const r = await search(mine, { query: 'ada', types: ['PERSON'] });
+    expect(r.status).toBe(400);
+    expect(errorOf(r).extensions).toEqual({ code: 'BAD_USER_INPUT', details: { 'types.0': ['Value "PERSON" does not exist in "SearchType" enum.'] } });
+  });
+
+  test("only the account's members search it, and API keys use the lists' own search", async () => {
+    expect(errorOf(await search(mine, { query: 'ada' }, mine.outsider)).extensions?.code).toBe('FORBIDDEN');
+    expect((await search(acc, { query: 'ada' })).data.search).toEqual([]);
+    const key = await createApiKey(t, mine, ['CONTACTS_READ', 'DEALS_READ', 'INVOICES_READ']);
+    expect(errorOf(await search(mine, { query: 'ada' }, key)).extensions?.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('search on the deal and invoice lists (REST and GraphQL)', () => {
+  const deals = restResource(() => t, '/api/v1/deals');
+  const invoices = restResource(() => t, '/api/v1/invoices');
+  let mine: TestAccount;
+  beforeAll(async () => {
+    mine = await createAccount(t);
+    const ada = await createContact(t, mine, { firstName: 'Ada', lastName: 'Lovelace', email: 'engines@example.com' });
+    const bob = await createContact(t, mine, { firstName: 'Bob', lastName: 'Engineer' });
+    await t.db.deal.createMany({
+      data: [
+        { accountId: mine.id, title: 'Analytical engine', contactId: bob.id, createdAt: at(1) },
+        { accountId: mine.id, title: 'Difference machine', contactId: ada.id, createdAt: at(2) },
+        { accountId: mine.id, title: 'Loom', createdAt: at(3) },
+      ],
+    });
+    await t.db.invoice.createMany({
+      data: [
+        { accountId: mine.id, invoiceNumber: 'INV-000100', amount: 1, dueDate: at(0), contactId: ada.id, createdAt: at(1) },
+        { accountId: mine.id, invoiceNumber: 'INV-000200', amount: 1, dueDate: at(0), contactId: bob.id, createdAt: at(2) },
+        { accountId: mine.id, invoiceNumber: 'LOVE-1', amount: 1, dueDate: at(0), createdAt: at(3) },
+      ],
+    });
+  });
+
+  const titlesOf = (r: { body: { data: { title?: string; invoice_number?: string }[] } }) => r.body.data.map((d) => d.title ?? d.invoice_number);
+
+  test("deals match their title or their contact's name (not the contact's e-mail), each once, with an exact total", async () => {
+    const byTitle = await deals.list(mine.id, mine.member, { search: 'ENGINE' });
+    expect([byTitle.status, byTitle.body.total, titlesOf(byTitle)]).toEqual([200, 1, ['Analytical engine']]);
+    const byName = await deals.list(mine.id, mine.member, { search: 'ada love' });
+    expect([byName.body.total, titlesOf(byName)]).toEqual([1, ['Difference machine']]);
+    const r = await t.gql('query ($a: ID!) { deals(accountId: $a, search: "e") { total nodes { title } } }', { a: mine.id }, { as: mine.member });
+    expect(r.data.deals).toEqual({ total: 2, nodes: [{ title: 'Difference machine' }, { title: 'Analytical engine' }] });
+  });
+
+  test("invoices match their number or their contact's name, newest first, with an exact total", async () => {
+    const r = await invoices.list(mine.id, mine.member, { search: 'love' });
+    expect([r.status, r.body.total, titlesOf(r)]).toEqual([200, 2, ['LOVE-1', 'INV-000100']]);
+    expect(titlesOf(await invoices.list(mine.id, mine.member, { search: '0002' }))).toEqual(['INV-000200']);
+    expect(titlesOf(await invoices.list(mine.id, mine.member, { search: 'engineer', status: 'draft' }))).toEqual(['INV-000200']);
+  });
+
+  test('a search over 200 characters is a 400 naming search; a blank one is no filter', async () => {
+    for (const list of [deals, invoices]) {
+      const r = await list.list(mine.id, mine.member, { search: 'x'.repeat(201) });
+      expect([r.status, r.body.details]).toEqual([400, { search: ['Must be at most 200 characters'] }]);
+      expect((await list.list(mine.id, mine.member, { search: '  ' })).body.total).toBe(3);
+    }
+  });
+});
+
+describe('every search is read through its trigram index', () => {
+  // Plans of searches over 1,000 rows of each table in an account of their own, with statistics:
+  // on a handful of rows any plan is cheap and PostgreSQL picks a b-tree. All is rolled back.
+  class Planned extends Error {}
+  const plan = (sql: (account: Prisma.Sql) => Prisma.Sql) =>
+    t.db
+      .$transaction(async (tx) => {
+        const [{ id }] = await tx.$queryRaw<{ id: string }[]>`INSERT INTO accounts (id, name, owner_id) SELECT gen_random_uuid(), 'plans', owner_id FROM accounts LIMIT 1 RETURNING id::text`;
+        const account = Prisma.sql`CAST(${id} AS uuid)`;
+        await tx.$executeRaw`INSERT INTO contacts (id, account_id, first_name, last_name, email) SELECT gen_random_uuid(), ${account}, 'First' || i, 'Last' || i, 'mail' || i || '@example.com' FROM generate_series(1, 1000) i`;
+        await tx.$executeRaw`INSERT INTO deals (id, account_id, title, contact_id) SELECT gen_random_uuid(), ${account}, 'Deal ' || md5(c.id::text), c.id FROM contacts c WHERE c.account_id = ${account}`;
+        await tx.$executeRaw`INSERT INTO invoices (id, account_id, invoice_number, amount, due_date, contact_id) SELECT gen_random_uuid(), ${account}, 'N-' || md5(c.id::text), 1, now(), c.id FROM contacts c WHERE c.account_id = ${account}`;
+        await tx.$executeRaw`ANALYZE contacts, deals, invoices`;
+        // New entries wait in each GIN index's pending list, which the planner counts as read in full; VACUUM would merge them.
+        for (const index of ['contacts_search_trgm_idx', 'deals_title_trgm_idx', 'invoices_invoice_number_trgm_idx']) await tx.$queryRaw`SELECT gin_clean_pending_list(${index}::regclass)::int`;
+        // On so few rows a scan is cheapest; turned off, it is the fallback when no index serves the condition.
+        await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+        const rows = await tx.$queryRaw<{ 'QUERY PLAN': string }[]>`EXPLAIN SELECT t.id FROM ${sql(account)}`;
+        throw new Planned(rows.map((r) => r['QUERY PLAN']).join('\n'));
+      })
+      .catch((planned: Error) => (planned instanceof Planned ? planned.message : Promise.reject(planned)));
+
+  test('contacts: contact_search_text(...) ILIKE uses contacts_search_trgm_idx', async () => {
+    expect(await plan((a) => Prisma.sql`contacts t WHERE t.account_id = ${a} AND ${contactMatches('t', 'last4242')}`)).toContain('contacts_search_trgm_idx');
+  });
+
+  test('deals and invoices: their own trigram index and the contacts index', async () => {
+    const deals = await plan((a) => Prisma.sql`deals t WHERE t.account_id = ${a} AND ${ownOrContactNameMatches('deals', 'title', 'last4242')}`);
+    expect(deals).toContain('deals_title_trgm_idx');
+    expect(deals).toContain('contacts_search_trgm_idx');
+    const invoices = await plan((a) => Prisma.sql`invoices t WHERE t.account_id = ${a} AND ${ownOrContactNameMatches('invoices', 'invoice_number', 'last4242')}`);
+    expect(invoices).toContain('invoices_invoice_number_trgm_idx');
+    expect(invoices).toContain('contacts_search_trgm_idx');
+  });
+});
