@@ -166,7 +166,7 @@ describe('every search is read through its trigram index', () => {
   const plan = (sql: (account: Prisma.Sql) => Prisma.Sql) =>
     t.db
       .$transaction(async (tx) => {
-        const [{ id }] = await tx.$queryRaw<{ id: string }[]>`INSERT INTO accounts (id, name, owner_id) SELECT gen_random_uuid(), 'plans', owner_id FROM accounts LIMIT 1 RETURNING id::text`;
+        const [{ id }] = await tx.$queryRaw<[{ id: string }]>`INSERT INTO accounts (id, name, owner_id) SELECT gen_random_uuid(), 'plans', owner_id FROM accounts LIMIT 1 RETURNING id::text`;
         const account = Prisma.sql`CAST(${id} AS uuid)`;
         await tx.$executeRaw`INSERT INTO contacts (id, account_id, first_name, last_name, email) SELECT gen_random_uuid(), ${account}, 'First' || i, 'Last' || i, 'mail' || i || '@example.com' FROM generate_series(1, 1000) i`;
         await tx.$executeRaw`INSERT INTO deals (id, account_id, title, contact_id) SELECT gen_random_uuid(), ${account}, 'Deal ' || md5(c.id::text), c.id FROM contacts c WHERE c.account_id = ${account}`;
