@@ -4,7 +4,7 @@ import { InvoiceStatus, Prisma, type Invoice, type PrismaClient } from '../gener
 import { badInput, conflict, invalidTransition, isAppError, MESSAGES, notFound } from '../errors.js';
 import { assertInAccount } from '../deals/deal.service.js';
 import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
-import { emit } from '../events/emit.js';
+import { emit, emitMany } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { externalId, externalIdFilter, listArgs, money, optionalText, uuid } from '../validation.js';
@@ -111,6 +111,25 @@ export async function setInvoiceStatus(tx: Prisma.TransactionClient, invoice: In
     from = (await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id }, select: { status: true } })).status;
   }
   throw invalidTransition(`Cannot move an invoice from ${from} to ${to}: it keeps changing`, { from, to });
+}
+
+/**
+ * Moves invoices the caller has locked (FOR UPDATE) to `to`, each checked against the §8 machine as
+ * setInvoiceStatus checks one, in one UPDATE and one events statement: a job's batch
+ * (docs/decisions.md §19 "Billing time"). Each row moves only from the status the caller read.
+ * Returns how many moved.
+ */
+export async function setInvoicesStatus(tx: Prisma.TransactionClient, invoices: InvoiceToMove[], to: InvoiceStatus, actor: Actor): Promise<number> {
+  for (const invoice of invoices) assertTransition(INVOICE_MACHINE, invoice.status, to);
+  if (invoices.length === 0) return 0;
+  const fromOf = new Map(invoices.map((invoice) => [invoice.id, invoice.status]));
+  const froms = [...new Set(fromOf.values())];
+  const moved = await tx.invoice.updateManyAndReturn({
+    where: { OR: froms.map((status) => ({ status, id: { in: invoices.filter((invoice) => invoice.status === status).map((invoice) => invoice.id) } })) },
+    data: { status: to },
+  });
+  await emitMany(tx, moved.map((object) => ({ type: 'invoice.status_changed', accountId: object.accountId, actor, object, previous: { status: fromOf.get(object.id) } })));
+  return moved.length;
 }
 
 // --- Changing and removing invoices: drafts only (docs/decisions.md §12) ---------------------------
