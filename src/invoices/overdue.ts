@@ -45,9 +45,9 @@ export async function markOverdueInvoices(db: PrismaClient, options: OverdueOpti
       const [lock] = await tx.$queryRaw<{ got: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtextextended(${LOCK_KEY}, 0)) AS got`;
       if (!lock?.got) return null;
       const due = await tx.$queryRaw<InvoiceToMove[]>`
-        SELECT id::text, status::text AS status FROM invoices
-        WHERE status IN (${FALLS_DUE_SQL}) AND due_date < ${today}::date
-        ORDER BY due_date, id LIMIT ${options.batchSize} FOR UPDATE SKIP LOCKED`;
+        SELECT i.id::text AS id, i.status::text AS status FROM invoices i
+        WHERE i.status IN (${FALLS_DUE_SQL}) AND i.due_date < ${today}::date
+        ORDER BY i.due_date, i.id LIMIT ${options.batchSize} FOR UPDATE SKIP LOCKED`;
       return setInvoicesStatus(tx, due, InvoiceStatus.overdue, SYSTEM);
     }, WRITE_TRANSACTION);
     if (moved === null) return { ...run, lockedOut: true };

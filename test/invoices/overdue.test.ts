@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { InvoiceStatus } from '../../src/generated/prisma/client.js';
 import { loadConfig } from '../../src/config.js';
+import { serializeRecord } from '../../src/events/serialize.js';
 import { CAN_FALL_DUE, markOverdueInvoices } from '../../src/invoices/overdue.js';
 import { startOverdueWorker } from '../../src/invoices/overdue-worker.js';
 import { createAccount, unique, type TestAccount } from '../factories/index.js';
@@ -61,6 +62,9 @@ describe('the overdue job', () => {
       const event = events.find((e) => e.subjectId === invoice.id)!;
       expect(event).toMatchObject({ actorType: 'system', actorId: null });
       expect(event.data).toMatchObject({ object: { id: invoice.id, status: 'overdue' }, previous: { status: invoice.status } });
+      // The record as every other invoice event shows it (REST's shape).
+      const row = await t.db.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
+      expect((event.data as { object: unknown }).object).toEqual(serializeRecord('invoice', row));
     }
   });
 
