@@ -5,12 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { InvoiceStatus } from '../../src/generated/prisma/client.js';
 import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/client.js';
 import { serializeRecord } from '../../src/events/serialize.js';
 import { CAN_FALL_DUE, markOverdueInvoices } from '../../src/invoices/overdue.js';
 import { startOverdueWorker } from '../../src/invoices/overdue-worker.js';
 import { createAccount, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { WAIT, watchSubscriptions } from '../helpers/live.js';
+import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 import { countersAndRows } from '../helpers/record-counts.js';
 import { startReceiver } from '../events/receiver.js';
 
@@ -124,6 +126,28 @@ describe('the overdue job', () => {
     const events = await statusEvents(account.id);
     expect(events).toHaveLength(60);
     expect(new Set(events.map((e) => e.subjectId)).size).toBe(60);
+  });
+
+  it.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('two instances on one PostgreSQL move each invoice exactly once, with exactly one event each', async () => {
+    const account = await createAccount(t);
+    await invoices(account, Array.from({ length: 90 }, (_, i) => ({ status: CAN_FALL_DUE[i % 3]!, dueDate: new Date(YESTERDAY.getTime() - (i % 5) * DAY) })));
+    // Instance B: a pool of its own on the same database, as a second process would have.
+    const other = await openDatabase({ databaseUrl: t.deps.db.pool!.options.connectionString!, dataDir: '', poolMax: 3 });
+    try {
+      const instances = [t.db, other.prisma];
+      const left = () => t.db.invoice.count({ where: { accountId: account.id, status: { in: CAN_FALL_DUE } } });
+      let moved = 0;
+      while (await left()) {
+        const runs = await Promise.all([0, 1, 0, 1].map((i) => markOverdueInvoices(instances[i]!, { batchSize: 6, asOf: NOW })));
+        moved += runs.reduce((sum, r) => sum + r.moved, 0);
+      }
+      expect(moved).toBe(90);
+      const events = await statusEvents(account.id);
+      expect(events).toHaveLength(90);
+      expect(new Set(events.map((e) => e.subjectId)).size).toBe(90);
+    } finally {
+      await other.close();
+    }
   });
 
   it('record counts stay exact: a moved invoice is counted as overdue, not as what it was', async () => {
