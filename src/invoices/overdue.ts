@@ -22,7 +22,7 @@ const LOCK_KEY = 'invoices:overdue';
 export type OverdueOptions = {
   /** Invoices moved per transaction (OVERDUE_BATCH_SIZE). */
   batchSize: number;
-  /** The moment whose UTC date decides "passed" (tests and the bench set it); now by default. */
+  /** The moment whose UTC date decides "passed" (tests set it); now by default. */
   asOf?: Date;
   /** Checked between batches: a stopping instance ends after the batch under way commits. */
   running?: () => boolean;
