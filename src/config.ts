@@ -52,6 +52,8 @@ export type Config = {
   events: EventsConfig;
   /** Imports (docs/imports.md): IMPORT_LEASE_MS, how long a running import is kept from other instances after its last chunk (a crash frees it after this). */
   imports: { leaseMs: number };
+  /** The overdue job (docs/decisions.md §19 "Billing time"): OVERDUE_INTERVAL_MS between runs, OVERDUE_BATCH_SIZE invoices per transaction. */
+  overdue: { intervalMs: number; batchSize: number };
 };
 
 export type EventsConfig = {
@@ -200,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       worker: oneOf('EVENT_WORKER', ['on', 'off'], 'on') === 'on',
     },
     imports: { leaseMs: int('IMPORT_LEASE_MS', 60_000, 100, 3_600_000) },
+    overdue: { intervalMs: int('OVERDUE_INTERVAL_MS', 60_000, 100, 86_400_000), batchSize: int('OVERDUE_BATCH_SIZE', 500, 1, 10_000) },
   };
   if (config.auth.jwtSecret !== undefined && config.auth.jwtSecret.length < 32) {
     problems.push('AUTH_JWT_SECRET must be at least 32 characters');

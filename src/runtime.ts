@@ -8,6 +8,7 @@ import { openDatabase } from './db/client.js';
 import { applyMigrations } from './db/migrate.js';
 import { openEvents } from './events/runtime.js';
 import { startImportWorker } from './imports/worker.js';
+import { startOverdueWorker } from './invoices/overdue-worker.js';
 import type { Logger } from './logger.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 import { memoryDocumentStore, redisDocumentStore } from './graphql/persisted.js';
@@ -46,6 +47,8 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     const events = await openEvents(config, db.prisma, log, { listen: db.listen });
     // Every instance that runs workers takes imports too (docs/imports.md#the-worker).
     const imports = config.events.worker ? startImportWorker(db.prisma, { leaseMs: config.imports.leaseMs, pollMs: config.events.pollMs, log }) : null;
+    // ...and invoices that fall due (docs/decisions.md §19 "Billing time"); its lock lets one instance at a time work.
+    const overdue = config.events.worker ? startOverdueWorker(db.prisma, { ...config.overdue, log }) : null;
     const apiKeys = await new ApiKeys(db.prisma, log).start({ listen: db.listen, redisUrl: config.redisUrl });
     return {
       config,
@@ -60,6 +63,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       log,
       close: async () => {
         await imports?.close(); // the chunk under way commits; the import is resumed by the next claim
+        await overdue?.close(); // the batch under way commits; the rest is the next run's, in any instance
         await apiKeys.close();
         await events.close(); // the worker finishes or releases its deliveries first
         await limiter.close();

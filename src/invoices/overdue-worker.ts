@@ -1,0 +1,42 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Logger } from '../logger.js';
+import { markOverdueInvoices } from './overdue.js';
+
+export type OverdueWorkerOptions = { intervalMs: number; batchSize: number; log: Logger };
+
+/**
+ * Runs the overdue job (docs/decisions.md §19 "Billing time") at start and then every `intervalMs`
+ * in this instance. Every instance runs one; the job's advisory lock lets one at a time work, and
+ * what a stopped instance left is found by the next run anywhere (the job keeps no state of its own).
+ */
+export function startOverdueWorker(db: PrismaClient, options: OverdueWorkerOptions) {
+  let running = true;
+  let wake: (() => void) | null = null;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const run = await markOverdueInvoices(db, { batchSize: options.batchSize, running: () => running });
+        if (run.moved > 0) options.log.info({ moved: run.moved, batches: run.batches }, 'invoices fell due');
+      } catch (err) {
+        if (running) options.log.warn({ err }, 'overdue job failed; retrying at the next interval');
+      }
+      if (!running) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        sleep(options.intervalMs, undefined, { ref: false }).then(resolve);
+      });
+      wake = null;
+    }
+  })();
+  return {
+    /** Stops after the batch under way commits. */
+    close: async () => {
+      running = false;
+      wake?.();
+      await loop;
+    },
+  };
+}
+
+export type OverdueWorker = ReturnType<typeof startOverdueWorker>;

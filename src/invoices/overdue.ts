@@ -1,0 +1,59 @@
+// Billing time (docs/decisions.md §19 "Billing time"): an invoice that can fall due and whose due
+// date has passed becomes overdue without anyone asking. One run moves every such invoice, a batch
+// per transaction; src/invoices/overdue-worker.ts runs it every minute in each instance.
+import { Prisma, InvoiceStatus, type PrismaClient } from '../generated/prisma/client.js';
+import { WRITE_TRANSACTION } from '../db/client.js';
+import { SYSTEM } from '../events/types.js';
+import { canTransition, INVOICE_TRANSITIONS } from '../state-machines.js';
+import { setInvoicesStatus, type InvoiceToMove } from './invoice.service.js';
+
+/** The states the §8 machine lets move to overdue (sent, viewed, partial): read from it, not restated. */
+export const CAN_FALL_DUE = (Object.keys(INVOICE_TRANSITIONS) as InvoiceStatus[]).filter((status) =>
+  canTransition(INVOICE_TRANSITIONS, status, InvoiceStatus.overdue),
+);
+
+// Written into the SQL as literals (a closed set of enum names), so the planner sees the partial
+// index's own predicate (migration 20261123200100_overdue_invoices) and reads that index.
+const FALLS_DUE_SQL = Prisma.raw(CAN_FALL_DUE.map((status) => `'${status}'`).join(', '));
+
+/** One run at a time across instances: a batch takes this lock or the run stops (another is under way). */
+const LOCK_KEY = 'invoices:overdue';
+
+export type OverdueOptions = {
+  /** Invoices moved per transaction (OVERDUE_BATCH_SIZE). */
+  batchSize: number;
+  /** The moment whose UTC date decides "passed" (tests set it); now by default. */
+  asOf?: Date;
+  /** Checked between batches: a stopping instance ends after the batch under way commits. */
+  running?: () => boolean;
+};
+
+export type OverdueRun = { moved: number; batches: number; lockedOut: boolean };
+
+/**
+ * Moves every invoice in a state that can fall due whose due date is before today's UTC date (a
+ * DATE: due today is not yet overdue) to overdue, oldest due first, with its invoice.status_changed
+ * event (actor system), a batch per transaction. Rows a user's write holds are skipped (SKIP LOCKED)
+ * and taken by the next run if they are still due. Running it again moves nothing twice: a moved
+ * invoice no longer matches.
+ */
+export async function markOverdueInvoices(db: PrismaClient, options: OverdueOptions): Promise<OverdueRun> {
+  const today = (options.asOf ?? new Date()).toISOString().slice(0, 10);
+  const run: OverdueRun = { moved: 0, batches: 0, lockedOut: false };
+  while (options.running?.() ?? true) {
+    const moved = await db.$transaction(async (tx) => {
+      const [lock] = await tx.$queryRaw<{ got: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtextextended(${LOCK_KEY}, 0)) AS got`;
+      if (!lock?.got) return null;
+      const due = await tx.$queryRaw<InvoiceToMove[]>`
+        SELECT i.id::text AS id, i.status::text AS status FROM invoices i
+        WHERE i.status IN (${FALLS_DUE_SQL}) AND i.due_date < ${today}::date
+        ORDER BY i.due_date, i.id LIMIT ${options.batchSize} FOR UPDATE SKIP LOCKED`;
+      return setInvoicesStatus(tx, due, InvoiceStatus.overdue, SYSTEM);
+    }, WRITE_TRANSACTION);
+    if (moved === null) return { ...run, lockedOut: true };
+    run.moved += moved;
+    if (moved > 0) run.batches++;
+    if (moved < options.batchSize) break;
+  }
+  return run;
+}
