@@ -20,6 +20,7 @@ import './webhooks/webhook.schema.js';
 import './apikeys/apikey.schema.js';
 import './batches/batch.schema.js';
 import './imports/import.schema.js';
+import './reports/report.schema.js';
 
 export const schema = builder.toSchema();
 
