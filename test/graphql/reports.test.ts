@@ -312,7 +312,7 @@ async function change(c: Caller, op: (typeof OPS)[number], r: () => number) {
 }
 
 describe('under concurrency', () => {
-  test('after 2,160 concurrent creates, updates of value, probability, stage and status, and deletes, on two accounts, every report equals plain SQL', { timeout: 300_000 }, async () => {
+  test('after 2,160 concurrent creates, updates of value, probability, stage and status, and deletes, on two accounts, every report equals plain SQL', { timeout: 600_000 }, async () => {
     const accounts = [await createAccount(t), await createAccount(t)];
     const stagesOf = new Map<string, (string | null)[]>();
     for (const acc of accounts) stagesOf.set(acc.id, [null, (await createStage(acc, 'S1', 1)).id, (await createStage(acc, 'S2', 2)).id]);
