@@ -12,8 +12,15 @@ CREATE TABLE "report_sums" (
     CONSTRAINT "report_sums_pkey" PRIMARY KEY ("account_id","report","key","day","slot")
 );
 
--- The dashboard reports (docs/decisions.md §19, Reports) read sums kept here, so a report reads a
--- few hundred rows whatever the account's size. Kept like record_counts (docs/scaling.md#exact-totals):
+-- The sums ride in an index of their own (INCLUDE): a report is an index-only scan of its account's
+-- range. At 300,000 deals (20,000 rows of deals_created) that took 16 ms against 65 ms reading the
+-- rows from the heap, where they lie scattered. Its last key is an expression (slot + 0), so the
+-- schema engine, which cannot state INCLUDE, leaves the index out of its diffs, as it does every
+-- expression index; the reports never filter on slot.
+CREATE INDEX "report_sums_covering_idx" ON "report_sums" ("account_id", "report", "key", "day", ("slot" + 0)) INCLUDE ("n", "value", "weighted");
+
+-- The dashboard reports (docs/decisions.md §19, Reports) read sums kept here, so a report reads its
+-- account's sums (at most days × keys × 8 slots), not its rows. Kept like record_counts (docs/scaling.md#exact-totals):
 -- statement-level triggers with transition tables, in the write's transaction, one slot per
 -- transaction (txid % 8), rows taken in key order. Per row of the source table, one entry per
 -- report it counts in:
