@@ -21,6 +21,7 @@ import './apikeys/apikey.schema.js';
 import './batches/batch.schema.js';
 import './imports/import.schema.js';
 import './search/search.schema.js';
+import './reports/report.schema.js';
 
 export const schema = builder.toSchema();
 

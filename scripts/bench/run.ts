@@ -87,7 +87,10 @@ type Case = {
 /** The exports: `--cases` may name them (only those run, and no request case unless named too); else both run. */
 export const EXPORT_NAMES = ['export-csv', 'export-json'];
 
-export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
+/** The dashboard reports' cases and their routes under /api/v1/reports. */
+const REPORT_CASES = [['report-pipeline', 'pipeline'], ['report-deals', 'deals'], ['report-receivables', 'receivables'], ['report-contacts', 'contacts']] as const;
+
+export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
 
 /** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
 const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
@@ -135,6 +138,10 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
       headers: { ...auth, ...json }, expect: 200,
       body: constant(JSON.stringify({ query: CONNECTION_QUERY, operationName: 'ContactsWithDeals', variables: { accountId: a } })),
     },
+    // docs/decisions.md §19, Reports: each read from trigger-kept sums; no floor (target: single-client p50).
+    ...REPORT_CASES.map(([name, route]) => ({
+      name, label: `GET /reports/${route}`, kind: 'list' as const, method: 'GET' as const, path: `/api/v1/reports/${route}?account_id=${a}`, headers: auth, floorCase: null, expect: 200,
+    })),
     {
       name: 'create-contact', label: 'POST /contacts', kind: 'write', method: 'POST', path: '/api/v1/contacts', headers: { ...auth, ...json }, expect: 201,
       body: constant(JSON.stringify({ account_id: a, first_name: 'Bench', last_name: 'Writer', email: 'bench.writer@example.com', company: 'Bench Ltd', contact_type: 'lead', source: 'referral' })),
@@ -436,6 +443,8 @@ export const TARGETS = {
   rps: 0.9, p99: 1.5, restOverGraphql: 0.05, exportGrowthMb: 100, postgraphileRps: 1, postgraphileP99: 1,
   /** Writes against the floor: creates, and the public form submit (which also bounds its p99). */
   millionFirstPageRps: 10, millionFirstPageP50Ms: 20,
+  /** docs/decisions.md §19: each report, one client, at any size. */
+  reportP50Ms: 50,
   write: { 'create-contact': { rps: 0.8, p99: Infinity }, 'create-deal': { rps: 0.8, p99: Infinity }, 'submit-form': { rps: 0.6, p99: 2 } } as Record<string, { rps: number; p99: number }>,
   /** docs/batches.md: a batch's records/s against the single create's req/s, and against the floor's multi-row INSERT (the limit). */
   batchOverSingle: 25, batchOverLimit: 0.3,
@@ -463,6 +472,12 @@ export function verdicts(report: BenchReport): string[] {
     lines.push(`${ok ? 'met    ' : 'NOT met'}  ${first.label} at ${report.dataset.contacts} contacts: ` + (single
       ? `p50 ${fmt(first.service.p50, 1)} ms with one client (target ≤ ${TARGETS.millionFirstPageP50Ms} ms)`
       : `${fmt(r, 1)}x the floor's req/s (target ≥ ${TARGETS.millionFirstPageRps}x)`));
+  }
+  if (report.settings.connections === 1) {
+    for (const c of report.cases.filter((x) => x.name.startsWith('report-'))) {
+      const ok = c.service.p50 <= TARGETS.reportP50Ms;
+      lines.push(`${ok ? 'met    ' : 'NOT met'}  ${c.label}: p50 ${fmt(c.service.p50, 1)} ms with one client (target ≤ ${TARGETS.reportP50Ms} ms)`);
+    }
   }
   const batch = report.cases.find((c) => c.name === 'contacts-batch');
   const single = report.cases.find((c) => c.name === 'create-contact');

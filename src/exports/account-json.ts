@@ -50,6 +50,7 @@ export const COLLECTIONS: readonly Collection[] = [
 /** Account-scoped tables left out on purpose, and why: nothing in them is the account's own data. */
 export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   record_counts: 'derived: how many contacts, deals and invoices of each type or status the export holds (docs/scaling.md#exact-totals)',
+  report_sums: 'derived: the sums the dashboard reports read (docs/decisions.md#reports), recomputable from the exported records',
   import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",
 };
 

@@ -38,6 +38,10 @@ import {
   ListDealsDocument,
   ListInvoicesDocument,
   SubmitLeadFormDocument,
+  PipelineReportDocument,
+  DealReportDocument,
+  ReceivablesReportDocument,
+  ContactReportDocument,
 } from './operations/generated.js';
 
 /**
@@ -69,7 +73,7 @@ export type Answer =
    */
   | { kind: 'batch'; records: string; argument: string }
   | { kind: 'download'; file: Download }
-  /** 200 with `{data: <the list>}`: a list that is the whole answer (no paging). */
+  /** 200 with `{data: <the list>}`: a list that is the whole answer (no paging), or a report. */
   | { kind: 'list' }
   /**
    * 202 with `{data: <read's selection>}` and a Location: the operation begins the work once the
@@ -173,6 +177,11 @@ export const routes: Route[] = [
   // The events feed, for systems that cannot receive webhooks (docs/decisions.md §18).
   { method: 'GET', path: '/api/v1/events', operation: ListEventsDocument, input: 'query', answer: PAGE, extension: true },
   { method: 'GET', path: '/api/v1/events/:id', operation: EventByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
+  // Dashboard reports (docs/decisions.md §19): `{data: <report>}`, exact.
+  { method: 'GET', path: '/api/v1/reports/pipeline', operation: PipelineReportDocument, input: 'query', answer: LIST, extension: true },
+  { method: 'GET', path: '/api/v1/reports/deals', operation: DealReportDocument, input: 'query', answer: LIST, extension: true },
+  { method: 'GET', path: '/api/v1/reports/receivables', operation: ReceivablesReportDocument, input: 'query', answer: LIST, extension: true },
+  { method: 'GET', path: '/api/v1/reports/contacts', operation: ContactReportDocument, input: 'query', answer: LIST, extension: true },
   // The owner's webhook endpoints (docs/decisions.md §18); the secret is in the POST answer only.
   { method: 'GET', path: '/api/v1/webhook_endpoints', operation: ListWebhookEndpointsDocument, input: 'query', answer: LIST, extension: true },
   { method: 'POST', path: '/api/v1/webhook_endpoints', operation: CreateWebhookEndpointDocument, input: 'body-as-input', answer: CREATED, extension: true },

@@ -63,6 +63,28 @@ const repoMigrations = async () =>
     .map((e) => e.name)
     .sort();
 
+/** report_sums summed over slots, and the same sums from the rows themselves, as sorted lines (docs/decisions.md#reports). */
+async function reportSumsAndRows(db: Database): Promise<{ sums: string[]; rows: string[] }> {
+  const lines = (rows: { line: string }[]) => rows.map((r) => r.line).sort();
+  const sums = await db.prisma.$queryRawUnsafe<{ line: string }[]>(
+    `SELECT concat_ws(' ', account_id, report, key, day, sum(n), sum(value), sum(weighted)) AS line FROM report_sums
+     GROUP BY account_id, report, key, day HAVING sum(n) <> 0`,
+  );
+  const rows = await db.prisma.$queryRawUnsafe<{ line: string }[]>(
+    `SELECT concat_ws(' ', account_id, 'pipeline', coalesce(stage_id::text, ''), '-infinity'::date, count(*), sum(value), sum(value * probability::numeric)) AS line
+       FROM deals WHERE status = 'open' GROUP BY account_id, stage_id
+     UNION ALL SELECT concat_ws(' ', account_id, 'deals_created', status, (created_at AT TIME ZONE 'UTC')::date, count(*), sum(value), 0)
+       FROM deals GROUP BY account_id, status, (created_at AT TIME ZONE 'UTC')::date
+     UNION ALL SELECT concat_ws(' ', account_id, 'deals_won', '', (closed_at AT TIME ZONE 'UTC')::date, count(*), sum(value), 0)
+       FROM deals WHERE status = 'won' AND closed_at IS NOT NULL GROUP BY account_id, (closed_at AT TIME ZONE 'UTC')::date
+     UNION ALL SELECT concat_ws(' ', account_id, 'receivables', '', due_date, count(*), sum(amount), 0)
+       FROM invoices WHERE status IN ('sent', 'viewed', 'partial', 'overdue') GROUP BY account_id, due_date
+     UNION ALL SELECT concat_ws(' ', account_id, 'contact_source', source, '-infinity'::date, count(*), 0, 0)
+       FROM contacts GROUP BY account_id, source`,
+  );
+  return { sums: lines(sums), rows: lines(rows) };
+}
+
 const tableExists = async (db: Database, table: string) =>
   (await db.prisma.$queryRawUnsafe<{ t: string | null }[]>(`SELECT to_regclass('${table}')::text AS t`))[0]?.t !== null;
 
@@ -149,6 +171,50 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
       const after = await countersAndRows(db.prisma);
       expect(after.rows).not.toEqual(backfilled.rows);
       expect(after.counters).toEqual(after.rows);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the reports migration sums the rows made before it, and its triggers every change after', async () => {
+    const db = await databases.open();
+    const all = await repoMigrations();
+    const reports = all.find((name) => name.endsWith('_reports'))!;
+    const dir = await mkdtemp(path.join(tmpdir(), 'crm-migrations-'));
+    const copy = (name: string) => cp(path.join(defaultPaths().migrationsDir, name), path.join(dir, name), { recursive: true });
+    const paths = { ...defaultPaths(), migrationsDir: dir };
+    try {
+      for (const name of ['migration_lock.toml', ...all.slice(0, all.indexOf(reports))]) await copy(name);
+      await applyMigrations(db, paths);
+      const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
+      const accounts = await Promise.all(['A', 'B'].map((name) => db.prisma.account.create({ data: { name, ownerId: owner.id } })));
+      for (const [i, { id: accountId }] of accounts.entries()) {
+        const stage = await db.prisma.pipelineStage.create({ data: { accountId, name: 'S' } });
+        await db.prisma.contact.createMany({ data: ['website', 'referral', 'referral'].slice(i).map((source) => ({ accountId, firstName: 'C', source: source as never })) });
+        await db.prisma.deal.createMany({
+          data: [
+            { accountId, title: 'D', value: 10.5, probability: 33.3, stageId: stage.id },
+            { accountId, title: 'D', value: 2, status: 'won', closedAt: new Date('2026-05-06T07:00:00Z') },
+            { accountId, title: 'D', value: 3, createdAt: new Date('2025-12-31T23:00:00Z') },
+          ].slice(i) as never,
+        });
+        await db.prisma.invoice.createMany({
+          data: ['draft', 'sent', 'overdue'].map((status, n) => ({ accountId, invoiceNumber: `INV-${n}`, amount: 1.25 * (n + 1), dueDate: new Date(`2026-0${n + 1}-01`), status: status as never })),
+        });
+      }
+
+      await copy(reports);
+      expect(await applyMigrations(db, paths)).toEqual([reports]);
+      const backfilled = await reportSumsAndRows(db);
+      expect(backfilled.rows).toHaveLength(17); // (account, report, key, day): 10 in A, 7 in B
+      expect(backfilled.sums).toEqual(backfilled.rows);
+
+      await db.prisma.deal.updateMany({ where: { status: 'open' }, data: { value: 99.99, stageId: null } });
+      await db.prisma.invoice.updateMany({ where: { status: 'sent' }, data: { status: 'paid' } });
+      await db.prisma.contact.deleteMany({ where: { source: 'referral' } });
+      const after = await reportSumsAndRows(db);
+      expect(after.rows).not.toEqual(backfilled.rows);
+      expect(after.sums).toEqual(after.rows);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

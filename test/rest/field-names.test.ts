@@ -148,6 +148,18 @@ const CASES: Record<string, Case[]> = {
     details: () => ({ account_id: ['Must be a UUID'], page_size: ['Must be from 1 to 100'], since: expect.any(Array) }),
   }],
   'GET /api/v1/events/:id': [{ path: () => '/api/v1/events/nope', query: () => ({ account_id: acc.id }), details: () => null }],
+  // The dashboard reports (docs/decisions.md §19): details by the query's snake_case names.
+  'GET /api/v1/reports/pipeline': [{ path: () => '/api/v1/reports/pipeline', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
+  'GET /api/v1/reports/deals': [
+    { path: () => '/api/v1/reports/deals', query: () => ({ account_id: 'nope', to: 'soon' }), details: () => ({ account_id: ['Must be a UUID'], to: expect.any(Array) }) },
+    { path: () => '/api/v1/reports/deals', query: () => ({ account_id: acc.id, from: '2026-02-02', to: '2026-02-01' }), details: () => ({ from: ['Must not be after `to`'] }) },
+  ],
+  'GET /api/v1/reports/receivables': [{
+    path: () => '/api/v1/reports/receivables',
+    query: () => ({ account_id: acc.id, as_of: '2026-02-30' }),
+    details: () => ({ as_of: expect.any(Array) }),
+  }],
+  'GET /api/v1/reports/contacts': [{ path: () => '/api/v1/reports/contacts', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
   // Imports (docs/imports.md): the query names the import, the file is the body.
   'POST /api/v1/imports': [{
     path: () => '/api/v1/imports',

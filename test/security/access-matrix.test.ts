@@ -284,6 +284,13 @@ const GQL: Record<string, GqlRow> = {
     doc: 'query ($a: ID!, $id: ID!) { event(accountId: $a, id: $id) { id accountId } }',
     vars: async (f, a) => ({ a, id: await recordOf(f, a, newEvent) }),
   },
+  // Cross-object search (docs/decisions.md §19): members only; no scope, so every key is refused.
+  'Query.search': { role: 'member', doc: 'query ($a: ID!) { search(accountId: $a, query: "a") { id record { ... on Contact { accountId } ... on Deal { accountId } ... on Invoice { accountId } } } }', vars: (_f, a) => ({ a }) },
+  // The dashboard reports (docs/decisions.md §19): members, keys with the read scope of what each sums.
+  'Query.pipelineReport': { role: 'member', doc: 'query ($a: ID!) { pipelineReport(accountId: $a) { count value } }', vars: (_f, a) => ({ a }) },
+  'Query.dealReport': { role: 'member', doc: 'query ($a: ID!) { dealReport(accountId: $a) { byStatus { key count } } }', vars: (_f, a) => ({ a }) },
+  'Query.receivablesReport': { role: 'member', doc: 'query ($a: ID!) { receivablesReport(accountId: $a) { total count } }', vars: (_f, a) => ({ a }) },
+  'Query.contactReport': { role: 'member', doc: 'query ($a: ID!) { contactReport(accountId: $a) { byType { key count } } }', vars: (_f, a) => ({ a }) },
   'Query.pipelineStages': {
     role: 'member',
     doc: 'query ($a: ID!) { pipelineStages(accountId: $a) { id accountId name } }',
@@ -838,6 +845,10 @@ const REST: Record<string, RestRow> = {
   'PATCH /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal, { title: 'Matrix' }) },
   'DELETE /api/v1/deals/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/deals', newDeal) },
   'GET /api/v1/invoices/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/invoices', newInvoice) },
+  'GET /api/v1/reports/pipeline': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/pipeline?account_id=${a}` }) },
+  'GET /api/v1/reports/deals': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/deals?account_id=${a}` }) },
+  'GET /api/v1/reports/receivables': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/receivables?account_id=${a}` }) },
+  'GET /api/v1/reports/contacts': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/contacts?account_id=${a}` }) },
   'GET /api/v1/events': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/events?account_id=${a}` }) },
   'GET /api/v1/events/:id': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/events/${await recordOf(f, a, newEvent)}?account_id=${a}` }) },
   'POST /api/v1/invoices': { role: 'member', ok: 201, request: (_f, a) => ({ path: '/api/v1/invoices', body: { account_id: a, amount: 1, due_date: '2030-06-30' } }) },

@@ -173,6 +173,13 @@ const SUCCESS: Record<string, (a: Answer) => void> = {
     expect(rest).toEqual({});
     expect(Array.isArray(data)).toBe(true);
   },
+  /** A dashboard report (docs/decisions.md §19): `{data: <report>}`, a list or an object. */
+  report: (a) => {
+    const { data, ...rest } = JSON.parse(a.text);
+    expect(rest).toEqual({});
+    expect(typeof data).toBe('object');
+    expect(data).not.toBeNull();
+  },
   document: (a) => {
     expect(a.headers.get('content-type')).toMatch(/^application\/json/);
     expect(JSON.parse(a.text).export_metadata.format_version).toBe('1.0');
@@ -192,6 +199,10 @@ const KIND: Record<string, keyof typeof SUCCESS> = {
   'GET /api/v1/webhook_endpoints': 'whole',
   'GET /api/v1/events': 'feed',
   'GET /api/v1/events/:id': 'record',
+  'GET /api/v1/reports/pipeline': 'report',
+  'GET /api/v1/reports/deals': 'report',
+  'GET /api/v1/reports/receivables': 'report',
+  'GET /api/v1/reports/contacts': 'report',
 };
 
 /** Sends one request and checks the promises of this file; returns the answer for more checks. */

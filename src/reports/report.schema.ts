@@ -1,0 +1,152 @@
+/** Account.pipeline · dealSummary · receivables · contactBreakdown, and the root fields REST's /reports/* read (docs/decisions.md §19, Reports). */
+import { AccountRef } from '../accounts/account.schema.js';
+import { PipelineStageRef } from '../deals/stage.schema.js';
+import { builder } from '../graphql/builder.js';
+import { checked, type FieldRules } from '../graphql/rules.js';
+import { parseInput } from '../validation.js';
+import {
+  contactBreakdown,
+  dealReportArgs,
+  dealSummary,
+  periodArgs,
+  pipeline,
+  receivables,
+  receivablesArgs,
+  receivablesReportArgs,
+  reportArgs,
+  type AgingBucket,
+  type ContactBreakdown,
+  type DealReportArgs,
+  type DealSummary,
+  type KeyCount,
+  type MonthValue,
+  type PipelineStageSummary,
+  type ReceivablesReportArgs,
+  type ReportArgs,
+  type StatusCount,
+  type Receivables,
+} from './report.service.js';
+
+const PipelineStageSummaryRef = builder.objectRef<PipelineStageSummary>('PipelineStageSummary').implement({
+  description: 'The open deals of one stage',
+  fields: (t) => ({
+    stage: t.field({ type: PipelineStageRef, nullable: true, description: 'null: the open deals without a stage', resolve: (s) => s.stage as never }),
+    count: t.exposeInt('count'),
+    value: t.exposeFloat('value'),
+    weightedValue: t.exposeFloat('weightedValue', { description: 'Sum of value × probability / 100' }),
+  }),
+});
+
+const StatusCountRef = builder.objectRef<StatusCount>('StatusCount').implement({
+  fields: (t) => ({ key: t.exposeString('key'), count: t.exposeInt('count'), value: t.exposeFloat('value') }),
+});
+
+const MonthValueRef = builder.objectRef<MonthValue>('MonthValue').implement({
+  fields: (t) => ({ month: t.exposeString('month', { description: 'YYYY-MM' }), count: t.exposeInt('count'), value: t.exposeFloat('value') }),
+});
+
+const DealSummaryRef = builder.objectRef<DealSummary>('DealSummary').implement({
+  fields: (t) => ({
+    byStatus: t.field({ type: [StatusCountRef], description: 'Deals created in the period, every status', resolve: (s) => s.byStatus }),
+    wonByMonth: t.field({ type: [MonthValueRef], description: 'Won deals by the UTC month of closedAt in the period, oldest first', resolve: (s) => s.wonByMonth }),
+  }),
+});
+
+const AgingBucketRef = builder.objectRef<AgingBucket>('AgingBucket').implement({
+  fields: (t) => ({ label: t.exposeString('label'), count: t.exposeInt('count'), amount: t.exposeFloat('amount') }),
+});
+
+const ReceivablesRef = builder.objectRef<Receivables>('Receivables').implement({
+  description: 'Outstanding invoices (sent, viewed, partial, overdue)',
+  fields: (t) => ({
+    total: t.exposeFloat('total'),
+    count: t.exposeInt('count'),
+    buckets: t.field({ type: [AgingBucketRef], description: 'current, 1-30, 31-60, 61-90, over-90 days past due: always five, in this order', resolve: (r) => r.buckets }),
+  }),
+});
+
+const KeyCountRef = builder.objectRef<KeyCount>('KeyCount').implement({
+  fields: (t) => ({ key: t.exposeString('key'), count: t.exposeInt('count') }),
+});
+
+const ContactBreakdownRef = builder.objectRef<ContactBreakdown>('ContactBreakdown').implement({
+  fields: (t) => ({
+    byType: t.field({ type: [KeyCountRef], resolve: (b) => b.byType }),
+    bySource: t.field({ type: [KeyCountRef], resolve: (b) => b.bySource }),
+  }),
+});
+
+const FROM = 'First UTC day, inclusive';
+const TO = 'Last UTC day, inclusive; not before `from`';
+const AS_OF = 'The day days past due are counted to; default today (UTC)';
+
+// On Account: whoever sees the account (Query.account: its members, with a session) sees its reports.
+builder.prismaObjectFields(AccountRef, (t) => ({
+  pipeline: t.field({
+    type: [PipelineStageSummaryRef],
+    description: 'Open deals per stage: every stage in pipeline order, then those without a stage (stage null) if any',
+    resolve: (account, _args, ctx) => pipeline(ctx.db, account.id),
+  }),
+  dealSummary: t.field({
+    type: DealSummaryRef,
+    args: { from: t.arg({ type: 'Date', description: FROM }), to: t.arg({ type: 'Date', description: TO }) },
+    resolve: (account, args, ctx) => dealSummary(ctx.db, account.id, parseInput(periodArgs, args)),
+  }),
+  receivables: t.field({
+    type: ReceivablesRef,
+    args: { asOf: t.arg({ type: 'Date', description: AS_OF }) },
+    resolve: (account, args, ctx) => receivables(ctx.db, account.id, parseInput(receivablesArgs, args).asOf),
+  }),
+  contactBreakdown: t.field({ type: ContactBreakdownRef, resolve: (account, _args, ctx) => contactBreakdown(ctx.db, account.id) }),
+}));
+
+// The same reports by account id, for API keys and REST's GET /api/v1/reports/* (a key cannot read
+// Query.account): each needs the *_READ scope of what it sums.
+const rules = (scope: FieldRules['scope'], input: FieldRules['input']): FieldRules => ({
+  access: 'member',
+  scope,
+  input,
+  // Reads beyond the contract count 120 a minute (docs/decisions.md §18).
+  limit: { max: 120, window: '1m', per: 'user' },
+});
+
+builder.queryFields((t) => ({
+  pipelineReport: t.field({
+    type: [PipelineStageSummaryRef],
+    nullable: true,
+    description: 'Account.pipeline by account id',
+    args: { accountId: t.arg.id({ required: true }) },
+    rules: rules('DEALS_READ', reportArgs),
+    resolve: (_root, _args, ctx, info) => pipeline(ctx.db, checked<ReportArgs>(info).input.accountId),
+  }),
+  dealReport: t.field({
+    type: DealSummaryRef,
+    nullable: true,
+    description: 'Account.dealSummary by account id',
+    args: { accountId: t.arg.id({ required: true }), from: t.arg({ type: 'Date', description: FROM }), to: t.arg({ type: 'Date', description: TO }) },
+    rules: rules('DEALS_READ', dealReportArgs),
+    resolve: (_root, _args, ctx, info) => {
+      const { accountId, ...period } = checked<DealReportArgs>(info).input;
+      return dealSummary(ctx.db, accountId, period);
+    },
+  }),
+  receivablesReport: t.field({
+    type: ReceivablesRef,
+    nullable: true,
+    description: 'Account.receivables by account id',
+    args: { accountId: t.arg.id({ required: true }), asOf: t.arg({ type: 'Date', description: AS_OF }) },
+    rules: rules('INVOICES_READ', receivablesReportArgs),
+    resolve: (_root, _args, ctx, info) => {
+      const { accountId, asOf } = checked<ReceivablesReportArgs>(info).input;
+      return receivables(ctx.db, accountId, asOf);
+    },
+  }),
+  contactReport: t.field({
+    type: ContactBreakdownRef,
+    nullable: true,
+    description: 'Account.contactBreakdown by account id',
+    args: { accountId: t.arg.id({ required: true }) },
+    rules: rules('CONTACTS_READ', reportArgs),
+    resolve: (_root, _args, ctx, info) => contactBreakdown(ctx.db, checked<ReportArgs>(info).input.accountId),
+  }),
+}));

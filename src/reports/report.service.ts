@@ -1,0 +1,117 @@
+// The dashboard reports (docs/decisions.md §19, Reports). Each is one statement over report_sums
+// (and record_counts), which triggers keep in every write's transaction: a few hundred rows
+// whatever the account's size, and exact, since money is summed as numeric and read as text.
+import { z } from 'zod';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { ContactSource, ContactType, DealStatus } from '../generated/prisma/enums.js';
+import { STAGE_ORDER } from '../deals/stage.service.js';
+import { uuid } from '../validation.js';
+
+// ---- arguments -------------------------------------------------------------------------------
+
+const period = { from: z.date().nullish(), to: z.date().nullish() };
+/** Both bounds inclusive; `from` after `to` is refused on `from`. */
+const inOrder = (p: { from?: Date | null; to?: Date | null }) => !p.from || !p.to || p.from <= p.to;
+const FROM_AFTER_TO = { message: 'Must not be after `to`', path: ['from'] };
+
+export const periodArgs = z.object(period).refine(inOrder, FROM_AFTER_TO);
+export const reportArgs = z.object({ accountId: uuid });
+export const dealReportArgs = z.object({ accountId: uuid, ...period }).refine(inOrder, FROM_AFTER_TO);
+export const receivablesArgs = z.object({ asOf: z.date().nullish() });
+export const receivablesReportArgs = z.object({ accountId: uuid, asOf: z.date().nullish() });
+
+export type ReportArgs = z.output<typeof reportArgs>;
+export type Period = z.output<typeof periodArgs>;
+export type DealReportArgs = z.output<typeof dealReportArgs>;
+export type ReceivablesReportArgs = z.output<typeof receivablesReportArgs>;
+
+// ---- answers ---------------------------------------------------------------------------------
+
+type Stage = { id: string; accountId: string; name: string; position: number };
+export type PipelineStageSummary = { stage: Stage | null; count: number; value: number; weightedValue: number };
+export type StatusCount = { key: string; count: number; value: number };
+export type MonthValue = { month: string; count: number; value: number };
+export type DealSummary = { byStatus: StatusCount[]; wonByMonth: MonthValue[] };
+export type AgingBucket = { label: string; count: number; amount: number };
+export type Receivables = { total: number; count: number; buckets: AgingBucket[] };
+export type KeyCount = { key: string; count: number };
+export type ContactBreakdown = { byType: KeyCount[]; bySource: KeyCount[] };
+
+/** Days past due: the upper bound of each bucket (inclusive), in the order they are answered. */
+export const AGING_BUCKETS = [
+  { label: 'current', upTo: 0 },
+  { label: '1-30', upTo: 30 },
+  { label: '31-60', upTo: 60 },
+  { label: '61-90', upTo: 90 },
+  { label: 'over-90', upTo: Infinity },
+] as const;
+
+type SumRow = { key: string; n: string; value: string; weighted: string };
+
+const account = (id: string) => Prisma.sql`CAST(${id} AS uuid)`;
+const day = (d: Date) => Prisma.sql`CAST(${d.toISOString().slice(0, 10)} AS date)`;
+/** Every slot of a report's keys, summed; numbers as text so no digit is lost on the way. */
+const sums = (accountId: string, report: string, keyExpr: Prisma.Sql, extra: Prisma.Sql = Prisma.empty) => Prisma.sql`
+  SELECT ${keyExpr} AS key, sum(n)::text AS n, sum(value)::text AS value, (sum(weighted) / 100)::text AS weighted
+  FROM report_sums WHERE account_id = ${account(accountId)} AND report = ${report} ${extra}
+  GROUP BY 1 HAVING sum(n) <> 0`;
+
+const byKey = (rows: SumRow[]) => new Map(rows.map((r) => [r.key, r]));
+const count = (row: SumRow | undefined) => Number(row?.n ?? 0);
+const money = (text: string | undefined) => Number(text ?? 0);
+
+/** Every stage in pipeline order (zeros included), then the open deals without a stage when there are any. */
+export async function pipeline(db: PrismaClient, accountId: string): Promise<PipelineStageSummary[]> {
+  const [rows, stages] = await Promise.all([
+    db.$queryRaw<SumRow[]>(sums(accountId, 'pipeline', Prisma.sql`key`)),
+    db.pipelineStage.findMany({ where: { accountId }, orderBy: STAGE_ORDER }),
+  ]);
+  const found = byKey(rows);
+  const summary = (stage: Stage | null, row: SumRow | undefined) => ({ stage, count: count(row), value: money(row?.value), weightedValue: money(row?.weighted) });
+  const answer = stages.map((stage) => summary(stage, found.get(stage.id)));
+  const none = found.get('');
+  if (none) answer.push(summary(null, none));
+  return answer;
+}
+
+/** byStatus: deals created from `from` to `to` (UTC days, inclusive), every status; wonByMonth: won deals by the month of closedAt in the same days. */
+export async function dealSummary(db: PrismaClient, accountId: string, { from, to }: Period): Promise<DealSummary> {
+  const days = Prisma.join([Prisma.sql`AND TRUE`, ...(from ? [Prisma.sql`day >= ${day(from)}`] : []), ...(to ? [Prisma.sql`day <= ${day(to)}`] : [])], ' AND ');
+  const [created, won] = await Promise.all([
+    db.$queryRaw<SumRow[]>(sums(accountId, 'deals_created', Prisma.sql`key`, days)),
+    db.$queryRaw<SumRow[]>(Prisma.sql`${sums(accountId, 'deals_won', Prisma.sql`to_char(day, 'YYYY-MM')`, days)} ORDER BY 1`),
+  ]);
+  const found = byKey(created);
+  return {
+    byStatus: Object.values(DealStatus).map((key) => ({ key, count: count(found.get(key)), value: money(found.get(key)?.value) })),
+    wonByMonth: won.map((row) => ({ month: row.key, count: count(row), value: money(row.value) })),
+  };
+}
+
+/** Outstanding invoices (sent, viewed, partial, overdue) by days past due on `asOf` (default: today, UTC). */
+export async function receivables(db: PrismaClient, accountId: string, asOf: Date | null | undefined): Promise<Receivables> {
+  const pastDue = Prisma.sql`(${day(asOf ?? new Date())} - day)`;
+  const whens = AGING_BUCKETS.slice(0, -1).map((b, i) => Prisma.sql`WHEN ${pastDue} <= ${Prisma.raw(String(b.upTo))} THEN '${Prisma.raw(String(i))}'`);
+  const keyExpr = Prisma.sql`CASE ${Prisma.join(whens, ' ')} ELSE '${Prisma.raw(String(AGING_BUCKETS.length - 1))}' END`;
+  const found = byKey(await db.$queryRaw<SumRow[]>(sums(accountId, 'receivables', keyExpr)));
+  const buckets = AGING_BUCKETS.map((b, i) => ({ label: b.label, count: count(found.get(String(i))), amount: money(found.get(String(i))?.value) }));
+  return {
+    count: buckets.reduce((n, b) => n + b.count, 0),
+    // Summed in SQL would be one more statement; the five amounts are exact to the cent, so is their sum to 2 decimals.
+    total: Math.round(buckets.reduce((n, b) => n + b.amount * 100, 0)) / 100,
+    buckets,
+  };
+}
+
+/** Every contact type and source, zeros included, in the order the API lists their values. */
+export async function contactBreakdown(db: PrismaClient, accountId: string): Promise<ContactBreakdown> {
+  const rows = await db.$queryRaw<{ kind: string; key: string; n: string }[]>`
+    SELECT 'type' AS kind, key, sum(n)::text AS n FROM record_counts
+    WHERE account_id = ${account(accountId)} AND table_name = 'contacts' GROUP BY key
+    UNION ALL
+    SELECT 'source', key, sum(n)::text FROM report_sums
+    WHERE account_id = ${account(accountId)} AND report = 'contact_source' GROUP BY key`;
+  const found = new Map(rows.map((r) => [`${r.kind}:${r.key}`, Number(r.n)]));
+  const counts = (kind: string, keys: string[]) => keys.map((key) => ({ key, count: found.get(`${kind}:${key}`) ?? 0 }));
+  return { byType: counts('type', Object.values(ContactType)), bySource: counts('source', Object.values(ContactSource)) };
+}
