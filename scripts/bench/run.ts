@@ -195,6 +195,27 @@ function drive(server: Server, c: Case, seconds: number, connections: number): P
   }) as unknown as Promise<RawResult>;
 }
 
+/**
+ * Waits until no statement runs on the bench database but this one's. A server's statements outlive
+ * the requests autocannon cut at the round's end (a scan of 32 searches can take seconds more);
+ * the next round, of another server, must not pay for them.
+ */
+async function settled(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let waited = 0; waited < 120_000; waited += 100) {
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()",
+      );
+      if (rows[0]!.n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 /** Rounds merged: requests and time summed, latency percentiles from the merged histograms. */
 function stats(rounds: RawResult[], server: Server, connections: number, expect: number): Stats {
   const seconds = rounds.reduce((sum, r) => sum + r.duration, 0);
@@ -365,9 +386,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       if (c.floorCase === undefined) measured.push([floor, c]);
       if (postgraphile && c.twin && !c.twin.from) measured.push([postgraphile, twinOf(c)]);
       const rounds = new Map<Server, RawResult[]>(measured.map(([m]) => [m, []]));
-      for (const [m, mc] of measured) if (opts.warmup > 0) await drive(m, mc, opts.warmup, opts.connections);
+      for (const [m, mc] of measured) if (opts.warmup > 0) await drive(m, mc, opts.warmup, opts.connections).then(() => settled(url));
       for (let round = 0; round < opts.rounds; round++) {
-        for (const [m, mc] of measured) rounds.get(m)!.push(await drive(m, mc, opts.duration / opts.rounds, opts.connections));
+        for (const [m, mc] of measured) {
+          rounds.get(m)!.push(await drive(m, mc, opts.duration / opts.rounds, opts.connections));
+          await settled(url);
+        }
       }
       const s = stats(rounds.get(service)!, service, opts.connections, c.expect);
       let f: Stats | null = null;
