@@ -39,20 +39,22 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, leas
     const columns = row.columns as (string | null)[];
     const failures: { line: number; cells: string; details: ErrorDetails }[] = [];
     const inputs: Record<string, unknown>[] = [];
-    const lines: number[] = [];
+    /** The stored row of each input, by the input's index (its line and cells, should it fail). */
+    const sources: { line: number; cells: string }[] = [];
     for (const r of rows) {
       const cells = JSON.parse(r.cells) as string[];
       // A ragged row (docs/decisions.md §17) fails whole: which cell is which is unknown.
       if (cells.length !== columns.length) failures.push({ line: r.line, cells: r.cells, details: { row: [`Has ${cells.length} cells; the header has ${columns.length}`] } });
       else {
         inputs.push(inputOf(columns, cells));
-        lines.push(r.line);
+        sources.push(r);
       }
     }
     const mode = row.matchOn ? { mode: 'upsert' as const, on: row.matchOn as 'email' | 'externalId' } : { mode: 'create' as const };
-    const result = inputs.length ? await writeBatch(tx, KINDS[row.object]!, row.accountId, inputs, { ...mode, allOrNothing: false }, actor) : null;
+    // The counters and failures are all a chunk needs of the answer: no records back (docs/batches.md).
+    const result = inputs.length ? await writeBatch(tx, KINDS[row.object]!, row.accountId, inputs, { ...mode, allOrNothing: false, records: false }, actor) : null;
     for (const item of result?.items ?? []) {
-      if (item.status === 'FAILED') failures.push({ line: lines[item.index]!, cells: rows.find((r) => r.line === lines[item.index])!.cells, details: item.details ?? {} });
+      if (item.status === 'FAILED') failures.push({ line: sources[item.index]!.line, cells: sources[item.index]!.cells, details: item.details ?? {} });
     }
     if (failures.length) {
       await tx.$executeRaw`
