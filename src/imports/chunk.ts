@@ -26,10 +26,14 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, leas
              created_by AS "createdById", api_key_id AS "apiKeyId", lease_owner::text AS "leaseOwner"
       FROM imports WHERE id = ${importId}::uuid FOR UPDATE`;
     if (!row || row.status !== 'running' || row.leaseOwner !== owner) return 'lost';
+    // The intake numbers stored rows 1, 2, 3... without gaps, so the next chunk is a bounded range:
+    // with `seq > done` alone, statistics taken while import_rows was small planned a bitmap scan
+    // of every row still to come, sorted for its first 1,000 (1.2 s a chunk, 800,000 rows left).
     const rows = await tx.$queryRaw<{ seq: number; line: number; cells: string }[]>`
       SELECT seq, line, cells::text AS cells FROM import_rows
-      WHERE account_id = ${row.accountId}::uuid AND import_id = ${importId}::uuid AND seq > ${row.doneSeq}
-      ORDER BY seq LIMIT ${CHUNK_ROWS}`;
+      WHERE account_id = ${row.accountId}::uuid AND import_id = ${importId}::uuid
+        AND seq > ${row.doneSeq}::int AND seq <= ${row.doneSeq + CHUNK_ROWS}::int
+      ORDER BY seq`;
     const actor = row.apiKeyId ? userActor({ id: row.apiKeyId, apiKey: {} }) : userActor(row.createdById ? { id: row.createdById } : null);
     if (rows.length === 0) {
       await finishImport(tx, (await tx.import.findUniqueOrThrow({ where: { id: importId } })), 'completed', null, actor);
