@@ -1,5 +1,5 @@
 // npm run bench:import -- [--rows 1000000] [--contacts 100000] [--idle 10] [--pool 10] [--log-level info]
-//                         [--out report.json] [--pglite]
+//                         [--out report.json] [--pglite] [--cpu-prof dir]
 // A CSV import of --rows new contacts (docs/imports.md), against its limit, in one run:
 //   1. the CSV (the contacts export's shape, ~120 bytes a row) is generated, streamed, into a temp file;
 //   2. the limit: the same rows COPYed into a bare twin of `contacts` with the same indexes;
@@ -8,6 +8,8 @@
 // Against the bench database of --contacts (scripts/bench/dataset.ts); what the import wrote is then
 // deleted (removeBenchWrites). --pglite: the same import into a fresh embedded database in a temp
 // dir (100,000 rows by default; no COPY there, so no limit): how much slower PGlite imports.
+// --cpu-prof: the service runs under `node --cpu-prof`, its profile written into dir at exit (read
+// it with scripts/bench/profile-summary.ts, as npm run bench:profile groups it).
 import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -148,7 +150,7 @@ async function runImport(server: Server, accountId: string, auth: Record<string,
 }
 
 async function main() {
-  const flags = parseFlags(process.argv.slice(2), ['rows', 'contacts', 'idle', 'pool', 'log-level', 'out', 'pglite']);
+  const flags = parseFlags(process.argv.slice(2), ['rows', 'contacts', 'idle', 'pool', 'log-level', 'out', 'pglite', 'cpu-prof']);
   const pglite = flags.pglite === 'true';
   const rows = intFlag(flags, 'rows', pglite ? 100_000 : 1_000_000, 1, MAX_IMPORT_ROWS);
   const contacts = intFlag(flags, 'contacts', pglite ? 10_000 : DEFAULT_CONTACTS, 1, 1_000_000);
@@ -176,7 +178,7 @@ async function main() {
     }
     log('starting the service');
     server = await startServer({
-      name: 'service', cwd: ROOT, logFile: path.join(work, 'service.log'), args: ['--import', 'tsx', 'src/main.ts'], env: { ...target.env, ...serviceEnv },
+      name: 'service', cwd: ROOT, logFile: path.join(work, 'service.log'), args: [...(flags['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', flags['cpu-prof']] : []), '--import', 'tsx', 'src/main.ts'], env: { ...target.env, ...serviceEnv },
     });
     const token = await mintToken(BENCH_JWT_SECRET, { sub: target.ownerId, expiresIn: '6h' });
     const measured = await measureImport(server, target, token, file, rows, idleSeconds);

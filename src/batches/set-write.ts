@@ -6,6 +6,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { uuidv7 } from '../events/ids.js';
 import { serializeRecord } from '../events/serialize.js';
+import { mapInSlices } from './yielding.js';
 import type { Actor, RecordKind } from '../events/types.js';
 
 /** A row as Prisma returns it: every column, camelCase. */
@@ -60,33 +61,43 @@ export type Written = { created: Map<string, Row>; updated: Map<string, Row> };
  * a row a unique index refuses (ON CONFLICT DO NOTHING: it is missing from `created`), and sets
  * every column of each `updates` row (the caller has locked those rows and read them), writing each
  * written row's `<kind>.created` / `<kind>.updated` event and webhook messages in the same statement.
+ * `records: false`: the maps hold `{ id }` alone (the statement returns ids, not rows as JSON).
  */
-export async function writeSet(db: Prisma.TransactionClient, spec: SetModel, actor: Actor, creates: Row[], updates: SetChange[]): Promise<Written> {
+export async function writeSet(
+  db: Prisma.TransactionClient,
+  spec: SetModel,
+  actor: Actor,
+  creates: Row[],
+  updates: SetChange[],
+  { records = true }: { records?: boolean } = {},
+): Promise<Written> {
   const now = new Date();
   const table = Prisma.raw(`"${spec.table}"`);
   const columns = scalars(spec.model).map((f) => f.column).filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at');
   const set = Prisma.raw(columns.map((c) => `"${c}" = c."${c}"`).join(', '));
   const contactOf = (row: Row) => (spec.kind === 'contact' ? row.id : ((row.contactId as string | null) ?? null));
   const events = [
-    ...creates.map((row) => ({ id: uuidv7(), subject_id: row.id, contact_id: contactOf(row), type: `${spec.kind}.created`, data: { object: serializeRecord(spec.kind, row) } })),
-    ...updates.map(({ row, previous }) => ({
+    ...(await mapInSlices(creates, (row) => ({ id: uuidv7(), subject_id: row.id, contact_id: contactOf(row), type: `${spec.kind}.created`, data: { object: serializeRecord(spec.kind, row) } }))),
+    ...(await mapInSlices(updates, ({ row, previous }) => ({
       id: uuidv7(),
       subject_id: row.id,
       contact_id: contactOf(row),
       type: `${spec.kind}.updated`,
       data: { object: serializeRecord(spec.kind, row), previous: serializeRecord(spec.kind, previous) },
-    })),
+    }))),
   ];
+  const createColumns = await mapInSlices(creates, (r) => toColumns(spec.model, r));
+  const updateColumns = await mapInSlices(updates, (u) => toColumns(spec.model, u.row));
   // Only the columns the new rows give: a column they leave out keeps its database default.
-  const given = creates.length ? Object.keys(toColumns(spec.model, creates[0]!)) : ['id'];
+  const given = createColumns.length ? Object.keys(createColumns[0]!) : ['id'];
   const insertColumns = Prisma.raw(given.map((c) => `"${c}"`).join(', '));
   const [answer] = await db.$queryRaw<{ rows: string }[]>`
     WITH ins AS (
       INSERT INTO ${table} (${insertColumns})
-      SELECT ${insertColumns} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(creates.map((r) => toColumns(spec.model, r)))}::json)
+      SELECT ${insertColumns} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(createColumns)}::json)
       ON CONFLICT DO NOTHING RETURNING *),
     upd AS (
-      UPDATE ${table} t SET ${set} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(updates.map((u) => toColumns(spec.model, u.row)))}::json) c
+      UPDATE ${table} t SET ${set} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(updateColumns)}::json) c
       WHERE t.id = c.id AND t.account_id = c.account_id RETURNING t.*),
     written AS (SELECT 'c' AS op, ins.* FROM ins UNION ALL SELECT 'u', upd.* FROM upd),
     ev AS (
@@ -99,19 +110,19 @@ export async function writeSet(db: Prisma.TransactionClient, spec: SetModel, act
       INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
       SELECT gen_random_uuid(), w.account_id, w.id, ev.id FROM ev JOIN webhook_endpoints w ON w.account_id = ev.account_id
       WHERE w.enabled AND (ev.type = ANY (w.event_types) OR '*' = ANY (w.event_types)))
-    SELECT coalesce(json_agg(written), '[]')::text AS rows FROM written`;
+    SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows FROM written`;
   const written: Written = { created: new Map(), updated: new Map() };
   for (const json of JSON.parse(answer!.rows) as Record<string, unknown>[]) {
-    const row = fromColumns(spec.model, json);
+    const row = records ? fromColumns(spec.model, json) : ({ id: json.id } as Row);
     (json.op === 'c' ? written.created : written.updated).set(row.id, row);
   }
   return written;
 }
 
-/** The rows `where` (SQL over alias `t`) selects, oldest first, locked until the transaction ends. */
-export async function readRows(db: Prisma.TransactionClient, spec: SetModel, where: Prisma.Sql): Promise<Row[]> {
+/** The rows `where` (SQL over alias `t`) selects, oldest first, locked until the transaction ends; `ctes`: a WITH clause `where` reads. */
+export async function readRows(db: Prisma.TransactionClient, spec: SetModel, where: Prisma.Sql, ctes: Prisma.Sql = Prisma.empty): Promise<Row[]> {
   const table = Prisma.raw(`"${spec.table}"`);
-  const rows = await db.$queryRaw<{ row: string }[]>`SELECT to_json(t)::text AS row FROM ${table} t WHERE ${where} ORDER BY t.created_at, t.id FOR UPDATE`;
+  const rows = await db.$queryRaw<{ row: string }[]>`${ctes}SELECT to_json(t)::text AS row FROM ${table} t WHERE ${where} ORDER BY t.created_at, t.id FOR UPDATE`;
   return rows.map((r) => fromColumns(spec.model, JSON.parse(r.row) as Record<string, unknown>));
 }
 

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { runChunk } from './chunk.js';
+import { forgetChunkQueries } from './debug-history.js';
 import { finishImport } from './import.service.js';
 
 export type ImportWorkerOptions = { leaseMs: number; pollMs: number; log: Logger };
@@ -42,6 +43,7 @@ export async function drainImports(db: PrismaClient, owner: string, options: Imp
       if (!running()) return done;
       try {
         const outcome = await runChunk(db, id, owner, options.leaseMs);
+        forgetChunkQueries();
         attempts = 0;
         options.log.debug({ importId: id, outcome }, 'import chunk committed');
         if (outcome !== 'more') {
