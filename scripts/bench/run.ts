@@ -90,7 +90,7 @@ export const EXPORT_NAMES = ['export-csv', 'export-json'];
 /** The dashboard reports' cases and their routes under /api/v1/reports. */
 const REPORT_CASES = [['report-pipeline', 'pipeline'], ['report-deals', 'deals'], ['report-receivables', 'receivables'], ['report-contacts', 'contacts']] as const;
 
-export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
+export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-search', 'graphql-connection', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
 
 /** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
 const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
@@ -102,6 +102,9 @@ const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
     }
   }
 }`;
+
+/** Query.search's first 10 hits with their titles (docs/decisions.md §19). */
+const SEARCH_QUERY = `query Search($accountId: ID!, $query: String!) { search(accountId: $accountId, query: $query) { type id title subtitle } }`;
 
 function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey: string, cursor: string): Case[] {
   const auth = { authorization: `Bearer ${token}` };
@@ -131,6 +134,12 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
       name: 'graphql-contacts', label: 'POST /graphql (contacts page 1)', kind: 'graphql', method: 'POST', path: '/graphql',
       headers: { ...auth, ...json }, floorCase: 'contacts-first', expect: 200,
       body: constant(JSON.stringify({ query: print(ListContactsDocument), operationName: 'ListContacts', variables: { accountId: a } })),
+    },
+    {
+      // docs/decisions.md §19: one search box over contacts, deals and invoices; the floor has no such request.
+      name: 'graphql-search', label: `POST /graphql (Query.search "${opts.search}")`, kind: 'graphql', method: 'POST', path: '/graphql',
+      headers: { ...auth, ...json }, floorCase: null, expect: 200,
+      body: constant(JSON.stringify({ query: SEARCH_QUERY, variables: { accountId: a, query: opts.search } })),
     },
     {
       // Measured against the floor's hand-written answer to the same request (floor.ts contactsWithDeals).

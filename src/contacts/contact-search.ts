@@ -32,12 +32,12 @@ export function nameMatches(alias: string, text: string): Prisma.Sql {
 }
 
 /** The fields cross-object search reads (§19): name, e-mail, company and phone. */
-export const SEARCHED_FIELDS = (alias: string) => [nameSql(alias), ...['email', 'company', 'phone'].map((c) => field(alias, c))];
+export const searchedFields = (alias: string) => [nameSql(alias), ...['email', 'company', 'phone'].map((c) => field(alias, c))];
 
 /** §19's cross-object search: a substring of the name, e-mail, company or phone. */
 export function anyFieldMatches(alias: string, text: string): Prisma.Sql {
   const p = containing(text);
-  return Prisma.sql`(${indexed(alias, p)} AND (${Prisma.join(SEARCHED_FIELDS(alias).map((f) => Prisma.sql`${f} ILIKE ${p}`), ' OR ')}))`;
+  return Prisma.sql`(${indexed(alias, p)} AND (${Prisma.join(searchedFields(alias).map((f) => Prisma.sql`${f} ILIKE ${p}`), ' OR ')}))`;
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Query.search: one box for internal tools over contacts, deals and invoices (docs/decisions.md §19). */
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import { anyFieldMatches, containing, field, nameSql, SEARCHED_FIELDS, startingWith } from '../contacts/contact-search.js';
+import { anyFieldMatches, containing, field, nameSql, searchedFields, startingWith } from '../contacts/contact-search.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { DealRef } from '../deals/deal.schema.js';
 import { InvoiceRef } from '../invoices/invoice.schema.js';
@@ -62,7 +62,7 @@ function hitsSql(type: SearchType, account: Prisma.Sql, query: string, first: nu
     CONTACT: {
       table: 'contacts',
       match: anyFieldMatches('r', query),
-      rank: rankSql([...SEARCHED_FIELDS('r'), field('r', 'first_name'), field('r', 'last_name')], query),
+      rank: rankSql([...searchedFields('r'), field('r', 'first_name'), field('r', 'last_name')], query),
       title: Prisma.sql`btrim(${nameSql('r')})`,
       subtitle: Prisma.sql`coalesce(r.email, r.company, r.phone)`,
     },
