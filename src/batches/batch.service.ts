@@ -10,6 +10,7 @@ import type { Actor } from '../events/types.js';
 import { isUuid, toDetails } from '../validation.js';
 import { newId, readRows, writeSet, type Row, type SetChange, type SetModel } from './set-write.js';
 import { mapInSlices } from './yielding.js';
+import { camelCase, snakeCase } from '../names.js';
 
 export const MAX_BATCH = 100;
 export const DUPLICATE = 'Duplicate in this batch';
@@ -42,10 +43,9 @@ export type BatchKind = {
   refs?: Record<string, 'contacts' | 'pipeline_stages'>;
 };
 
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 /** Details as REST names them (docs/decisions.md §16): `first_name`, never a GraphQL variable path. */
 const restDetails = (details: ErrorDetails): ErrorDetails =>
-  Object.fromEntries(Object.entries(details).map(([key, messages]) => [key.split('.').map(snake).join('.'), messages]));
+  Object.fromEntries(Object.entries(details).map(([key, messages]) => [key.split('.').map(snakeCase).join('.'), messages]));
 
 const matchKey = (on: MatchOn, value: unknown): string | null =>
   typeof value !== 'string' || value === '' ? null : on === 'email' ? value.toLowerCase() : value;
@@ -132,7 +132,7 @@ function markDuplicates(judged: Judged[], how: BatchMode) {
       if (!('data' in item)) continue;
       const key = matchKey(field, item.data[field]);
       if (key === null) continue;
-      if (seen.has(key)) judged[i] = { index: item.index, details: { [snake(field)]: [DUPLICATE] } };
+      if (seen.has(key)) judged[i] = { index: item.index, details: { [snakeCase(field)]: [DUPLICATE] } };
       else seen.add(key);
     }
   }
@@ -168,7 +168,7 @@ async function checkRefs(tx: Prisma.TransactionClient, kind: BatchKind, accountI
     const details: ErrorDetails = 'details' in item ? { ...item.details } : {};
     for (const [field, table] of Object.entries(kind.refs)) {
       const id = linked(item, field);
-      if (id && !known.has(`${table}:${id}`) && !details[snake(field)]) details[snake(field)] = [NOT_IN_ACCOUNT];
+      if (id && !known.has(`${table}:${id}`) && !details[snakeCase(field)]) details[snakeCase(field)] = [NOT_IN_ACCOUNT];
     }
     if (Object.keys(details).length) judged[i] = { index: item.index, details };
   }
@@ -247,12 +247,10 @@ const normalize = (row: Row): Row => {
   return row;
 };
 
-const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-
 /** The one record of a batch of one, or its failure as the single create's 400 (named as its input names fields). */
 export function single<T>(result: BatchResult): T {
   const [item] = result.items;
-  if (item?.status === 'FAILED') throw badInput(Object.fromEntries(Object.entries(item.details ?? {}).map(([key, messages]) => [camel(key), messages])));
+  if (item?.status === 'FAILED') throw badInput(Object.fromEntries(Object.entries(item.details ?? {}).map(([key, messages]) => [camelCase(key), messages])));
   return item!.record as T;
 }
 

@@ -8,6 +8,7 @@ import { uuidv7 } from '../events/ids.js';
 import { serializeRecord } from '../events/serialize.js';
 import { mapInSlices } from './yielding.js';
 import type { Actor, RecordKind } from '../events/types.js';
+import { snakeCase } from '../names.js';
 
 /** A row as Prisma returns it: every column, camelCase. */
 export type Row = Record<string, unknown> & { id: string; accountId: string };
@@ -16,14 +17,13 @@ export type SetModel = { model: 'Contact' | 'Deal'; table: 'contacts' | 'deals';
 
 type Field = { name: string; kind: string; type: string };
 const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 type Column = Field & { column: string };
 const scalarsCache = new Map<string, Column[]>();
 /** The model's scalar and enum fields with their columns, worked out once (a batch converts every row). */
 const scalars = (model: string): Column[] => {
   let found = scalarsCache.get(model);
   if (!found) {
-    found = models[model]!.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => ({ ...f, column: snake(f.name) }));
+    found = models[model]!.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => ({ ...f, column: snakeCase(f.name) }));
     scalarsCache.set(model, found);
   }
   return found;

@@ -1,11 +1,11 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { formatDate } from '../dates.js';
 import type { RecordKind } from './types.js';
+import { snakeCase } from '../names.js';
 
 type Row = Record<string, unknown>;
 type Shape = { omit?: readonly string[]; dates?: readonly string[] };
 
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A Prisma row as the REST API shows records: snake_case, money as numbers, days as YYYY-MM-DD, times ISO 8601. */
 function restShape(row: Row, { omit = [], dates = [] }: Shape): Row {
@@ -16,7 +16,7 @@ function restShape(row: Row, { omit = [], dates = [] }: Shape): Row {
     if (value instanceof Date) shown = dates.includes(key) ? formatDate(value) : value.toISOString();
     else if (Prisma.Decimal.isDecimal(value)) shown = (value as Prisma.Decimal).toNumber();
     else if (value !== null && typeof value === 'object' && !Array.isArray(value) && key !== 'data') continue; // a relation
-    out[snake(key)] = shown;
+    out[snakeCase(key)] = shown;
   }
   return out;
 }

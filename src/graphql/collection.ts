@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { builder } from './builder.js';
+import { snakeCase } from '../names.js';
 
 /** An indexed key a collection can be ordered by; `type` is the SQL type its cursor value is cast back to. */
 export type OrderColumn = { column: string; type: 'timestamptz' | 'date' | 'numeric' | 'text'; nullable?: boolean };
@@ -127,12 +128,11 @@ type Field = { name: string; kind: string; type: string };
 const datamodel = getDatamodel().datamodel.models as Record<string, { fields: readonly Field[] }>;
 /** Scalar and enum fields; their columns are the snake_case of the name (schema.prisma convention). */
 const scalars = (model: string) => (datamodel[model]?.fields ?? []).filter((f) => f.kind === 'scalar' || f.kind === 'enum');
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /** `key, value` pairs of a row's fields for json_build_object; money as text, so no digit is lost. */
 const jsonPairs = (alias: string, fields: Field[]) =>
-  fields.map((f) => `${literal(f.name)}, ${alias}."${snake(f.name)}"${f.type === 'Decimal' ? '::text' : ''}`);
+  fields.map((f) => `${literal(f.name)}, ${alias}."${snakeCase(f.name)}"${f.type === 'Decimal' ? '::text' : ''}`);
 
 /** What a page selects over alias `t` and joins for these relations, and how to type its text back. */
 export type RowJson = { object: Prisma.Sql; joins: Prisma.Sql; read(row: Record<string, unknown>): Record<string, unknown> };

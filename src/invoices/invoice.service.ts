@@ -8,6 +8,7 @@ import { emit, emitMany } from '../events/emit.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { externalId, externalIdFilter, listArgs, money, optionalText, searchText, uuid } from '../validation.js';
+import { camelCase } from '../names.js';
 
 export const NUMBER_TAKEN = TAKEN;
 
@@ -28,7 +29,8 @@ export const createInvoiceInput = z.object({
 
 export type CreateInvoiceInput = z.output<typeof createInvoiceInput>;
 
-export const listInvoicesArgs = listArgs.extend({ search: searchText,
+export const listInvoicesArgs = listArgs.extend({
+  search: searchText,
   status: z.enum(InvoiceStatus).nullish(),
   externalId: externalIdFilter,
   contactId: uuid.nullish(),
@@ -129,9 +131,8 @@ export async function setInvoicesStatus(tx: Prisma.TransactionClient, invoices: 
   return moved.length;
 }
 
-/** A raw row under the model's field names (its columns are the fields in snake_case). */
-const asFields = (row: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(row).map(([column, value]) => [column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), value]));
+/** A raw row under the model's field names. */
+const asFields = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).map(([column, value]) => [camelCase(column), value]));
 
 // --- Changing and removing invoices: drafts only (docs/decisions.md §12) ---------------------------
 

@@ -12,8 +12,9 @@ import {
 } from 'graphql';
 import type { ErrorDetails } from '../errors.js';
 
-export const toCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-export const toSnake = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+import { camelCase as toCamel, snakeCase as toSnake } from '../names.js';
+
+export { toCamel, toSnake };
 
 /** REST shows a GraphQL enum value in UPPER_CASE (EXTERNAL_ID, CREATED) in lower case, as its other values are. */
 export const restEnum = (value: string): string => (/^[A-Z][A-Z0-9_]*$/.test(value) ? value.toLowerCase() : value);
