@@ -8,7 +8,7 @@ import { scrubContactFromEvents } from '../events/erase.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, externalIdFilter, listArgs, optionalEmail, optionalText, requiredText, searchText, text, uuid } from '../validation.js';
+import { externalId, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 
 export const createContactInput = z.object({
   accountId: uuid,
@@ -23,15 +23,6 @@ export const createContactInput = z.object({
 });
 
 export type CreateContactInput = z.output<typeof createContactInput>;
-
-export const listContactsArgs = listArgs.extend({
-  search: searchText,
-  type: z.enum(ContactType).nullish(),
-  externalId: externalIdFilter,
-  email: text().trim().max(254, 'Must be at most 254 characters').nullish(),
-});
-
-export type ListContactsArgs = z.output<typeof listContactsArgs>;
 
 /** Contacts on the set-based write path (src/batches/): the single create's and update's rules. */
 export const contactBatch: BatchKind = {

@@ -19,7 +19,7 @@ export type Reader = PrismaClient & {
   $primary(): PrismaClient;
   /** A replica that has replayed every write committed on the primary before this call, else the primary. */
   $caughtUp(): Promise<PrismaClient>;
-  /** The same, with its `pg` pool (null on PGlite): for the account export's pages (src/exports/account-pages.ts). */
+  /** The same, with its `pg` pool (null on PGlite): for the account export's pages (src/exports/pages.ts). */
   $caughtUpSource(): Promise<{ client: PrismaClient; pool: pg.Pool | null }>;
   /**
    * The `pg` pool of a healthy replica, else of the primary; null without one (PGlite). For a long

@@ -4,7 +4,7 @@ import { AccountRef } from '../accounts/account.schema.js';
 import { contacts } from '../contacts/contact-reads.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { anyOf, col as c, eq, filtersOf, from, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
+import { anyOf, col as c, eq, filtersOf, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
@@ -12,7 +12,6 @@ import { DealStatus, Prisma } from '../generated/prisma/client.js';
 import { ownOrContactNameMatches } from '../contacts/contact-search.js';
 import { externalIdFilter, searchText, uuid } from '../validation.js';
 import { DealRef, DealStatusEnum } from './deal.schema.js';
-import { listDealsArgs, type ListDealsArgs } from './deal.service.js';
 import { PipelineStageRef } from './stage.schema.js';
 import { STAGE_ORDER } from './stage.service.js';
 
@@ -45,11 +44,12 @@ export const deals = {
       field: (t) => t.string({ description: "Case-insensitive substring of the title or of the contact's \"first last\" name" }),
       schema: searchText,
       sql: (v: string) => ownOrContactNameMatches('deals', 'title', v),
+      page: 'search',
     },
-    statuses: { field: (t) => t.field({ type: [DealStatusEnum] }), schema: z.array(z.enum(DealStatus)).nullish(), sql: anyOf('status', 'deal_status') },
-    stageIds: { field: (t) => t.idList(), schema: z.array(uuid).max(100, 'At most 100 ids').nullish(), sql: anyOf('stage_id', 'uuid') },
-    contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid') },
-    externalId: { field: (t) => t.string({ description: 'The exact external id' }), schema: externalIdFilter, sql: eq('external_id', 'text') },
+    statuses: oneOrMore(DealStatusEnum, z.enum(DealStatus), anyOf('status', 'deal_status'), { page: 'status' }),
+    stageIds: oneOrMore('ID', uuid, anyOf('stage_id', 'uuid'), { page: 'stageId', max: [100, 'At most 100 ids'] }),
+    contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid'), page: 'contactId' },
+    externalId: { field: (t) => t.string({ description: 'The exact external id' }), schema: externalIdFilter, sql: eq('external_id', 'text'), page: 'externalId' },
     minValue: money('value', '>='),
     maxValue: money('value', '<='),
     expectedCloseAfter: { field: date, schema: z.date().nullish(), sql: from('expected_close_date', 'date') },
@@ -60,23 +60,8 @@ export const deals = {
   counter: 'statuses',
 } satisfies Collection;
 
-/** The page's arguments as the collection's filter (REST's GET /deals). */
-export const dealsPageFilter = (a: ListDealsArgs) => ({
-  search: a.search,
-  statuses: a.status ? [a.status] : null,
-  externalId: a.externalId,
-  contactId: a.contactId,
-  stageIds: a.stageId ? [a.stageId] : null,
-});
-
-pageField(
-  'deals',
-  deals,
-  (a) => ({ search: a.string({ description: "Case-insensitive substring of the title or of the contact's name" }), status: a({ type: DealStatusEnum }), externalId: a.string(), contactId: a.id(), stageId: a.id() }),
-  listDealsArgs,
-  dealsPageFilter,
-  'DEALS_READ',
-);
+/** Query.deals: REST's GET /deals. */
+export const dealsPage = pageField('deals', deals, 'DEALS_READ');
 
 const dealConnection = defineCollection(deals, DealRef);
 const own = (row: { accountId: string; id: string }) => ({ accountId: row.accountId, id: row.id });

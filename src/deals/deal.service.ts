@@ -8,7 +8,7 @@ import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, externalIdFilter, listArgs, money, requiredText, searchText, uuid } from '../validation.js';
+import { externalId, money, requiredText, uuid } from '../validation.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
 
@@ -32,9 +32,6 @@ export const createDealInput = z.object({
 });
 
 export type CreateDealInput = z.output<typeof createDealInput>;
-
-export const listDealsArgs = listArgs.extend({ search: searchText, status: z.enum(DealStatus).nullish(), externalId: externalIdFilter, contactId: uuid.nullish(), stageId: uuid.nullish() });
-export type ListDealsArgs = z.output<typeof listDealsArgs>;
 
 export const setDealStatusArgs = z.object({ id: uuid, status: z.enum(DealStatus) });
 export type SetDealStatusArgs = z.output<typeof setDealStatusArgs>;

@@ -1,7 +1,7 @@
 /** Account.events · Contact.timeline · Subscription.accountEvents (docs/events.md) */
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
-import { listArgs, text, uuid } from '../validation.js';
+import { text, uuid } from '../validation.js';
 import { anyOf, eq, filtersOf, from, until, type Collection } from '../graphql/collection.js';
 import { defineCollection } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
@@ -29,6 +29,8 @@ export const EventRef = builder.objectRef<EventRow>('Event').implement({
   }),
 });
 
+const eventTypes = z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish();
+
 const EVENT_SELECT = { id: true, accountId: true, type: true, occurredAt: true, actorType: true, actorId: true, subjectId: true, contactId: true, data: true } as const;
 
 /** The events collection (docs/fields.md#adding-a-filter): newest first, keyset cursors, like every other. */
@@ -40,11 +42,12 @@ const events = {
   filter: filtersOf('EventFilter', '`occurredAfter` is inclusive, `occurredBefore` exclusive.', {
     types: {
       field: (t) => t.stringList({ description: 'Event types, e.g. ["deal.status_changed"]' }),
-      schema: z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish(),
+      schema: eventTypes,
       sql: anyOf('type', 'text'),
+      page: 'types',
     },
     subjectId: { field: (t) => t.id({ description: 'Only events about this record' }), schema: uuid.nullish(), sql: eq('subject_id', 'uuid') },
-    occurredAfter: { field: (t) => t.field({ type: 'DateTime' }), schema: z.date().nullish(), sql: from('occurred_at') },
+    occurredAfter: { field: (t) => t.field({ type: 'DateTime', description: 'Events at or after this time' }), schema: z.date().nullish(), sql: from('occurred_at'), page: 'since' },
     occurredBefore: { field: (t) => t.field({ type: 'DateTime' }), schema: z.date().nullish(), sql: until('occurred_at') },
   }),
   // The primary key is (account_id, id): the account makes the lookup an index scan.
@@ -69,21 +72,9 @@ builder.prismaObjectField(
   ),
 );
 
-const eventTypes = z.array(text().max(64, 'Must be at most 64 characters')).max(50, 'At most 50 types').nullish();
-
 // ---- the events feed on REST (docs/decisions.md §18): oldest first, for systems without webhooks ----
 
-const eventsPageArgs = listArgs.extend({ types: eventTypes, since: z.date().nullish() });
-
-pageField(
-  'events',
-  events,
-  (a) => ({ types: a.stringList({ description: 'Event types, e.g. ["contact.created"]' }), since: a({ type: 'DateTime', description: 'Events at or after this time' }) }),
-  eventsPageArgs,
-  (a: z.output<typeof eventsPageArgs>) => ({ types: a.types, occurredAfter: a.since }),
-  'EVENTS_READ',
-  { fixed: { field: 'CREATED_AT', direction: 'ASC' }, nodeRef: EventRef, perMinute: 120 },
-);
+pageField('events', events, 'EVENTS_READ', { fixed: { field: 'CREATED_AT', direction: 'ASC' }, nodeRef: EventRef, perMinute: 120 });
 
 const eventArgs = z.object({ accountId: uuid, id: uuid });
 

@@ -2,10 +2,8 @@
 // no longer maintained). Its Transform turns rows into CSV text; we supply the cell formatter (see below).
 import { Transform, type ParserOptions } from '@json2csv/node';
 import type pg from 'pg';
-import { contacts } from '../contacts/contact-reads.schema.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { ident } from '../graphql/collection.js';
-import { beyond, orderSql } from '../graphql/keyset.js';
+import { keysetPages, textStream } from './pages.js';
 
 /** The header row, exactly (docs/decisions.md §6). */
 export const CSV_COLUMNS = [
@@ -69,41 +67,22 @@ const PARSER_OPTIONS: ParserOptions<ContactRow[], ContactRow> = {
   formatters: { string: csvCell, header: csvCell },
 };
 
+/** What a contact is read as: the CSV's columns in order, created_at in epoch ms. */
+const CONTACT_VALUES = Prisma.sql`first_name, last_name, email, phone, company, contact_type, source, (extract(epoch FROM created_at) * 1000)::bigint`;
+
 /**
- * The account's contacts oldest first, one keyset page per query (the contacts collection's
- * CREATED_AT key and its cursor condition, as the connections page): never all at once, and each
- * page starts its index scan at the last row, so a million contacts cost no more per page than ten.
- *
- * A page comes back as one JSON text that PostgreSQL builds, not as Prisma records: what a Prisma
- * query answers outlives young-generation GCs (measured, BENCHMARKS.md "CSV memory"), so every page
- * read is promoted and piles up in old space as garbage until a full GC. One string of ~120 bytes a
- * row piles up far slower than Prisma's records (~700 bytes a row). `db` (or `pool`, when given) must
- * run the raw SQL where the export should read (the REST download passes the reader's replica
- * client and its pool).
+ * The account's contacts oldest first, a keyset page at a time (pages.ts). A page comes back as one
+ * JSON text that PostgreSQL builds, not as Prisma records: one string of ~120 bytes a row piles up
+ * far slower in old space than Prisma's records (~700 bytes a row; BENCHMARKS.md "CSV memory").
  */
-export async function* contactPages(db: PrismaClient, accountId: string, pageSize = CSV_CHUNK_SIZE, pool: pg.Pool | null = null): AsyncGenerator<ContactRow[]> {
-  // Through the pool's own `pg` client when there is one: Prisma's raw query keeps what it answered
-  // alive past young-generation GCs (the page strings still piled up to 126 MB of RSS over a million
-  // contacts); `pg`'s answers die young. PGlite has no pool: Prisma's query.
-  const query = <T>(sql: Prisma.Sql): Promise<T[]> =>
-    pool ? pool.query(sql.text, sql.values as unknown[]).then((r) => r.rows as T[]) : db.$queryRaw<T[]>(sql);
-  const key = contacts.orders.CREATED_AT;
-  let after: { value: string; id: string } | undefined;
-  for (;;) {
-    // The page size is the statement's last parameter (test/unit/contacts-csv.test.ts counts it there).
-    const [answer] = await query<{ page: string | null; lastId: string | null }>(Prisma.sql`
-      SELECT json_agg(json_build_array(first_name, last_name, email, phone, company, contact_type, source,
-                                       (extract(epoch FROM created_at) * 1000)::bigint) ORDER BY created_at, id)::text AS page,
-             (array_agg(id ORDER BY created_at DESC, id DESC))[1]::text AS "lastId"
-      FROM (SELECT * FROM ${ident(contacts.table)} t WHERE t.account_id = ${accountId}::uuid ${after ? Prisma.sql`AND ${beyond(key, after, 'greater')}` : Prisma.empty}
-            ORDER BY ${orderSql(key, 'ASC')} LIMIT ${pageSize}) AS page_rows`);
-    const rows: ContactRow[] = answer?.page ? JSON.parse(answer.page) : [];
-    if (rows.length > 0) yield rows;
-    if (rows.length < pageSize) return;
-    // As text with its zone, so the session's TimeZone cannot shift it.
-    after = { value: new Date(rows[rows.length - 1]![CREATED_AT]).toISOString(), id: answer!.lastId! };
-  }
-}
+const contactPages = (db: PrismaClient, pool: pg.Pool | null, accountId: string, pageSize: number) =>
+  keysetPages({ db, pool }, {
+    table: 'contacts',
+    filter: Prisma.sql`account_id = ${accountId}::uuid`,
+    keys: [{ name: 'created_at', udt: 'timestamptz' }, { name: 'id', udt: 'uuid' }],
+    values: CONTACT_VALUES,
+    pageSize,
+  }) as AsyncGenerator<ContactRow[]>;
 
 /** Characters per chunk handed to the response: one row per chunk would mean a write per row. */
 export const CSV_CHUNK_CHARS = 64 * 1024;
@@ -124,41 +103,28 @@ function csvText(csv: Transform<ContactRow[], ContactRow>, page: ContactRow[] | 
   });
 }
 
+/** The CSV's text, a page of contacts at a time; returned early (the client cancelled), it stops the queries. */
+async function* csvParts(pages: AsyncGenerator<ContactRow[]>): AsyncGenerator<string> {
+  const csv = new Transform(PARSER_OPTIONS, {}, { objectMode: true });
+  csv.on('error', () => {}); // also handed to the write's callback, which fails the stream
+  try {
+    for await (const page of pages) yield await csvText(csv, page);
+    yield (await csvText(csv, null)) + RECORD_END; // after the last record too (the header at least)
+  } finally {
+    csv.destroy();
+  }
+}
+
 /**
- * The contacts CSV as a web stream of UTF-8 bytes, for `new Response(...)`. A page is read only when
- * the client asks for bytes (highWaterMark 0: nothing is read ahead of the socket) and turned into
- * bytes at once, so its rows die young; memory holds one page and one chunk, whatever the number of
- * contacts; cancelling stops the queries.
+ * The contacts CSV as a web stream of UTF-8 bytes (`textStream`): a page is read only when the
+ * client asks for bytes, so memory holds one page and one chunk, whatever the number of contacts.
+ * `db` (or `pool`, when given) runs the raw SQL where the export should read.
  */
 export function contactsCsvStream(
   db: PrismaClient,
   accountId: string,
   options: { chunkSize?: number; chunkChars?: number; pool?: pg.Pool | null } = {},
 ): ReadableStream<Uint8Array> {
-  const chunkChars = options.chunkChars ?? CSV_CHUNK_CHARS;
-  const pages = contactPages(db, accountId, options.chunkSize, options.pool ?? null);
-  const csv = new Transform(PARSER_OPTIONS, {}, { objectMode: true });
-  csv.on('error', () => {}); // also handed to the write's callback, which fails the stream
-  const encoder = new TextEncoder();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let text = '';
-        let finished = false;
-        while (text.length < chunkChars) {
-          const page = await pages.next();
-          if ((finished = Boolean(page.done))) break;
-          text += await csvText(csv, page.value);
-        }
-        if (finished) text += (await csvText(csv, null)) + RECORD_END; // after the last record too (the header at least)
-        if (text) controller.enqueue(encoder.encode(text));
-        if (finished) controller.close();
-      },
-      async cancel() {
-        await pages.return(undefined);
-        csv.destroy();
-      },
-    },
-    { highWaterMark: 0 },
-  );
+  const pages = contactPages(db, options.pool ?? null, accountId, options.chunkSize ?? CSV_CHUNK_SIZE);
+  return textStream(csvParts(pages), options.chunkChars ?? CSV_CHUNK_CHARS);
 }

@@ -13,15 +13,31 @@ import { snakeCase } from '../names.js';
 /** An indexed key a collection can be ordered by; `type` is the SQL type its cursor value is cast back to. */
 export type OrderColumn = { column: string; type: 'timestamptz' | 'date' | 'numeric' | 'text'; nullable?: boolean };
 
-/** One filter argument: its GraphQL input field, its rule, its SQL condition(s) for a given value. */
+/** A page argument (Query.<list>, REST's GET list) that sets a filter entry: `value` makes the entry's value of it. */
+export type PageArg = { name: string; field: (t: any) => any; schema: z.ZodType; value: (given: any) => unknown };
+
+/**
+ * One filter argument: its GraphQL input field, its rule, its SQL condition(s) for a given value;
+ * `page`: also an argument of the collection's page, under this name (same type) or as declared.
+ */
 export type FilterEntry<V = any> = {
   field: (t: any) => any;
   schema: z.ZodType<V>;
   sql: (value: NonNullable<V>) => Prisma.Sql | Prisma.Sql[];
+  page?: string | PageArg;
 };
 
-/** A collection's filter: the GraphQL input, the zod object of its entries, the SQL of a parsed value. */
-export type Filters<F = any> = { input: any; schema: z.ZodType<F>; sql: (filter: F) => Prisma.Sql[] };
+/**
+ * A collection's filter: the GraphQL input, the zod object of its entries, the SQL of a parsed
+ * value, and the page's arguments that set some of its entries (their fields, their rules, and the
+ * filter of judged arguments).
+ */
+export type Filters<F = any> = {
+  input: any;
+  schema: z.ZodType<F>;
+  sql: (filter: F) => Prisma.Sql[];
+  page: { args: (t: any) => object; shape: z.ZodRawShape; filter: (input: Record<string, unknown>) => Partial<F> };
+};
 
 export type Collection<Node extends { id: string } = any, F = any> = {
   /** The node type's name: gives `<name>Connection` and `<name>Edge`. */
@@ -65,10 +81,32 @@ export const ident = (name: string) => Prisma.raw(`"${name.replaceAll('"', '""')
 /** The `<name>` input type and zod object of these entries; an absent (null) value adds no condition. */
 export function filtersOf<E extends Record<string, FilterEntry>>(name: string, description: string, entries: E): Filters<{ [K in keyof E]?: z.output<E[K]['schema']> }> {
   const list = Object.entries(entries);
+  const args = list.flatMap(([key, e]) =>
+    e.page === undefined ? [] : [{ key, ...(typeof e.page === 'string' ? { name: e.page, field: e.field, schema: e.schema, value: (v: unknown) => v } : e.page) }],
+  );
   return {
+    page: {
+      args: (t) => Object.fromEntries(args.map((a) => [a.name, a.field(t)])),
+      shape: Object.fromEntries(args.map((a) => [a.name, a.schema])),
+      filter: (input) => Object.fromEntries(args.map((a) => [a.key, input[a.name] == null ? null : a.value(input[a.name])])) as never,
+    },
     input: builder.inputType(name, { description, fields: (t) => Object.fromEntries(list.map(([key, e]) => [key, e.field(t)])) }),
     schema: z.object(Object.fromEntries(list.map(([key, e]) => [key, e.schema]))) as never,
     sql: (filter) => list.flatMap(([key, e]) => ((filter as Record<string, unknown>)[key] == null ? [] : [e.sql((filter as Record<string, never>)[key])].flat())),
+  };
+}
+
+/**
+ * A filter matching any of a list of `item` values (`[item!]`), with, when `page` names it, the
+ * page argument giving one value (REST's `?type=client` for `types`).
+ */
+export function oneOrMore<V>(item: any, schema: z.ZodType<V>, sql: (values: readonly string[]) => Prisma.Sql, { page, max }: { page?: string; max?: [number, string] } = {}): FilterEntry<V[] | null | undefined> {
+  const list = z.array(schema);
+  return {
+    field: (t) => t.field({ type: [item] }),
+    schema: (max ? list.max(...max) : list).nullish(),
+    sql: sql as never,
+    ...(page ? { page: { name: page, field: (t: any) => t.field({ type: item }), schema: schema.nullish(), value: (one: unknown) => [one] } } : {}),
   };
 }
 
@@ -101,7 +139,7 @@ export const timeRanges = (updated = true) => ({
  * The counters' sum for `table` in `account` (SQL of a uuid); `keys` null = every key, else those
  * keys only (an empty list sums nothing). A numeric expression, one value.
  */
-export function counterSql(table: string, account: Prisma.Sql, keys: readonly string[] | null): Prisma.Sql {
+function counterSql(table: string, account: Prisma.Sql, keys: readonly string[] | null): Prisma.Sql {
   const only = keys === null ? Prisma.empty : keys.length === 0 ? Prisma.sql`AND FALSE` : Prisma.sql`AND c.key IN (${Prisma.join(keys)})`;
   return Prisma.sql`(SELECT coalesce(sum(c.n), 0) FROM record_counts c WHERE c.account_id = ${account} AND c.table_name = ${table} ${only})`;
 }
@@ -114,9 +152,12 @@ export function countedKeys(collection: Collection, filter: object | null): { ke
   return { keys: given.length ? (given[0]![1] as string[]) : null };
 }
 
-/** The total of `where` (over alias `t`) for `account` (SQL of a uuid): from the counters when they keep it. */
-export function totalSql(collection: Collection, account: Prisma.Sql, filter: object | null, where: Prisma.Sql): Prisma.Sql {
-  const counted = countedKeys(collection, filter);
+/**
+ * The total of `where` (over alias `t`) for `account` (SQL of a uuid): from the counters when they
+ * keep it (`countable`: the list is the account's own, not a parent row's).
+ */
+export function totalSql(collection: Collection, account: Prisma.Sql, filter: object | null, where: Prisma.Sql, countable = true): Prisma.Sql {
+  const counted = countable && countedKeys(collection, filter);
   return counted
     ? counterSql(collection.table, account, counted.keys)
     : Prisma.sql`(SELECT count(*) FROM ${ident(collection.table)} t WHERE ${where})`;

@@ -19,8 +19,8 @@ import { badInput } from '../errors.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { parseInput } from '../validation.js';
 import { builder } from './builder.js';
-import { col, counterSql, countedKeys, ident, rowJson, rowsById, type Collection, type OrderColumn } from './collection.js';
-import { beyond, decodeCursor, encodeCursor, fingerprintOf, givenOf, orderSql, type Cursor, type Direction, type Order } from './keyset.js';
+import { col, ident, rowJson, rowsById, totalSql, type Collection, type OrderColumn } from './collection.js';
+import { beyond, decodeCursor, encodeCursor, fingerprintOf, orderSql, type Cursor, type Direction, type Order } from './keyset.js';
 
 type Row = { id: string };
 
@@ -69,9 +69,8 @@ type Plan<Filter> = {
   column: OrderColumn;
   order: Order;
   fingerprint: string;
+  filter: object | null;
   conditions: Prisma.Sql[];
-  /** Set when totalCount can be read from the counters: of every key (null) or of these keys. */
-  counted: { keys: string[] | null } | null;
   size: number;
   backward: boolean;
   after: Cursor | null;
@@ -127,9 +126,8 @@ async function loadSlices(db: PrismaClient, plan: Plan<unknown>, parents: readon
 }
 
 async function loadTotals(db: PrismaClient, plan: Plan<unknown>, parents: readonly Parent[]): Promise<number[]> {
-  const total = plan.counted
-    ? counterSql(plan.spec.table, Prisma.sql`p.account_id`, plan.counted.keys)
-    : Prisma.sql`(SELECT count(*) FROM ${ident(plan.spec.table)} t WHERE ${scope(plan)})`;
+  // The counters keep an account's own totals, not a parent row's.
+  const total = totalSql(plan.spec, Prisma.sql`p.account_id`, plan.filter, scope(plan), plan.by === null);
   const rows = await db.$queryRaw<{ ord: number; n: number }[]>`
     SELECT p.ord, ${total}::int AS n
     FROM (VALUES ${parentsSql(parents)}) AS p(account_id, id, ord)`;
@@ -182,10 +180,6 @@ function loadersFor(ctx: Context, plan: Plan<unknown>): Loaders {
 
 type Source = { plan: Plan<unknown>; parent: Parent; ctx: Context };
 
-/** The counters serve an account's own connection (no parent row) whose filter names at most the counted field. */
-const countedOf = (spec: Collection, by: string | null, filter: object | null): Plan<unknown>['counted'] =>
-  by === null ? (countedKeys(spec, givenOf(filter)) ?? null) : null;
-
 type FieldArgs = Paging & { filter?: unknown; orderBy?: { field: string; direction: Direction } | null };
 
 /** The plan of one connection field's arguments; an account's own list (`by` null) fingerprints the account too. */
@@ -203,8 +197,8 @@ function planOf<Filter>(spec: Collection<Row, Filter>, by: string | null, args: 
     column,
     order,
     fingerprint,
+    filter: filter as object | null,
     conditions: filter ? spec.filter!.sql(filter) : [],
-    counted: countedOf(spec, by, filter as object | null),
     size: paging.first ?? paging.last ?? DEFAULT_PAGE,
     backward,
     after: null as Cursor | null,

@@ -33,9 +33,6 @@ const canonical = (value: unknown): unknown => {
 export const fingerprintOf = (collection: string, order: Order, filter: object | null, accountId: string | null) =>
   digest(JSON.stringify([collection, order.field, order.direction, canonical(filter ?? {}), accountId]), 12);
 
-/** `filter` without its empty values, as the fingerprint and the counters see it. */
-export const givenOf = (filter: object | null) => canonical(filter) as object | null;
-
 // A checksum, not a signature: a cursor grants nothing (the account is checked on every request);
 // the sum only turns an edited or truncated cursor into BAD_USER_INPUT instead of a strange page.
 export function encodeCursor(fingerprint: string, cursor: Cursor): string {

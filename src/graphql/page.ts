@@ -9,10 +9,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Kind, type GraphQLResolveInfo } from 'graphql';
 import type { z } from 'zod';
 import { badInput } from '../errors.js';
+import { listArgs } from '../validation.js';
 import type { Context } from '../context.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
-import { ident, rowJson, rowsById, totalSql, type Collection, type OrderColumn } from './collection.js';
+import { ident, rowJson, rowsById, totalSql, type Collection, type Filters, type OrderColumn } from './collection.js';
 import { after, decodeCursor, encodeCursor, fingerprintOf, orderSql, type Cursor, type Order } from './keyset.js';
 import { OrderDirection } from './connection.js';
 import { checked, type FieldRules } from './rules.js';
@@ -89,37 +90,30 @@ function definePage(collection: Collection & { model: string }, nodeRef?: any) {
   });
 }
 
-/** A page field's judged arguments: listArgs (src/validation.ts) and the collection's own. */
-type PageArgs = {
-  accountId: string;
-  page?: number | null;
-  pageSize: number;
-  cursor?: string | null;
-  sort?: string;
-  order?: 'ASC' | 'DESC';
-  updatedSince?: Date | null;
-  createdSince?: Date | null;
-};
+/** A page field's judged arguments: listArgs (src/validation.ts) and the page arguments of the collection's filter. */
+type PageArgs = z.output<typeof listArgs> & Record<string, unknown>;
+
+/** The page arguments of a filter's entries are declared as input fields; as arguments, `t.field` is `t.arg`. */
+const asArgs = (t: { arg: object }) => ({ ...t.arg, field: t.arg });
 
 /**
  * `Query.<name>(accountId, page | cursor, pageSize, sort, order, updatedSince, createdSince, ...filters)`:
- * a member's page of the collection (REST's GET list), limited per user. `args` adds the page's
- * own filter arguments, `input` judges them all, `filter` turns the judged input into the
- * collection's filter (the `...Since` arguments are its updatedAfter and createdAfter). Options:
- * `fixed` fixes the order, and leaves out `sort`, `order` and the `...Since` arguments, for a list
- * that is not dated so; `nodeRef` is the node type when it is not the Prisma model's; `perMinute`
- * the limit (60 unless said).
+ * a member's page of the collection (REST's GET list), limited per user. Its filter arguments are
+ * the collection filter's entries declared with `page` (collection.ts); the `...Since` arguments are
+ * its updatedAfter and createdAfter. Options: `fixed` fixes the order, and leaves out `sort`,
+ * `order` and the `...Since` arguments, for a list that is not dated so; `nodeRef` is the node type
+ * when it is not the Prisma model's; `perMinute` the limit (60 unless said). Answers the page's
+ * rules and how its judged arguments become the collection's filter.
  */
-export function pageField<Input extends PageArgs>(
+export function pageField(
   name: string,
-  collection: Collection & { model: string },
-  args: (t: any) => object,
-  input: z.ZodType<Input>,
-  filter: (input: Input) => object,
+  collection: Collection & { model: string; filter: Filters },
   scope: FieldRules['scope'],
   { fixed, nodeRef, perMinute = 60 }: { fixed?: Order; nodeRef?: any; perMinute?: number } = {},
 ) {
   const type = definePage(collection, nodeRef);
+  const input = listArgs.extend(collection.filter.page.shape);
+  const filter = (a: Record<string, unknown>) => collection.filter.page.filter(a);
   builder.queryField(name, (t) =>
     t.field({
       type,
@@ -136,11 +130,11 @@ export function pageField<Input extends PageArgs>(
               updatedSince: t.arg({ type: 'DateTime', description: 'Rows changed at or after this time' }),
               createdSince: t.arg({ type: 'DateTime', description: 'Rows created at or after this time' }),
             }),
-        ...args(t.arg),
+        ...collection.filter.page.args(asArgs(t)),
       },
       rules: { access: 'member', scope, input, limit: { max: perMinute, window: '1m', per: 'user' } },
       resolve: (_root, _args, _ctx, info) => {
-        const { input: a } = checked<Input>(info);
+        const { input: a } = checked<PageArgs>(info);
         // `page` has a default (§9): whether the caller gave it is in the request, not in its value.
         if (a.cursor != null && given(info, 'page')) throw badInput({ cursor: ['Give cursor or page, not both'] });
         const order: Order = fixed ?? { field: a.sort ?? 'CREATED_AT', direction: a.order ?? 'DESC' };
@@ -152,6 +146,7 @@ export function pageField<Input extends PageArgs>(
       },
     }),
   );
+  return { input, filter };
 }
 
 /** Whether the request gives the field's argument `name` (a literal, or a variable with a value). */

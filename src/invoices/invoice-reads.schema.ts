@@ -4,14 +4,13 @@ import { AccountRef } from '../accounts/account.schema.js';
 import { contacts } from '../contacts/contact-reads.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { anyOf, eq, filtersOf, from, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
+import { anyOf, eq, filtersOf, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
 import { InvoiceStatus } from '../generated/prisma/client.js';
 import { ownOrContactNameMatches } from '../contacts/contact-search.js';
 import { externalIdFilter, searchText, uuid } from '../validation.js';
 import { InvoiceRef, InvoiceStatusEnum } from './invoice.schema.js';
-import { listInvoicesArgs, type ListInvoicesArgs } from './invoice.service.js';
 
 const ORDERS = {
   ...TIME_ORDERS,
@@ -19,8 +18,6 @@ const ORDERS = {
   AMOUNT: { column: 'amount', type: 'numeric' },
   INVOICE_NUMBER: { column: 'invoice_number', type: 'text' },
 } as const;
-
-const date = (t: any) => t.field({ type: 'Date' });
 
 export const invoices = {
   name: 'Invoice',
@@ -34,43 +31,21 @@ export const invoices = {
       field: (t) => t.string({ description: "Case-insensitive substring of the invoice number or of the contact's \"first last\" name" }),
       schema: searchText,
       sql: (v: string) => ownOrContactNameMatches('invoices', 'invoice_number', v),
+      page: 'search',
     },
-    statuses: { field: (t) => t.field({ type: [InvoiceStatusEnum] }), schema: z.array(z.enum(InvoiceStatus)).nullish(), sql: anyOf('status', 'invoice_status') },
-    contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid') },
-    externalId: { field: (t) => t.string({ description: 'The exact external id' }), schema: externalIdFilter, sql: eq('external_id', 'text') },
-    dueAfter: { field: date, schema: z.date().nullish(), sql: from('due_date', 'date') },
-    dueBefore: { field: date, schema: z.date().nullish(), sql: until('due_date', 'date') },
+    statuses: oneOrMore(InvoiceStatusEnum, z.enum(InvoiceStatus), anyOf('status', 'invoice_status'), { page: 'status' }),
+    contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid'), page: 'contactId' },
+    externalId: { field: (t) => t.string({ description: 'The exact external id' }), schema: externalIdFilter, sql: eq('external_id', 'text'), page: 'externalId' },
+    dueAfter: { field: (t) => t.field({ type: 'Date', description: 'Due on or after this day' }), schema: z.date().nullish(), sql: from('due_date', 'date'), page: 'dueAfter' },
+    dueBefore: { field: (t) => t.field({ type: 'Date', description: 'Due before this day' }), schema: z.date().nullish(), sql: until('due_date', 'date'), page: 'dueBefore' },
     ...timeRanges(),
   }),
   relations: { contact: { to: contacts, by: 'contact_id' } },
   counter: 'statuses',
 } satisfies Collection;
 
-/** The page's arguments as the collection's filter (REST's GET /invoices). */
-export const invoicesPageFilter = (a: ListInvoicesArgs) => ({
-  search: a.search,
-  statuses: a.status ? [a.status] : null,
-  externalId: a.externalId,
-  contactId: a.contactId,
-  dueAfter: a.dueAfter,
-  dueBefore: a.dueBefore,
-});
-
-pageField(
-  'invoices',
-  invoices,
-  (a) => ({
-    search: a.string({ description: "Case-insensitive substring of the invoice number or of the contact's name" }),
-    status: a({ type: InvoiceStatusEnum }),
-    externalId: a.string(),
-    contactId: a.id(),
-    dueAfter: a({ type: 'Date', description: 'Due on or after this day' }),
-    dueBefore: a({ type: 'Date', description: 'Due before this day' }),
-  }),
-  listInvoicesArgs,
-  invoicesPageFilter,
-  'INVOICES_READ',
-);
+/** Query.invoices: REST's GET /invoices. */
+export const invoicesPage = pageField('invoices', invoices, 'INVOICES_READ');
 
 const invoiceConnection = defineCollection(invoices, InvoiceRef);
 builder.prismaObjectField(AccountRef, 'invoices', invoiceConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id })));

@@ -7,7 +7,7 @@ import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
 import { emit, emitMany } from '../events/emit.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, externalIdFilter, listArgs, money, optionalText, searchText, uuid } from '../validation.js';
+import { externalId, money, optionalText, uuid } from '../validation.js';
 import { camelCase } from '../names.js';
 
 export const NUMBER_TAKEN = TAKEN;
@@ -28,16 +28,6 @@ export const createInvoiceInput = z.object({
 });
 
 export type CreateInvoiceInput = z.output<typeof createInvoiceInput>;
-
-export const listInvoicesArgs = listArgs.extend({
-  search: searchText,
-  status: z.enum(InvoiceStatus).nullish(),
-  externalId: externalIdFilter,
-  contactId: uuid.nullish(),
-  dueAfter: z.date().nullish(),
-  dueBefore: z.date().nullish(),
-});
-export type ListInvoicesArgs = z.output<typeof listInvoicesArgs>;
 
 export const setInvoiceStatusArgs = z.object({ id: uuid, status: z.enum(InvoiceStatus) });
 export type SetInvoiceStatusArgs = z.output<typeof setInvoiceStatusArgs>;

@@ -47,7 +47,7 @@ export const IMPORT_ERRORS_CSV: Download = {
 export const ACCOUNT_JSON: Download = {
   mediaType: 'application/json',
   // The document must hold its own audit row, written just now: a replica that has caught up, or the primary.
-  // Its pages are raw SQL through that server's pool (src/exports/account-pages.ts).
+  // Its pages are raw SQL through that server's pool (src/exports/pages.ts).
   stream: async (reader, ticket) => {
     const { client, pool } = await reader.$caughtUpSource();
     return accountExportStream(client, ticket.accountId, new Date(ticket.createdAt), { pool });

@@ -12,18 +12,15 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { contacts, contactsPageFilter } from '../../src/contacts/contact-reads.schema.js';
-import { listContactsArgs, type ListContactsArgs } from '../../src/contacts/contact.service.js';
+import { contacts, contactsPage } from '../../src/contacts/contact-reads.schema.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
-import { deals, dealsPageFilter } from '../../src/deals/deal-reads.schema.js';
-import { listDealsArgs } from '../../src/deals/deal.service.js';
+import { deals, dealsPage } from '../../src/deals/deal-reads.schema.js';
 import { ContactType, DealStatus, InvoiceStatus, Prisma, type PrismaClient } from '../../src/generated/prisma/client.js';
 import type { Collection } from '../../src/graphql/collection.js';
 import { NEWEST_FIRST, readPage } from '../../src/graphql/page.js';
 import { moneyOf } from '../../src/graphql/scalars.js';
-import { invoices, invoicesPageFilter } from '../../src/invoices/invoice-reads.schema.js';
-import { listInvoicesArgs } from '../../src/invoices/invoice.service.js';
+import { invoices, invoicesPage } from '../../src/invoices/invoice-reads.schema.js';
 import { cloneDatabase } from '../helpers/database.js';
 
 const SEED = Number(process.env.PAGE_SQL_SEED ?? 20240611);
@@ -125,7 +122,7 @@ const collections: Record<Model, Collection> = { Contact: contacts, Deal: deals,
  * a case-insensitive substring of first name, last name or e-mail, or across a space the end of
  * the first name and the beginning of the last name; `%`, `_` and `\` match themselves.
  */
-function contactsWhere(args: ListContactsArgs): Prisma.ContactWhereInput {
+function contactsWhere(args: { accountId: string; type?: ContactType | null; search?: string | null }): Prisma.ContactWhereInput {
   const where: Prisma.ContactWhereInput = { accountId: args.accountId };
   if (args.type) where.contactType = args.type;
   const search = args.search?.replace(/[\\%_]/g, '\\$&');
@@ -258,8 +255,8 @@ describe.each(targets)('a collection\'s page statement and Prisma answer the sam
     });
     await fc.assert(
       fc.asyncProperty(filter, position, selection([]), async (f, p, query) => {
-        const args = listContactsArgs.parse({ accountId, ...f });
-        const page = await expectSamePage(db, 'Contact', contactsWhere(args), contactsPageFilter(args), p, query, stats);
+        const args = contactsPage.input.parse({ accountId, ...f });
+        const page = await expectSamePage(db, 'Contact', contactsWhere(args as never), contactsPage.filter(args), p, query, stats);
         if (args.search && page.nodes.length > 0) searchesFound++;
       }),
       property,
@@ -273,8 +270,8 @@ describe.each(targets)('a collection\'s page statement and Prisma answer the sam
     const status = fc.option(fc.constantFrom(...Object.values(DealStatus)), { nil: undefined });
     await fc.assert(
       fc.asyncProperty(status, position, selection(['contact', 'stage']), async (s, p, query) => {
-        const args = listDealsArgs.parse({ accountId, status: s });
-        await expectSamePage(db, 'Deal', { accountId, status: args.status ?? undefined }, dealsPageFilter(args), p, query, stats);
+        const args = dealsPage.input.parse({ accountId, status: s });
+        await expectSamePage(db, 'Deal', { accountId, status: args.status ?? undefined }, dealsPage.filter(args), p, query, stats);
       }),
       property,
     );
@@ -286,8 +283,8 @@ describe.each(targets)('a collection\'s page statement and Prisma answer the sam
     const status = fc.option(fc.constantFrom(...Object.values(InvoiceStatus)), { nil: undefined });
     await fc.assert(
       fc.asyncProperty(status, position, selection(['contact']), async (s, p, query) => {
-        const args = listInvoicesArgs.parse({ accountId, status: s });
-        await expectSamePage(db, 'Invoice', { accountId, status: args.status ?? undefined }, invoicesPageFilter(args), p, query, stats);
+        const args = invoicesPage.input.parse({ accountId, status: s });
+        await expectSamePage(db, 'Invoice', { accountId, status: args.status ?? undefined }, invoicesPage.filter(args), p, query, stats);
       }),
       property,
     );

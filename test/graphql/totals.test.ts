@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createContact as createContactRow } from '../../src/contacts/contact.service.js';
 import { userActor } from '../../src/events/types.js';
 import { ContactType, DealStatus, InvoiceStatus, Prisma } from '../../src/generated/prisma/client.js';
-import { contacts, contactsPageFilter } from '../../src/contacts/contact-reads.schema.js';
+import { contacts, contactsPage } from '../../src/contacts/contact-reads.schema.js';
 import { deals } from '../../src/deals/deal-reads.schema.js';
 import { countedKeys } from '../../src/graphql/collection.js';
 import { invoices } from '../../src/invoices/invoice-reads.schema.js';
@@ -127,7 +127,7 @@ describe('totals from the counters', () => {
   });
 
   test('the counters serve exactly the filters {} and {type or status}', () => {
-    const page = (args: object) => contactsPageFilter({ accountId: '', page: 1, pageSize: 25, sort: 'CREATED_AT', order: 'DESC', search: null, type: null, externalId: null, ...args });
+    const page = (args: object) => contactsPage.filter({ accountId: '', page: 1, pageSize: 25, sort: 'CREATED_AT', order: 'DESC', search: null, type: null, externalId: null, ...args });
     expect(countedKeys(contacts, page({}))).toEqual({ keys: null });
     expect(countedKeys(contacts, page({ type: 'client' }))).toEqual({ keys: ['client'] });
     expect(countedKeys(deals, { statuses: ['won'] })).toEqual({ keys: ['won'] });
