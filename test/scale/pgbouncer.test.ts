@@ -17,7 +17,7 @@ import { MIGRATION_LOCK_KEY } from '../../src/db/migration-adapters.js';
 import { DatabaseUnavailableError } from '../../src/db/bounds.js';
 import { openDatabase } from '../../src/db/client.js';
 import { TEST_SECRET } from '../helpers/app.js';
-import { advisoryLocks, Cluster, PG_BIN, Pgbouncer, PGBOUNCER_BIN, freePort, query, skipWithout, spawnServer, startServer, stopServer, type ServerProcess } from './support.js';
+import { advisoryLocks, Cluster, PG_BIN, Pgbouncer, PGBOUNCER_BIN, freePort, query, skipWithout, spawnServer, startServer, stopServer, waitFor, type ServerProcess } from './support.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 240_000 });
 
@@ -135,6 +135,47 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
       expect(doc.json()).toMatchObject({ account: { id: accountId }, deals: [{ title: 'Pooled deal' }], exports: [{}, {}] });
     }
   });
+
+  it('a CSV import through PgBouncer: posted to one instance, its chunks written by whichever claims it, it completes once with its bad row reported; search and reports answer from what it wrote; no advisory lock is left', async () => {
+    const token = await mintToken(TEST_SECRET, { sub: randomUUID() });
+    const auth = { authorization: `Bearer ${token}` };
+    const json = async (server: ServerProcess, route: string, init: RequestInit = {}) => {
+      const r = await fetch(`${server.baseUrl}${route}`, { ...init, headers: { ...auth, ...init.headers } });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    const created = await json(a!, '/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'mutation { createAccount(input: { name: "Imported" }) { id } }' }),
+    });
+    const accountId = created.body.data.createAccount.id as string;
+    // Three chunks of the worker's 1,000 rows; line 1,201 (the header is line 1) has no first name.
+    const rows = Array.from({ length: 2500 }, (_, i) => (i === 1199 ? `,bad${i}@pooled.example` : `Pooled${i},p${i}@pooled.example`));
+    const posted = await json(b!, `/api/v1/imports?account_id=${accountId}&object=contacts&match_on=email`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: `first_name,email\r\n${rows.join('\r\n')}\r\n`,
+    });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(202);
+    const id = posted.body.data.id as string;
+    let done: any;
+    await waitFor('the import to end', async () => {
+      done = (await json(a!, `/api/v1/imports/${id}`)).body.data;
+      return done.status !== 'queued' && done.status !== 'running';
+    }, 120_000);
+    expect(done).toMatchObject({ status: 'completed', rows_processed: 2500, created: 2499, failed: 1 });
+    const errors = await fetch(`${b!.baseUrl}/api/v1/imports/${id}/errors`, { headers: auth });
+    expect((await errors.text()).split('\r\n').filter(Boolean).map((line) => line.split(',')[0])).toEqual(['line', '1201']);
+
+    const search = await json(b!, `/api/v1/contacts?account_id=${accountId}&search=p2499@pooled`);
+    expect(search.body).toMatchObject({ total: 1, data: [{ first_name: 'Pooled2499' }] });
+    const breakdown = await json(a!, `/api/v1/reports/contacts?account_id=${accountId}`);
+    expect(breakdown.status, JSON.stringify(breakdown.body)).toBe(200);
+    expect(breakdown.body.data.by_type).toContainEqual({ key: 'lead', count: 2499 });
+    const [count] = await query(postgres.url('crm'), 'SELECT count(*)::int AS n FROM contacts WHERE account_id = $1', [accountId]);
+    expect(count).toEqual({ n: 2499 });
+    expect(await advisoryLocks(postgres.url('crm'))).toEqual([]);
+  }, 180_000);
 
   it('a migration lock left behind (a session holding it through a pooled connection): a starting instance logs the holder, gives up with one line and exits 1', async () => {
     const holder = new pg.Client({ connectionString: postgres.url('crm_locked') });
