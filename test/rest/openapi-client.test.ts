@@ -72,6 +72,39 @@ export async function sync(baseUrl: string, token: string, accountId: string, si
 }
 `;
 
+/**
+ * A dashboard (docs/decisions.md §19), as its developer writes it against the generated types: an
+ * invoice found by a fragment of its number, the receivables and the pipeline, a period's won deals
+ * and the contact breakdown. No casts: a report's numbers are numbers, a stage may be null.
+ */
+const DASHBOARD = `import createClient from 'openapi-fetch';
+import type { paths } from './api.js';
+
+export async function dashboard(baseUrl: string, token: string, accountId: string, fragment: string) {
+  const client = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${token}\` } });
+  const found = await client.GET('/api/v1/invoices', { params: { query: { account_id: accountId, search: fragment } } });
+  if (found.error) throw new Error(found.error.error);
+  const numbers: string[] = found.data.data.map((invoice) => invoice.invoice_number);
+
+  const receivables = await client.GET('/api/v1/reports/receivables', { params: { query: { account_id: accountId, as_of: '2026-02-15' } } });
+  if (receivables.error) throw new Error(receivables.error.error);
+  const overdue: number = receivables.data.data.buckets.filter((b) => b.label !== 'current').reduce((sum, b) => sum + b.amount, 0);
+
+  const pipeline = await client.GET('/api/v1/reports/pipeline', { params: { query: { account_id: accountId } } });
+  if (pipeline.error) throw new Error(pipeline.error.error);
+  const stages: string[] = pipeline.data.data.map((s) => \`\${s.stage?.name ?? 'no stage'}: \${s.count}\`);
+
+  const deals = await client.GET('/api/v1/reports/deals', { params: { query: { account_id: accountId, from: '2026-03-01', to: '2026-03-31' } } });
+  if (deals.error) throw new Error(deals.error.error);
+  const won: number = deals.data.data.won_by_month.reduce((sum, m) => sum + m.value, 0);
+
+  const contacts = await client.GET('/api/v1/reports/contacts', { params: { query: { account_id: accountId } } });
+  if (contacts.error) throw new Error(contacts.error.error);
+  const types: string[] = contacts.data.data.by_type.filter((k) => k.count > 0).map((k) => \`\${k.key} \${k.count}\`);
+  return { numbers, overdue, stages, won, types };
+}
+`;
+
 let t: TestApp;
 let acc: TestAccount;
 let dir: string;
@@ -86,6 +119,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'api.ts'), astToString(await openapiTS(doc)));
   await writeFile(join(dir, 'client.ts'), CLIENT);
   await writeFile(join(dir, 'sync.ts'), SYNC);
+  await writeFile(join(dir, 'dashboard.ts'), DASHBOARD);
 });
 afterAll(async () => {
   await t?.close();
@@ -95,7 +129,7 @@ afterAll(async () => {
 describe('a client generated from the OpenAPI document', () => {
   it('type-checks under strict with no `!`: a created contact\'s data.id and a read\'s data are never null', async () => {
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-    const args = ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'client.ts', 'sync.ts'];
+    const args = ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'client.ts', 'sync.ts', 'dashboard.ts'];
     const result = await run(process.execPath, [tsc, ...args], { cwd: dir }).then(
       () => '',
       (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
@@ -128,5 +162,20 @@ describe('a client generated from the OpenAPI document', () => {
     expect(answer.pages).toBe(3);
     expect(answer.invoice.status).toBe('sent');
     expect(answer.events.map((e) => e.split(' ')[0])).toEqual([...made.map(() => 'contact.created'), 'invoice.created']);
+  });
+
+  it('runs a dashboard: an invoice found by a fragment of its number, and the four reports read as typed values', async () => {
+    const { dashboard } = (await import(pathToFileURL(join(dir, 'dashboard.ts')).href)) as {
+      dashboard: (baseUrl: string, token: string, accountId: string, fragment: string) => Promise<{ numbers: string[]; overdue: number; stages: string[]; won: number; types: string[] }>;
+    };
+    const account = await createAccount(t);
+    const stage = await t.db.pipelineStage.create({ data: { accountId: account.id, name: 'Proposal', position: 1 } });
+    await t.db.deal.create({ data: { accountId: account.id, title: 'Open', value: 50, probability: 50, stageId: stage.id } });
+    await t.db.deal.create({ data: { accountId: account.id, title: 'Won', value: 70, status: 'won', closedAt: new Date('2026-03-04T00:00:00Z'), createdAt: new Date('2026-03-01T00:00:00Z') } });
+    await t.db.invoice.create({ data: { accountId: account.id, invoiceNumber: 'DASH-0042', amount: 19.99, status: 'sent', dueDate: new Date('2026-01-01') } });
+    await t.db.invoice.create({ data: { accountId: account.id, invoiceNumber: 'DASH-0100', amount: 5, status: 'sent', dueDate: new Date('2026-03-01') } });
+    await t.db.contact.create({ data: { accountId: account.id, firstName: 'Ada', contactType: 'client' } });
+    const answer = await dashboard(t.baseUrl, account.member.token, account.id, 'h-004');
+    expect(answer).toEqual({ numbers: ['DASH-0042'], overdue: 19.99, stages: ['Proposal: 1'], won: 70, types: ['client 1'] });
   });
 });
