@@ -32,7 +32,7 @@ export const contacts = {
       page: 'search',
     },
     types: oneOrMore(ContactTypeEnum, z.enum(ContactType), anyOf('contact_type', 'contact_type'), { page: 'type' }),
-    sources: oneOrMore(ContactSourceEnum, z.enum(ContactSource), anyOf('source', 'contact_source')),
+    sources: oneOrMore(ContactSourceEnum, z.enum(ContactSource), anyOf('source', 'contact_source'), { page: 'source' }),
     email: {
       field: (t) => t.string({ description: 'The whole address, case-insensitive' }),
       schema: text().trim().max(254, 'Must be at most 254 characters').nullish(),

@@ -256,6 +256,21 @@ describe('GET /api/v1/contacts', () => {
       for (const item of r.body.data) expect(item.contact_type).toBe(type);
     });
 
+    it('source=website lists only contacts from that source, with the exact total; with type, both hold', async () => {
+      const sourced = await createAccount(t);
+      for (const [source, contactType] of [['website', 'lead'], ['website', 'client'], ['referral', 'client']] as const) {
+        await createContact(t, sourced, { firstName: `${source}-${contactType}`, source, contactType });
+      }
+      const website = await list(sourced.id, sourced.owner, { source: 'website' });
+      expect(website.status).toBe(200);
+      expect(website.body.total).toBe(2);
+      expect(firstNames(website)).toEqual(['website-client', 'website-lead']);
+      expect(firstNames(await list(sourced.id, sourced.owner, { source: 'website', type: 'client' }))).toEqual(['website-client']);
+      const bad = await list(sourced.id, sourced.owner, { source: 'billboard', type: 'customer' });
+      expect(bad.status).toBe(400);
+      expect(Object.keys(bad.body.details).sort()).toEqual(['source', 'type']);
+    });
+
     it('an invalid type is a 400 "Invalid query" naming type', async () => {
       const r = await list(typed.id, typed.owner, { type: 'customer' });
       expect(r.status).toBe(400);
