@@ -292,7 +292,8 @@ describe('500: never a stack, SQL or message from inside', () => {
     let calls = 0;
     // A page as the CSV query answers it: one JSON text of [first name, ..., source, created_at in epoch ms].
     const rows = Array.from({ length: 1000 }, (_, i) => [`Row${i}`, null, null, null, `Company ${i}`.padEnd(100, '.'), 'lead', 'other', Date.UTC(2024, 0, 1, 0, 0, 0, i)]);
-    const page = [{ page: JSON.stringify(rows), lastId: '00000000-0000-4000-8000-000000000999' }];
+    // With it, the key of its last row, as PostgreSQL writes it (src/exports/pages.ts).
+    const page = [{ page: JSON.stringify(rows), last: JSON.stringify(['2024-01-01T00:00:00.999+00:00', '00000000-0000-4000-8000-000000000999']) }];
     const fake = async (...args: unknown[]) => {
       // pg: (text, values); Prisma: (Prisma.Sql), whose text and values are its own fields.
       const [text, values] = pool ? args : [(args[0] as { text?: string }).text, (args[0] as { values?: unknown[] }).values];
