@@ -41,9 +41,12 @@ describe.skipIf(skipIfMissing(missingServices()))('the form limit with Redis con
       }),
     );
 
-  it('1,000 concurrent submissions from one address, the event loop saturated: at most 5 accepted, and Redis is never blamed', async () => {
+  it('1,000 concurrent submissions from one address, the event loop saturated: at most 5 accepted a minute, and Redis is never blamed', async () => {
+    const started = Date.now();
     const counts = tally(await burst(1_000, '203.0.113.50', 'burst'));
-    expect(counts['200'] ?? 0, JSON.stringify(counts)).toBeLessThanOrEqual(5);
+    // The window slides: a burst the machine stretches past a minute may get 5 more per minute it spans.
+    const minutes = Math.ceil((Date.now() - started) / 60_000);
+    expect(counts['200'] ?? 0, `${JSON.stringify(counts)} over ${minutes} minute(s)`).toBeLessThanOrEqual(5 * minutes);
     expect(counts['200'], JSON.stringify(counts)).toBeGreaterThan(0);
     expect(Object.keys(counts).filter((k) => !['200', '429', '503'].includes(k)), JSON.stringify(counts)).toEqual([]);
     expect(service.server.output()).not.toMatch(/Redis unavailable/);
