@@ -69,7 +69,7 @@ export async function writeSet(
   actor: Actor,
   creates: Row[],
   updates: SetChange[],
-  { records = true }: { records?: boolean } = {},
+  { records = true, whileWriting }: { records?: boolean; whileWriting?: () => void } = {},
 ): Promise<Written> {
   const now = new Date();
   const table = Prisma.raw(`"${spec.table}"`);
@@ -91,7 +91,7 @@ export async function writeSet(
   // Only the columns the new rows give: a column they leave out keeps its database default.
   const given = createColumns.length ? Object.keys(createColumns[0]!) : ['id'];
   const insertColumns = Prisma.raw(given.map((c) => `"${c}"`).join(', '));
-  const [answer] = await db.$queryRaw<{ rows: string }[]>`
+  const statement = db.$queryRaw<{ rows: string }[]>`
     WITH ins AS (
       INSERT INTO ${table} (${insertColumns})
       SELECT ${insertColumns} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(createColumns)}::json)
@@ -110,7 +110,11 @@ export async function writeSet(
       INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
       SELECT gen_random_uuid(), w.account_id, w.id, ev.id FROM ev JOIN webhook_endpoints w ON w.account_id = ev.account_id
       WHERE w.enabled AND (ev.type = ANY (w.event_types) OR '*' = ANY (w.event_types)))
-    SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows FROM written`;
+    SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows FROM written`
+    // A Prisma query starts when awaited: start it, then let the caller work while it runs.
+    .then((answer) => answer);
+  whileWriting?.();
+  const [answer] = await statement;
   const written: Written = { created: new Map(), updated: new Map() };
   for (const json of JSON.parse(answer!.rows) as Record<string, unknown>[]) {
     const row = records ? fromColumns(spec.model, json) : ({ id: json.id } as Row);
