@@ -44,12 +44,15 @@ export async function drainImports(db: PrismaClient, owner: string, options: Imp
     for (;;) {
       if (!running()) return done;
       try {
+        const started = performance.now();
         const { outcome, next } = await runChunk(db, id, owner, options.leaseMs, ahead);
+        const ms = Math.round(performance.now() - started);
         ahead = null;
         forgetChunkQueries();
         attempts = 0;
         ahead = next ? await next : null;
-        options.log.debug({ importId: id, outcome }, 'import chunk committed');
+        // `ms`: the transaction; `waitedMs`: for the next chunk's judging after it (0 when it kept up).
+        options.log.debug({ importId: id, outcome, ms, waitedMs: Math.round(performance.now() - started) - ms }, 'import chunk committed');
         if (outcome !== 'more') {
           options.log.info({ importId: id, outcome }, 'import left');
           break;
