@@ -58,7 +58,7 @@ export type Written = { created: Map<string, Row>; updated: Map<string, Row> };
 
 /**
  * Inserts `creates` (every column given: ids, defaults and times are decided by the caller), skipping
- * a row a unique index refuses (ON CONFLICT DO NOTHING: it is missing from `created`), and sets
+ * a row whose external id is taken (ON CONFLICT DO NOTHING: it is missing from `created`), and sets
  * every column of each `updates` row (the caller has locked those rows and read them), writing each
  * written row's `<kind>.created` / `<kind>.updated` event and webhook messages in the same statement.
  * `records: false`: the maps hold `{ id }` alone (the statement returns ids, not rows as JSON).
@@ -94,13 +94,17 @@ export async function writeSet(
   const insertColumns = Prisma.raw(given.map((c) => `"${c}"`).join(', '));
   const fromRecord = Prisma.raw(given.map((c) => `r."${c}"`).join(', '));
   const createdContact = Prisma.raw(spec.kind === 'contact' ? 'ins.id' : 'ins.contact_id');
+  // The external id is the one unique key a new row can collide on (its id is new; NULLs never
+  // collide): without one in the set, a plain INSERT spares each row ON CONFLICT's probe of every
+  // unique index and its speculative insertion.
+  const skipTaken = creates.some((row) => row.externalId != null) ? Prisma.sql`ON CONFLICT DO NOTHING` : Prisma.empty;
   const statement = db.$queryRaw<{ rows: string }[]>`
     WITH new AS (
       SELECT (n.e->>'event')::uuid AS event_id, n.e->'row' AS obj FROM json_array_elements(${JSON.stringify(created)}::json) AS n(e)),
     ins AS (
       INSERT INTO ${table} (${insertColumns})
       SELECT ${fromRecord} FROM new CROSS JOIN LATERAL json_populate_record(NULL::${table}, new.obj) AS r
-      ON CONFLICT DO NOTHING RETURNING *),
+      ${skipTaken} RETURNING *),
     upd AS (
       UPDATE ${table} t SET ${set} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(updateColumns)}::json) c
       WHERE t.id = c.id AND t.account_id = c.account_id RETURNING t.*),
