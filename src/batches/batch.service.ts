@@ -28,7 +28,12 @@ export type BatchMode = { mode: 'create' } | { mode: 'upsert'; on: MatchOn };
  * `records: false` (an import): items carry their status, not their record (null), so the write
  * statement returns ids alone instead of every written row as JSON to be parsed back.
  */
-export type BatchHow = BatchMode & { allOrNothing: boolean; records?: boolean };
+export type BatchHow = BatchMode & {
+  allOrNothing: boolean;
+  records?: boolean;
+  /** Called once the write statement is on its way to the database: an import judges its next chunk meanwhile (docs/imports.md#the-worker). */
+  whileWriting?: () => void;
+};
 
 /** One record type on this path: its table, its rules, and how a valid create input becomes a row. */
 export type BatchKind = {
@@ -54,8 +59,13 @@ const matchKey = (on: MatchOn, value: unknown): string | null =>
 export const lockKey = (accountId: string, table: string, on: MatchOn, key: string): string =>
   on === 'email' ? `${accountId}:${key}` : `${accountId}:${table}:external_id:${key}`;
 
-/** An item after its rules: its parsed data, or its problems (and what it gave, so its links are judged too). */
-type Judged = { index: number; data: Record<string, unknown> } | { index: number; details: ErrorDetails; input?: Record<string, unknown> };
+/**
+ * An item after its rules: its parsed data, or its problems (and what it gave, so its links are
+ * judged too). An upsert item also carries its create's verdict, used if it matches nothing.
+ */
+export type Judged =
+  | { index: number; data: Record<string, unknown>; asCreate?: { data: Record<string, unknown> } | { details: ErrorDetails } }
+  | { index: number; details: ErrorDetails; input?: Record<string, unknown> };
 
 /** A batch's answer when `allOrNothing` kept everything back: thrown inside the write so its transaction rolls back. */
 export class BatchRolledBack extends Error {
@@ -77,9 +87,31 @@ export async function writeBatch(
   how: BatchHow,
   actor: Actor,
 ): Promise<BatchResult> {
-  const now = new Date();
-  const judged: Judged[] = await mapInSlices(inputs, (input, index) => judge(kind, how, accountId, input, index));
+  return writeJudged(tx, kind, accountId, await judgeBatch(kind, accountId, inputs, how), how, actor);
+}
+
+/**
+ * Every item of a set by its rules, and the later of two with one key failed: what needs no
+ * database, so it can run before the transaction (an import judges its next chunk while the
+ * current one's statement runs).
+ */
+export async function judgeBatch(kind: BatchKind, accountId: string, inputs: Record<string, unknown>[], how: BatchMode): Promise<Judged[]> {
+  const judged = await mapInSlices(inputs, (input, index) => judge(kind, how, accountId, input, index));
   markDuplicates(judged, how);
+  return judged;
+}
+
+/** writeBatch of items judgeBatch judged with the same `kind`, account and mode (`judged` is the caller's no more: it is changed). */
+export async function writeJudged(
+  tx: Prisma.TransactionClient,
+  kind: BatchKind,
+  accountId: string,
+  judged: Judged[],
+  how: BatchHow,
+  actor: Actor,
+): Promise<BatchResult> {
+  const now = new Date();
+  const count = judged.length;
   await checkRefs(tx, kind, accountId, judged);
 
   const existing = how.mode === 'upsert' ? matchesByKey(how.on, await lockAndRead(tx, kind, accountId, how.on, judged)) : null;
@@ -92,16 +124,16 @@ export async function writeBatch(
       items[item.index] = failed(item.index, item.details);
       return;
     }
-    const planned = how.mode === 'upsert' ? plan(kind, how.on, accountId, item, existing!, now) : { create: kind.newRow(item.data, newId(), now) };
+    const planned = how.mode === 'upsert' ? plan(kind, how.on, item, existing!, now) : { create: kind.newRow(item.data, newId(), now) };
     if ('details' in planned) items[item.index] = failed(item.index, planned.details);
     else if ('create' in planned) creates.push({ index: item.index, row: planned.create });
     else if ('update' in planned) updates.push({ index: item.index, change: planned.update });
     else items[item.index] = { index: item.index, status: 'UNCHANGED', record: records ? planned.unchanged : null, details: null };
   });
-  if (how.allOrNothing && items.some((i) => i?.status === 'FAILED')) return keptBack(inputs.length, items);
+  if (how.allOrNothing && items.some((i) => i?.status === 'FAILED')) return keptBack(count, items);
 
   const written =
-    creates.length || updates.length ? await writeSet(tx, kind.spec, actor, creates.map((c) => c.row), updates.map((u) => u.change), { records }) : null;
+    creates.length || updates.length ? await writeSet(tx, kind.spec, actor, creates.map((c) => c.row), updates.map((u) => u.change), { records, whileWriting: how.whileWriting }) : null;
   for (const { index, row } of creates) {
     const record = written?.created.get(row.id);
     // ON CONFLICT DO NOTHING skipped it: a unique index (the external id) refused it.
@@ -109,7 +141,7 @@ export async function writeBatch(
   }
   for (const { index, change } of updates) items[index] = { index, status: 'UPDATED', record: records ? (written!.updated.get(change.row.id) ?? null) : null, details: null };
   const result = summary(items);
-  if (how.allOrNothing && result.failed > 0) throw new BatchRolledBack(keptBack(inputs.length, items));
+  if (how.allOrNothing && result.failed > 0) throw new BatchRolledBack(keptBack(count, items));
   return result;
 }
 
@@ -120,7 +152,11 @@ function judge(kind: BatchKind, how: BatchMode, accountId: string, input: Record
   if (how.mode === 'upsert' && !details[how.on] && matchKey(how.on, parsed.success ? (parsed.data as Record<string, unknown>)[how.on] : input[how.on]) === null) {
     details[how.on] = ['Required'];
   }
-  return Object.keys(details).length ? { index, details: restDetails(details), input } : { index, data: parsed.data as Record<string, unknown> };
+  if (Object.keys(details).length) return { index, details: restDetails(details), input };
+  const data = parsed.data as Record<string, unknown>;
+  if (how.mode === 'create') return { index, data };
+  const asCreate = kind.create.safeParse({ ...data, accountId });
+  return { index, data, asCreate: asCreate.success ? { data: asCreate.data as Record<string, unknown> } : { details: restDetails(toDetails(asCreate.error)) } };
 }
 
 /** Two items with one key: the later one fails (its match key, and in any mode its external id). */
@@ -225,16 +261,13 @@ const same = (a: unknown, b: unknown): boolean =>
   : a === b;
 
 /** An upsert item against what the database holds: create, update only the given fields, or nothing to change. */
-function plan(kind: BatchKind, on: MatchOn, accountId: string, item: { data: Record<string, unknown> }, existing: Matches, now: Date): Plan {
+function plan(kind: BatchKind, on: MatchOn, item: Extract<Judged, { data: unknown }>, existing: Matches, now: Date): Plan {
   const key = matchKey(on, item.data[on]);
   // Read oldest first: the first match is the oldest (docs/decisions.md §5).
   const match = key === null ? undefined : existing.byKey.get(key);
   const ext = item.data.externalId;
   if (typeof ext === 'string' && (existing.byExternalId.get(ext) ?? []).some((row) => row.id !== match?.id)) return { details: { external_id: [TAKEN] } };
-  if (!match) {
-    const parsed = kind.create.safeParse({ ...item.data, accountId });
-    return parsed.success ? { create: kind.newRow(parsed.data as Record<string, unknown>, newId(), now) } : { details: restDetails(toDetails(parsed.error)) };
-  }
+  if (!match) return 'data' in item.asCreate! ? { create: kind.newRow(item.asCreate.data, newId(), now) } : { details: item.asCreate!.details };
   const given = Object.entries(item.data).filter(([field, value]) => value !== undefined && !same(match[field], value));
   if (given.length === 0) return { unchanged: match };
   const row = { ...match, ...Object.fromEntries(given), updatedAt: now } as Row;

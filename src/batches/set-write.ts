@@ -58,7 +58,7 @@ export type Written = { created: Map<string, Row>; updated: Map<string, Row> };
 
 /**
  * Inserts `creates` (every column given: ids, defaults and times are decided by the caller), skipping
- * a row a unique index refuses (ON CONFLICT DO NOTHING: it is missing from `created`), and sets
+ * a row whose external id is taken (ON CONFLICT DO NOTHING: it is missing from `created`), and sets
  * every column of each `updates` row (the caller has locked those rows and read them), writing each
  * written row's `<kind>.created` / `<kind>.updated` event and webhook messages in the same statement.
  * `records: false`: the maps hold `{ id }` alone (the statement returns ids, not rows as JSON).
@@ -69,48 +69,65 @@ export async function writeSet(
   actor: Actor,
   creates: Row[],
   updates: SetChange[],
-  { records = true }: { records?: boolean } = {},
+  { records = true, whileWriting }: { records?: boolean; whileWriting?: () => void } = {},
 ): Promise<Written> {
   const now = new Date();
   const table = Prisma.raw(`"${spec.table}"`);
   const columns = scalars(spec.model).map((f) => f.column).filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at');
   const set = Prisma.raw(columns.map((c) => `"${c}" = c."${c}"`).join(', '));
   const contactOf = (row: Row) => (spec.kind === 'contact' ? row.id : ((row.contactId as string | null) ?? null));
-  const events = [
-    ...(await mapInSlices(creates, (row) => ({ id: uuidv7(), subject_id: row.id, contact_id: contactOf(row), type: `${spec.kind}.created`, data: { object: serializeRecord(spec.kind, row) } }))),
-    ...(await mapInSlices(updates, ({ row, previous }) => ({
-      id: uuidv7(),
-      subject_id: row.id,
-      contact_id: contactOf(row),
-      type: `${spec.kind}.updated`,
-      data: { object: serializeRecord(spec.kind, row), previous: serializeRecord(spec.kind, previous) },
-    }))),
-  ];
-  const createColumns = await mapInSlices(creates, (r) => toColumns(spec.model, r));
+  // A new row is sent once, as its event shows it (snake_case columns, money as a number, a day as
+  // YYYY-MM-DD: values json_populate_record takes as they are), with its account and its event's
+  // id: the statement inserts it and makes its event's `object` of it, rather than receiving every
+  // row twice (an import's chunk sent ~2 MB of JSON, its time in the socket's writev; BENCHMARKS.md).
+  const created = await mapInSlices(creates, (row) => ({ event: uuidv7(), row: { account_id: row.accountId, ...serializeRecord(spec.kind, row) } }));
+  const updateEvents = await mapInSlices(updates, ({ row, previous }) => ({
+    id: uuidv7(),
+    subject_id: row.id,
+    contact_id: contactOf(row),
+    type: `${spec.kind}.updated`,
+    data: { object: serializeRecord(spec.kind, row), previous: serializeRecord(spec.kind, previous) },
+  }));
   const updateColumns = await mapInSlices(updates, (u) => toColumns(spec.model, u.row));
   // Only the columns the new rows give: a column they leave out keeps its database default.
-  const given = createColumns.length ? Object.keys(createColumns[0]!) : ['id'];
+  const given = created.length ? Object.keys(created[0]!.row) : ['id'];
   const insertColumns = Prisma.raw(given.map((c) => `"${c}"`).join(', '));
-  const [answer] = await db.$queryRaw<{ rows: string }[]>`
-    WITH ins AS (
+  const fromRecord = Prisma.raw(given.map((c) => `r."${c}"`).join(', '));
+  const createdContact = Prisma.raw(spec.kind === 'contact' ? 'ins.id' : 'ins.contact_id');
+  // The external id is the one unique key a new row can collide on (its id is new; NULLs never
+  // collide): without one in the set, a plain INSERT spares each row ON CONFLICT's probe of every
+  // unique index and its speculative insertion.
+  const skipTaken = creates.some((row) => row.externalId != null) ? Prisma.sql`ON CONFLICT DO NOTHING` : Prisma.empty;
+  const statement = db.$queryRaw<{ rows: string }[]>`
+    WITH new AS (
+      SELECT (n.e->>'event')::uuid AS event_id, n.e->'row' AS obj FROM json_array_elements(${JSON.stringify(created)}::json) AS n(e)),
+    ins AS (
       INSERT INTO ${table} (${insertColumns})
-      SELECT ${insertColumns} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(createColumns)}::json)
-      ON CONFLICT DO NOTHING RETURNING *),
+      SELECT ${fromRecord} FROM new CROSS JOIN LATERAL json_populate_record(NULL::${table}, new.obj) AS r
+      ${skipTaken} RETURNING *),
     upd AS (
       UPDATE ${table} t SET ${set} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(updateColumns)}::json) c
       WHERE t.id = c.id AND t.account_id = c.account_id RETURNING t.*),
     written AS (SELECT 'c' AS op, ins.* FROM ins UNION ALL SELECT 'u', upd.* FROM upd),
     ev AS (
       INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+      SELECT new.event_id, ins.account_id, ${`${spec.kind}.created`}::text, ${now}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ${createdContact},
+             jsonb_build_object('object', new.obj::jsonb - 'account_id')
+      FROM new JOIN ins ON ins.id = (new.obj->>'id')::uuid
+      UNION ALL
       SELECT e.id, w.account_id, e.type, ${now}::timestamptz, ${actor.type}, ${actor.id}, e.subject_id, e.contact_id, e.data
-      FROM json_to_recordset(${JSON.stringify(events)}::json) AS e(id uuid, subject_id uuid, contact_id uuid, type text, data jsonb)
-      JOIN written w ON w.id = e.subject_id
+      FROM json_to_recordset(${JSON.stringify(updateEvents)}::json) AS e(id uuid, subject_id uuid, contact_id uuid, type text, data jsonb)
+      JOIN upd w ON w.id = e.subject_id
       RETURNING account_id, id, type),
     hooks AS (
       INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
       SELECT gen_random_uuid(), w.account_id, w.id, ev.id FROM ev JOIN webhook_endpoints w ON w.account_id = ev.account_id
       WHERE w.enabled AND (ev.type = ANY (w.event_types) OR '*' = ANY (w.event_types)))
-    SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows FROM written`;
+    SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows FROM written`
+    // A Prisma query starts when awaited: start it, then let the caller work while it runs.
+    .then((answer) => answer);
+  whileWriting?.();
+  const [answer] = await statement;
   const written: Written = { created: new Map(), updated: new Map() };
   for (const json of JSON.parse(answer!.rows) as Record<string, unknown>[]) {
     const row = records ? fromColumns(spec.model, json) : ({ id: json.id } as Row);

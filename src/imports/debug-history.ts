@@ -1,7 +1,8 @@
 // Prisma's debug module keeps the arguments of its last 100 calls whatever DEBUG says (for its
 // error reports), and the pg driver adapter calls it with every query and its parameters. An
-// import's chunk sends ~2 MB of parameters (its rows and their events as JSON), so those 100
-// entries held ~15 chunks' worth, tens of MB that the service never freed (docs/imports.md).
+// import's chunk sends ~0.5 MB of parameters (its new rows as JSON; ~1 MB when its events went
+// apart), so those 100 entries held several chunks' worth, tens of MB that the service never freed
+// (docs/imports.md).
 // Calls of our own push them out: the history is a queue, not a cache.
 import { Debug } from '@prisma/driver-adapter-utils';
 

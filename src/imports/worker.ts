@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
-import { runChunk } from './chunk.js';
+import { runChunk, type JudgedChunk } from './chunk.js';
 import { forgetChunkQueries } from './debug-history.js';
 import { finishImport } from './import.service.js';
 
@@ -39,18 +39,26 @@ export async function drainImports(db: PrismaClient, owner: string, options: Imp
   for (let id = await claimImport(db, owner, options.leaseMs); id && running(); id = await claimImport(db, owner, options.leaseMs)) {
     options.log.info({ importId: id }, 'import claimed');
     let attempts = 0;
+    // The chunk the last one judged while its statement ran (src/imports/chunk.ts).
+    let ahead: JudgedChunk | null = null;
     for (;;) {
       if (!running()) return done;
       try {
-        const outcome = await runChunk(db, id, owner, options.leaseMs);
+        const started = performance.now();
+        const { outcome, next } = await runChunk(db, id, owner, options.leaseMs, ahead);
+        const ms = Math.round(performance.now() - started);
+        ahead = null;
         forgetChunkQueries();
         attempts = 0;
-        options.log.debug({ importId: id, outcome }, 'import chunk committed');
+        ahead = next ? await next : null;
+        // `ms`: the transaction; `waitedMs`: for the next chunk's judging after it (0 when it kept up).
+        options.log.debug({ importId: id, outcome, ms, waitedMs: Math.round(performance.now() - started) - ms }, 'import chunk committed');
         if (outcome !== 'more') {
           options.log.info({ importId: id, outcome }, 'import left');
           break;
         }
       } catch (err) {
+        ahead = null;
         options.log.warn({ err, importId: id }, 'import chunk failed');
         if (++attempts >= MAX_ATTEMPTS) {
           await db.$transaction(async (tx) => {
