@@ -47,7 +47,6 @@ export async function drainImports(db: PrismaClient, owner: string, options: Imp
         const started = performance.now();
         const { outcome, next } = await runChunk(db, id, owner, options.leaseMs, ahead);
         const ms = Math.round(performance.now() - started);
-        ahead = null;
         forgetChunkQueries();
         attempts = 0;
         ahead = next ? await next : null;
