@@ -113,7 +113,7 @@ export function pageField(
 ) {
   const type = definePage(collection, nodeRef);
   const input = listArgs.extend(collection.filter.page.shape);
-  const filter = (a: Record<string, unknown>) => collection.filter.page.filter(a);
+  const { filter } = collection.filter.page;
   builder.queryField(name, (t) =>
     t.field({
       type,
