@@ -1,6 +1,7 @@
-// CSV via @json2csv/node 7, the maintained line of json2csv (the legacy `json2csv` 5.x package is
-// no longer maintained). Its Transform turns rows into CSV text; we supply the cell formatter (see below).
-import { Transform, type ParserOptions } from '@json2csv/node';
+// CSV via @json2csv/plainjs 7, the maintained line of json2csv (the legacy `json2csv` 5.x package is
+// no longer maintained). Its Parser turns a page of rows into CSV text; we supply the cell formatter
+// (see below). Its stream flavour (@json2csv/node) would add nothing: the pages are streamed here.
+import { Parser, type ParserOptions } from '@json2csv/plainjs';
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { keysetPages, textStream } from './pages.js';
@@ -54,18 +55,18 @@ type ContactRow = [
 ];
 const CREATED_AT = 7;
 
-/** One write to the transform is a page of rows: the transform spreads it into rows and answers their text. */
-const PARSER_OPTIONS: ParserOptions<ContactRow[], ContactRow> = {
+const PARSER_OPTIONS: ParserOptions<ContactRow> = {
   fields: CSV_COLUMNS.map((label, i) => ({
     label,
     value: i === CREATED_AT ? (row: ContactRow) => new Date(row[CREATED_AT]).toISOString() : (row: ContactRow) => row[i],
   })),
-  // Records are separated by CRLF (the last one's is added at the end); null cells are empty (json2csv's object formatter maps null to '').
-  eol: '\r\n',
+  // json2csv separates records by `eol` (not after the last); null cells are empty.
+  eol: RECORD_END,
   includeEmptyRows: true,
-  transforms: [(page) => page],
   formatters: { string: csvCell, header: csvCell },
 };
+const HEADER = new Parser(PARSER_OPTIONS).parse([]);
+const records = new Parser({ ...PARSER_OPTIONS, header: false });
 
 /** What a contact is read as: the CSV's columns in order, created_at in epoch ms. */
 const CONTACT_VALUES = Prisma.sql`first_name, last_name, email, phone, company, contact_type, source, (extract(epoch FROM created_at) * 1000)::bigint`;
@@ -88,31 +89,16 @@ const contactPages = (db: PrismaClient, pool: pg.Pool | null, accountId: string,
 export const CSV_CHUNK_CHARS = 64 * 1024;
 
 /**
- * The CSV text of `page` (null: the end) from json2csv's transform, whose writes take effect in
- * order: the header comes with the first page (or alone at the end when there is none), and every
- * record after the first starts with the record separator.
+ * The CSV's text a page of contacts at a time, the header with the first (so the first bytes cost
+ * one query, as every later part does); returned early (the client cancelled), it stops the queries.
  */
-function csvText(csv: Transform<ContactRow[], ContactRow>, page: ContactRow[] | null): Promise<string> {
-  return new Promise<void>((resolve, reject) => {
-    if (page) csv.write(page, (error) => (error ? reject(error) : resolve()));
-    else csv.end(resolve);
-  }).then(() => {
-    let text = '';
-    for (let part: string | null; (part = csv.read() as string | null) !== null; ) text += part;
-    return text;
-  });
-}
-
-/** The CSV's text, a page of contacts at a time; returned early (the client cancelled), it stops the queries. */
 async function* csvParts(pages: AsyncGenerator<ContactRow[]>): AsyncGenerator<string> {
-  const csv = new Transform(PARSER_OPTIONS, {}, { objectMode: true });
-  csv.on('error', () => {}); // also handed to the write's callback, which fails the stream
-  try {
-    for await (const page of pages) yield await csvText(csv, page);
-    yield (await csvText(csv, null)) + RECORD_END; // after the last record too (the header at least)
-  } finally {
-    csv.destroy();
+  let header = HEADER;
+  for await (const page of pages) {
+    yield header + RECORD_END + records.parse(page);
+    header = '';
   }
+  yield header + RECORD_END; // after the last record too (the header at least)
 }
 
 /**
