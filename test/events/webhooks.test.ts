@@ -147,10 +147,12 @@ describe('delivery', () => {
       }
     });
     await Promise.all(Array.from({ length: 25 }, () => newContact(account)));
-    await receiver.waitFor(25);
-    await new Promise((r) => setTimeout(r, 300)); // any duplicate would arrive by now
+    // Every message delivered: none can be claimed again. A second claim of one counts in its attempts.
+    await expect.poll(() => t.db.webhookMessage.count({ where: { accountId: account.id, status: 'succeeded' } }), { timeout: 30_000 }).toBe(25);
     running = false;
     await Promise.all(others);
+    const messages = await t.db.webhookMessage.findMany({ where: { accountId: account.id }, select: { attempts: true } });
+    expect(messages.map((m) => m.attempts)).toEqual(Array(25).fill(1));
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(25);
     expect(new Set(ids).size).toBe(25);
