@@ -13,7 +13,7 @@ import { listArgs } from '../validation.js';
 import type { Context } from '../context.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { builder } from './builder.js';
-import { ident, rowJson, rowsById, totalSql, type Collection, type Filters, type OrderColumn } from './collection.js';
+import { col, ident, rowJson, rowsById, totalSql, type Collection, type Filters, type OrderColumn } from './collection.js';
 import { after, decodeCursor, encodeCursor, fingerprintOf, orderSql, type Cursor, type Order } from './keyset.js';
 import { OrderDirection } from './connection.js';
 import { checked, type FieldRules } from './rules.js';
@@ -180,12 +180,15 @@ export async function readPage(db: PrismaClient, collection: Collection, source:
   const take = query ? source.pageSize + 1 : 0;
   const skip = source.page === null ? 0 : (source.page - 1) * source.pageSize;
   // The page is cut first (the index serves ORDER BY ... LIMIT), then joined and turned into JSON:
-  // a deep page handles 25 rows, not the 50,000 it skips. Each row comes as [key, id, row].
+  // a deep page handles 25 rows, not the 50,000 it skips. The cut selects the table's own columns
+  // and nothing computed: an extra column made the scan build a new tuple for every skipped row too
+  // (page 2,000 took 2.5-3 times as long). Each row comes as [key, id, row].
+  const v = col(column.column);
   const [row] = await db.$queryRaw<{ total: number; nodes: string }[]>`
     SELECT ${withTotal ? Prisma.sql`${totalSql(collection, account, source.filter, where)}::int` : Prisma.sql`0`} AS total,
       (SELECT coalesce(json_agg(json_build_array(p.k, p.id, p.node) ORDER BY p.v ${dir}, p.id ${dir}), '[]')::text FROM (
-        SELECT ${json ? json.object : Prisma.sql`to_json(t.id)`} AS node, t.v, t.v::text AS k, t.id FROM (
-          SELECT *, ${ident(column.column)} AS v FROM ${ident(collection.table)} t WHERE ${bounded} ORDER BY ${orderSql(column, order.direction)}
+        SELECT ${json ? json.object : Prisma.sql`to_json(t.id)`} AS node, ${v} AS v, ${v}::text AS k, t.id FROM (
+          SELECT * FROM ${ident(collection.table)} t WHERE ${bounded} ORDER BY ${orderSql(column, order.direction)}
           LIMIT ${take} OFFSET ${skip}
         ) t ${json ? json.joins : Prisma.empty}
       ) p) AS nodes`;
