@@ -254,7 +254,7 @@ function stats(rounds: RawResult[], server: Server, connections: number, expect:
   return { rps: ok / seconds, p50: merged.latency.p50, p99: merged.latency.p99, requests, failures: requests - ok + errors, statuses };
 }
 
-type Answer = { status: number; body: Record<string, unknown> };
+export type Answer = { status: number; body: Record<string, unknown> };
 
 async function call(s: Server, target: Case): Promise<Answer> {
   const response = await fetch(s.baseUrl + target.path, { method: target.method, headers: target.headers, body: target.body?.() });
@@ -308,7 +308,10 @@ async function compareFloor(mine: Answer, floor: Server, c: Case): Promise<strin
  * or different rows mean the old checkout does not answer this case (an option it did not have).
  */
 async function compareBefore(mine: Answer, before: Server, c: Case): Promise<{ measure: boolean; check: string }> {
-  const theirs = await call(before, beforeCase(c));
+  return compareAnswers(mine, await call(before, beforeCase(c)), c.kind);
+}
+
+export function compareAnswers(mine: Answer, theirs: Answer, kind: Case['kind']): { measure: boolean; check: string } {
   if (theirs.status !== mine.status) return { measure: false, check: `before answered ${theirs.status}: ${JSON.stringify(theirs.body).slice(0, 200)}` };
   if (theirs.body?.errors || mine.body?.errors) return { measure: false, check: `before answered ${JSON.stringify(theirs.body).slice(0, 300)}` };
   const only = new Set<string>();
@@ -316,7 +319,7 @@ async function compareBefore(mine: Answer, before: Server, c: Case): Promise<{ m
   const fields = only.size ? `; not compared: ${[...only].join(', ')}` : '';
   if (canonical(x) === canonical(y)) return { measure: true, check: only.size ? `same data${fields}` : 'ok' };
   const [a, b] = [x as { total?: number; data?: unknown[] }, y as { total?: number; data?: unknown[] }];
-  if (c.kind === 'list' && Array.isArray(a.data) && Array.isArray(b.data)) {
+  if (kind === 'list' && Array.isArray(a.data) && Array.isArray(b.data)) {
     const row = a.data.findIndex((r, i) => canonical(r) !== canonical(b.data![i]));
     return { measure: false, check: `different data: total ${a.total} / before ${b.total}, ${a.data.length} / ${b.data.length} rows` + (row >= 0 ? `, row ${row}: id ${(a.data[row] as { id?: string })?.id} / ${(b.data[row] as { id?: string })?.id}` : '') + fields };
   }
