@@ -28,6 +28,15 @@ export function benchDatabaseUrl(contacts: number, env: NodeJS.ProcessEnv = proc
   return withDatabase(base, contacts === DEFAULT_CONTACTS ? 'crm_bench' : `crm_bench_${contacts}`);
 }
 
+/**
+ * `--database <name>`: the bench database named, beside DATABASE_URL (or the machine default). Only
+ * names starting with `crm_bench`, the ones the bench may fill and, for another size, empty.
+ */
+export function namedBenchDatabaseUrl(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (!/^crm_bench\w*$/.test(name)) throw new Error(`--database must be a name starting with crm_bench (letters, digits, _), not "${name}"`);
+  return withDatabase(env.DATABASE_URL || DEFAULT_DATABASE_URL, name);
+}
+
 const databaseName = (url: string) => decodeURIComponent(new URL(url).pathname.slice(1));
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 

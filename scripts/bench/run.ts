@@ -1,14 +1,18 @@
 // npm run bench -- [--contacts 100000] [--duration 10] [--rounds 2] [--warmup 2] [--connections 32] [--pool 10]
 //                  [--cases contacts-first,deals,...,export-json] [--deep-page 2000] [--search nakamura]
 //                  [--type client] [--no-exports] [--no-postgraphile] [--log-level info]
+//                  [--database crm_bench_x] [--before ../older-checkout]
 // Against the machine's PostgreSQL (DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test):
 // makes and fills the bench database when needed, starts the service (NODE_ENV=production), the
 // FLOOR (scripts/bench/floor.ts) and PostGraphile (scripts/bench/postgraphile/server.ts) on the same data,
 // drives them with autocannon, one case at a time, and prints the table. See BENCHMARKS.md.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// --before <dir>: a second service from another checkout (npm ci and npm run generate done there),
+// measured on the same read cases in rounds alternating with this one; the table gains before / after.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon, { type RawResult } from 'autocannon';
 import { print } from 'graphql';
 import pg from 'pg';
@@ -16,7 +20,7 @@ import { mintToken } from '../../src/auth/token.js';
 import { benchApiKey } from './api-key.js';
 import { deepCursor } from './cursor.js';
 import { ListContactsDocument } from '../../src/rest/operations/generated.js';
-import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, numberFlag, parseFlags } from './common.js';
+import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, namedBenchDatabaseUrl, numberFlag, parseFlags } from './common.js';
 import { DATA_FLAGS, progressBar, sizeFromFlags } from './data.js';
 import { ensureDataset, removeBenchWrites, type Dataset, type DatasetSize } from './dataset.js';
 import { postgraphileTwins, summarize, type Twin } from './postgraphile-cases.js';
@@ -44,6 +48,8 @@ export type BenchOptions = {
   /** PostGraphile as the second reference (default true; --no-postgraphile). */
   postgraphile?: boolean;
   logLevel: string;
+  /** Another checkout of the service (its own node_modules and generated code), measured beside this one. */
+  before?: string;
   log: (line: string) => void;
   /** Shows the dataset progress bar (TTY runs). */
   progress?: boolean;
@@ -57,6 +63,10 @@ export type CaseResult = {
   /** Set when `postgraphile` was measured for another case (that case's name), as the GraphQL row's floor. */
   postgraphileFrom?: string;
   check: string;
+  /** The --before service's numbers; null where it was not measured (see beforeCheck). */
+  before?: Stats | null;
+  /** 'ok', or how its answer differs from this service's (not measured when its status differs). */
+  beforeCheck?: string;
 };
 export type ExportResult = { name: string; label: string; rows: number; bytes: number; seconds: number; rowsPerSecond: number; rssBefore: number; rssPeak: number; growth: number; rssSource: string };
 export type BenchReport = {
@@ -67,6 +77,8 @@ export type BenchReport = {
   cases: CaseResult[];
   exports: ExportResult[];
   serviceRss: { start: number; end: number };
+  /** Commits of this checkout and of --before's (git rev-parse --short HEAD, "+changes" when not clean). */
+  revisions: { after: string; before?: string };
 };
 
 type Case = {
@@ -82,6 +94,8 @@ type Case = {
   expect: number;
   /** PostGraphile's equivalent request, where it has one. */
   twin?: Twin;
+  /** The body --before's service is sent instead of `body` (its own version of the same operation). */
+  beforeBody?: () => string;
 };
 
 /** The exports: `--cases` may name them (only those run, and no request case unless named too); else both run. */
@@ -106,7 +120,7 @@ const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
 /** Query.search's first 10 hits with their titles (docs/decisions.md §19). */
 const SEARCH_QUERY = `query Search($accountId: ID!, $query: String!) { search(accountId: $accountId, query: $query) { type id title subtitle } }`;
 
-function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey: string, cursor: string): Case[] {
+function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey: string, cursor: string, beforeListContacts?: string): Case[] {
   const auth = { authorization: `Bearer ${token}` };
   const json = { 'content-type': 'application/json' };
   const a = dataset.accountId;
@@ -134,6 +148,8 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
       name: 'graphql-contacts', label: 'POST /graphql (contacts page 1)', kind: 'graphql', method: 'POST', path: '/graphql',
       headers: { ...auth, ...json }, floorCase: 'contacts-first', expect: 200,
       body: constant(JSON.stringify({ query: print(ListContactsDocument), operationName: 'ListContacts', variables: { accountId: a } })),
+      // The REST list's operation as that checkout has it (fields and arguments added since are not in its schema).
+      ...(beforeListContacts ? { beforeBody: constant(JSON.stringify({ query: beforeListContacts, operationName: 'ListContacts', variables: { accountId: a } })) } : {}),
     },
     {
       // docs/decisions.md §19: one search box over contacts, deals and invoices; the floor has no such request.
@@ -238,7 +254,7 @@ function stats(rounds: RawResult[], server: Server, connections: number, expect:
   return { rps: ok / seconds, p50: merged.latency.p50, p99: merged.latency.p99, requests, failures: requests - ok + errors, statuses };
 }
 
-type Answer = { status: number; body: Record<string, unknown> };
+export type Answer = { status: number; body: Record<string, unknown> };
 
 async function call(s: Server, target: Case): Promise<Answer> {
   const response = await fetch(s.baseUrl + target.path, { method: target.method, headers: target.headers, body: target.body?.() });
@@ -283,6 +299,63 @@ async function compareFloor(mine: Answer, floor: Server, c: Case): Promise<strin
     if (JSON.stringify(x.data[0]) !== JSON.stringify(y.data[0])) return `first rows differ: ${JSON.stringify(x.data[0])} / ${JSON.stringify(y.data[0])}`;
   }
   return 'ok';
+}
+
+/**
+ * The --before service against this one on the same request: the same status and the same data,
+ * GraphQL `extensions` aside and fields only one of them answers (a field added since, such as
+ * `next_cursor`) named, not compared. Measured only when its data are the same: a different status
+ * or different rows mean the old checkout does not answer this case (an option it did not have).
+ */
+async function compareBefore(mine: Answer, before: Server, c: Case): Promise<{ measure: boolean; check: string }> {
+  return compareAnswers(mine, await call(before, beforeCase(c)), c.kind);
+}
+
+export function compareAnswers(mine: Answer, theirs: Answer, kind: Case['kind']): { measure: boolean; check: string } {
+  if (theirs.status !== mine.status) return { measure: false, check: `before answered ${theirs.status}: ${JSON.stringify(theirs.body).slice(0, 200)}` };
+  if (theirs.body?.errors || mine.body?.errors) return { measure: false, check: `before answered ${JSON.stringify(theirs.body).slice(0, 300)}` };
+  const only = new Set<string>();
+  const [x, y] = common(withoutExtensions(mine.body), withoutExtensions(theirs.body), '', only);
+  const fields = only.size ? `; not compared: ${[...only].join(', ')}` : '';
+  if (canonical(x) === canonical(y)) return { measure: true, check: only.size ? `same data${fields}` : 'ok' };
+  const [a, b] = [x as { total?: number; data?: unknown[] }, y as { total?: number; data?: unknown[] }];
+  if (kind === 'list' && Array.isArray(a.data) && Array.isArray(b.data)) {
+    const row = a.data.findIndex((r, i) => canonical(r) !== canonical(b.data![i]));
+    return { measure: false, check: `different data: total ${a.total} / before ${b.total}, ${a.data.length} / ${b.data.length} rows` + (row >= 0 ? `, row ${row}: id ${(a.data[row] as { id?: string })?.id} / ${(b.data[row] as { id?: string })?.id}` : '') + fields };
+  }
+  return { measure: false, check: `different data: ${canonical(x).slice(0, 300)} / before ${canonical(y).slice(0, 300)}${fields}` };
+}
+
+/** What the --before service is sent for `c`: the same request, or its own version of the case's body. */
+const beforeCase = (c: Case): Case => (c.beforeBody ? { ...c, body: c.beforeBody } : c);
+
+/** `a` and `b` (JSON) with only the object fields both have; the others' paths into `only`. */
+function common(a: unknown, b: unknown, at: string, only: Set<string>): [unknown, unknown] {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const pairs = Array.from({ length: Math.max(a.length, b.length) }, (_, i) => common(a[i], b[i], at, only));
+    return [pairs.map((p) => p[0]).slice(0, a.length), pairs.map((p) => p[1]).slice(0, b.length)];
+  }
+  if (!a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) || Array.isArray(b)) return [a, b];
+  const [x, y] = [a as Record<string, unknown>, b as Record<string, unknown>];
+  const p: Record<string, unknown> = {};
+  const q: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
+    if (!(key in y)) only.add(`${at}${key} (after only)`);
+    else if (!(key in x)) only.add(`${at}${key} (before only)`);
+    else [p[key], q[key]] = common(x[key], y[key], `${at}${key}.`, only);
+  }
+  return [p, q];
+}
+
+const withoutExtensions = (body: unknown) => {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const { extensions: _metadata, ...rest } = body as Record<string, unknown>;
+  return rest;
+};
+
+/** JSON with every object's keys sorted: two versions may order the same fields differently. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([p], [q]) => (p < q ? -1 : 1))) : v)) ?? 'undefined';
 }
 
 /** Keys of an answer, arrays by their first item: `{data:[{id,...}],total}`. */
@@ -335,6 +408,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const log = opts.log;
   const startedAt = new Date().toISOString();
   const loadBefore = loadavg();
+  const revisions = { after: revision(ROOT), ...(opts.before ? { before: revision(path.resolve(opts.before)) } : {}) };
   const url = opts.databaseUrl ?? benchDatabaseUrl(opts.size.contacts);
   const bar = opts.progress ? progressBar(opts.size) : null;
   let dataset: Dataset;
@@ -358,13 +432,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   try {
     const withPostGraphile = opts.postgraphile !== false;
     if (withPostGraphile) ensurePostGraphile(log);
-    log(`starting the service, the floor${withPostGraphile ? ' and PostGraphile' : ''}`);
+    const beforeDir = opts.before ? checkoutToCompare(opts.before) : null;
+    log(`starting the service, the floor${withPostGraphile ? ' and PostGraphile' : ''}${beforeDir ? `, and the service of ${beforeDir} (${revisions.before})` : ''}`);
+    // Both services alike: tsx over their own sources, the same database, secret and settings.
+    const serviceEnv = { ...common, RATE_LIMITS: 'off', LOG_LEVEL: opts.logLevel };
     const started = await Promise.allSettled([
-      startServer({
-        name: 'service', cwd: ROOT, logFile: path.join(logDir, 'service.log'),
-        args: ['--import', 'tsx', 'src/main.ts'],
-        env: { ...common, RATE_LIMITS: 'off', LOG_LEVEL: opts.logLevel },
-      }),
+      startServer({ name: 'service', cwd: ROOT, logFile: path.join(logDir, 'service.log'), args: ['--import', 'tsx', 'src/main.ts'], env: serviceEnv }),
       startServer({ name: 'floor', cwd: ROOT, logFile: path.join(logDir, 'floor.log'), args: ['--import', 'tsx', 'scripts/bench/floor.ts'], env: common }),
       withPostGraphile
         ? startServer({
@@ -374,24 +447,31 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
           env: { DATABASE_URL: url, DATABASE_POOL_MAX: String(opts.poolMax), NODE_ENV: 'production', GRAPHILE_ENV: 'production' },
         })
         : null,
+      beforeDir ? startServer({ name: 'before', cwd: beforeDir, logFile: path.join(logDir, 'before.log'), args: ['--import', 'tsx', 'src/main.ts'], env: serviceEnv }) : null,
     ]);
     // The ones that did start are stopped below even when another one failed to.
     for (const s of started) if (s.status === 'fulfilled' && s.value) servers.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
-    const [service, floor, postgraphile] = started.map((s) => (s as PromiseFulfilledResult<Server | null>).value) as [Server, Server, Server | null];
+    const [service, floor, postgraphile, before] = started.map((s) => (s as PromiseFulfilledResult<Server | null>).value) as [Server, Server, Server | null, Server | null];
     serviceRss.start = rssNow(service.pid);
 
     // The row before page deepPage's first: the cursor lands where that page begins.
     const cursor = await deepCursor(url, dataset.accountId, Math.max(0, Math.min((opts.deepPage - 1) * 25, dataset.contacts - 1) - 1));
-    const planned = buildCases(dataset, token, opts, await benchApiKey(url, dataset.accountId), cursor);
+    const beforeListContacts = beforeDir
+      ? print((await import(pathToFileURL(path.join(beforeDir, 'src/rest/operations/generated.ts')).href) as { ListContactsDocument: typeof ListContactsDocument }).ListContactsDocument)
+      : undefined;
+    const planned = buildCases(dataset, token, opts, await benchApiKey(url, dataset.accountId), cursor, beforeListContacts);
     const floorResults = new Map<string, Stats>();
     const twinResults = new Map<string, Stats>();
     const runCase = async (c: Case): Promise<CaseResult> => {
       const check = await compare(service, floor, postgraphile, c);
       if (check !== 'ok') log(`  ${c.name}: CHECK FAILED: ${check}`);
-      // Rounds alternate service, floor and PostGraphile, so a change in the machine's load falls on all.
-      const measured: [Server, Case][] = [[service, c]];
+      // Reads only: a write's answer (new ids) cannot be compared, and each checkout writes its own way.
+      const versus = before && c.kind !== 'write' ? await compareBefore(await call(service, c), before, c) : null;
+      if (versus && versus.check !== 'ok') log(`  ${c.name}: before ${versus.measure ? 'measured' : 'NOT measured'}: ${versus.check}`);
+      // Rounds alternate (before,) service, floor and PostGraphile, so a change in the machine's load falls on all.
+      const measured: [Server, Case][] = before && versus?.measure ? [[before, beforeCase(c)], [service, c]] : [[service, c]];
       if (c.floorCase === undefined) measured.push([floor, c]);
       if (postgraphile && c.twin && !c.twin.from) measured.push([postgraphile, twinOf(c)]);
       const rounds = new Map<Server, RawResult[]>(measured.map(([m]) => [m, []]));
@@ -406,13 +486,18 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       let f: Stats | null = null;
       if (c.floorCase === undefined) floorResults.set(c.name, (f = stats(rounds.get(floor)!, floor, opts.connections, c.expect)));
       else if (c.floorCase) f = floorResults.get(c.floorCase) ?? null;
+      const b = before && rounds.has(before) ? stats(rounds.get(before)!, before, opts.connections, c.expect) : null;
       let p: Stats | null = null;
       if (postgraphile && rounds.has(postgraphile)) twinResults.set(c.name, (p = stats(rounds.get(postgraphile)!, postgraphile, opts.connections, 200)));
       else if (postgraphile && c.twin?.from) p = twinResults.get(c.twin.from) ?? null;
       log(`  ${c.label.padEnd(36)} service ${fmt(s.rps, 0).padStart(6)} req/s p99 ${fmt(s.p99, 1)} ms` +
         (f ? ` | floor ${fmt(f.rps, 0).padStart(6)} req/s p99 ${fmt(f.p99, 1)} ms | ${fmt(s.rps / f.rps, 2)}x` : '') +
-        (p ? ` | PostGraphile ${fmt(p.rps, 0).padStart(6)} req/s p99 ${fmt(p.p99, 1)} ms | ${fmt(s.rps / p.rps, 2)}x` : ''));
-      return { name: c.name, label: c.label, kind: c.kind, service: s, floor: f, postgraphile: p, ...(c.twin?.from && p ? { postgraphileFrom: c.twin.from } : {}), check };
+        (p ? ` | PostGraphile ${fmt(p.rps, 0).padStart(6)} req/s p99 ${fmt(p.p99, 1)} ms | ${fmt(s.rps / p.rps, 2)}x` : '') +
+        (b ? ` | before ${fmt(b.rps, 0).padStart(6)} req/s p99 ${fmt(b.p99, 1)} ms | ${fmt(s.rps / b.rps, 2)}x` : ''));
+      return {
+        name: c.name, label: c.label, kind: c.kind, service: s, floor: f, postgraphile: p, ...(c.twin?.from && p ? { postgraphileFrom: c.twin.from } : {}), check,
+        ...(versus ? { before: b, beforeCheck: versus.check } : {}),
+      };
     };
 
     // Reads, then the exports (of the dataset as generated), then the writes.
@@ -451,7 +536,28 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     cases,
     exports,
     serviceRss,
+    revisions,
   };
+}
+
+/** The checkout --before names, absolute, refused early when it cannot start (not installed or not generated). */
+function checkoutToCompare(dir: string): string {
+  const root = path.resolve(dir);
+  for (const [file, fix] of [['src/main.ts', 'a checkout of this repository'], ['node_modules/tsx', 'npm ci'], ['src/generated/prisma', 'npm run generate']] as const) {
+    if (!existsSync(path.join(root, file))) throw new Error(`--before ${dir}: no ${file} (${fix} there first)`);
+  }
+  return root;
+}
+
+/** `git rev-parse --short HEAD` of a checkout, "+changes" when its tracked files differ from it. */
+function revision(dir: string): string {
+  try {
+    const head = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
+    return dirty ? `${head}+changes` : head;
+  } catch {
+    return 'unknown';
+  }
 }
 
 const rssNow = (pid: number) => rssOf(pid) ?? 0;
@@ -597,6 +703,21 @@ export function formatReport(report: BenchReport): string {
       out.push(`| ${e.label} | ${e.rows} | ${fmt(e.seconds, 1)} | ${fmt(e.rowsPerSecond, 0)} | ${fmt(e.bytes / 2 ** 20, 1)} | ${mb(e.rssBefore)} | ${mb(e.rssPeak)} | ${mb(e.growth)} |`);
     }
   }
+  const compared = report.cases.filter((c) => c.beforeCheck !== undefined);
+  if (compared.length) {
+    out.push('');
+    out.push(`Before ${report.settings.before} (${report.revisions.before}) / after (${report.revisions.after}), the same cases in alternating rounds:`);
+    out.push('');
+    out.push('| case | before p50 / p99 ms | before req/s | after p50 / p99 ms | after req/s | after/before req/s | after/before p99 |');
+    out.push('|---|---:|---:|---:|---:|---:|---:|');
+    for (const c of compared) {
+      const b = c.before ?? null;
+      out.push(`| ${c.label}${b ? '' : ' ⚠'} | ${latency(b)} | ${b ? fmt(b.rps, 0) : '–'} | ${latency(c.service)} | ${fmt(c.service.rps, 0)} |` +
+        ` ${b ? fmt(c.service.rps / b.rps, 2) : '–'} | ${b ? fmt(c.service.p99 / Math.max(b.p99, 1), 2) : '–'} |`);
+    }
+    out.push('');
+    for (const c of compared.filter((x) => x.beforeCheck !== 'ok')) out.push(`${c.before ? 'note' : '⚠ not measured'}, ${c.label}: ${c.beforeCheck}`);
+  }
   const failed = report.cases.filter((c) => c.check !== 'ok');
   if (failed.length) {
     out.push('');
@@ -608,7 +729,7 @@ export function formatReport(report: BenchReport): string {
   return out.join('\n');
 }
 
-export const BENCH_FLAGS = [...DATA_FLAGS.filter((f) => f !== 'force'), 'duration', 'rounds', 'warmup', 'connections', 'pool', 'cases', 'deep-page', 'search', 'type', 'no-exports', 'no-postgraphile', 'log-level', 'out'];
+export const BENCH_FLAGS = [...DATA_FLAGS.filter((f) => f !== 'force'), 'duration', 'rounds', 'warmup', 'connections', 'pool', 'cases', 'deep-page', 'search', 'type', 'no-exports', 'no-postgraphile', 'log-level', 'out', 'database', 'before'];
 
 export function optionsFromFlags(flags: Record<string, string>, log: (line: string) => void): BenchOptions {
   const cases = flags.cases?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -616,6 +737,8 @@ export function optionsFromFlags(flags: Record<string, string>, log: (line: stri
   for (const name of cases ?? []) if (!known.includes(name)) throw new Error(`unknown case "${name}" (cases: ${known.join(', ')})`);
   return {
     size: sizeFromFlags(flags),
+    ...(flags.database ? { databaseUrl: namedBenchDatabaseUrl(flags.database) } : {}),
+    ...(flags.before ? { before: flags.before } : {}),
     duration: numberFlag(flags, 'duration', 10, 0.2, 300),
     rounds: intFlag(flags, 'rounds', 2, 1, 20),
     warmup: numberFlag(flags, 'warmup', 2, 0, 60),
