@@ -17,6 +17,7 @@ import autocannon, { type RawResult } from 'autocannon';
 import { print } from 'graphql';
 import pg from 'pg';
 import { mintToken } from '../../src/auth/token.js';
+import { compareAnswers, type Answer } from './answers.js';
 import { benchApiKey } from './api-key.js';
 import { deepCursor } from './cursor.js';
 import { ListContactsDocument } from '../../src/rest/operations/generated.js';
@@ -254,7 +255,6 @@ function stats(rounds: RawResult[], server: Server, connections: number, expect:
   return { rps: ok / seconds, p50: merged.latency.p50, p99: merged.latency.p99, requests, failures: requests - ok + errors, statuses };
 }
 
-export type Answer = { status: number; body: Record<string, unknown> };
 
 async function call(s: Server, target: Case): Promise<Answer> {
   const response = await fetch(s.baseUrl + target.path, { method: target.method, headers: target.headers, body: target.body?.() });
@@ -301,62 +301,13 @@ async function compareFloor(mine: Answer, floor: Server, c: Case): Promise<strin
   return 'ok';
 }
 
-/**
- * The --before service against this one on the same request: the same status and the same data,
- * GraphQL `extensions` aside and fields only one of them answers (a field added since, such as
- * `next_cursor`) named, not compared. Measured only when its data are the same: a different status
- * or different rows mean the old checkout does not answer this case (an option it did not have).
- */
+/** The --before service's answer to `c` against this one's (answers.ts): measured only when they are the same. */
 async function compareBefore(mine: Answer, before: Server, c: Case): Promise<{ measure: boolean; check: string }> {
   return compareAnswers(mine, await call(before, beforeCase(c)), c.kind);
 }
 
-export function compareAnswers(mine: Answer, theirs: Answer, kind: Case['kind']): { measure: boolean; check: string } {
-  if (theirs.status !== mine.status) return { measure: false, check: `before answered ${theirs.status}: ${JSON.stringify(theirs.body).slice(0, 200)}` };
-  if (theirs.body?.errors || mine.body?.errors) return { measure: false, check: `before answered ${JSON.stringify(theirs.body).slice(0, 300)}` };
-  const only = new Set<string>();
-  const [x, y] = common(withoutExtensions(mine.body), withoutExtensions(theirs.body), '', only);
-  const fields = only.size ? `; not compared: ${[...only].join(', ')}` : '';
-  if (canonical(x) === canonical(y)) return { measure: true, check: only.size ? `same data${fields}` : 'ok' };
-  const [a, b] = [x as { total?: number; data?: unknown[] }, y as { total?: number; data?: unknown[] }];
-  if (kind === 'list' && Array.isArray(a.data) && Array.isArray(b.data)) {
-    const row = a.data.findIndex((r, i) => canonical(r) !== canonical(b.data![i]));
-    return { measure: false, check: `different data: total ${a.total} / before ${b.total}, ${a.data.length} / ${b.data.length} rows` + (row >= 0 ? `, row ${row}: id ${(a.data[row] as { id?: string })?.id} / ${(b.data[row] as { id?: string })?.id}` : '') + fields };
-  }
-  return { measure: false, check: `different data: ${canonical(x).slice(0, 300)} / before ${canonical(y).slice(0, 300)}${fields}` };
-}
-
 /** What the --before service is sent for `c`: the same request, or its own version of the case's body. */
 const beforeCase = (c: Case): Case => (c.beforeBody ? { ...c, body: c.beforeBody } : c);
-
-/** `a` and `b` (JSON) with only the object fields both have; the others' paths into `only`. */
-function common(a: unknown, b: unknown, at: string, only: Set<string>): [unknown, unknown] {
-  if (Array.isArray(a) && Array.isArray(b)) {
-    const pairs = Array.from({ length: Math.max(a.length, b.length) }, (_, i) => common(a[i], b[i], at, only));
-    return [pairs.map((p) => p[0]).slice(0, a.length), pairs.map((p) => p[1]).slice(0, b.length)];
-  }
-  if (!a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) || Array.isArray(b)) return [a, b];
-  const [x, y] = [a as Record<string, unknown>, b as Record<string, unknown>];
-  const p: Record<string, unknown> = {};
-  const q: Record<string, unknown> = {};
-  for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
-    if (!(key in y)) only.add(`${at}${key} (after only)`);
-    else if (!(key in x)) only.add(`${at}${key} (before only)`);
-    else [p[key], q[key]] = common(x[key], y[key], `${at}${key}.`, only);
-  }
-  return [p, q];
-}
-
-const withoutExtensions = (body: unknown) => {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const { extensions: _metadata, ...rest } = body as Record<string, unknown>;
-  return rest;
-};
-
-/** JSON with every object's keys sorted: two versions may order the same fields differently. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([p], [q]) => (p < q ? -1 : 1))) : v)) ?? 'undefined';
-}
 
 /** Keys of an answer, arrays by their first item: `{data:[{id,...}],total}`. */
 function shape(value: unknown): string {

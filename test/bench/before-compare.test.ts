@@ -1,7 +1,7 @@
 // `npm run bench -- --before <dir>`: when the older checkout's answer counts as the same request
 // (measured) and when not (a status or rows of its own: an option it did not have).
 import { describe, expect, it } from 'vitest';
-import { compareAnswers, type Answer } from '../../scripts/bench/run.js';
+import { compareAnswers, type Answer } from '../../scripts/bench/answers.js';
 
 const row = (id: string) => ({ id, first_name: 'Ada', created_at: '2026-11-01T00:00:00.000Z' });
 const list = (ids: string[], extra: Record<string, unknown> = {}): Answer => ({ status: 200, body: { data: ids.map(row), total: 500, page: 1, page_size: 25, ...extra } });
