@@ -43,5 +43,8 @@ log.info('import thread started');
 
 port.on('message', (message: ToImportThread) => {
   if (message.type === 'nudge') return worker.nudge();
-  void worker.close().then(() => db.close()).finally(() => send({ type: 'closed' }));
+  void worker.close()
+    .then(() => db.close())
+    .catch((err: unknown) => log.warn({ err }, 'import thread: pool not closed cleanly'))
+    .finally(() => send({ type: 'closed' }));
 });

@@ -7,6 +7,7 @@
 // (src/imports/worker.ts), so many instances stay as safe as before.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import pino from 'pino';
@@ -19,6 +20,9 @@ import { handBackImports, type ImportWorker } from './worker.js';
 export type ImportThreadData = { databaseUrl: string; bounds: Partial<Bounds>; leaseMs: number; pollMs: number; logLevel: string; owner: string };
 export type ToImportThread = { type: 'nudge' } | { type: 'close' };
 export type FromImportThread = { type: 'log'; line: string } | { type: 'closed' };
+
+/** Between a thread's death and its restart. */
+const RESTART_DELAY_MS = 1_000;
 
 export type ImportThreadOptions = Omit<ImportThreadData, 'owner'> & {
   /** The thread's old generation cap (IMPORT_THREAD_HEAP_MB); past it the thread dies and is restarted. */
@@ -54,16 +58,19 @@ export function startImportThread(options: ImportThreadOptions): ImportWorker & 
       workerData: { ...data, owner } satisfies ImportThreadData,
       resourceLimits: { maxOldGenerationSizeMb: heapMb },
     });
+    const importThread = thread.threadId; // -1 once it has exited
     running = true;
     thread.on('message', (message: FromImportThread) => (message.type === 'log' ? relayLine(message.line) : closed?.()));
-    thread.on('error', (err) => log.error({ err, importThread: thread.threadId }, 'import thread died'));
+    thread.on('error', (err) => log.error({ err, importThread }, 'import thread died'));
     thread.once('exit', (code) => {
       running = false;
       if (closing) return closed?.();
-      log.warn({ code, importThread: thread.threadId }, 'import thread exited; restarting it');
+      log.warn({ code, importThread }, 'import thread exited; restarting it');
       // Its import is resumed at once (after its open chunk, which died with it), here or elsewhere.
       void handBackImports(db, owner)
         .catch((err: unknown) => log.warn({ err }, 'import thread: lease not handed back; it lapses'))
+        // A pause: a thread that dies as it starts must not take a core starting again and again.
+        .then(() => sleep(RESTART_DELAY_MS))
         .then(() => {
           if (!closing) current = start();
         });
