@@ -5,9 +5,11 @@ import { KnownUsers } from './auth/viewer.js';
 import { ApiKeys } from './auth/api-keys.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/client.js';
+import type { PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations } from './db/migrate.js';
 import { openEvents } from './events/runtime.js';
-import { startImportWorker } from './imports/worker.js';
+import { startImportThread } from './imports/thread.js';
+import { startImportWorker, type ImportWorker } from './imports/worker.js';
 import { startOverdueWorker } from './invoices/overdue-worker.js';
 import type { Logger } from './logger.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
@@ -46,7 +48,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     const documents = config.redisUrl ? redisDocumentStore(config.redisUrl) : memoryDocumentStore();
     const events = await openEvents(config, db.prisma, log, { listen: db.listen });
     // Every instance that runs workers takes imports too (docs/imports.md#the-worker).
-    const imports = config.events.worker ? startImportWorker(db.prisma, { leaseMs: config.imports.leaseMs, pollMs: config.events.pollMs, log }) : null;
+    const imports = config.events.worker ? startImports(config, db.prisma, log) : null;
     // ...and invoices that fall due (docs/decisions.md §19 "Billing time"); its lock lets one instance at a time work.
     const overdue = config.events.worker ? startOverdueWorker(db.prisma, { ...config.overdue, log }) : null;
     const apiKeys = await new ApiKeys(db.prisma, log).start({ listen: db.listen, redisUrl: config.redisUrl });
@@ -75,6 +77,19 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     await db.close();
     throw error;
   }
+}
+
+/**
+ * On PostgreSQL the import worker runs in a thread of its own, off the main thread that serves
+ * requests (src/imports/thread.ts); PGlite is one connection in this process, so there it runs here.
+ */
+function startImports(config: Config, db: PrismaClient, log: Logger): ImportWorker {
+  const timing = { leaseMs: config.imports.leaseMs, pollMs: config.events.pollMs };
+  if (!config.databaseUrl) return startImportWorker(db, { ...timing, log });
+  return startImportThread({
+    ...timing, databaseUrl: config.databaseUrl, heapMb: config.imports.threadHeapMb, logLevel: config.logLevel, log, db,
+    bounds: { poolTimeoutMs: config.databasePoolTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs },
+  });
 }
 
 /** RATE_LIMITS=off: every call is allowed and nothing is counted, for load tests (scripts/bench) only. */

@@ -73,8 +73,17 @@ export async function drainImports(db: PrismaClient, owner: string, options: Imp
   return done;
 }
 
-export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions) {
-  const owner = randomUUID();
+/**
+ * Makes the imports `owner` holds claimable now rather than when their lease lapses: its worker
+ * stopped (shutdown, or its thread died). Safe while a chunk of it might still be open: a chunk
+ * locks the import's row and a claim skips locked rows, so a claim waits for that chunk's end.
+ */
+export async function handBackImports(db: PrismaClient, owner: string): Promise<void> {
+  await db.$executeRaw`UPDATE imports SET lease_until = now() WHERE lease_owner = ${owner}::uuid AND status = 'running'`;
+}
+
+/** `owner`: the lease owner it claims as (a new one unless the caller must hand its leases back itself). */
+export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions, owner: string = randomUUID()) {
   let running = true;
   let wake: (() => void) | null = null;
   const loop = (async () => {
@@ -101,10 +110,10 @@ export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions
       running = false;
       wake?.();
       await loop;
-      // Hand what it held back at once, rather than when its lease lapses.
-      await db.$executeRaw`UPDATE imports SET lease_until = now() WHERE lease_owner = ${owner}::uuid AND status = 'running'`.catch(() => undefined);
+      await handBackImports(db, owner).catch(() => undefined);
     },
   };
 }
 
-export type ImportWorker = ReturnType<typeof startImportWorker>;
+/** What the rest of the service sees of the import worker, in-process (PGlite) or in its thread (src/imports/thread.ts). */
+export type ImportWorker = Pick<ReturnType<typeof startImportWorker>, 'nudge' | 'close'>;

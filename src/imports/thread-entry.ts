@@ -1,0 +1,53 @@
+// Inside the import thread (started by src/imports/thread.ts): this instance's import worker with a
+// client and pool of its own. Nothing here is shared with the main thread but messages.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import path from 'node:path';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { openDatabase } from '../db/client.js';
+import { createLogger } from '../logger.js';
+import type { FromImportThread, ImportThreadData, ToImportThread } from './thread.js';
+import { startImportWorker } from './worker.js';
+
+/** A chunk's transaction holds one connection, and a claim is made between chunks: two are plenty. */
+const POOL_MAX = 2;
+
+/**
+ * Niceness of the thread (Linux): with the cores taken, the main thread's requests run first.
+ * Measured on a shared 2-core machine it made no clear difference to list p99 (BENCHMARKS.md), nor to rows/s.
+ */
+const NICE = 10;
+
+/**
+ * On Linux a thread is a task of its own, with its own priority; elsewhere this stays as it is.
+ * The chunk's statement runs in PostgreSQL at its own priority, so this orders only our JavaScript.
+ */
+function lowerPriority(): void {
+  try {
+    setPriority(Number(path.basename(readlinkSync('/proc/thread-self'))), NICE);
+  } catch {
+    // not Linux, or not allowed: the thread runs at the process's priority
+  }
+}
+
+const port = parentPort!;
+const data = workerData as ImportThreadData;
+const send = (message: FromImportThread) => port.postMessage(message);
+// Serialized here (errors through the logger's safe serializer), logged by the main thread.
+const log = createLogger({ level: data.logLevel, destination: { write: (line: string) => send({ type: 'log', line }) } }).child({ importThread: threadId });
+
+lowerPriority();
+const db = await openDatabase({
+  databaseUrl: data.databaseUrl, dataDir: '', poolMax: POOL_MAX, bounds: data.bounds,
+  onConnectionError: (err) => log.warn({ err }, 'database connection error'),
+});
+const worker = startImportWorker(db.prisma, { leaseMs: data.leaseMs, pollMs: data.pollMs, log }, data.owner);
+log.info('import thread started');
+
+port.on('message', (message: ToImportThread) => {
+  if (message.type === 'nudge') return worker.nudge();
+  void worker.close()
+    .then(() => db.close())
+    .catch((err: unknown) => log.warn({ err }, 'import thread: pool not closed cleanly'))
+    .finally(() => send({ type: 'closed' }));
+});

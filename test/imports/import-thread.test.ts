@@ -1,0 +1,113 @@
+// docs/imports.md#the-worker: on PostgreSQL the import worker runs in a thread of its own
+// (src/imports/thread.ts), which the main thread restarts when it dies. PGlite keeps it in-process.
+import { threadId } from 'node:worker_threads';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { startImportThread } from '../../src/imports/thread.js';
+import { createLogger } from '../../src/logger.js';
+import { createAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { importCsv } from './helpers.js';
+
+// Two chunk-sized imports each, on two shared cores beside other test files.
+vi.setConfig({ testTimeout: 120_000 });
+
+type LogRecord = { msg: string; importThread?: number; importId?: string; level: number };
+
+const template = inject('template');
+let t: TestApp;
+let databaseUrl: string;
+beforeAll(async () => {
+  if (template.kind !== 'postgres') return;
+  t = await createTestApp();
+  const [{ name }] = await t.db.$queryRaw<[{ name: string }]>`SELECT current_database() AS name`;
+  const url = new URL(template.url);
+  url.pathname = `/${name}`;
+  databaseUrl = url.href;
+});
+afterAll(() => t?.close());
+
+/** An import thread on the test's database whose records (its own and the main side's) are kept in `records`. */
+function startThread(records: LogRecord[]) {
+  const log = createLogger({ level: 'debug', destination: { write: (line: string) => void records.push(JSON.parse(line) as LogRecord) } });
+  return startImportThread({ databaseUrl, bounds: {}, leaseMs: 60_000, pollMs: 50, logLevel: 'debug', heapMb: 96, log, db: t.db });
+}
+
+const csvOf = (rows: number, domain: string) => `first_name,email\r\n${Array.from({ length: rows }, (_, i) => `P${i},p${i}@${domain}\r\n`).join('')}`;
+
+/** Waits until the import has ended (a condition, not a sleep); its row. */
+const ended = (id: string) =>
+  vi.waitFor(async () => {
+    const row = await t.db.import.findUniqueOrThrow({ where: { id } });
+    if (row.status === 'running' || row.status === 'queued') throw new Error(`still ${row.status} at ${row.doneSeq}`);
+    return row;
+  }, { timeout: 100_000, interval: 50 });
+
+describe.skipIf(template.kind !== 'postgres')('the import thread (PostgreSQL)', () => {
+  it('an import on PostgreSQL is written by the import thread, not the main thread', async () => {
+    const a = await createAccount(t);
+    const records: LogRecord[] = [];
+    const imports = startThread(records);
+    try {
+      const started = await importCsv(t, a.member, a.id, csvOf(2_500, 'thread.example'), { match_on: 'email' });
+      expect(started.status, started.text).toBe(202);
+      imports.nudge();
+      expect(await ended(started.body.data.id)).toMatchObject({ status: 'completed', created: 2_500, failed: 0 });
+      // The thread logs after each commit, so its last records may still be on their way.
+      await vi.waitFor(() => expect(records.some((r) => r.msg === 'import left' && r.importId === started.body.data.id)).toBe(true));
+      const chunks = records.filter((r) => r.msg === 'import chunk committed' && r.importId === started.body.data.id);
+      expect(chunks).toHaveLength(4); // three of rows and the one that finds none left
+      const thread = imports.thread().threadId;
+      expect(thread).not.toBe(threadId);
+      expect(chunks.every((r) => r.importThread === thread)).toBe(true);
+      expect(records.some((r) => r.msg === 'import thread started' && r.importThread === thread)).toBe(true);
+    } finally {
+      await imports.close();
+    }
+    expect(await t.db.contact.count({ where: { accountId: a.id } })).toBe(2_500);
+  });
+
+  it('a thread that dies is restarted and the import completes, each row written once', async () => {
+    const a = await createAccount(t);
+    const rows = 3_000;
+    // The test holds the upsert lock of a row of the second chunk: the thread dies with one chunk
+    // committed and the next one open, as a thread out of heap would (deterministic).
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    holder.on('error', () => {}); // the database is dropped under it when the file ends
+    await holder.connect();
+    const records: LogRecord[] = [];
+    const imports = startThread(records);
+    try {
+      await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`${a.id}:p1500@restart.example`]);
+      const started = await importCsv(t, a.member, a.id, csvOf(rows, 'restart.example'), { match_on: 'email' });
+      expect(started.status, started.text).toBe(202);
+      const id = started.body.data.id as string;
+      imports.nudge();
+      await vi.waitFor(async () => {
+        const { rows: [state] } = await holder.query<{ done: number; waiting: number }>(
+          `SELECT (SELECT done_seq FROM imports WHERE id = $1) AS done,
+                  (SELECT count(*)::int FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+                   WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted) AS waiting`,
+          [id],
+        );
+        expect(state).toMatchObject({ done: 1000, waiting: 1 });
+      }, { timeout: 100_000, interval: 50 });
+      await imports.thread().terminate();
+      await holder.query('SELECT pg_advisory_unlock_all()');
+
+      // Its lease is handed back at once (IMPORT_LEASE_MS here is 60 s, longer than the test may take).
+      expect(await ended(id)).toMatchObject({ status: 'completed', rowsProcessed: rows, created: rows, failed: 0 });
+      await vi.waitFor(() => expect(records.some((r) => r.msg === 'import left' && r.importId === id)).toBe(true));
+      expect(records.some((r) => r.msg === 'import thread exited; restarting it')).toBe(true);
+      const writers = new Set(records.filter((r) => r.msg === 'import chunk committed').map((r) => r.importThread));
+      expect(writers.size).toBe(2); // the first chunk by the thread that died, the rest by the new one
+      expect(writers.has(threadId)).toBe(false);
+    } finally {
+      await holder.end();
+      await imports.close();
+    }
+    const [written] = await t.db.$queryRaw<{ n: number; emails: number }[]>`
+      SELECT count(*)::int AS n, count(DISTINCT email)::int AS emails FROM contacts WHERE account_id = ${a.id}::uuid`;
+    expect(written).toEqual({ n: rows, emails: rows });
+  });
+});
