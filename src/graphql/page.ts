@@ -182,7 +182,7 @@ export async function readPage(db: PrismaClient, collection: Collection, source:
   // The page is cut first (the index serves ORDER BY ... LIMIT), then joined and turned into JSON:
   // a deep page handles 25 rows, not the 50,000 it skips. The cut selects the table's own columns
   // and nothing computed: an extra column made the scan build a new tuple for every skipped row too
-  // (page 2,000 took 2.5-3 times as long). Each row comes as [key, id, row].
+  // (page 2,000's statement took 2.5-3 times as long in psql; BENCHMARKS.md). Each row comes as [key, id, row].
   const v = col(column.column);
   const [row] = await db.$queryRaw<{ total: number; nodes: string }[]>`
     SELECT ${withTotal ? Prisma.sql`${totalSql(collection, account, source.filter, where)}::int` : Prisma.sql`0`} AS total,
