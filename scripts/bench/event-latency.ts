@@ -5,6 +5,9 @@
  * Without DATABASE_URL it measures the embedded database. Results: BENCHMARKS.md "Live events".
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
@@ -14,7 +17,9 @@ import { SYSTEM } from '../../src/events/types.js';
 import { createLogger } from '../../src/logger.js';
 
 const count = Number(process.argv[2] ?? 100);
-const config = loadConfig({ ...process.env, REDIS_URL: '', DATA_DIR: 'memory://' });
+// DATA_DIR is where the development webhook key is written: a temp directory, never the checkout.
+const dataDir = await mkdtemp(path.join(tmpdir(), 'crm-event-latency-'));
+const config = loadConfig({ ...process.env, REDIS_URL: '', DATA_DIR: dataDir });
 const log = createLogger({ level: 'silent' });
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: 'memory://' });
 await applyMigrations(db);
@@ -49,3 +54,4 @@ for (const mode of ['poll 250 ms', 'notify'] as const) {
   console.log(`| ${db.kind} | ${mode} | ${count} | ${at(sorted, 0.5)} | ${at(sorted, 0.9)} | ${at(sorted, 0.99)} |`);
 }
 await db.close();
+await rm(dataDir, { recursive: true, force: true });
