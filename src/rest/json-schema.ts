@@ -1,4 +1,5 @@
 import {
+  getNamedType,
   getNullableType,
   getOperationAST,
   type DocumentNode,
@@ -294,13 +295,40 @@ export function restEnums(value: unknown, type: GraphQLOutputType, selectionSet:
   return out;
 }
 
-/** restEnums of the root field an operation `document` answers (its one root field's data). */
+/** Whether an answer of this selection can hold an enum value that restEnum changes (`QUEUED`), by its types. */
+function changesEnums(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments): boolean {
+  const inner = getNamedType(type);
+  if (isEnumType(inner)) return inner.getValues().some((v) => restEnum(v.name) !== v.name);
+  if (!isObjectType(inner) || !selectionSet) return false;
+  const visit = (set: SelectionSetNode): boolean =>
+    set.selections.some((selection) => {
+      if (selection.kind === Kind.INLINE_FRAGMENT) return visit(selection.selectionSet);
+      if (selection.kind === Kind.FRAGMENT_SPREAD) return visit(fragments[selection.name.value]!.selectionSet);
+      return selection.name.value !== '__typename' && changesEnums(inner.getFields()[selection.name.value]!.type, selection.selectionSet, fragments);
+    });
+  return visit(selectionSet);
+}
+
+type RootAnswer = { type: GraphQLOutputType; selectionSet: SelectionSetNode | undefined; fragments: Fragments; changes: boolean };
+const rootAnswers = new WeakMap<DocumentNode, RootAnswer>();
+
+/**
+ * restEnums of the root field an operation `document` answers (its one root field's data). Most
+ * answers hold no such enum (the contract's lists): they are returned as they are, not copied
+ * object by object, which was about 3% of a list request's CPU (BENCHMARKS.md).
+ */
 export function restEnumsOf(schema: GraphQLSchema, document: DocumentNode, data: unknown): unknown {
-  const operation = getOperationAST(document)!;
-  const root = operation.selectionSet.selections[0] as FieldNode;
-  const rootType = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
-  const fragments = Object.fromEntries(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-  );
-  return restEnums(data, rootType.getFields()[root.name.value]!.type, root.selectionSet, fragments);
+  let root = rootAnswers.get(document);
+  if (!root) {
+    const operation = getOperationAST(document)!;
+    const field = operation.selectionSet.selections[0] as FieldNode;
+    const rootType = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+    const fragments = Object.fromEntries(
+      document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+    );
+    const type = rootType.getFields()[field.name.value]!.type;
+    root = { type, selectionSet: field.selectionSet, fragments, changes: changesEnums(type, field.selectionSet, fragments) };
+    rootAnswers.set(document, root);
+  }
+  return root.changes ? restEnums(data, root.type, root.selectionSet, root.fragments) : data;
 }
