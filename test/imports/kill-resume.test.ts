@@ -98,7 +98,7 @@ describe('an import killed mid-way', () => {
       // One chunk committed, the second waiting on the held lock: its transaction dies with the process.
       await until(async () => {
         const { rows } = await holder.query<{ done: number; waiting: number }>(
-          `SELECT (SELECT done_seq FROM imports WHERE id = $1) AS done, (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND NOT granted) AS waiting`,
+          `SELECT (SELECT done_seq FROM imports WHERE id = $1) AS done, (SELECT count(*)::int FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted) AS waiting`,
           [data.id],
         );
         return rows[0]!.done === 1000 && rows[0]!.waiting > 0;
