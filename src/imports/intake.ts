@@ -158,7 +158,8 @@ async function copyStager(pool: NonNullable<Database['pool']>, { importId, accou
   copy.on('error', (err: Error) => (failed = err));
   const release = (err?: Error) => client.release(err);
   // Rows go to the COPY in writes of COPY_BATCH_CHARS: written one by one, each was a socket write of
-  // its own, three quarters of the intake's time on the main thread (BENCHMARKS.md, "The intake").
+  // its own, three quarters of the intake's time on the main thread (BENCHMARKS.md, "The intake and
+  // the relay, measured apart").
   let batch = '';
   const send = async () => {
     const text = batch;
