@@ -11,7 +11,7 @@ import pg from 'pg';
 import '../../src/schema.js';
 import { contacts } from '../../src/contacts/contact-reads.schema.js';
 import { Prisma, type PrismaClient } from '../../src/generated/prisma/client.js';
-import { readPage } from '../../src/graphql/page.js';
+import { planOf, readSlices } from '../../src/graphql/list.js';
 import { benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, numberFlag, parseFlags } from './common.js';
 
 const flags = parseFlags(process.argv.slice(2), ['contacts', 'search', 'connections', 'duration']);
@@ -25,18 +25,17 @@ await client.connect();
 const { rows } = await client.query<{ account_id: string }>('SELECT account_id FROM contacts GROUP BY 1 ORDER BY count(*) DESC LIMIT 1');
 await client.end();
 
-// readPage hands its statement to db.$queryRaw; this stand-in keeps it instead of running it.
+// readSlices hands its statement to db.$queryRaw; this stand-in keeps it instead of running it.
 let statement: Prisma.Sql | undefined;
 const capture = {
   $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => {
     statement = Prisma.sql(strings, ...values);
-    return Promise.resolve([{ total: 0, nodes: '[]' }]);
+    return Promise.resolve([{ ord: 0, total: 0, rows: '[]' }]);
   },
 } as unknown as PrismaClient;
-const order = { field: 'CREATED_AT', direction: 'DESC' } as const;
-await readPage(capture, contacts, {
-  accountId: rows[0]!.account_id, filter: { search }, page: 1, pageSize: 25, order, column: contacts.orders.CREATED_AT, fingerprint: '', after: null,
-}, {}, true);
+const account = { accountId: rows[0]!.account_id, id: rows[0]!.account_id };
+const plan = planOf(contacts, null, account, { filter: { search }, order: { field: 'CREATED_AT', direction: 'DESC' }, size: 25 });
+await readSlices(capture, plan, [account], { total: true, rows: true, nodes: {} });
 
 // pgbench runs text: the parameters become literals.
 const literal = (v: unknown) => (typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`);

@@ -1,12 +1,12 @@
 /** The contacts collection (docs/fields.md#adding-a-filter) · Query.contacts · Account.contacts (docs/decisions.md §3, §11) */
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
-import { anyOf, col as c, filtersOf, oneOrMore, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
+import { anyOf, col as c, EXTERNAL_ID, filtersOf, oneOrMore, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { builder } from '../graphql/builder.js';
 import { pageField } from '../graphql/page.js';
 import { ContactSource, ContactType, Prisma } from '../generated/prisma/client.js';
-import { externalIdFilter, searchText, text } from '../validation.js';
+import { searchText, text } from '../validation.js';
 import { contactMatches } from './contact-search.js';
 import { ContactRef, ContactSourceEnum, ContactTypeEnum } from './contact.schema.js';
 
@@ -24,7 +24,7 @@ export const contacts = {
   json: true,
   orders: ORDERS,
   orderInput: orderInputOf('Contact', Object.keys(ORDERS)),
-  filter: filtersOf('ContactFilter', 'All given conditions hold (AND); a list matches any of its values. `...After` is inclusive, `...Before` exclusive.', {
+  filter: filtersOf('ContactFilter', {
     search: {
       field: (t) => t.string({ description: 'Case-insensitive substring of first name, last name, e-mail or "first last"' }),
       schema: searchText,
@@ -39,12 +39,7 @@ export const contacts = {
       sql: (v: string) => (v ? [Prisma.sql`lower(${c('email')}) = lower(${v})`] : []),
       page: 'email',
     },
-    externalId: {
-      field: (t) => t.string({ description: 'The exact external id' }),
-      schema: externalIdFilter,
-      sql: (v: string) => Prisma.sql`${c('external_id')} = ${v}`,
-      page: 'externalId',
-    },
+    externalId: EXTERNAL_ID,
     ...timeRanges(),
   }),
   counter: 'types',
@@ -54,4 +49,4 @@ export const contacts = {
 export const contactsPage = pageField('contacts', contacts, 'CONTACTS_READ');
 
 const contactConnection = defineCollection(contacts, ContactRef);
-builder.prismaObjectField(AccountRef, 'contacts', contactConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id })));
+builder.prismaObjectField(AccountRef, 'contacts', contactConnection(null));

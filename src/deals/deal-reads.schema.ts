@@ -4,13 +4,13 @@ import { AccountRef } from '../accounts/account.schema.js';
 import { contacts } from '../contacts/contact-reads.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { anyOf, col as c, eq, filtersOf, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
+import { anyOf, col as c, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
 import { DealStatus, Prisma } from '../generated/prisma/client.js';
 import { ownOrContactNameMatches } from '../contacts/contact-search.js';
-import { externalIdFilter, searchText, uuid } from '../validation.js';
+import { searchText, uuid } from '../validation.js';
 import { DealRef, DealStatusEnum } from './deal.schema.js';
 import { PipelineStageRef } from './stage.schema.js';
 import { STAGE_ORDER } from './stage.service.js';
@@ -39,7 +39,7 @@ export const deals = {
   json: true,
   orders: ORDERS,
   orderInput: orderInputOf('Deal', Object.keys(ORDERS)),
-  filter: filtersOf('DealFilter', 'All given conditions hold (AND); a list matches any of its values. `...After` is inclusive, `...Before` exclusive.', {
+  filter: filtersOf('DealFilter', {
     search: {
       field: (t) => t.string({ description: "Case-insensitive substring of the title or of the contact's \"first last\" name" }),
       schema: searchText,
@@ -48,8 +48,8 @@ export const deals = {
     },
     statuses: oneOrMore(DealStatusEnum, z.enum(DealStatus), anyOf('status', 'deal_status'), { page: 'status' }),
     stageIds: oneOrMore('ID', uuid, anyOf('stage_id', 'uuid'), { page: 'stageId', max: [100, 'At most 100 ids'] }),
-    contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid'), page: 'contactId' },
-    externalId: { field: (t) => t.string({ description: 'The exact external id' }), schema: externalIdFilter, sql: eq('external_id', 'text'), page: 'externalId' },
+    contactId: idIn('contact_id', 'contactId'),
+    externalId: EXTERNAL_ID,
     minValue: money('value', '>='),
     maxValue: money('value', '<='),
     expectedCloseAfter: { field: date, schema: z.date().nullish(), sql: from('expected_close_date', 'date') },
@@ -64,10 +64,9 @@ export const deals = {
 export const dealsPage = pageField('deals', deals, 'DEALS_READ');
 
 const dealConnection = defineCollection(deals, DealRef);
-const own = (row: { accountId: string; id: string }) => ({ accountId: row.accountId, id: row.id });
-builder.prismaObjectField(AccountRef, 'deals', dealConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id })));
-builder.prismaObjectField(ContactRef, 'deals', dealConnection('contact_id', own, "The contact's deals"));
-builder.prismaObjectField(PipelineStageRef, 'deals', dealConnection('stage_id', own, 'The deals in this stage'));
+builder.prismaObjectField(AccountRef, 'deals', dealConnection(null));
+builder.prismaObjectField(ContactRef, 'deals', dealConnection('contact_id', "The contact's deals"));
+builder.prismaObjectField(PipelineStageRef, 'deals', dealConnection('stage_id', 'The deals in this stage'));
 builder.prismaObjectField(AccountRef, 'pipelineStages', (t) =>
   t.relation('pipelineStages', { description: 'In pipeline order (position, then oldest first)', query: { orderBy: STAGE_ORDER } }),
 );

@@ -39,7 +39,7 @@ const events = {
   model: 'Event',
   table: 'events',
   orders: { CREATED_AT: { column: 'occurred_at', type: 'timestamptz' } },
-  filter: filtersOf('EventFilter', '`occurredAfter` is inclusive, `occurredBefore` exclusive.', {
+  filter: filtersOf('EventFilter', {
     types: {
       field: (t) => t.stringList({ description: 'Event types, e.g. ["deal.status_changed"]' }),
       schema: eventTypes,
@@ -49,28 +49,16 @@ const events = {
     subjectId: { field: (t) => t.id({ description: 'Only events about this record' }), schema: uuid.nullish(), sql: eq('subject_id', 'uuid') },
     occurredAfter: { field: (t) => t.field({ type: 'DateTime', description: 'Events at or after this time' }), schema: z.date().nullish(), sql: from('occurred_at'), page: 'since' },
     occurredBefore: { field: (t) => t.field({ type: 'DateTime' }), schema: z.date().nullish(), sql: until('occurred_at') },
-  }),
+  }, '`occurredAfter` is inclusive, `occurredBefore` exclusive.'),
   // The primary key is (account_id, id): the account makes the lookup an index scan.
   rows: (db, ids, accountIds) => db.event.findMany({ where: { accountId: { in: accountIds }, id: { in: ids } }, select: EVENT_SELECT }) as Promise<EventRow[]>,
 } satisfies Collection<EventRow>;
 
 const eventConnection = defineCollection(events, EventRef);
 
-builder.prismaObjectField(
-  'Account',
-  'events',
-  eventConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id }), 'Every change in the account, newest first; kept EVENT_RETENTION_DAYS (default 90).'),
-);
+builder.prismaObjectField('Account', 'events', eventConnection(null, 'Every change in the account, newest first; kept EVENT_RETENTION_DAYS (default 90).'));
 
-builder.prismaObjectField(
-  'Contact',
-  'timeline',
-  eventConnection(
-    'contact_id',
-    (c: { id: string; accountId: string }) => ({ accountId: c.accountId, id: c.id }),
-    "The contact's events and those of its deals, invoices, submissions and other records, newest first.",
-  ),
-);
+builder.prismaObjectField('Contact', 'timeline', eventConnection('contact_id', "The contact's events and those of its deals, invoices, submissions and other records, newest first."));
 
 // ---- the events feed on REST (docs/decisions.md §18): oldest first, for systems without webhooks ----
 

@@ -3,11 +3,10 @@ import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { eq, filtersOf, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
+import { eq, filtersOf, idIn, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
-import { uuid } from '../validation.js';
 import { LeadFormRef } from './form.schema.js';
 
 /** What a submission kept; the sender's IP address and user agent stay out of the API. */
@@ -34,20 +33,19 @@ export const submissions = {
   table: 'form_submissions',
   orders: TIME_ORDERS,
   orderInput: orderInputOf('FormSubmission', Object.keys(TIME_ORDERS)),
-  filter: filtersOf('FormSubmissionFilter', 'All given conditions hold (AND). `createdAfter` is inclusive, `createdBefore` exclusive.', {
-    formId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('form_id', 'uuid') },
-    contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid') },
+  filter: filtersOf('FormSubmissionFilter', {
+    formId: idIn('form_id'),
+    contactId: idIn('contact_id'),
     isSpam: { field: (t) => t.boolean(), schema: z.boolean().nullish(), sql: eq('is_spam', 'boolean') },
     ...timeRanges(false),
-  }),
+  }, 'All given conditions hold (AND). `createdAfter` is inclusive, `createdBefore` exclusive.'),
 } satisfies Collection;
 
 export const submissionConnection = defineCollection(submissions, FormSubmissionRef);
 
-const own = (row: { accountId: string; id: string }) => ({ accountId: row.accountId, id: row.id });
-builder.prismaObjectField(AccountRef, 'formSubmissions', submissionConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id })));
-builder.prismaObjectField(ContactRef, 'submissions', submissionConnection('contact_id', own, "The contact's form submissions"));
-builder.prismaObjectField(LeadFormRef, 'submissions', submissionConnection('form_id', own, "The form's submissions"));
+builder.prismaObjectField(AccountRef, 'formSubmissions', submissionConnection(null));
+builder.prismaObjectField(ContactRef, 'submissions', submissionConnection('contact_id', "The contact's form submissions"));
+builder.prismaObjectField(LeadFormRef, 'submissions', submissionConnection('form_id', "The form's submissions"));
 builder.prismaObjectField(AccountRef, 'leadForms', (t) => t.relation('leadForms', { description: 'Newest first', query: { orderBy: NEWEST_FIRST } }));
 
 readById('leadForm', 'LeadForm', (db) => db.leadForm, 'FORMS_READ');

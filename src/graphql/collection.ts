@@ -9,6 +9,7 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { builder } from './builder.js';
 import { snakeCase } from '../names.js';
+import { externalIdFilter, uuid } from '../validation.js';
 
 /** An indexed key a collection can be ordered by; `type` is the SQL type its cursor value is cast back to. */
 export type OrderColumn = { column: string; type: 'timestamptz' | 'date' | 'numeric' | 'text'; nullable?: boolean };
@@ -78,8 +79,11 @@ export const TIME_ORDERS = {
 export const col = (name: string) => Prisma.raw(`t."${name.replaceAll('"', '""')}"`);
 export const ident = (name: string) => Prisma.raw(`"${name.replaceAll('"', '""')}"`);
 
+/** How most filters combine their entries. */
+const AND = 'All given conditions hold (AND); a list matches any of its values. `...After` is inclusive, `...Before` exclusive.';
+
 /** The `<name>` input type and zod object of these entries; an absent (null) value adds no condition. */
-export function filtersOf<E extends Record<string, FilterEntry>>(name: string, description: string, entries: E): Filters<{ [K in keyof E]?: z.output<E[K]['schema']> }> {
+export function filtersOf<E extends Record<string, FilterEntry>>(name: string, entries: E, description = AND): Filters<{ [K in keyof E]?: z.output<E[K]['schema']> }> {
   const list = Object.entries(entries);
   const args = list.flatMap(([key, e]) =>
     e.page === undefined ? [] : [{ key, ...(typeof e.page === 'string' ? { name: e.page, field: e.field, schema: e.schema, value: (v: unknown) => v } : e.page) }],
@@ -119,6 +123,16 @@ const dateOf = (type: string) => (d: Date) => Prisma.sql`CAST(${type === 'date' 
 /** `after` inclusive, `before` exclusive (docs/decisions.md §11). */
 export const from = (column: string, type = 'timestamptz') => (d: Date) => Prisma.sql`${col(column)} >= ${dateOf(type)(d)}`;
 export const until = (column: string, type = 'timestamptz') => (d: Date) => Prisma.sql`${col(column)} < ${dateOf(type)(d)}`;
+
+/** A record's id in `column`; `page`: also the page's argument of this name. */
+export const idIn = (column: string, page?: string): FilterEntry<string | null | undefined> => ({ field: (t) => t.id(), schema: uuid.nullish(), sql: eq(column, 'uuid'), page });
+/** The record's external id (docs/decisions.md §16), exactly. */
+export const EXTERNAL_ID: FilterEntry<string | null | undefined> = {
+  field: (t) => t.string({ description: 'The exact external id' }),
+  schema: externalIdFilter,
+  sql: eq('external_id', 'text'),
+  page: 'externalId',
+};
 
 /** `%`, `_` and `\` match themselves in (I)LIKE. */
 export const likeEscape = (text: string) => text.replace(/[\\%_]/g, '\\$&');

@@ -81,8 +81,6 @@ export function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' |
   return column.nullable ? Prisma.sql`((${c}, t.id) > (${value}, ${id}) OR ${c} IS NULL)` : Prisma.sql`((${c}, t.id) > (${value}, ${id}))`;
 }
 
-/** Rows after the cursor in the list's own order. */
-export const after = (column: OrderColumn, direction: Direction, cursor: Cursor) => beyond(column, cursor, direction === 'ASC' ? 'greater' : 'less');
 
 export const orderSql = (column: OrderColumn, direction: Direction) => {
   const dir = Prisma.raw(direction);

@@ -55,7 +55,7 @@ const importConnection = defineCollection(
   },
   ImportRef,
 );
-builder.prismaObjectField(AccountRef, 'imports', importConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id }), 'Imports, newest first'));
+builder.prismaObjectField(AccountRef, 'imports', importConnection(null, 'Imports, newest first'));
 readById('import', 'Import', (db) => db.import, 'IMPORTS');
 
 const listArgs = z.object({ accountId: uuid });

@@ -4,12 +4,12 @@ import { AccountRef } from '../accounts/account.schema.js';
 import { contacts } from '../contacts/contact-reads.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { anyOf, eq, filtersOf, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
+import { anyOf, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
 import { InvoiceStatus } from '../generated/prisma/client.js';
 import { ownOrContactNameMatches } from '../contacts/contact-search.js';
-import { externalIdFilter, searchText, uuid } from '../validation.js';
+import { searchText } from '../validation.js';
 import { InvoiceRef, InvoiceStatusEnum } from './invoice.schema.js';
 
 const ORDERS = {
@@ -26,7 +26,7 @@ export const invoices = {
   json: true,
   orders: ORDERS,
   orderInput: orderInputOf('Invoice', Object.keys(ORDERS)),
-  filter: filtersOf('InvoiceFilter', 'All given conditions hold (AND); a list matches any of its values. `...After` is inclusive, `...Before` exclusive.', {
+  filter: filtersOf('InvoiceFilter', {
     search: {
       field: (t) => t.string({ description: "Case-insensitive substring of the invoice number or of the contact's \"first last\" name" }),
       schema: searchText,
@@ -34,8 +34,8 @@ export const invoices = {
       page: 'search',
     },
     statuses: oneOrMore(InvoiceStatusEnum, z.enum(InvoiceStatus), anyOf('status', 'invoice_status'), { page: 'status' }),
-    contactId: { field: (t) => t.id(), schema: uuid.nullish(), sql: eq('contact_id', 'uuid'), page: 'contactId' },
-    externalId: { field: (t) => t.string({ description: 'The exact external id' }), schema: externalIdFilter, sql: eq('external_id', 'text'), page: 'externalId' },
+    contactId: idIn('contact_id', 'contactId'),
+    externalId: EXTERNAL_ID,
     dueAfter: { field: (t) => t.field({ type: 'Date', description: 'Due on or after this day' }), schema: z.date().nullish(), sql: from('due_date', 'date'), page: 'dueAfter' },
     dueBefore: { field: (t) => t.field({ type: 'Date', description: 'Due before this day' }), schema: z.date().nullish(), sql: until('due_date', 'date'), page: 'dueBefore' },
     ...timeRanges(),
@@ -48,5 +48,5 @@ export const invoices = {
 export const invoicesPage = pageField('invoices', invoices, 'INVOICES_READ');
 
 const invoiceConnection = defineCollection(invoices, InvoiceRef);
-builder.prismaObjectField(AccountRef, 'invoices', invoiceConnection(null, (a: { id: string }) => ({ accountId: a.id, id: a.id })));
-builder.prismaObjectField(ContactRef, 'invoices', invoiceConnection('contact_id', (c: { accountId: string; id: string }) => ({ accountId: c.accountId, id: c.id }), "The contact's invoices"));
+builder.prismaObjectField(AccountRef, 'invoices', invoiceConnection(null));
+builder.prismaObjectField(ContactRef, 'invoices', invoiceConnection('contact_id', "The contact's invoices"));

@@ -9,18 +9,15 @@ import { exportFileName } from '../exports/export.service.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ContractRef, BookingRef, GalleryRef, ProposalRef, WorkflowRef } from './record.schema.js';
 
-const recordFilter = filtersOf('RecordFilter', 'All given conditions hold (AND); `...After` is inclusive, `...Before` exclusive.', timeRanges());
+const recordFilter = filtersOf('RecordFilter', timeRanges(), 'All given conditions hold (AND); `...After` is inclusive, `...Before` exclusive.');
 
 const RecordOrder = orderInputOf('Record', Object.keys(TIME_ORDERS));
-
-const accountOf = (a: { id: string }) => ({ accountId: a.id, id: a.id });
-const own = (row: { accountId: string; id: string }) => ({ accountId: row.accountId, id: row.id });
 
 /** Account.<plural>, Contact.<plural> (when the record names a contact) and Query.<singular>(id). */
 function records(name: string, table: string, plural: string, singular: string, ref: unknown, delegate: (db: PrismaClient) => any, byContact: boolean) {
   const connection = defineCollection({ name, model: name, table, orders: TIME_ORDERS, orderInput: RecordOrder, filter: recordFilter }, ref);
-  builder.prismaObjectField(AccountRef, plural, connection(null, accountOf));
-  if (byContact) builder.prismaObjectField(ContactRef, plural, connection('contact_id', own, `The contact's ${plural}`));
+  builder.prismaObjectField(AccountRef, plural, connection(null));
+  if (byContact) builder.prismaObjectField(ContactRef, plural, connection('contact_id', `The contact's ${plural}`));
   readById(singular, name, delegate);
 }
 
@@ -45,4 +42,4 @@ const ExportRecordRef = builder.prismaObject('ExportLog', {
 });
 
 const exportConnection = defineCollection({ name: 'ExportRecord', model: 'ExportLog', table: 'export_logs', orders: { CREATED_AT: TIME_ORDERS.CREATED_AT } }, ExportRecordRef);
-builder.prismaObjectField(AccountRef, 'exports', exportConnection(null, accountOf, 'The export audit log, newest first'));
+builder.prismaObjectField(AccountRef, 'exports', exportConnection(null, 'The export audit log, newest first'));

@@ -51,7 +51,7 @@ const WebhookEndpointRef = builder.objectRef<WebhookEndpoint>('WebhookEndpoint')
     disabledReason: t.exposeString('disabledReason', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    deliveries: deliveryConnection('endpoint_id', (e: WebhookEndpoint) => ({ accountId: e.accountId, id: e.id }), 'Attempts, newest first')(t),
+    deliveries: deliveryConnection('endpoint_id', 'Attempts, newest first')(t),
   }),
 });
 

@@ -18,7 +18,8 @@ import { applyMigrations } from '../../src/db/migrate.js';
 import { deals, dealsPage } from '../../src/deals/deal-reads.schema.js';
 import { ContactType, DealStatus, InvoiceStatus, Prisma, type PrismaClient } from '../../src/generated/prisma/client.js';
 import type { Collection } from '../../src/graphql/collection.js';
-import { NEWEST_FIRST, readPage } from '../../src/graphql/page.js';
+import { NEWEST_FIRST } from '../../src/graphql/page.js';
+import { planOf, readSlices } from '../../src/graphql/list.js';
 import { moneyOf } from '../../src/graphql/scalars.js';
 import { invoices, invoicesPage } from '../../src/invoices/invoice-reads.schema.js';
 import { cloneDatabase } from '../helpers/database.js';
@@ -172,8 +173,11 @@ async function expectSamePage(db: PrismaClient, model: Model, where: object, fil
   const c: Case = { where, filter, page, pageSize: p.pageSize, withTotal: p.withTotal, query };
   const label = `${model} ${JSON.stringify(c)}`; // the exact case, for a counterexample's report
   const accountId = (where as { accountId: string }).accountId;
-  const newestFirst = { order: { field: 'CREATED_AT', direction: 'DESC' as const }, column: collections[model].orders.CREATED_AT!, fingerprint: '', after: null };
-  const fast = await readPage(db, collections[model], { accountId, filter, page: c.page, pageSize: c.pageSize, ...newestFirst }, c.query, c.withTotal);
+  const account = { accountId, id: accountId };
+  const newestFirst = { field: 'CREATED_AT', direction: 'DESC' as const };
+  const plan = planOf(collections[model], null, account, { filter, order: newestFirst, size: c.pageSize, offset: (c.page - 1) * c.pageSize });
+  const [slice] = await readSlices(db, plan, [account], { total: c.withTotal, rows: true, nodes: c.query });
+  const fast = slice && { nodes: slice.rows.map((r) => r.node), total: slice.total };
   expect(fast, `the page's statement takes ${label}`).not.toBeNull();
   const prisma = await findPage(delegateOf(db, model), c);
   expect(ids(fast!.nodes), `the same rows in the same order: ${label}`).toEqual(ids(prisma.nodes));

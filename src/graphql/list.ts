@@ -1,0 +1,157 @@
+// One statement reads every list (docs/connections.md#cost-of-a-page): a REST page is the account's
+// own list at an offset or after a cursor (page.ts); a connection is the list under each parent of a
+// page, forward or backward (connection.ts). Every parent asking for the same list (same arguments)
+// is answered together, with the totals of the same filter when a field asked for them: one round
+// trip whatever the number of parents or fields. Each parent's rows are cut first (an index range
+// scan, ORDER BY ... LIMIT/OFFSET), then joined to their to-one relations and turned into JSON by
+// PostgreSQL; a selection with more than to-one relations reads the rows through Prisma by id.
+import DataLoader from 'dataloader';
+import type { Context, RequestState } from '../context.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { col, ident, rowJson, rowsById, totalSql, type Collection, type OrderColumn } from './collection.js';
+import { beyond, decodeCursor, encodeCursor, fingerprintOf, orderSql, type Cursor, type Order } from './keyset.js';
+
+/** What a list hangs off: its account, and the parent row's id (the account's own id for the account's lists). */
+export type Parent = { accountId: string; id: string };
+
+/** A list's parsed arguments, shared by every parent asking for it. */
+export type Plan = {
+  collection: Collection;
+  /** The column pointing at the parent; null when the parent is the account itself. */
+  by: string | null;
+  /** The collection's filter, parsed; null for none. */
+  filter: object | null;
+  order: Order;
+  column: OrderColumn;
+  fingerprint: string;
+  size: number;
+  offset: number;
+  /** Read from the end (`last`): the reversed order, turned around. */
+  backward: boolean;
+  after: Cursor | null;
+  before: Cursor | null;
+  /** Read where REST's lists read (a replica when healthy; docs/scaling.md#read-replicas), else the primary. */
+  replica: boolean;
+  key: string;
+};
+
+type PlanArgs = {
+  filter: object | null;
+  order: Order;
+  size: number;
+  offset?: number;
+  backward?: boolean;
+  /** The cursor arguments as given: [argument name, text]. */
+  after?: [string, string | null | undefined];
+  before?: [string, string | null | undefined];
+  replica?: boolean;
+};
+
+/** The plan of a list; its cursors must be of this list (an account's own list fingerprints the account too). */
+export function planOf(collection: Collection, by: string | null, parent: Parent, a: PlanArgs): Plan {
+  const column = collection.orders[a.order.field]!;
+  const fingerprint = fingerprintOf(collection.name, a.order, a.filter, by === null ? parent.accountId : null);
+  const decode = (arg?: [string, string | null | undefined]) => (arg ? decodeCursor(arg[0], arg[1], { fingerprint, column }) : null);
+  const { filter, order, size, offset = 0, backward = false, replica = false } = a;
+  const [after, before] = [decode(a.after), decode(a.before)];
+  const key = JSON.stringify([collection.name, by, fingerprint, size, offset, backward, after, before, replica]);
+  return { collection, by, filter, order, column, fingerprint, size, offset, backward, after, before, replica, key };
+}
+
+export type Row = { k: string | null; id: string; node: Record<string, unknown> };
+/** A parent's rows in the list's order, whether more follow them, and the total of the filter (0 unless asked for). */
+export type Slice = { rows: Row[]; more: boolean; total: number };
+
+/** The cursor of a row of this list. */
+export const cursorOf = (plan: Plan, row: Row) => encodeCursor(plan.fingerprint, { value: row.k, id: row.id });
+
+/** What the fields of a list asked for: the total, the rows, and the Prisma selection of the nodes. */
+export type Wants = { total: boolean; rows: boolean; nodes: object; nodesKey?: string };
+
+/** The to-one relations `query` includes as a list, or null when it selects anything else. */
+function toOne(query: Record<string, unknown>): string[] | null {
+  const { include, ...other } = query;
+  if (Object.keys(other).length > 0 || (include !== undefined && (typeof include !== 'object' || include === null))) return null;
+  const picked = Object.entries((include ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined && v !== false);
+  return picked.every(([, v]) => v === true) ? picked.map(([name]) => name) : null;
+}
+
+/**
+ * The slices of these parents, one statement (a second reads the rows by id when they are not read
+ * as JSON). Exported for the property test that compares a page with Prisma's own paging.
+ */
+export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly Parent[], wants: Wants): Promise<Slice[]> {
+  const { collection, column, order, backward } = plan;
+  const own = plan.by ? Prisma.sql`t.account_id = p.account_id AND ${col(plan.by)} = p.id` : Prisma.sql`t.account_id = p.account_id`;
+  const where = Prisma.join([own, ...(plan.filter ? collection.filter!.sql(plan.filter) : [])], ' AND ');
+  const ascending = order.direction === 'ASC';
+  const bounds = [
+    ...(plan.after ? [beyond(column, plan.after, ascending ? 'greater' : 'less')] : []),
+    ...(plan.before ? [beyond(column, plan.before, ascending ? 'less' : 'greater')] : []),
+  ];
+  const dir = ascending !== backward ? 'ASC' : 'DESC';
+  const include = toOne(wants.nodes as Record<string, unknown>);
+  const json = include && rowJson(collection, include);
+  // The counters keep an account's own totals, not a parent row's.
+  const total = wants.total ? Prisma.sql`${totalSql(collection, Prisma.sql`p.account_id`, plan.filter, where, plan.by === null)}::int` : Prisma.sql`0`;
+  const v = col(column.column);
+  // The cut selects the table's own columns and nothing computed: an extra column made the scan build
+  // a new tuple for every row an OFFSET skips (page 2,000 took 2.5-3 times as long; BENCHMARKS.md).
+  // One row more than the page tells whether another follows. Each row comes as [key, id, row].
+  const answer = await db.$queryRaw<{ ord: number; total: number; rows: string }[]>`
+    SELECT p.ord, ${total} AS total,
+      (SELECT coalesce(json_agg(json_build_array(x.k, x.id, x.node) ORDER BY x.v ${Prisma.raw(dir)}, x.id ${Prisma.raw(dir)}), '[]')::text FROM (
+        SELECT ${json ? json.object : Prisma.sql`NULL`} AS node, ${v} AS v, ${v}::text AS k, t.id FROM (
+          SELECT * FROM ${ident(collection.table)} t WHERE ${Prisma.join([where, ...bounds], ' AND ')} ORDER BY ${orderSql(column, dir)}
+          LIMIT ${wants.rows ? plan.size + 1 : 0} OFFSET ${plan.offset}
+        ) t ${json ? json.joins : Prisma.empty}
+      ) x) AS rows
+    FROM (VALUES ${Prisma.join(parents.map((p, i) => Prisma.sql`(CAST(${p.accountId} AS uuid), CAST(${p.id} AS uuid), ${i}::int)`))}) AS p(account_id, id, ord)`;
+  const slices: Slice[] = parents.map(() => ({ rows: [], more: false, total: 0 }));
+  for (const { ord, total: n, rows } of answer) {
+    const all = (JSON.parse(rows) as [string | null, string, Record<string, unknown> | null][]).map(([k, id, node]) => ({ k, id, node: node && json ? json.read(node) : node! }));
+    const page = all.slice(0, plan.size);
+    slices[ord] = { rows: backward ? page.reverse() : page, more: all.length > plan.size, total: Number(n) };
+  }
+  if (json || !wants.rows) return slices;
+  const ids = [...new Set(slices.flatMap((s) => s.rows.map((r) => r.id)))];
+  const found = new Map((ids.length ? await rowsById(db, collection, ids, [...new Set(parents.map((p) => p.accountId))], wants.nodes) : []).map((r) => [r.id, r]));
+  // A row deleted between the two statements is left out rather than answered half-loaded.
+  for (const slice of slices) slice.rows = slice.rows.flatMap((r) => (found.has(r.id) ? [{ ...r, node: found.get(r.id) as Record<string, unknown> }] : []));
+  return slices;
+}
+
+type Entry = { wants: Wants; loader: DataLoader<Parent, Slice, string> };
+const perRequest = new WeakMap<RequestState, Map<string, Entry>>();
+
+function entryOf(ctx: Context, plan: Plan, key: string): Entry {
+  let entries = perRequest.get(ctx.state);
+  if (!entries) perRequest.set(ctx.state, (entries = new Map()));
+  let entry = entries.get(key);
+  if (!entry) {
+    const wants: Wants = { total: false, rows: false, nodes: {} };
+    // The batch waits for the end of the pass that resolves the fields, so that it knows all they want.
+    const loader = new DataLoader<Parent, Slice, string>((parents) => readSlices(plan.replica ? ctx.reader.$replica() : ctx.db, plan, parents, wants), {
+      cacheKeyFn: (p) => `${p.accountId}/${p.id}`,
+      batchScheduleFn: (run) => setImmediate(run),
+      maxBatchSize: 1000,
+    });
+    entries.set(key, (entry = { wants, loader }));
+  }
+  return entry;
+}
+
+/** What one field of a list wants: the total, the rows, or the rows with this Prisma selection. */
+export type Want = { total?: boolean; rows?: boolean; nodes?: object };
+
+/** The slice of `parent` in the list `plan`, with what this field wants. */
+export function sliceOf(ctx: Context, plan: Plan, parent: Parent, want: Want): Promise<Slice> {
+  let entry = entryOf(ctx, plan, plan.key);
+  const nodesKey = want.nodes && JSON.stringify(want.nodes);
+  // Another alias of `nodes` with another selection: its own statement (rare, GraphQL only).
+  if (nodesKey && entry.wants.nodesKey !== undefined && entry.wants.nodesKey !== nodesKey) entry = entryOf(ctx, plan, plan.key + nodesKey);
+  if (want.total) entry.wants.total = true;
+  if (want.rows || want.nodes) entry.wants.rows = true;
+  if (want.nodes) Object.assign(entry.wants, { nodes: want.nodes, nodesKey });
+  return entry.loader.load(parent);
+}
