@@ -1,9 +1,10 @@
-// npm run bench:profile -- [--path /api/v1/deals] [--duration 15] [--connections 32] [--top 20]
+// npm run bench:profile -- [--path /api/v1/deals] [--duration 15] [--connections 32] [--top 20] [--checkout ../other]
 // Where the service spends its CPU under load on one request: starts it with `node --cpu-prof` on the
 // bench database (made when missing, as `npm run bench` does), drives the path with autocannon, stops
 // it (the profile is written at exit) and prints self time grouped by where the code lives: a
 // package of node_modules, one of Node's own modules, a file of src/, or V8's own entries (garbage
 // collector, program). The raw .cpuprofile is kept (open it in Chrome DevTools) for the details.
+// `--checkout` profiles another checkout's service (`npm ci` and `npm run generate` in it first), for a before/after.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,7 +24,7 @@ type CpuProfile = { nodes: ProfileNode[]; startTime: number; samples: number[]; 
 const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 /** Where a frame's code lives, coarse enough to add up: `pg`, `node:http`, `src/graphql/page-sql.ts`, `(garbage collector)`. */
-export function placeOf(frame: ProfileNode['callFrame']): string {
+export function placeOf(frame: ProfileNode['callFrame'], root = ROOT): string {
   const { url, functionName } = frame;
   if (!url) return functionName.startsWith('(') ? functionName : `(native) ${functionName || 'anonymous'}`;
   if (url.startsWith('node:')) return url;
@@ -32,12 +33,12 @@ export function placeOf(frame: ProfileNode['callFrame']): string {
     const rest = url.slice(modules + '/node_modules/'.length).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  const inRepo = url.indexOf(`${ROOT}/`);
-  return inRepo >= 0 ? url.slice(inRepo + ROOT.length + 1).replace(/^dist\//, '') : url;
+  const inRepo = url.indexOf(`${root}/`);
+  return inRepo >= 0 ? url.slice(inRepo + root.length + 1).replace(/^dist\//, '') : url;
 }
 
 /** Self time per place within [from, to] (µs), in percent of the time not idle, biggest first. */
-export function summarise(profile: CpuProfile, from = -Infinity, to = Infinity): { place: string; percent: number }[] {
+export function summarise(profile: CpuProfile, from = -Infinity, to = Infinity, root = ROOT): { place: string; percent: number }[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   let busy = 0;
@@ -49,7 +50,7 @@ export function summarise(profile: CpuProfile, from = -Infinity, to = Infinity):
     // Only the load: start-up (module loading, migrations) and shutdown are not the request's cost.
     if (at < from || at > to) return;
     if (!node || node.callFrame.functionName === '(idle)') return;
-    const place = placeOf(node.callFrame);
+    const place = placeOf(node.callFrame, root);
     self.set(place, (self.get(place) ?? 0) + dt);
     busy += dt;
   });
@@ -57,17 +58,18 @@ export function summarise(profile: CpuProfile, from = -Infinity, to = Infinity):
 }
 
 async function main() {
-  const flags = parseFlags(process.argv.slice(2), [...DATA_FLAGS.filter((f) => f !== 'force'), 'path', 'duration', 'connections', 'top', 'method', 'body']);
+  const flags = parseFlags(process.argv.slice(2), [...DATA_FLAGS.filter((f) => f !== 'force'), 'path', 'duration', 'connections', 'top', 'method', 'body', 'checkout']);
   const size = sizeFromFlags(flags);
   const url = benchDatabaseUrl(size.contacts);
   const dataset = await ensureDataset(url, size, { log: (line) => process.stderr.write(`${line}\n`) });
   const token = await mintToken(BENCH_JWT_SECRET, { sub: dataset.ownerId, expiresIn: '2h' });
   const target = (flags.path ?? '/api/v1/deals').replaceAll('{account}', dataset.accountId);
   const pathAndQuery = target.includes('?') || flags.method === 'POST' ? target : `${target}?account_id=${dataset.accountId}`;
+  const checkout = flags.checkout ? path.resolve(flags.checkout) : ROOT;
   const dir = path.join(tmpdir(), `crm-profile-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
   const server = await startServer({
-    name: 'service', cwd: ROOT, logFile: path.join(dir, 'service.log'),
+    name: 'service', cwd: checkout, logFile: path.join(dir, 'service.log'),
     args: ['--cpu-prof', '--cpu-prof-dir', dir, '--import', 'tsx', 'src/main.ts'],
     env: { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, DATABASE_POOL_MAX: '10', NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: 'info' },
   });
@@ -97,7 +99,7 @@ async function main() {
   const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
   const top = intFlag(flags, 'top', 20, 1, 200);
   process.stdout.write(`\n${requests} requests; self time by place (% of busy time), profile ${path.join(dir, file)}\n\n| place | % |\n|---|---:|\n`);
-  for (const { place, percent } of summarise(profile, ...window).slice(0, top)) process.stdout.write(`| ${place} | ${percent.toFixed(1)} |\n`);
+  for (const { place, percent } of summarise(profile, ...window, checkout).slice(0, top)) process.stdout.write(`| ${place} | ${percent.toFixed(1)} |\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
