@@ -37,7 +37,7 @@ export const COLLECTIONS: readonly Collection[] = [
   // GDPR erasures: the contact id and counts only (docs/decisions.md §12).
   { key: 'erasures', table: 'erasure_logs', orderBy: ['created_at', 'id'] },
   // docs/events.md: the account's events, its webhook endpoints (never their secrets) and their deliveries.
-  { key: 'events', table: 'events', orderBy: ['occurred_at', 'id'], omit: ['published_at'] },
+  { key: 'events', table: 'events', orderBy: ['occurred_at', 'id'] },
   { key: 'webhook_endpoints', table: 'webhook_endpoints', orderBy: ['created_at', 'id'], omit: ['secret_ciphertext'] },
   { key: 'webhook_messages', table: 'webhook_messages', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
   { key: 'webhook_deliveries', table: 'webhook_deliveries', orderBy: ['attempted_at', 'id'] },
@@ -52,6 +52,7 @@ export const COLLECTIONS: readonly Collection[] = [
 export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   record_counts: 'derived: how many contacts, deals and invoices of each type or status the export holds (docs/scaling.md#exact-totals)',
   report_sums: 'derived: the sums the dashboard reports read (docs/decisions.md#reports), recomputable from the exported records',
+  event_queue: 'transient: which events the relay has yet to hand to live subscribers (docs/events.md)',
   import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",
 };
 

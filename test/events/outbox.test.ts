@@ -150,6 +150,28 @@ describe('retention', () => {
   });
 });
 
+describe('the relay', () => {
+  it('hands each committed event to live subscribers once, however many instances relay at once, and never rewrites the event', async () => {
+    const { relay } = await import('../../src/events/worker.js');
+    const { emitMany } = await import('../../src/events/emit.js');
+    const account = await createAccount(t);
+    const actor = userActor(account.owner);
+    const inputs = Array.from({ length: 120 }, (_, i) => ({ type: 'workflow.created' as const, accountId: account.id, actor, object: { id: crypto.randomUUID(), name: `W${i}` } }));
+    const ids = await t.db.$transaction((tx) => emitMany(tx, inputs));
+    const versions = () => t.db.$queryRaw<{ id: string; version: string }[]>`SELECT id::text, xmin::text AS version FROM events WHERE account_id = ${account.id}::uuid ORDER BY id`;
+    const written = await versions();
+    const published: string[] = [];
+    const bus = { publish: (_topic: string, accountId: string, event: { id: string }) => accountId === account.id && published.push(event.id) };
+    // Four instances, small batches so that their claims interleave, each until it finds nothing.
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while ((await relay(t.db, bus as never, 7)) > 0);
+    }));
+    expect(published.toSorted()).toEqual(ids.toSorted());
+    expect(await t.db.eventQueue.count({ where: { accountId: account.id } })).toBe(0);
+    expect(await versions(), 'each event row is the version its write committed').toEqual(written);
+  });
+});
+
 describe('erasure', () => {
   it("scrubContactFromEvents leaves the person's earlier events with ids only", async () => {
     const { scrubContactFromEvents } = await import('../../src/events/erase.js');
