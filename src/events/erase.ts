@@ -9,19 +9,20 @@ const IDS_ONLY = Prisma.sql`jsonb_build_object('object', jsonb_strip_nulls(jsonb
  * the person keep ids only. Those are the events of the contact itself and of records linked to it,
  * and every `form.submitted` of a submission that carried the person's e-mail, whoever sent it:
  * `submissionIds` (those the erasure emptied) and any whose values still hold the address.
- * Deliveries store no payloads (a webhook is built from its event when sent), so nothing else
- * holds a copy. Returns how many events were scrubbed.
+ * Deliveries store no payloads (a webhook is built from its event when sent); an event not yet
+ * relayed has its copy in the relay's queue (docs/events.md), scrubbed alike. Returns how many
+ * events were scrubbed.
  */
-export function scrubContactFromEvents(
+export async function scrubContactFromEvents(
   tx: Prisma.TransactionClient,
   accountId: string,
   contact: { id: string; email: string | null },
   submissionIds: string[],
 ): Promise<number> {
-  return tx.$executeRaw`
-    UPDATE events SET data = ${IDS_ONLY}
-     WHERE account_id = ${accountId}::uuid
+  const about = Prisma.sql`account_id = ${accountId}::uuid
        AND (contact_id = ${contact.id}::uuid OR subject_id = ${contact.id}::uuid OR subject_id = ANY(${submissionIds}::uuid[])
             OR (${contact.email}::text IS NOT NULL AND type = 'form.submitted'
                 AND EXISTS (SELECT 1 FROM jsonb_each_text(data->'object'->'data') v WHERE lower(btrim(v.value)) = lower(${contact.email}::text))))`;
+  await tx.$executeRaw`UPDATE event_queue SET data = ${IDS_ONLY} WHERE ${about}`;
+  return tx.$executeRaw`UPDATE events SET data = ${IDS_ONLY} WHERE ${about}`;
 }

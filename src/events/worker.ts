@@ -78,25 +78,18 @@ export function startWorker(db: PrismaClient, options: WorkerOptions) {
 export type Worker = ReturnType<typeof startWorker>;
 
 // The steps below find the rows they claimed again by `ctid`, the locked row's own address (a TID
-// scan), not by their key: with statistics taken while the table was small (a burst after a quiet
-// time, an import's first minutes) the planner joined back through the wrong index, reading every
-// one of the account's events for each row (0.4-1.7 s per 500 events during a 300,000-row import;
-// BENCHMARKS.md). A claimed row is locked, so its address holds until the statement ends.
+// scan), not by their key: with statistics taken while a table was small (a burst after a quiet
+// time, an import's first minutes) the planner joined back through the wrong index of `events`,
+// reading every one of the account's events for each row (0.4-1.7 s per 500 events during a
+// 300,000-row import; BENCHMARKS.md). A claimed row is locked, so its address holds until the statement ends.
 
-/**
- * Committed events to the bus, oldest first: each is taken off the queue (event_queue, filled by a
- * trigger on `events`) by one instance only. Each event is then read by its primary key, a lookup
- * per row whatever the statistics say.
- */
+/** Committed events to the bus, oldest first: each is taken off the queue (event_queue) by one instance only. */
 export async function relay(db: PrismaClient, bus: EventBus, batch = RELAY_BATCH): Promise<number> {
   const rows = await db.$queryRaw<EventRow[]>`
-    WITH claimed AS (
-      DELETE FROM event_queue
-      WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_queue ORDER BY occurred_at LIMIT ${batch} FOR UPDATE SKIP LOCKED))
-      RETURNING account_id, event_id)
-    SELECT e.id, e.account_id AS "accountId", e.type, e.occurred_at AS "occurredAt", e.actor_type AS "actorType",
-           e.actor_id AS "actorId", e.subject_id AS "subjectId", e.contact_id AS "contactId", e.data
-    FROM claimed c CROSS JOIN LATERAL (SELECT * FROM events WHERE account_id = c.account_id AND id = c.event_id) e`;
+    DELETE FROM event_queue
+    WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_queue ORDER BY occurred_at LIMIT ${batch} FOR UPDATE SKIP LOCKED))
+    RETURNING event_id AS id, account_id AS "accountId", type, occurred_at AS "occurredAt", actor_type AS "actorType",
+              actor_id AS "actorId", subject_id AS "subjectId", contact_id AS "contactId", data`;
   rows.sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || (a.id < b.id ? -1 : 1));
   for (const row of rows) bus.publish('accountEvents', row.accountId, envelope(row));
   return rows.length;

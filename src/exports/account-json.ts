@@ -52,7 +52,7 @@ export const COLLECTIONS: readonly Collection[] = [
 export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   record_counts: 'derived: how many contacts, deals and invoices of each type or status the export holds (docs/scaling.md#exact-totals)',
   report_sums: 'derived: the sums the dashboard reports read (docs/decisions.md#reports), recomputable from the exported records',
-  event_queue: 'transient: which events the relay has yet to hand to live subscribers (docs/events.md)',
+  event_queue: 'transient: copies of the events the relay has yet to hand to live subscribers (docs/events.md), exported under events',
   import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",
 };
 

@@ -183,5 +183,9 @@ describe('erasure', () => {
     const events = await eventsOf(account.id);
     expect(JSON.stringify(events.map((e) => e.data))).not.toMatch(/Erin|erin@example/);
     expect(events.map((e) => (e.data as any).object.id)).toContain(contact.id);
+    // No relay runs here: the copies wait in the relay's queue, and are scrubbed alike.
+    const queued = await t.db.eventQueue.findMany({ where: { accountId: account.id } });
+    expect(queued.map((e) => e.eventId).toSorted()).toEqual(events.map((e) => e.id).toSorted());
+    expect(JSON.stringify(queued.map((e) => e.data))).not.toMatch(/Erin|erin@example/);
   });
 });
