@@ -65,8 +65,8 @@ export type Slice = { rows: Row[]; more: boolean; total: number };
 /** The cursor of a row of this list. */
 export const cursorOf = (plan: Plan, row: Row) => encodeCursor(plan.fingerprint, { value: row.k, id: row.id });
 
-/** What the fields of a list asked for: the total, the rows, and the Prisma selection of the nodes. */
-export type Wants = { total: boolean; rows: boolean; nodes: object; nodesKey?: string };
+/** What the fields of a list asked for: the total, the rows, and the Prisma selection of the nodes; `sent` once read. */
+export type Wants = { total: boolean; rows: boolean; nodes: object; nodesKey?: string; sent?: boolean };
 
 /** The to-one relations `query` includes as a list, or null when it selects anything else. */
 function toOne(query: Record<string, unknown>): string[] | null {
@@ -131,7 +131,11 @@ function entryOf(ctx: Context, plan: Plan, key: string): Entry {
   if (!entry) {
     const wants: Wants = { total: false, rows: false, nodes: {} };
     // The batch waits for the end of the pass that resolves the fields, so that it knows all they want.
-    const loader = new DataLoader<Parent, Slice, string>((parents) => readSlices(plan.replica ? ctx.reader.$replica() : ctx.db, plan, parents, wants), {
+    const read = (parents: readonly Parent[]) => {
+      wants.sent = true;
+      return readSlices(plan.replica ? ctx.reader.$replica() : ctx.db, plan, parents, wants);
+    };
+    const loader = new DataLoader<Parent, Slice, string>(read, {
       cacheKeyFn: (p) => `${p.accountId}/${p.id}`,
       batchScheduleFn: (run) => setImmediate(run),
       maxBatchSize: 1000,
@@ -146,10 +150,15 @@ export type Want = { total?: boolean; rows?: boolean; nodes?: object };
 
 /** The slice of `parent` in the list `plan`, with what this field wants. */
 export function sliceOf(ctx: Context, plan: Plan, parent: Parent, want: Want): Promise<Slice> {
-  let entry = entryOf(ctx, plan, plan.key);
   const nodesKey = want.nodes && JSON.stringify(want.nodes);
-  // Another alias of `nodes` with another selection: its own statement (rare, GraphQL only).
-  if (nodesKey && entry.wants.nodesKey !== undefined && entry.wants.nodesKey !== nodesKey) entry = entryOf(ctx, plan, plan.key + nodesKey);
+  const answers = (w: Wants) =>
+    (nodesKey === undefined || w.nodesKey === nodesKey || (w.nodesKey === undefined && !w.sent)) &&
+    (!w.sent || ((!want.total || w.total) && (!want.rows || w.rows)));
+  // Another alias of `nodes` with another selection, or a field resolved after its list was read (a
+  // deferred fragment): a statement of its own (rare, GraphQL only).
+  let key = plan.key;
+  let entry = entryOf(ctx, plan, key);
+  while (!answers(entry.wants)) entry = entryOf(ctx, plan, (key += '+'));
   if (want.total) entry.wants.total = true;
   if (want.rows || want.nodes) entry.wants.rows = true;
   if (want.nodes) Object.assign(entry.wants, { nodes: want.nodes, nodesKey });

@@ -74,6 +74,17 @@ describe('no N+1: a page of contacts with their deals and the deals\' stages', (
     }
   };
 
+  test('a field that asks for its list after the list was read (a deferred fragment) gets a statement of its own: never a total of 0', async () => {
+    const { contacts } = await import('../../src/contacts/contact-reads.schema.js');
+    const { planOf, sliceOf } = await import('../../src/graphql/list.js');
+    const ctx = { state: {}, db: t.db, reader: { $replica: () => t.db } } as never;
+    const account = { accountId: acc.id, id: acc.id };
+    const plan = planOf(contacts, null, account, { filter: null, order: { field: 'CREATED_AT', direction: 'DESC' }, size: 5 });
+    const first = await sliceOf(ctx, plan, account, { nodes: {} });
+    expect(first.rows).toHaveLength(5);
+    expect((await sliceOf(ctx, plan, account, { total: true })).total).toBe(100);
+  });
+
   test('100 contacts with their first 10 deals and stages cost the same statements as 10 contacts', async () => {
     await run(5); // warm-up: the caller's first sighting and the catalogue lookups are one-off
     const ten = await statements(() => run(10));
