@@ -14,7 +14,7 @@ CREATE TABLE "event_queue" (
     "contact_id" UUID,
     "data" JSONB NOT NULL,
 
-    CONSTRAINT "event_queue_pkey" PRIMARY KEY ("occurred_at","event_id")
+    CONSTRAINT "event_queue_pkey" PRIMARY KEY ("occurred_at","event_id","account_id")
 );
 
 ALTER TABLE "event_queue" ADD CONSTRAINT "event_queue_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "accounts"("id") ON DELETE CASCADE ON UPDATE CASCADE;
