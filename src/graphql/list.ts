@@ -97,7 +97,8 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   const v = col(column.column);
   // The cut selects the table's own columns and nothing computed: an extra column made the scan build
   // a new tuple for every row an OFFSET skips (page 2,000 took 2.5-3 times as long; BENCHMARKS.md).
-  // One row more than the page tells whether another follows. Each row comes as [key, id, row].
+  // One row more than the page tells whether another follows. Each row comes as [key, id, row]. The
+  // parents are a VALUES list: portable to PGlite, unlike array parameters through every adapter.
   const answer = await db.$queryRaw<{ ord: number; total: number; rows: string }[]>`
     SELECT p.ord, ${total} AS total,
       (SELECT coalesce(json_agg(json_build_array(x.k, x.id, x.node) ORDER BY x.v ${Prisma.raw(dir)}, x.id ${Prisma.raw(dir)}), '[]')::text FROM (
