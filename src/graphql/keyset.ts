@@ -81,7 +81,6 @@ export function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' |
   return column.nullable ? Prisma.sql`((${c}, t.id) > (${value}, ${id}) OR ${c} IS NULL)` : Prisma.sql`((${c}, t.id) > (${value}, ${id}))`;
 }
 
-
 export const orderSql = (column: OrderColumn, direction: Direction) => {
   const dir = Prisma.raw(direction);
   return Prisma.sql`${col(column.column)} ${dir}, t.id ${dir}`;
