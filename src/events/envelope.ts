@@ -1,4 +1,4 @@
-import type { Event } from '../generated/prisma/client.js';
+import { Prisma, type Event } from '../generated/prisma/client.js';
 
 export type EventRow = Pick<Event, 'id' | 'accountId' | 'type' | 'occurredAt' | 'actorType' | 'actorId' | 'subjectId' | 'contactId' | 'data'>;
 
@@ -15,6 +15,18 @@ export function envelope(event: EventRow) {
 }
 
 export type Envelope = ReturnType<typeof envelope>;
+
+/**
+ * `envelope()` as PostgreSQL writes it, as JSON text, from a row of event_queue (alias `q`): the
+ * relay hands it on unread, building no objects for the service to collect (reading the events
+ * through Prisma grew the main thread's heap ~4 MB/s during an import; BENCHMARKS.md). The same
+ * JSON as `envelope()`: test/events/outbox.test.ts compares them. Times are stored to the
+ * millisecond, as toISOString writes them.
+ */
+export const ENVELOPE_TEXT = Prisma.sql`json_build_object(
+  'id', q.event_id, 'type', q.type, 'account_id', q.account_id,
+  'occurred_at', to_char(q.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'actor', json_build_object('type', q.actor_type, 'id', q.actor_id), 'data', q.data)::text`;
 
 /** Back from JSON (the pub/sub channel): the row shape the GraphQL `Event` type reads. */
 export const fromEnvelope = (e: Envelope): EventRow => ({

@@ -112,7 +112,8 @@ builder.subscriptionField('accountEvents', (t) =>
       return (async function* () {
         let checkedAt = Date.now();
         try {
-          for await (const event of source) {
+          for await (const text of source) {
+            const event = JSON.parse(text) as Envelope;
             if (ACCESS_CHANGES.has(event.type) || Date.now() - checkedAt > RECHECK_MS) {
               if (!(await stillAllowed(ctx, viewer!, input.accountId))) return; // the stream completes
               checkedAt = Date.now();

@@ -28,14 +28,14 @@ export async function openEvents(
   log: Logger,
   opts: { worker?: boolean; listen?: Listen } = {},
 ): Promise<Events> {
-  const { bus, close: closeBus } = createEventBus(config.redisUrl);
+  const { bus, listened, close: closeBus } = createEventBus(config.redisUrl);
   const box = await loadSecretBox(config);
   if (!box) log.error('WEBHOOK_SECRET_KEY is not set: webhook endpoints are refused and nothing is delivered');
   const policy: TargetPolicy = { production: config.production, allowPrivate: config.events.allowPrivateTargets };
   if (policy.allowPrivate && config.production) log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may reach private addresses');
   const worker = (opts.worker ?? config.events.worker)
     ? startWorker(db, {
-        bus,
+        live: { bus, listened },
         deliver: box ? (signal) => deliverDue(db, { box, policy, retryBaseMs: config.events.retryBaseMs, leaseMs: config.events.leaseMs, log }, signal) : null,
         pollMs: config.events.pollMs,
         retentionDays: config.events.retentionDays,

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
-import type { EventBus } from './bus.js';
-import { envelope, type EventRow } from './envelope.js';
+import type { LiveBus } from './bus.js';
+import { ENVELOPE_TEXT } from './envelope.js';
 
 export const RELAY_BATCH = 500;
 export const PURGE_BATCH = 1000;
@@ -10,7 +10,7 @@ const PURGE_EVERY_MS = 60_000;
 const MIN_STEP_GAP_MS = 10;
 
 export type WorkerOptions = {
-  bus: EventBus;
+  live: LiveBus;
   /** Webhook delivery's step (handed in by events/runtime.ts, which wires webhooks); null = none. */
   deliver: ((signal: AbortSignal) => Promise<void>) | null;
   pollMs: number;
@@ -31,29 +31,34 @@ export function startWorker(db: PrismaClient, options: WorkerOptions) {
   let lastPurge = 0;
   const stop = new AbortController();
 
+  /** One pass; true when the relay took a whole batch, so that more may be waiting. */
   const step = async () => {
-    await relay(db, options.bus);
+    const relayed = await relay(db, options.live);
     if (options.deliver) await options.deliver(stop.signal);
     if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
       lastPurge = Date.now();
       await purge(db, options.retentionDays);
     }
+    return relayed === RELAY_BATCH;
   };
 
   const loop = (async () => {
     while (running) {
       nudged = false;
       const started = Date.now();
+      let more = false;
       try {
-        await step();
+        more = await step();
       } catch (err) {
         if (running) options.log.warn({ err }, 'event worker: step failed; retrying');
       }
       if (!running) break;
-      // Under a stream of commits, one step per MIN_STEP_GAP_MS at most: each relays a whole batch.
-      const wait = nudged ? Math.max(0, MIN_STEP_GAP_MS - (Date.now() - started)) : options.pollMs;
+      // Under a stream of commits, or a backlog (a commit of more events than a batch: an import's
+      // chunk), one step per MIN_STEP_GAP_MS at most, each a whole batch; the poll only when idle.
+      const soon = nudged || more;
+      const wait = soon ? Math.max(0, MIN_STEP_GAP_MS - (Date.now() - started)) : options.pollMs;
       await new Promise<void>((resolve) => {
-        wake = nudged ? null : resolve;
+        wake = soon ? null : resolve;
         sleep(wait, undefined, { ref: false }).then(resolve);
       });
       wake = null;
@@ -83,15 +88,24 @@ export type Worker = ReturnType<typeof startWorker>;
 // reading every one of the account's events for each row (0.4-1.7 s per 500 events during a
 // 300,000-row import; BENCHMARKS.md). A claimed row is locked, so its address holds until the statement ends.
 
-/** Committed events to the bus, oldest first: each is taken off the queue (event_queue) by one instance only. */
-export async function relay(db: PrismaClient, bus: EventBus, batch = RELAY_BATCH): Promise<number> {
-  const rows = await db.$queryRaw<EventRow[]>`
-    DELETE FROM event_queue
-    WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_queue ORDER BY occurred_at LIMIT ${batch} FOR UPDATE SKIP LOCKED))
-    RETURNING event_id AS id, account_id AS "accountId", type, occurred_at AS "occurredAt", actor_type AS "actorType",
-              actor_id AS "actorId", subject_id AS "subjectId", contact_id AS "contactId", data`;
-  rows.sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime() || (a.id < b.id ? -1 : 1));
-  for (const row of rows) bus.publish('accountEvents', row.accountId, envelope(row));
+/**
+ * Committed events to the bus, oldest first: each is taken off the queue (event_queue) by one
+ * instance only. Only the events of accounts someone listens to are read: an import's million
+ * events to nobody cost a delete, not a million envelopes through the service and Redis. Who
+ * listens is asked before the claim, so a subscription that starts meanwhile may miss events
+ * committed up to then, as live events always could (docs/events.md#live-subscriptions).
+ */
+export async function relay(db: PrismaClient, live: LiveBus, batch = RELAY_BATCH): Promise<number> {
+  const listened = (await live.listened()).join(',');
+  const rows = await db.$queryRaw<{ accountId: string; envelope: string | null }[]>`
+    WITH taken AS (
+      DELETE FROM event_queue
+      WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_queue ORDER BY occurred_at LIMIT ${batch} FOR UPDATE SKIP LOCKED))
+      RETURNING *)
+    SELECT q.account_id::text AS "accountId",
+           CASE WHEN q.account_id::text = ANY(string_to_array(${listened}, ',')) THEN ${ENVELOPE_TEXT} END AS envelope
+    FROM taken q ORDER BY q.occurred_at, q.event_id`;
+  for (const row of rows) if (row.envelope !== null) live.bus.publish('accountEvents', row.accountId, row.envelope);
   return rows.length;
 }
 

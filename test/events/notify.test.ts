@@ -1,12 +1,14 @@
 // docs/events.md "Live events": committed events wake the worker through LISTEN/NOTIFY; the poll is the fallback.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emit } from '../../src/events/emit.js';
+import { emit, emitMany } from '../../src/events/emit.js';
 import { EVENTS_CHANNEL } from '../../src/events/runtime.js';
+import { RELAY_BATCH } from '../../src/events/worker.js';
 import { SYSTEM } from '../../src/events/types.js';
 import type { Envelope } from '../../src/events/envelope.js';
 import { createAccount, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { WAIT } from '../helpers/live.js';
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 
 // The worker polls once a minute here: only a notification can bring an event in time for these tests.
@@ -28,7 +30,8 @@ async function emitAndReceive(accountId: string): Promise<Envelope> {
   const live = app.deps.events.bus.subscribe('accountEvents', accountId)[Symbol.asyncIterator]();
   const arrived = (async () => {
     for (let next = await live.next(); !next.done; next = await live.next()) {
-      if ((next.value.data as { object?: { id?: string } } | null)?.object?.id === id) return next.value;
+      const event = JSON.parse(next.value) as Envelope;
+      if ((event.data as { object?: { id?: string } } | null)?.object?.id === id) return event;
     }
     throw new Error('the bus ended');
   })();
@@ -57,6 +60,26 @@ describe('events reach subscribers by notification', () => {
     // Each round starts after the previous event was relayed: the worker is asleep on its poll.
     for (let round = 0; round < 3; round++) {
       await expect(emitAndReceive(acc.id)).resolves.toMatchObject({ type: 'contact.created', account_id: acc.id });
+    }
+  });
+});
+
+describe('a backlog', () => {
+  it('a commit of more events than a relay batch reaches the bus whole, without waiting for the one-minute poll', async () => {
+    const account = await createAccount(app);
+    const n = RELAY_BATCH * 2 + 50; // one notification, three batches
+    const live = app.deps.events.bus.subscribe('accountEvents', account.id)[Symbol.asyncIterator]();
+    let received = 0;
+    const counting = (async () => {
+      for (let next = await live.next(); !next.done; next = await live.next()) received++;
+    })();
+    try {
+      const inputs = Array.from({ length: n }, (_, i) => ({ type: 'workflow.created' as const, accountId: account.id, actor: SYSTEM, object: { id: crypto.randomUUID(), name: `W${i}` } }));
+      await app.db.$transaction((tx) => emitMany(tx, inputs));
+      await expect.poll(() => received, WAIT).toBe(n);
+    } finally {
+      await live.return?.();
+      await counting;
     }
   });
 });

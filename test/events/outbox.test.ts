@@ -1,7 +1,8 @@
 // docs/events.md "The outbox" and docs/decisions.md §13: every change writes its event in its own transaction.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContact as createContactRow } from '../../src/contacts/contact.service.js';
-import { userActor } from '../../src/events/types.js';
+import { envelope, type Envelope } from '../../src/events/envelope.js';
+import { SYSTEM, userActor } from '../../src/events/types.js';
 import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
@@ -161,14 +162,44 @@ describe('the relay', () => {
     const versions = () => t.db.$queryRaw<{ id: string; version: string }[]>`SELECT id::text, xmin::text AS version FROM events WHERE account_id = ${account.id}::uuid ORDER BY id`;
     const written = await versions();
     const published: string[] = [];
-    const bus = { publish: (_topic: string, accountId: string, event: { id: string }) => accountId === account.id && published.push(event.id) };
+    const bus = { publish: (_topic: string, accountId: string, text: string) => accountId === account.id && published.push((JSON.parse(text) as Envelope).id) };
+    const live = { bus: bus as never, listened: async () => [account.id] };
     // Four instances, small batches so that their claims interleave, each until it finds nothing.
     await Promise.all(Array.from({ length: 4 }, async () => {
-      while ((await relay(t.db, bus as never, 7)) > 0);
+      while ((await relay(t.db, live, 7)) > 0);
     }));
     expect(published.toSorted()).toEqual(ids.toSorted());
     expect(await t.db.eventQueue.count({ where: { accountId: account.id } })).toBe(0);
     expect(await versions(), 'each event row is the version its write committed').toEqual(written);
+  });
+
+  it('hands on, oldest first, the same envelope webhooks send, as PostgreSQL writes it', async () => {
+    const { relay } = await import('../../src/events/worker.js');
+    const { emitMany } = await import('../../src/events/emit.js');
+    const account = await createAccount(t);
+    // A system actor (id null), a user, quotes and non-ASCII text, nested data.
+    const inputs = [SYSTEM, userActor(account.owner)].map((actor, i) => ({
+      type: 'workflow.created' as const, accountId: account.id, actor, object: { id: crypto.randomUUID(), name: `"Zoë" ${i}`, steps: [{ at: 1.5 }] },
+    }));
+    await t.db.$transaction((tx) => emitMany(tx, inputs));
+    const published: Envelope[] = [];
+    const bus = { publish: (_topic: string, accountId: string, text: string) => accountId === account.id && published.push(JSON.parse(text)) };
+    while ((await relay(t.db, { bus: bus as never, listened: async () => [account.id] })) > 0);
+    const stored = await t.db.event.findMany({ where: { accountId: account.id }, orderBy: [{ occurredAt: 'asc' }, { id: 'asc' }] });
+    expect(published).toEqual(stored.map((e) => JSON.parse(JSON.stringify(envelope(e)))));
+  });
+
+  it('takes the events of accounts nobody listens to off the queue without publishing them', async () => {
+    const { relay } = await import('../../src/events/worker.js');
+    const { emitMany } = await import('../../src/events/emit.js');
+    const [heard, unheard] = [await createAccount(t), await createAccount(t)];
+    const inputs = [heard, unheard, heard].map((a, i) => ({ type: 'workflow.created' as const, accountId: a.id, actor: SYSTEM, object: { id: crypto.randomUUID(), name: `W${i}` } }));
+    await t.db.$transaction((tx) => emitMany(tx, inputs));
+    const published: string[] = [];
+    const bus = { publish: (_topic: string, accountId: string) => [heard.id, unheard.id].includes(accountId) && published.push(accountId) };
+    while ((await relay(t.db, { bus: bus as never, listened: async () => [heard.id, crypto.randomUUID()] })) > 0);
+    expect(published).toEqual([heard.id, heard.id]);
+    expect(await t.db.eventQueue.count({ where: { accountId: { in: [heard.id, unheard.id] } } })).toBe(0);
   });
 });
 
