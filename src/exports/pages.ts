@@ -1,6 +1,7 @@
 // What both exports (the contacts CSV and the account document) stand on: records read a keyset page
 // at a time, each page one JSON text that PostgreSQL builds, and the web stream that hands their
 // text to the client only as fast as it reads.
+import { ReadableStream } from 'node:stream/web';
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { ident } from '../graphql/collection.js';
@@ -60,30 +61,24 @@ export async function* keysetPages(source: ExportSource, pages: Pages): AsyncGen
 }
 
 /**
- * `parts` as a web stream of UTF-8 bytes, for `new Response(...)`. A part is asked for only when the
- * client asks for bytes (highWaterMark 0: nothing is read ahead of the socket) and turned into bytes
- * at once, so memory holds about one page whatever the size; parts go out in chunks of about
- * `chunkChars` (not a write each); cancelling returns `parts`, which stops its queries.
+ * `parts` as a web stream of UTF-8 bytes, for `new Response(...)`, in chunks of about `chunkChars`
+ * (not a write each). `ReadableStream.from` asks for a chunk only when the client asks for bytes
+ * (its highWaterMark is 0: nothing is read ahead of the socket), so memory holds about one page
+ * whatever the size; cancelling returns the generators, which stops `parts`' queries.
  */
-export function textStream(parts: AsyncGenerator<string>, chunkChars: number): ReadableStream<Uint8Array> {
+export function textStream(parts: AsyncIterable<string>, chunkChars: number): globalThis.ReadableStream<Uint8Array> {
+  // node:stream/web's type declares `from`; the stream is the global one `Response` takes.
+  return ReadableStream.from(chunksOf(parts, chunkChars)) as globalThis.ReadableStream<Uint8Array>;
+}
+
+async function* chunksOf(parts: AsyncIterable<string>, chunkChars: number): AsyncGenerator<Uint8Array> {
   const encoder = new TextEncoder();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let text = '';
-        let finished = false;
-        while (text.length < chunkChars) {
-          const next = await parts.next();
-          if ((finished = Boolean(next.done))) break;
-          text += next.value;
-        }
-        if (text) controller.enqueue(encoder.encode(text));
-        if (finished) controller.close();
-      },
-      async cancel() {
-        await parts.return(undefined);
-      },
-    },
-    { highWaterMark: 0 },
-  );
+  let text = '';
+  for await (const part of parts) {
+    text += part;
+    if (text.length < chunkChars) continue;
+    yield encoder.encode(text);
+    text = '';
+  }
+  if (text) yield encoder.encode(text);
 }
