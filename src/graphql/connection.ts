@@ -80,7 +80,7 @@ export function defineCollection<Node extends { id: string }, Filter>(spec: Coll
       pageInfo: t.field({
         type: PageInfo,
         resolve: async ({ plan, parent }, _args, ctx) => {
-          const slice = await rows({ plan, parent }, ctx);
+          const slice = await sliceOf(ctx, plan, parent, { rows: true });
           const [first, last] = [slice.rows[0], slice.rows.at(-1)];
           return {
             hasNextPage: plan.backward ? plan.before !== null : slice.more,

@@ -65,8 +65,11 @@ export type Slice = { rows: Row[]; more: boolean; total: number };
 /** The cursor of a row of this list. */
 export const cursorOf = (plan: Plan, row: Row) => encodeCursor(plan.fingerprint, { value: row.k, id: row.id });
 
-/** What the fields of a list asked for: the total, the rows, and the Prisma selection of the nodes; `sent` once read. */
-export type Wants = { total: boolean; rows: boolean; nodes: object; nodesKey?: string; sent?: boolean };
+/**
+ * What the fields of a list asked for: the total, the rows, and the Prisma selection of the nodes
+ * (none: the rows are asked for their cursors only); `sent` once read.
+ */
+export type Wants = { total: boolean; rows: boolean; nodes?: object; nodesKey?: string; sent?: boolean };
 
 /** The to-one relations `query` includes as a list, or null when it selects anything else. */
 function toOne(query: Record<string, unknown>): string[] | null {
@@ -90,7 +93,7 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
     ...(plan.before ? [beyond(column, plan.before, ascending ? 'less' : 'greater')] : []),
   ];
   const dir = ascending !== backward ? 'ASC' : 'DESC';
-  const include = toOne(wants.nodes as Record<string, unknown>);
+  const include = toOne((wants.nodes ?? {}) as Record<string, unknown>);
   const json = include && rowJson(collection, include);
   // The counters keep an account's own totals, not a parent row's.
   const total = wants.total ? Prisma.sql`${totalSql(collection, Prisma.sql`p.account_id`, plan.filter, where, plan.by === null)}::int` : Prisma.sql`0`;
@@ -114,7 +117,7 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
     const page = all.slice(0, plan.size);
     slices[ord] = { rows: backward ? page.reverse() : page, more: all.length > plan.size, total: Number(n) };
   }
-  if (json || !wants.rows) return slices;
+  if (json || !wants.rows || !wants.nodes) return slices;
   const ids = [...new Set(slices.flatMap((s) => s.rows.map((r) => r.id)))];
   const found = new Map((ids.length ? await rowsById(db, collection, ids, [...new Set(parents.map((p) => p.accountId))], wants.nodes) : []).map((r) => [r.id, r]));
   // A row deleted between the two statements is left out rather than answered half-loaded.
@@ -130,7 +133,7 @@ function entryOf(ctx: Context, plan: Plan, key: string): Entry {
   if (!entries) perRequest.set(ctx.state, (entries = new Map()));
   let entry = entries.get(key);
   if (!entry) {
-    const wants: Wants = { total: false, rows: false, nodes: {} };
+    const wants: Wants = { total: false, rows: false };
     // The batch waits for the end of the pass that resolves the fields, so that it knows all they want.
     const read = (parents: readonly Parent[]) => {
       wants.sent = true;

@@ -96,6 +96,28 @@ describe('no N+1: a page of contacts with their deals and the deals\' stages', (
   });
 });
 
+describe('rows asked for their cursors only', () => {
+  test("a connection read by id answers pageInfo (endCursor) in its one list statement, reading no node", async () => {
+    const acc = await createAccount(t);
+    const contact = await createContact(t, acc);
+    await t.db.proposal.createMany({ data: Array.from({ length: 3 }, (_, i) => ({ accountId: acc.id, contactId: contact.id, title: `P${i}` })) });
+    await settle();
+    const ask = async (fields: string) => {
+      const r = await t.gql(`query ($id: ID!) { contact(id: $id) { proposals(first: 2) { ${fields} } } }`, { id: contact.id }, { as: acc.member });
+      expect(r.errors).toBeUndefined();
+      return r.data.contact.proposals;
+    };
+    await ask('totalCount'); // warm-up: the caller's first sighting is one-off
+    const total = await statements(() => ask('totalCount'));
+    let cursor: unknown;
+    const pageInfo = await statements(async () => void (cursor = (await ask('pageInfo { endCursor hasNextPage }')).pageInfo));
+    const nodes = await statements(() => ask('nodes { id } pageInfo { endCursor }'));
+    expect(cursor).toMatchObject({ hasNextPage: true, endCursor: expect.any(String) });
+    expect(pageInfo, 'as many statements as the total alone').toBe(total);
+    expect(nodes, 'its nodes are read by id: one statement more').toBe(total + 1);
+  });
+});
+
 describe('relations both ways', () => {
   let acc: TestAccount;
   let ids: Record<string, string>;
