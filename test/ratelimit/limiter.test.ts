@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRateLimiter, type LimitRule, type RateLimiter } from '../../src/ratelimit/limiter.js';
+import { MemoryStore } from '../../src/ratelimit/memory-store.js';
+import { RedisStore } from '../../src/ratelimit/redis-store.js';
 import { requireRedis, skipIfMissing, TEST_REDIS_URL, unsetVariables } from '../helpers/prerequisites.js';
 
 const REDIS_URL = TEST_REDIS_URL;
@@ -15,11 +16,19 @@ const stores = {
     return createRateLimiter({ redisUrl: REDIS_URL, keyPrefix: `rl:test:${randomUUID()}:`, log: failOnLog });
   },
 };
+/** The same stores on a clock the test moves (no wall time, so a busy machine cannot move it). */
+const onClock: Record<keyof typeof stores, (now: () => number) => Promise<RateLimiter>> = {
+  memory: async (now) => createRateLimiter({ store: new MemoryStore({ now }), log: failOnLog }),
+  redis: async (now) => {
+    await requireRedis(REDIS_URL);
+    return createRateLimiter({ store: new RedisStore({ url: REDIS_URL, prefix: `rl:test:${randomUUID()}:`, log: failOnLog, now }), log: failOnLog });
+  },
+};
 function failOnLog(msg: string, err?: unknown): void {
   throw new Error(`unexpected rate-limit log: ${msg} ${String(err)}`);
 }
 
-for (const [name, make] of Object.entries(stores)) describe.skipIf(name === 'redis' && SKIP_REDIS)(`rate limiter over the ${name} store`, () => {
+for (const [name, make] of Object.entries(stores) as [keyof typeof stores, () => Promise<RateLimiter>][]) describe.skipIf(name === 'redis' && SKIP_REDIS)(`rate limiter over the ${name} store`, () => {
   let limiter: RateLimiter;
   afterEach(() => limiter?.close());
   const rule = (max: number, window: string): LimitRule => ({ name: `r${randomUUID()}`, max, window });
@@ -53,15 +62,15 @@ for (const [name, make] of Object.entries(stores)) describe.skipIf(name === 'red
   });
 
   it('the window slides: a call is allowed again once the oldest leaves the window', async () => {
-    limiter = await make();
+    let clock = 5_000_000;
+    limiter = await onClock[name](() => clock);
     const r = rule(2, '2s');
-    const t0 = Date.now();
     expect((await limiter.consume(r, 'u')).allowed).toBe(true);
-    await sleep(1_000);
+    clock += 1_000;
     expect((await limiter.consume(r, 'u')).allowed).toBe(true);
     expect((await limiter.consume(r, 'u')).allowed).toBe(false);
-    await sleep(t0 + 2_150 - Date.now());
-    // The first call left the window; the second (made at ~t0+1s) still counts: no fixed-window reset.
+    clock += 1_150;
+    // The first call left the window; the second (made at 1 s) still counts: no fixed-window reset.
     expect((await limiter.consume(r, 'u')).allowed).toBe(true);
     const refused = await limiter.consume(r, 'u');
     expect(refused.allowed).toBe(false);
@@ -77,17 +86,19 @@ for (const [name, make] of Object.entries(stores)) describe.skipIf(name === 'red
   });
 
   it('refused calls are not recorded: a client that keeps retrying is let in once the window slides', async () => {
-    limiter = await make();
+    // A controlled clock (no wall time): 2 calls at 0, a refused retry every 100 ms until the window
+    // ends, then one at 1,001 ms. Were refusals recorded, the retries would keep the window full.
+    let clock = 5_000_000;
+    limiter = await onClock[name](() => clock);
     const r = rule(2, '1s');
-    await consumeN(r, 'retrier', 2);
-    const t0 = Date.now();
-    let refusals = 0;
-    while (!(await limiter.consume(r, 'retrier')).allowed) {
-      refusals++;
-      expect(Date.now() - t0).toBeLessThan(3_000);
-      await sleep(25);
+    expect((await consumeN(r, 'retrier', 2)).map((x) => x.allowed)).toEqual([true, true]);
+    const retries = [];
+    for (let i = 0; i < 9; i++) {
+      clock += 100;
+      retries.push((await limiter.consume(r, 'retrier')).allowed);
     }
-    expect(refusals).toBeGreaterThan(5);
-    expect(Date.now() - t0).toBeLessThan(1_500);
+    expect(retries, 'refused while the two calls are in the window').toEqual(Array(9).fill(false));
+    clock += 101;
+    expect((await limiter.consume(r, 'retrier')).allowed, 'let in once they leave it').toBe(true);
   });
 });
