@@ -1,5 +1,4 @@
 /** GraphiQL at GET /graphql (Accept: text/html), outside production: self-contained, no CDN. */
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { getOperationAST, parse } from 'graphql';
 import type { GraphiQLOptions } from 'graphql-yoga';
 import type { Config } from './config.js';
@@ -140,10 +139,13 @@ const sharedHeaders = (offer: Record<string, string>) => `
 `;
 
 // The page inlines GraphiQL (about 9 MB): render it once per set of options and offered headers, not per request.
+// Its module is imported on the first page only: its sources, held as strings, were 27 MB of every
+// instance's heap, in production too, where GraphiQL is off (BENCHMARKS.md "Imports").
 let cached: { key: string; page: string } | undefined;
-const render = (options: GraphiQLOptions): string => {
+const render = async (options: GraphiQLOptions): Promise<string> => {
   const key = JSON.stringify([options, offered]);
   if (cached?.key !== key) {
+    const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
     const page = renderGraphiQL(options);
     const root = '<div id="root"></div>';
     if (!page.includes(root)) throw new Error('@graphql-yoga/render-graphiql changed its page: src/graphiql.ts needs updating');
