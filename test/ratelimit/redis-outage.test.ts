@@ -101,7 +101,9 @@ describe('Redis outage', () => {
     await stopRedis();
   });
 
-  withRedisServer('Redis hangs (process stopped): calls are decided in memory within the command timeout instead of hanging', async () => {
+  // Decided while the process is still stopped (it resumes only in `finally`): a call that waited for
+  // Redis would never return. No wall-clock bound: the deadline stretches with a stalled event loop.
+  withRedisServer('Redis hangs (process stopped): calls are decided in memory while it hangs, not when it comes back', async () => {
     const port = await freePort();
     await startRedis(port);
     const log = vi.fn();
@@ -109,11 +111,10 @@ describe('Redis outage', () => {
     expect((await limiter.consume(rule('hang', 1), 'u')).allowed).toBe(true);
     server!.kill('SIGSTOP');
     try {
-      const t0 = Date.now();
       expect((await limiter.consume(rule('hang-2', 1), 'u')).allowed).toBe(true);
       expect((await limiter.consume(rule('hang-2', 1), 'u')).allowed, 'still limited, in memory').toBe(false);
-      expect(Date.now() - t0).toBeLessThan(1_500);
       expect(log).toHaveBeenCalledTimes(1);
+      expect(log.mock.calls[0]![0]).toMatch(/unavailable/);
     } finally {
       server!.kill('SIGCONT');
     }
