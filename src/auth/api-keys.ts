@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Listen } from '../db/listen.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
+import { closeRedis } from '../redis.js';
 import { isApiScope, type ApiScope } from './scopes.js';
 import { prefixOf, secretMatches } from './api-key-secret.js';
 
@@ -46,7 +47,7 @@ export class ApiKeys {
       subscriber.on('ready', () => this.forget());
       subscriber.subscribe(API_KEYS_CHANNEL).catch((err) => this.log.warn({ err }, 'api keys: Redis subscribe failed'));
       this.publisher = publisher;
-      this.stops.push(async () => void (await Promise.allSettled([subscriber.quit(), publisher.quit()])));
+      this.stops.push(async () => void (await Promise.all([closeRedis(subscriber), closeRedis(publisher)])));
     }
     return this;
   }

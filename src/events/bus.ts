@@ -1,6 +1,7 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
+import { closeRedis } from '../redis.js';
 
 /** An account's live events, each its envelope (src/events/envelope.ts) as JSON text. */
 export type EventBus = ReturnType<typeof createPubSub<{ accountEvents: [accountId: string, envelope: string] }>>;
@@ -59,7 +60,7 @@ export function createEventBus(redisUrl?: string): LiveBus & { bus: EventBus; cl
     // Redis down: nobody can be reached, so nothing is published (as before, into the void).
     listened: () => publishClient.pubsub('CHANNELS', `${TOPIC}*`).then((channels) => accountsOf(channels as string[]), () => []),
     close: async () => {
-      await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
+      await Promise.all([closeRedis(publishClient), closeRedis(subscribeClient)]);
     },
   };
 }

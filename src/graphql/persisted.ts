@@ -3,6 +3,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import type { Plugin } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { badInput, persistedQueryNotFound, trustedDocumentsOnly } from '../errors.js';
+import { closeRedis } from '../redis.js';
 
 /** Where automatic persisted queries keep hash -> document text: Redis (shared by instances) or memory. */
 export type DocumentStore = {
@@ -52,7 +53,7 @@ export function redisDocumentStore(url: string, prefix = 'apq:'): DocumentStore 
       await started;
       await client.set(prefix + hash, query, 'EX', REDIS_TTL_SECONDS).catch(() => undefined);
     },
-    close: async () => void (await client.quit().catch(() => client.disconnect())),
+    close: () => closeRedis(client),
   };
 }
 

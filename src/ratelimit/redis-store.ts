@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { closeRedis } from '../redis.js';
 import { AtomicStore, type HitResult, type TakeResult } from './atomic-store.js';
 import { EventLoopWatch, loopAwareDeadline, PeerTimeout } from './event-loop.js';
 import { MemoryStore } from './memory-store.js';
@@ -206,10 +207,6 @@ export class RedisStore extends AtomicStore {
     clearInterval(this.probe);
     this.watch.close();
     await this.fallback.close();
-    try {
-      await this.client.quit();
-    } catch {
-      this.client.disconnect(); // not connected: just stop reconnecting
-    }
+    await closeRedis(this.client);
   }
 }

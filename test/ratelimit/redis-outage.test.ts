@@ -3,6 +3,9 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ApiKeys } from '../../src/auth/api-keys.js';
+import { createEventBus } from '../../src/events/bus.js';
+import { redisDocumentStore } from '../../src/graphql/persisted.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
 import { missingProgram, skipIfMissing } from '../helpers/prerequisites.js';
 
@@ -103,6 +106,28 @@ describe('Redis outage', () => {
 
   // Decided while the process is still stopped (it resumes only in `finally`): a call that waited for
   // Redis would never return. No wall-clock bound: the deadline stretches with a stalled event loop.
+  // Every Redis client the service holds: a shutdown during a Redis hang still ends (src/redis.ts).
+  withRedisServer('Redis hangs (process stopped): the rate limiter, the live-event bus, the API-key cache and the persisted queries close while it hangs', async () => {
+    const port = await freePort();
+    await startRedis(port);
+    const url = `redis://127.0.0.1:${port}`;
+    const limiter = createRateLimiter({ redisUrl: url, log: () => {} });
+    expect((await limiter.consume(rule('close', 5), 'u')).allowed).toBe(true); // connected
+    const bus = createEventBus(url);
+    const keys = await new ApiKeys(null as never, { warn: () => {} }).start({ redisUrl: url });
+    const documents = redisDocumentStore(url);
+    await documents.set('h', '{ __typename }');
+    expect(await documents.get('h')).toBe('{ __typename }'); // connected
+    server!.kill('SIGSTOP');
+    try {
+      await Promise.all([limiter.close(), bus.close(), keys.close(), documents.close()]);
+      expect(exited(server!), 'still stopped, not gone').toBe(false);
+    } finally {
+      server!.kill('SIGCONT');
+    }
+    await stopRedis();
+  });
+
   withRedisServer('Redis hangs (process stopped): calls are decided in memory while it hangs, not when it comes back', async () => {
     const port = await freePort();
     await startRedis(port);
