@@ -139,7 +139,7 @@ const sharedHeaders = (offer: Record<string, string>) => `
 `;
 
 // The page inlines GraphiQL (about 9 MB): render it once per set of options and offered headers, not per request.
-// Its module is imported on the first page only: its sources, held as strings, were 27 MB of every
+// Its module is imported on the first page only: its sources, held as strings, were ~32 MB of every
 // instance's heap, in production too, where GraphiQL is off (BENCHMARKS.md "Imports").
 let cached: { key: string; page: string } | undefined;
 const render = async (options: GraphiQLOptions): Promise<string> => {
