@@ -1,4 +1,5 @@
 import {
+  coerceInputValue,
   GraphQLError,
   isEnumType,
   isInputObjectType,
@@ -121,4 +122,20 @@ export class VariableReader {
     (this.details[field || 'body'] ??= []).push(message);
     return undefined;
   }
+}
+
+/**
+ * The variables as the resolvers receive them, through graphql-js's own coercion: an enum's internal
+ * value (`contacts`, not `CONTACTS`), a DateTime as a Date. The core's rules judge that shape, so a
+ * refused request's other fields are judged in it too, and a valid one is not named with the rest.
+ * Values the reader refused are already left out and named: coercion's own complaints add nothing.
+ */
+export function coercedVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+  const coerced: Record<string, unknown> = {};
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (variables[name] === undefined) continue;
+    coerced[name] = coerceInputValue(variables[name], typeFromAST(schema, definition.type) as GraphQLInputType, () => {});
+  }
+  return coerced;
 }

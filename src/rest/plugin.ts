@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import { download } from './download.js';
 import { fromCoreError, fromHttpError, invalidInput, json, restErrorResponse, type InputSource, type RestError } from './errors.js';
 import { restFieldName } from './field-names.js';
-import { restEnum, toCamel, toSnake, VariableReader } from './input.js';
+import { coercedVariables, restEnum, toCamel, toSnake, VariableReader } from './input.js';
 import { FILE_VARIABLES, routes, type Route } from './routes.js';
 import { checkCsvMessage } from '../imports/intake.js';
 import type { Database } from '../db/client.js';
@@ -238,7 +238,7 @@ async function readVariables(
   if (!route.keepDetailKeys) {
     const refused = Object.keys(details);
     const within = (name: string) => refused.some((key) => key === name || name === 'body' || key.startsWith(`${name}.`));
-    for (const [key, messages] of Object.entries(await inputProblems(rules, argumentsOf(operation, variables), ctx))) {
+    for (const [key, messages] of Object.entries(await inputProblems(rules, argumentsOf(operation, coercedVariables(schema, operation, variables)), ctx))) {
       const name = restFieldName(route, key);
       if (route.input === 'query-with-file' && FILE_VARIABLES.includes(key)) continue; // not read yet
       if (!within(name)) details[name] = messages;

@@ -44,4 +44,21 @@ describe('one 400 names every failing field', () => {
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ error: 'Invalid query', details: { page: ['Must be an integer'], search: ['Must be at most 200 characters'] } });
   });
+
+  // The rules judge the others as the resolver would get them (graphql-js's coercion): a valid enum
+  // value or timestamp beside a refused field is not named with it.
+  it('GET /contacts with a bad page_size names page_size alone, not the valid created_since, type or sort beside it', async () => {
+    const r = await t.rest('GET', `/api/v1/contacts?account_id=${acc.id}&page_size=abc&created_since=2026-01-01T00:00:00Z&type=client&sort=updated_at&order=asc`, { as: acc.owner });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: 'Invalid query', details: { page_size: ['Must be an integer'] } });
+  });
+
+  it('POST /imports with an unknown match_on names match_on alone, not the valid object beside it', async () => {
+    const r = await t.rest('POST', `/api/v1/imports?account_id=${acc.id}&object=contacts&match_on=phone`, {
+      as: acc.owner, rawBody: 'First Name\r\nAda\r\n', headers: { 'content-type': 'text/csv' },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: 'Invalid query', details: { match_on: ['Must be one of: email, external_id, none'] } });
+  });
 });
+
