@@ -55,12 +55,13 @@ export type FieldRules = {
   /** The shape of the input for the REST reference, when the field validates it itself (form values). */
   documents?: z.ZodType;
   /**
-   * The record input's checks against the account's own rows (a linked contact or stage must be the
-   * account's), problems by field. The service runs them in its write's transaction; when the
+   * The record input's checks beyond its form, against the account's own rows (a linked contact or
+   * stage must be the account's) or the world (a webhook URL must resolve to an address webhooks may
+   * reach), problems by field. The service runs them in its write's transaction; when the
    * input's form fails, a caller who may reach the account hears them in the same 400, so one
    * answer names every failing field (docs/decisions.md §4).
    */
-  linked?: (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => Promise<ErrorDetails>;
+  linked?: (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string, ctx: Context) => Promise<ErrorDetails>;
 };
 
 /** `name`: a bucket several fields share (else each field counts on its own). */
@@ -138,7 +139,7 @@ export async function inputProblems(rules: FieldRules, args: Record<string, unkn
   if (!accountId) return details;
   const record = recordOf(rules, parsed);
   const passed = Object.fromEntries(Object.entries(record).filter(([key]) => !details[key]));
-  for (const [key, messages] of Object.entries(await rules.linked(passed, ctx.db, accountId))) details[key] ??= messages;
+  for (const [key, messages] of Object.entries(await rules.linked(passed, ctx.db, accountId, ctx))) details[key] ??= messages;
   return details;
 }
 

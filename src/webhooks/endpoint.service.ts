@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badInput, unavailable } from '../errors.js';
+import { badInput, unavailable, type ErrorDetails } from '../errors.js';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { emit } from '../events/emit.js';
 import { EVENT_TYPES, type Actor } from '../events/types.js';
@@ -34,9 +34,19 @@ const requireBox = (deps: WebhookDeps): SecretBox => {
   return deps.box;
 };
 
+/**
+ * A given URL's problem as details (none when it is fine or absent): the write's own check, and the
+ * rules' `linked` check, which names it beside the form's problems in one 400.
+ */
+export async function urlDetails(url: unknown, policy: TargetPolicy): Promise<ErrorDetails> {
+  if (typeof url !== 'string') return {};
+  const problem = await targetProblem(url.trim(), policy);
+  return problem ? { url: [problem] } : {};
+}
+
 async function assertTarget(raw: string, policy: TargetPolicy) {
-  const problem = await targetProblem(raw, policy);
-  if (problem) throw badInput({ url: [problem] });
+  const details = await urlDetails(raw, policy);
+  if (details.url) throw badInput(details);
 }
 
 /** A new endpoint and its secret, which the answer shows once and the database keeps only sealed. */

@@ -14,7 +14,7 @@ import { uuid } from '../validation.js';
 import { deliverNow } from './delivery.service.js';
 import {
   createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, redeliverArgs, rotateSecret, sendTestArgs,
-  updateEndpoint, updateEndpointArgs, type CreateEndpointInput, type UpdateEndpointArgs,
+  updateEndpoint, updateEndpointArgs, urlDetails, type CreateEndpointInput, type UpdateEndpointArgs,
 } from './endpoint.service.js';
 
 const WebhookDeliveryRef = builder.objectRef<WebhookDelivery>('WebhookDelivery').implement({
@@ -89,6 +89,8 @@ const endpointTarget = ({ id }: { id: string }, ctx: Context) => ctx.db.webhookE
 const OWNER = { access: 'owner', forbidden: MESSAGES.ownerOnly } as const;
 const READS = { max: 120, window: '1m', per: 'user' } as const;
 const deps = (ctx: Context) => ({ box: ctx.events.box, policy: ctx.events.policy });
+/** The URL judged with the form, so one 400 names it beside the form's problems (the write judges it again). */
+const urlLinked = (fields: Record<string, unknown>, _db: unknown, _accountId: string, ctx: Context) => urlDetails(fields.url, deps(ctx).policy);
 const endpointsArgs = z.object({ accountId: uuid });
 
 // Root reads, so REST's /api/v1/webhook_endpoints routes (docs/decisions.md §18) have fields of their own.
@@ -116,7 +118,7 @@ builder.mutationFields((t) => ({
     type: CreatedRef,
     description: 'Owner only. The answer is the only place the signing secret appears.',
     args: { input: t.arg({ type: CreateInput, required: true }) },
-    rules: { ...OWNER, input: createEndpointInput, from: 'input', limit: { max: 10, window: '1m', per: 'user' } },
+    rules: { ...OWNER, input: createEndpointInput, from: 'input', linked: urlLinked, limit: { max: 10, window: '1m', per: 'user' } },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, input } = checked<CreateEndpointInput>(info);
       return createEndpoint(ctx.db, input, deps(ctx), userActor(viewer));
@@ -126,7 +128,7 @@ builder.mutationFields((t) => ({
     type: WebhookEndpointRef,
     description: 'Owner only. enabled: true re-enables a disabled endpoint.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
-    rules: { ...OWNER, input: updateEndpointArgs, target: endpointTarget, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' } },
+    rules: { ...OWNER, input: updateEndpointArgs, linked: urlLinked, target: endpointTarget, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' } },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, input } = checked<UpdateEndpointArgs>(info);
       return updateEndpoint(ctx.db, input, deps(ctx), userActor(viewer));

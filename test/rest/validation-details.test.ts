@@ -60,5 +60,14 @@ describe('one 400 names every failing field', () => {
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ error: 'Invalid query', details: { match_on: ['Must be one of: email, external_id, none'] } });
   });
+
+  it('POST /webhook_endpoints with an unknown event type and an ftp URL names both (the URL is judged beside the form)', async () => {
+    const r = await t.rest('POST', '/api/v1/webhook_endpoints', { as: acc.owner, body: { account_id: acc.id, url: 'ftp://hooks.example', event_types: ['nope'] } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      error: 'Invalid payload',
+      details: { 'event_types.0': ['Unknown event type (docs/events.md lists them)'], url: ['Must be an http or https URL'] },
+    });
+  });
 });
 
