@@ -57,7 +57,7 @@ export type FieldRules = {
   /**
    * The record input's checks beyond its form, against the account's own rows (a linked contact or
    * stage must be the account's) or the world (a webhook URL must resolve to an address webhooks may
-   * reach), problems by field. The service runs them in its write's transaction; when the
+   * reach), problems by field. The service runs them again with its write; when the
    * input's form fails, a caller who may reach the account hears them in the same 400, so one
    * answer names every failing field (docs/decisions.md §4).
    */
