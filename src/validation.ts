@@ -58,8 +58,15 @@ export const requiredText = (max: number) =>
 /** docs/decisions.md §16: the record's id in the integrating system, at most 255 characters. */
 export const externalId = optionalText(255);
 
+/**
+ * The value of a key-lookup filter (`external_id=`, contacts' `email=`): trimmed as a write stores
+ * the key; blank is refused, since a lookup by an empty key would answer "no such record" (or,
+ * ignored, every record) to a caller whose key went missing (docs/rest.md#paging-by-cursor).
+ */
+export const lookupKey = (max: number) => text().trim().min(1, 'Must not be blank').max(max, `Must be at most ${max} characters`).nullish();
+
 /** The value of a list's `external_id=` filter: the exact id. */
-export const externalIdFilter = text().max(255, 'Must be at most 255 characters').nullish();
+export const externalIdFilter = lookupKey(255);
 
 export const email = text()
   .trim()

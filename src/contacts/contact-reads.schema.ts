@@ -6,7 +6,7 @@ import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { builder } from '../graphql/builder.js';
 import { pageField } from '../graphql/page.js';
 import { ContactSource, ContactType, Prisma } from '../generated/prisma/client.js';
-import { searchText, text } from '../validation.js';
+import { lookupKey, searchText } from '../validation.js';
 import { contactMatches } from './contact-search.js';
 import { ContactRef, ContactSourceEnum, ContactTypeEnum } from './contact.schema.js';
 
@@ -35,8 +35,8 @@ export const contacts = {
     sources: oneOrMore(ContactSourceEnum, z.enum(ContactSource), anyOf('source', 'contact_source'), { page: 'source' }),
     email: {
       field: (t) => t.string({ description: 'The whole address, case-insensitive' }),
-      schema: text().trim().max(254, 'Must be at most 254 characters').nullish(),
-      sql: (v: string) => (v ? [Prisma.sql`lower(${c('email')}) = lower(${v})`] : []),
+      schema: lookupKey(254),
+      sql: (v: string) => Prisma.sql`lower(${c('email')}) = lower(${v})`,
       page: 'email',
     },
     externalId: EXTERNAL_ID,

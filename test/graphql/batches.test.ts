@@ -55,6 +55,13 @@ describe('external_id', () => {
     expect(lists.data).toEqual({ deals: { total: 1 }, invoices: { total: 1 } });
   });
 
+  test('a blank externalId filter is a BAD_USER_INPUT on externalId, on the page and the connection alike', async () => {
+    const page = await t.gql('query($a: ID!) { contacts(accountId: $a, externalId: " ") { total } }', { a: acc.id }, { as: acc.member });
+    expect(errorOf(page).extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { externalId: ['Must not be blank'] } });
+    const connection = await t.gql('query($a: ID!) { account(id: $a) { deals(filter: { externalId: "" }) { totalCount } } }', { a: acc.id }, { as: acc.member });
+    expect(errorOf(connection).extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { externalId: ['Must not be blank'] } });
+  });
+
   test('an external_id another record of the account holds is a BAD_USER_INPUT on externalId, on create and update alike', async () => {
     const ext = unique('taken');
     await createContact(t, acc, { externalId: ext });

@@ -150,6 +150,15 @@ describe('the filters beside the contract (docs/decisions.md §18)', () => {
     expect(ids(await contacts.list(a.id, a.member, { external_id: 'crm-1' }))).toEqual([ada.id]);
   });
 
+  test('a lookup key is trimmed as it is stored, and a blank one is a 400 naming it, not "no such record"', async () => {
+    expect(ids(await contacts.list(a.id, a.member, { external_id: '  crm-1 ', email: ' ada@example.com ' }))).toEqual([ada.id]);
+    const blank = await contacts.list(a.id, a.member, { external_id: ' ', email: '' });
+    expect(blank.status).toBe(400);
+    expect(blank.body.details).toEqual({ email: ['Must not be blank'], external_id: ['Must not be blank'] });
+    const deal = await deals.list(a.id, a.member, { external_id: '' });
+    expect(deal.body.details).toEqual({ external_id: ['Must not be blank'] });
+  });
+
   test('deals: contact_id and stage_id', async () => {
     expect(titles(await deals.list(a.id, a.member, { contact_id: ada.id }))).toEqual(['With Ada']);
     expect(titles(await deals.list(a.id, a.member, { stage_id: stage.id }))).toEqual(['With Ada']);
