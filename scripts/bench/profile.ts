@@ -5,6 +5,8 @@
 // package of node_modules, one of Node's own modules, a file of src/, or V8's own entries (garbage
 // collector, program). The raw .cpuprofile is kept (open it in Chrome DevTools) for the details.
 // `--checkout` profiles another checkout's service (`npm ci` and `npm run generate` in it first), for a before/after.
+// `--no-profile` runs it without the profiler and prints only its process CPU per request: the profiler's
+// own cost grows with the code's depth, so it can make one build look slower than another when it is not.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,8 +39,8 @@ export function placeOf(frame: ProfileNode['callFrame'], root = ROOT): string {
   return inRepo >= 0 ? url.slice(inRepo + root.length + 1).replace(/^dist\//, '') : url;
 }
 
-/** Self time per place within [from, to] (µs), in percent of the time not idle, biggest first. */
-export function summarise(profile: CpuProfile, from = -Infinity, to = Infinity, root = ROOT): { place: string; percent: number }[] {
+/** Self time per place within [from, to] (µs), in µs and in percent of the time not idle, biggest first. */
+export function summarise(profile: CpuProfile, from = -Infinity, to = Infinity, root = ROOT): { place: string; micros: number; percent: number }[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   let busy = 0;
@@ -54,11 +56,22 @@ export function summarise(profile: CpuProfile, from = -Infinity, to = Infinity, 
     self.set(place, (self.get(place) ?? 0) + dt);
     busy += dt;
   });
-  return [...self.entries()].map(([place, t]) => ({ place, percent: (100 * t) / busy })).sort((a, b) => b.percent - a.percent);
+  return [...self.entries()].map(([place, t]) => ({ place, micros: t, percent: (100 * t) / busy })).sort((a, b) => b.percent - a.percent);
+}
+
+/** CPU seconds the process has used, every thread (user + system, /proc/<pid>/stat), or null off Linux. */
+function cpuSecondsOf(pid: number): number | null {
+  try {
+    // The fields after the command's closing parenthesis; utime and stime are the 12th and 13th of them.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks: USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
 }
 
 async function main() {
-  const flags = parseFlags(process.argv.slice(2), [...DATA_FLAGS.filter((f) => f !== 'force'), 'path', 'duration', 'connections', 'top', 'method', 'body', 'checkout']);
+  const flags = parseFlags(process.argv.slice(2), [...DATA_FLAGS.filter((f) => f !== 'force'), 'path', 'duration', 'connections', 'top', 'method', 'body', 'checkout', 'no-profile']);
   const size = sizeFromFlags(flags);
   const url = benchDatabaseUrl(size.contacts);
   const dataset = await ensureDataset(url, size, { log: (line) => process.stderr.write(`${line}\n`) });
@@ -66,11 +79,12 @@ async function main() {
   const target = (flags.path ?? '/api/v1/deals').replaceAll('{account}', dataset.accountId);
   const pathAndQuery = target.includes('?') || flags.method === 'POST' ? target : `${target}?account_id=${dataset.accountId}`;
   const checkout = flags.checkout ? path.resolve(flags.checkout) : ROOT;
+  const profiling = flags['no-profile'] === undefined;
   const dir = path.join(tmpdir(), `crm-profile-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
   const server = await startServer({
     name: 'service', cwd: checkout, logFile: path.join(dir, 'service.log'),
-    args: ['--cpu-prof', '--cpu-prof-dir', dir, '--import', 'tsx', 'src/main.ts'],
+    args: [...(profiling ? ['--cpu-prof', '--cpu-prof-dir', dir] : []), '--import', 'tsx', 'src/main.ts'],
     env: { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, DATABASE_POOL_MAX: '10', NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: 'info' },
   });
   let requests = 0;
@@ -80,6 +94,7 @@ async function main() {
     // A short warm-up first, outside the window: the JIT's first compilations are not the steady state.
     await autocannon({ url: server.baseUrl + pathAndQuery, method: (flags.method ?? 'GET') as 'GET' | 'POST', connections: 8, duration: 2, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
     const started = nowMicros();
+    const cpuBefore = cpuSecondsOf(server.pid);
     const result = await autocannon({
       url: server.baseUrl + pathAndQuery,
       method: (flags.method ?? 'GET') as 'GET' | 'POST',
@@ -90,16 +105,22 @@ async function main() {
     });
     window = [started, nowMicros()];
     requests = result.requests.total;
-    process.stderr.write(`${pathAndQuery}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}\n`);
+    const cpuAfter = cpuSecondsOf(server.pid);
+    const cpu = cpuBefore !== null && cpuAfter !== null ? `, ${((1000 * (cpuAfter - cpuBefore)) / Math.max(1, requests)).toFixed(2)} ms of process CPU per request` : '';
+    process.stderr.write(`${pathAndQuery}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}${cpu}\n`);
   } finally {
     await server.stop();
   }
+  if (!profiling) return;
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile in ${dir} (see ${server.logFile})`);
   const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
   const top = intFlag(flags, 'top', 20, 1, 200);
-  process.stdout.write(`\n${requests} requests; self time by place (% of busy time), profile ${path.join(dir, file)}\n\n| place | % |\n|---|---:|\n`);
-  for (const { place, percent } of summarise(profile, ...window, checkout).slice(0, top)) process.stdout.write(`| ${place} | ${percent.toFixed(1)} |\n`);
+  const places = summarise(profile, ...window, checkout);
+  // The main thread's CPU per request compares two builds even when the machine, not the service, limits req/s.
+  const perRequest = places.reduce((sum, p) => sum + p.micros, 0) / 1000 / Math.max(1, requests);
+  process.stdout.write(`\n${requests} requests, ${perRequest.toFixed(2)} ms of main-thread CPU each; self time by place, profile ${path.join(dir, file)}\n\n| place | % of busy time | µs per request |\n|---|---:|---:|\n`);
+  for (const { place, percent, micros } of places.slice(0, top)) process.stdout.write(`| ${place} | ${percent.toFixed(1)} | ${(micros / Math.max(1, requests)).toFixed(0)} |\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
