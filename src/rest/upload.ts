@@ -49,9 +49,11 @@ export async function upload(
       return staged;
     });
     await fileStored(ctx.db, received.importId, received.rowsTotal);
-    nudge?.();
     const id = received.importId;
     const read = await execute(route.answer.read, { id });
+    // This instance's worker is woken once the answer is read, so that the answer shows the import
+    // queued; another instance's worker, polling, may still have claimed it (then: running).
+    nudge?.();
     if (read.errors?.length) throw read.errors[0];
     const data = restEnumsOf(schema, route.answer.read, Object.values(read.data ?? {})[0]);
     return json(202, { data }, { Location: route.answer.location.replace(':id', encodeURIComponent(id)) });

@@ -9,7 +9,7 @@ export function importCsv(t: TestApp, as: TestUser, accountId: string, csv: stri
   return t.rest('POST', `/api/v1/imports?${query}`, { as, rawBody: csv, headers: { 'content-type': 'text/csv', ...headers } });
 }
 
-const silent = { warn: () => {}, info: () => {}, debug: () => {}, error: () => {} } as never;
+export const silentLog = { warn: () => {}, info: () => {}, debug: () => {}, error: () => {} } as never;
 
 /** Runs every due import to its end, as one instance's worker would; answers how many it ran. */
-export const drain = (t: TestApp, owner = randomUUID()) => drainImports(t.db, owner, { leaseMs: 60_000, pollMs: 1000, log: silent }, () => true);
+export const drain = (t: TestApp, owner = randomUUID()) => drainImports(t.db, owner, { leaseMs: 60_000, pollMs: 1000, log: silentLog }, () => true);

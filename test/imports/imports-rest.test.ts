@@ -1,8 +1,10 @@
 // docs/decisions.md §17: POST /api/v1/imports and the import's routes (beyond the contract).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startImportWorker } from '../../src/imports/worker.js';
 import { createAccount, createApiKey, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { drain, importCsv } from './helpers.js';
+import { drain, importCsv, silentLog } from './helpers.js';
 
 let t: TestApp;
 let acc: TestAccount;
@@ -28,6 +30,22 @@ describe('POST /api/v1/imports', () => {
     const events = await t.db.event.findMany({ where: { accountId: a.id }, select: { type: true } });
     expect(events.filter((e) => e.type === 'contact.created')).toHaveLength(2);
     expect(events.filter((e) => e.type === 'import.completed')).toHaveLength(1);
+  });
+
+  it("answers QUEUED even where this instance's worker is woken by the upload: it is woken once the answer is read", async () => {
+    const a = await createAccount(t);
+    // Only the upload's nudge wakes it (its poll is ten minutes away), as on an instance whose worker waits.
+    const worker = startImportWorker(t.db, { leaseMs: 60_000, pollMs: 600_000, log: silentLog }, randomUUID());
+    t.deps.imports = worker;
+    try {
+      const r = await importCsv(t, a.member, a.id, 'first_name\r\nWoken\r\n');
+      expect(r.status, r.text).toBe(202);
+      expect(r.body.data.status).toBe('queued');
+      await vi.waitFor(async () => expect((await t.db.import.findUniqueOrThrow({ where: { id: r.body.data.id } })).status).toBe('completed'), { timeout: 60_000, interval: 50 });
+    } finally {
+      t.deps.imports = null;
+      await worker.close();
+    }
   });
 
   it('an IMPORTS key starts an import, and every record it writes names the key as actor (docs/decisions.md §15); a key without the scope is a 403 naming it', async () => {
