@@ -63,7 +63,8 @@ describe('POST /api/v1/imports', () => {
 
   it('a bad row is recorded with its line and messages by REST name and the others are written; ragged rows fail; quoted newlines keep line numbers', async () => {
     const a = await createAccount(t);
-    const csv = 'First Name,Email,Phone\r\n"Ada\r\nLovelace",ada@example.com,1\r\n,bad,=1+1\r\nGrace,grace@example.com\r\nLinus,linus@example.com,3\r\n';
+    // Ada's name spans lines 2-4 (a CRLF and a lone LF inside quotes); line 6 is blank.
+    const csv = 'First Name,Email,Phone\r\n"Ada\r\nAugusta\nLovelace",ada@example.com,1\r\n,bad,=1+1\r\n\r\nGrace,grace@example.com\r\nLinus,linus@example.com,3\r\n';
     const r = await importCsv(t, a.member, a.id, csv);
     expect(r.status, r.text).toBe(202);
     await drain(t);
@@ -74,10 +75,10 @@ describe('POST /api/v1/imports', () => {
     expect(errors.headers.get('content-type')).toMatch(/^text\/csv/);
     const lines = errors.text.split('\r\n');
     expect(lines[0]).toBe('line,First Name,Email,Phone,errors');
-    // Line 4 (the record on lines 2-3 comes first); its formula-looking cell guarded as in exports.
-    expect(lines[1]).toBe('4,,bad,\'=1+1,"email: Must be a valid e-mail address; first_name: Required"');
-    expect(lines[2]).toBe('5,Grace,grace@example.com,"row: Has 2 cells; the header has 3"');
-    expect(await t.db.contact.findFirst({ where: { accountId: a.id, email: 'ada@example.com' } })).toMatchObject({ firstName: 'Ada\r\nLovelace' });
+    // Line 5 (the record on lines 2-4 comes first); its formula-looking cell guarded as in exports.
+    expect(lines[1]).toBe('5,,bad,\'=1+1,"email: Must be a valid e-mail address; first_name: Required"');
+    expect(lines[2]).toBe('7,Grace,grace@example.com,"row: Has 2 cells; the header has 3"');
+    expect(await t.db.contact.findFirst({ where: { accountId: a.id, email: 'ada@example.com' } })).toMatchObject({ firstName: 'Ada\r\nAugusta\nLovelace' });
   });
 
   it('match_on=email updates the oldest match with the given cells only, counts unchanged rows, and creates the others', async () => {
