@@ -40,7 +40,7 @@ const requireBox = (deps: WebhookDeps): SecretBox => {
  */
 export async function urlDetails(url: unknown, policy: TargetPolicy): Promise<ErrorDetails> {
   if (typeof url !== 'string') return {};
-  const problem = await targetProblem(url.trim(), policy);
+  const problem = await targetProblem(url, policy);
   return problem ? { url: [problem] } : {};
 }
 

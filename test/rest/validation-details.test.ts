@@ -70,4 +70,3 @@ describe('one 400 names every failing field', () => {
     });
   });
 });
-
