@@ -7,6 +7,7 @@ import { clientIpOf } from './http/client-ip.js';
 import { resolveViewer, type Viewer } from './auth/viewer.js';
 import { rateLimited } from './errors.js';
 import type { Reader } from './db/replicas.js';
+import type { KeyQueue } from './db/queue-by-key.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { LimitResult, LimitRule } from './ratelimit/limiter.js';
 
@@ -15,6 +16,8 @@ export type Context = {
   db: PrismaClient;
   /** For reads that may be a little behind: a streaming replica when one is healthy, else the primary (docs/scaling.md). */
   reader: Reader;
+  /** Writes that would wait on one database lock wait here instead, holding no connection. */
+  queue: KeyQueue;
   request: Request;
   requestId: string;
   clientIp: string;
@@ -62,6 +65,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
   const context: Context = {
     db,
     reader: deps.db.reader,
+    queue: deps.db.queue,
     request,
     requestId: state.requestId,
     clientIp: clientIpOf(request, server, deps.config.trustProxy),

@@ -7,6 +7,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { BoundedPool, gatePGlite, type Bounds } from './bounds.js';
 import { listenOnPGlite, listenOnPostgres, type Listen } from './listen.js';
 import { lockDataDir } from './lock.js';
+import { KeyQueue } from './queue-by-key.js';
 import { openReplicas, primaryOnly, type Reader, type ReplicaEvent, type Replicas } from './replicas.js';
 import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
 
@@ -22,6 +23,8 @@ export type Database = {
   pool?: pg.Pool;
   /** LISTEN/NOTIFY on a connection of its own (src/db/listen.ts): what wakes the event worker. */
   listen: Listen;
+  /** Writes of one lock key in line before they take a connection (src/db/queue-by-key.ts). */
+  queue: KeyQueue;
   /** A driver adapter factory for the schema engine (src/db/migrate.ts); close it after use. */
   adapterFactory(): MigrationAdapterFactory;
   close(): Promise<void>;
@@ -49,13 +52,14 @@ export type OpenDatabaseOptions = {
 /** DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS and the connect timeout, as documented in docs/faults.md. */
 export const DEFAULT_BOUNDS: Bounds = { poolTimeoutMs: 2_000, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 };
 
-/**
- * Interactive transactions of writes: up to 10 s to get a connection, 15 s to run. A form submit
- * may wait on another submit's advisory lock for its e-mail, and an idempotent write runs inside one.
- */
 /** The `select` / `include` a Pothos resolver hands down for its Prisma query. */
 export type Query = { select?: object; include?: object };
 
+/**
+ * Interactive transactions of writes: up to 10 s to get a connection, 15 s to run. A form submit
+ * may wait on another instance's submit holding the advisory lock for its e-mail, and an idempotent
+ * write runs inside one.
+ */
 export const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
@@ -79,6 +83,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       kind: 'postgres',
       bounds,
       pool,
+      queue: new KeyQueue(bounds.statementTimeoutMs),
       listen: listenOnPostgres(opts.directUrl ?? url, bounds.connectTimeoutMs, onError),
       // Migrations get their own one-connection pool (the engine works on one session), unpooled if given.
       adapterFactory: () => postgresMigrationFactory(opts.directUrl ?? url),
@@ -109,6 +114,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     replicas,
     kind: 'pglite',
     bounds,
+    queue: new KeyQueue(bounds.statementTimeoutMs),
     listen: listenOnPGlite(pglite),
     // PGlite is one connection in this process; migrations must share it (a second instance on
     // the same directory would corrupt it).

@@ -22,7 +22,7 @@ import {
   type FormRef,
   type UpdateLeadFormArgs,
 } from './form.service.js';
-import { findActiveForm, submissionShape, submitToForm, type FormWithFields, type SubmissionResult } from './submission.service.js';
+import { findActiveForm, submissionLock, submissionShape, submitToForm, type FormWithFields, type SubmissionResult } from './submission.service.js';
 
 const accountArgs = z.object({ accountId: uuid });
 const formArgs = z.object({ id: uuid, active: z.boolean() });
@@ -158,7 +158,8 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       const { target: form, write } = checked<unknown, FormWithFields>(info);
       const submission = { data: args.data, metadata: args.metadata };
-      return write((tx) => submitToForm(tx, form, submission, { clientIp: ctx.clientIp, userAgent: ctx.userAgent }), { scope: `form:${form.id}` });
+      const origin = { clientIp: ctx.clientIp, userAgent: ctx.userAgent };
+      return ctx.queue.run(submissionLock(form, args.data), () => write((tx) => submitToForm(tx, form, submission, origin), { scope: `form:${form.id}` }));
     },
   }),
 }));

@@ -157,6 +157,19 @@ export function validateSubmission(fields: FieldRule[], data: unknown, metadata?
   return submission;
 }
 
+/** The same lock as upsertContacts by e-mail (src/batches/): a form and a batch never both create the contact. */
+const emailLock = (accountId: string, email: string): string => lockKey(accountId, 'contacts', 'email', email.toLowerCase());
+
+/**
+ * The lock a submission of `data` will take, known before its transaction opens, so submissions of
+ * one e-mail can queue in this instance rather than each hold a connection (src/db/queue-by-key.ts).
+ */
+export function submissionLock(form: FormWithFields, data: unknown): string | null {
+  const field = form.fields.find((f) => f.mapsTo === ContactField.email);
+  const value = field && typeof data === 'object' && data !== null && Object.hasOwn(data, field.key) ? (data as Record<string, unknown>)[field.key] : undefined;
+  return typeof value === 'string' && value.trim() !== '' ? emailLock(form.accountId, value.trim()) : null;
+}
+
 /**
  * Finds or creates the contact and records the submission in one transaction. A transaction-scoped
  * advisory lock on (account, lower(e-mail)) serialises submissions for the same address, so two at
@@ -174,9 +187,7 @@ export async function recordSubmission(
     let contactId: string;
     let existing: { id: string; firstName: string; lastName: string | null; phone: string | null; company: string | null } | undefined;
     if (email) {
-      // The same lock as upsertContacts by e-mail (src/batches/): a form and a batch never both create the contact.
-      const key = lockKey(accountId, 'contacts', 'email', email.toLowerCase());
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}::text, 0))`;
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))`;
       // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
       const rows = await tx.$queryRaw<NonNullable<typeof existing>[]>`
         SELECT id, first_name AS "firstName", last_name AS "lastName", phone, company FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)

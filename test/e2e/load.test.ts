@@ -4,7 +4,8 @@
  * HTTP, bounded to a fixed number in flight so it runs on a small machine, on PGlite and PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { lockKey } from '../../src/batches/batch.service.js';
 import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
@@ -116,6 +117,49 @@ describe('1,000 concurrent form submissions from distinct client IPs with 100 di
       expect(await t.db.formSubmission.count({ where: { contactId: contact.id } })).toBe(SUBMISSIONS / EMAILS);
     }
   });
+});
+
+// PostgreSQL only: the embedded database has one connection, which every request takes in turn.
+describe.skipIf(!process.env.DATABASE_URL)('submissions of one e-mail queue in the instance, holding no pooled connection while they wait', () => {
+  it("ten submissions of one e-mail blocked on its lock hold one connection: another e-mail's submission is answered meanwhile", async () => {
+    const acc = await createAccount(t);
+    const form = await t.db.leadForm.create({
+      data: { accountId: acc.id, name: 'Hot', fields: { create: [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email', position: 0 }] } },
+    });
+    const hot = `${unique('hot')}@example.com`;
+    let ip = 0;
+    const submit = (email: string) =>
+      t.rest('POST', `/api/v1/forms/${form.id}/submit`, { body: { data: { email } }, clientIp: `10.77.0.${++ip}` });
+    const lockWaiters = async () =>
+      (await t.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`)[0]!.n;
+
+    // The e-mail's lock held by a transaction of our own (one of the test pool's five connections).
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = t.db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey(acc.id, 'contacts', 'email', hot)}::text, 0))`;
+      holding();
+      await released;
+    }, { timeout: LOAD_TIMEOUT });
+    await held;
+
+    const blocked = Array.from({ length: 10 }, () => submit(hot));
+    await vi.waitFor(async () => expect(await lockWaiters()).toBeGreaterThan(0), { timeout: LOAD_TIMEOUT, interval: 20 });
+    // Were the ten each holding a connection while they wait, the pool would be spent and this a 503.
+    const other = await submit(`${unique('cold')}@example.com`);
+    expect(other.status).toBe(200);
+    expect(await lockWaiters()).toBe(1);
+
+    release();
+    await holder;
+    const answers = await Promise.all(blocked);
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(new Set(answers.map((a) => a.body.contact_id)).size).toBe(1);
+    expect(await t.db.contact.count({ where: { accountId: acc.id, email: hot } })).toBe(1);
+  }, LOAD_TIMEOUT);
 });
 
 describe('concurrent creates through REST lose and duplicate nothing', () => {
