@@ -16,6 +16,7 @@ import {
   type UpdateInvoiceArgs,
   createInvoice,
   createInvoiceInput,
+  numberingKey,
   setInvoiceStatus,
   setInvoiceStatusArgs,
   type CreateInvoiceInput,
@@ -60,9 +61,9 @@ builder.mutationFields((t) => ({
     type: 'Invoice',
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
     rules: { access: 'member', scope: 'INVOICES_WRITE', input: createInvoiceInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
+    resolve: (query, _root, _args, ctx, info) => {
       const { viewer, input, write } = checked<CreateInvoiceInput>(info);
-      return write((tx) => createInvoice(tx, input, userActor(viewer), query));
+      return ctx.queue.run(numberingKey(input), () => write((tx) => createInvoice(tx, input, userActor(viewer), query)));
     },
   }),
   setInvoiceStatus: t.prismaField({

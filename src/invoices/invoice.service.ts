@@ -66,8 +66,17 @@ const externalIdTaken = async (tx: Prisma.TransactionClient, accountId: string, 
 const BATCH = 100;
 
 /**
+ * The line a create waits in before its transaction (src/db/queue-by-key.ts) when it takes the
+ * account's next number: the account row it locks would otherwise keep each waiting create on a
+ * connection, and one account creating many at once would spend the pool every account shares.
+ */
+export const numberingKey = (input: Pick<CreateInvoiceInput, 'accountId' | 'invoiceNumber'>): string | null =>
+  input.invoiceNumber ? null : `${input.accountId}:invoices:next-number`;
+
+/**
  * Takes the account's next number, skipping numbers already used by hand. The first update locks
- * the account row until the transaction ends, so concurrent creates in one account queue here.
+ * the account row until the transaction ends, so concurrent creates in one account (of other
+ * instances: this one's wait in line, numberingKey) queue here.
  */
 async function takeNextNumber(tx: Prisma.TransactionClient, accountId: string): Promise<string> {
   const { nextInvoiceNumber } = await tx.account.update({

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lockKey } from '../../src/batches/batch.service.js';
+import type { Prisma } from '../../src/generated/prisma/client.js';
 import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
@@ -120,7 +121,37 @@ describe('1,000 concurrent form submissions from distinct client IPs with 100 di
 });
 
 // PostgreSQL only: the embedded database has one connection, which every request takes in turn.
-describe.skipIf(!process.env.DATABASE_URL)('submissions of one e-mail queue in the instance, holding no pooled connection while they wait', () => {
+describe.skipIf(!process.env.DATABASE_URL)('writes that would wait on one lock wait in the instance, holding no pooled connection', () => {
+  /** Backends of this database waiting for a lock (an advisory lock, a row). */
+  const lockWaiters = async () =>
+    (await t.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0]!.n;
+
+  /** Takes a lock in a transaction of our own (one of the test pool's five connections) and keeps it until released. */
+  async function hold(lock: (tx: Prisma.TransactionClient) => Promise<unknown>) {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const done = t.db.$transaction(async (tx) => {
+      await lock(tx);
+      holding();
+      await released;
+    }, { timeout: LOAD_TIMEOUT });
+    await held;
+    return () => (release(), done);
+  }
+
+  /** Ten requests blocked behind the lock; then another that needs a connection must be answered meanwhile. */
+  async function tenBlockedThenAnother<T>(blocked: () => Promise<T>, another: () => Promise<void>): Promise<() => Promise<T[]>> {
+    const ten = Array.from({ length: 10 }, blocked);
+    await vi.waitFor(async () => expect(await lockWaiters()).toBeGreaterThan(0), { timeout: LOAD_TIMEOUT, interval: 20 });
+    // Were the ten each holding a connection while they wait, the pool would be spent and this a 503.
+    await another();
+    expect(await lockWaiters()).toBe(1);
+    return () => Promise.all(ten);
+  }
+
   it("ten submissions of one e-mail blocked on its lock hold one connection: another e-mail's submission is answered meanwhile", async () => {
     const acc = await createAccount(t);
     const form = await t.db.leadForm.create({
@@ -130,35 +161,33 @@ describe.skipIf(!process.env.DATABASE_URL)('submissions of one e-mail queue in t
     let ip = 0;
     const submit = (email: string) =>
       t.rest('POST', `/api/v1/forms/${form.id}/submit`, { body: { data: { email } }, clientIp: `10.77.0.${++ip}` });
-    const lockWaiters = async () =>
-      (await t.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`)[0]!.n;
 
-    // The e-mail's lock held by a transaction of our own (one of the test pool's five connections).
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    const holder = t.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey(acc.id, 'contacts', 'email', hot)}::text, 0))`;
-      holding();
-      await released;
-    }, { timeout: LOAD_TIMEOUT });
-    await held;
-
-    const blocked = Array.from({ length: 10 }, () => submit(hot));
-    await vi.waitFor(async () => expect(await lockWaiters()).toBeGreaterThan(0), { timeout: LOAD_TIMEOUT, interval: 20 });
-    // Were the ten each holding a connection while they wait, the pool would be spent and this a 503.
-    const other = await submit(`${unique('cold')}@example.com`);
-    expect(other.status).toBe(200);
-    expect(await lockWaiters()).toBe(1);
-
-    release();
-    await holder;
-    const answers = await Promise.all(blocked);
+    const release = await hold((tx) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey(acc.id, 'contacts', 'email', hot)}::text, 0))`);
+    const rest = await tenBlockedThenAnother(
+      () => submit(hot),
+      async () => expect((await submit(`${unique('cold')}@example.com`)).status).toBe(200),
+    );
+    await release();
+    const answers = await rest();
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(new Set(answers.map((a) => a.body.contact_id)).size).toBe(1);
     expect(await t.db.contact.count({ where: { accountId: acc.id, email: hot } })).toBe(1);
+  }, LOAD_TIMEOUT);
+
+  it("ten invoices of one account blocked on its next number hold one connection: another account's invoice is created meanwhile", async () => {
+    const [acc, other] = [await createAccount(t), await createAccount(t)];
+    const create = (owner: TestAccount) =>
+      t.gql('mutation ($input: CreateInvoiceInput!) { createInvoice(input: $input) { invoiceNumber } }', { input: { accountId: owner.id, amount: 10, dueDate: '2030-01-31' } }, { as: owner.owner });
+
+    const release = await hold((tx) => tx.$queryRaw`SELECT id FROM accounts WHERE id = ${acc.id}::uuid FOR UPDATE`);
+    const rest = await tenBlockedThenAnother(
+      () => create(acc),
+      async () => expect((await create(other)).errors).toBeUndefined(),
+    );
+    await release();
+    const answers = await rest();
+    expect(answers.flatMap((a) => a.errors ?? [])).toEqual([]);
+    expect(answers.map((a) => a.data.createInvoice.invoiceNumber).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
   }, LOAD_TIMEOUT);
 });
 
