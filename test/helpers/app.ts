@@ -57,7 +57,6 @@ export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
  * REDIS_URL is set), called in-process through Yoga's fetch: no port.
  */
 export async function createTestApp(overrides: { env?: Record<string, string>; store?: AtomicStore; worker?: boolean } = {}) {
-  const { db, drop } = await cloneDatabase(inject('template'));
   const config: Config = loadConfig({
     NODE_ENV: 'test',
     AUTH_JWT_SECRET: TEST_SECRET,
@@ -67,6 +66,11 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     WEBHOOK_SECRET_KEY: 'test-webhook-secret-key-test-webhook-secret-key',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...overrides.env,
+  });
+  // The database's waits as the service reads them (DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS).
+  const { db, drop } = await cloneDatabase(inject('template'), {
+    poolTimeoutMs: config.databasePoolTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
   });
   const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const limiter = config.rateLimits

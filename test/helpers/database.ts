@@ -3,6 +3,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { Bounds } from '../../src/db/bounds.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 
@@ -53,12 +54,12 @@ export async function dropTemplate(template: TemplateRef): Promise<void> {
   }
 }
 
-/** A fresh database for one test file, and how to throw it away. */
-export async function cloneDatabase(template: TemplateRef): Promise<{ db: Database; drop(): Promise<void> }> {
+/** A fresh database for one test file (with these waits, else the defaults), and how to throw it away. */
+export async function cloneDatabase(template: TemplateRef, bounds: Partial<Bounds> = {}): Promise<{ db: Database; drop(): Promise<void> }> {
   if (template.kind === 'postgres') {
     const name = `crm_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     await admin(template.url, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template.name}`));
-    const db = await openDatabase({ databaseUrl: withDatabase(template.url, name), dataDir: '', poolMax: 5 });
+    const db = await openDatabase({ databaseUrl: withDatabase(template.url, name), dataDir: '', poolMax: 5, bounds });
     return {
       db,
       drop: async () => {
@@ -69,7 +70,7 @@ export async function cloneDatabase(template: TemplateRef): Promise<{ db: Databa
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'crm-test-'));
   await cp(template.dir, dir, { recursive: true });
-  const db = await openDatabase({ dataDir: dir });
+  const db = await openDatabase({ dataDir: dir, bounds });
   return {
     db,
     drop: async () => {
