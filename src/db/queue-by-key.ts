@@ -1,7 +1,7 @@
 import { DatabaseUnavailableError } from './bounds.js';
 
 /**
- * Writes that take the same transaction lock, run one after another in this instance before they ask
+ * Writes that take the same transaction lock run one after another in this instance, before they ask
  * the pool for a connection. A write waiting on a database lock holds its pooled connection while it
  * waits: ten form submissions of one e-mail at once held ten connections (the whole pool) while one
  * worked, and every other request waited for the pool until it answered 503 (BENCHMARKS.md, "One
