@@ -1,6 +1,6 @@
 /** Query.contact · Mutation.createContact · updateContact · deleteContact · eraseContact */
 import { builder } from '../graphql/builder.js';
-import { checked } from '../graphql/rules.js';
+import { checked, ownRow } from '../graphql/rules.js';
 import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord, ErasureReceipt } from '../changes/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../changes/update.js';
@@ -108,7 +108,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateContactInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: updateContactArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: updateContactArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: contact, write } = checked<UpdateContactArgs, ContactKey>(info);
       return write((tx) => updateContact(tx, contact, input, query, userActor(viewer)));
@@ -119,7 +119,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Removes the contact; its deals, invoices, submissions and other records stay, unlinked.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: contact, write } = checked<ByIdArgs, ContactKey>(info);
       return write((tx) => deleteContact(tx, contact, userActor(viewer)));
@@ -130,7 +130,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Owner only (GDPR Art. 17): removes the contact and every stored copy of its data; deals and invoices stay, unlinked.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { target: contact, viewer, write } = checked<ByIdArgs, ContactKey & { email: string | null }>(info);
       return write((tx) => eraseContact(tx, contact, viewer!.id, userActor(viewer)));

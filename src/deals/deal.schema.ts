@@ -2,7 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
-import { checked } from '../graphql/rules.js';
+import { checked, ownRow } from '../graphql/rules.js';
 import { DealStatus, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../changes/update.js';
@@ -78,6 +78,7 @@ builder.mutationFields((t) => ({
       input: setDealStatusArgs,
       target: ({ id }: SetDealStatusArgs, ctx) => ctx.db.deal.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
       hidden: 'not-found',
+      line: ownRow,
       limit: { max: 30, window: '1m', per: 'user' },
       idempotent: true,
       machine: true,
@@ -133,7 +134,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateDealInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateDealArgs, linked: linkedRows, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateDealArgs, linked: linkedRows, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: deal, write } = checked<UpdateDealArgs, DealKey>(info);
       return write((tx) => updateDeal(tx, deal, input, query, userActor(viewer)));
@@ -143,7 +144,7 @@ builder.mutationFields((t) => ({
     type: DeletedRecord,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: deal, write } = checked<ByIdArgs, DealKey>(info);
       return write((tx) => deleteDeal(tx, deal, userActor(viewer)));

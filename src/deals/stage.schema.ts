@@ -2,7 +2,7 @@
 import { DeletedRecord } from '../changes/changes.schema.js';
 import { builder } from '../graphql/builder.js';
 import { userActor } from '../events/types.js';
-import { checked } from '../graphql/rules.js';
+import { checked, ownRow } from '../graphql/rules.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import {
   createStage,
@@ -79,7 +79,7 @@ builder.mutationFields((t) => ({
     type: 'PipelineStage',
     nullable: true,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdatePipelineStageInputType, required: true }) },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateStageArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateStageArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: stage, write } = checked<UpdateStageArgs, StageRef>(info);
       return write((tx) => updateStage(tx, stage, input, query, userActor(viewer)));
@@ -90,7 +90,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Its deals move to moveDealsTo (another stage of the account) or, without it, are left without a stage.',
     args: { id: t.arg.id({ required: true }), moveDealsTo: t.arg.id() },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: deleteStageArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: deleteStageArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, input, target: stage, write } = checked<DeleteStageArgs, StageRef>(info);
       return write((tx) => deleteStage(tx, stage, input.moveDealsTo, userActor(viewer)));

@@ -4,7 +4,7 @@ import { MESSAGES } from '../errors.js';
 import { builder } from '../graphql/builder.js';
 import { userActor } from '../events/types.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
-import { checked } from '../graphql/rules.js';
+import { checked, ownRow } from '../graphql/rules.js';
 import { ContactField, FormFieldType } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
@@ -153,13 +153,14 @@ builder.mutationFields((t) => ({
       target: (args: { formId: string }, ctx) => findActiveForm(ctx.db, String(args.formId)),
       missing: MESSAGES.formNotFound,
       idempotent: true,
+      line: (args: { data: unknown }, form: FormWithFields) => submissionLock(form, args.data),
       documents: submissionShape,
     },
     resolve: async (_root, args, ctx, info) => {
       const { target: form, write } = checked<unknown, FormWithFields>(info);
       const submission = { data: args.data, metadata: args.metadata };
       const origin = { clientIp: ctx.clientIp, userAgent: ctx.userAgent };
-      return ctx.queue.run(submissionLock(form, args.data), () => write((tx) => submitToForm(tx, form, submission, origin), { scope: `form:${form.id}` }));
+      return write((tx) => submitToForm(tx, form, submission, origin), { scope: `form:${form.id}` });
     },
   }),
 }));
@@ -185,7 +186,7 @@ builder.mutationFields((t) => ({
     type: 'LeadForm',
     nullable: true,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateLeadFormInputType, required: true }) },
-    rules: { access: 'member', scope: 'FORMS_WRITE', input: updateLeadFormArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'FORMS_WRITE', input: updateLeadFormArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: form, write } = checked<UpdateLeadFormArgs, FormRef>(info);
       return write((tx) => updateLeadForm(tx, form, input, query, userActor(viewer)));
@@ -196,7 +197,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'CONFLICT while the form has submissions: deactivate it (setLeadFormActive) to keep them.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'FORMS_WRITE', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
+    rules: { access: 'member', scope: 'FORMS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: form, write } = checked<ByIdArgs, FormRef>(info);
       return write((tx) => deleteLeadForm(tx, form, userActor(viewer)));

@@ -48,6 +48,13 @@ export type FieldRules = {
   limit?: FieldLimit;
   /** Honours an `Idempotency-Key` header: the field's writes go through `checked(info).write`. */
   idempotent?: boolean;
+  /**
+   * The one database lock that concurrent calls of the field's write can wait on (a record's row, an
+   * e-mail's advisory lock, an account's next invoice number), as a key; null: none this time. Writes
+   * of one key wait in line in the instance before their transaction, holding no pooled connection
+   * (src/db/queue-by-key.ts, docs/faults.md#under-overload). `ownRow` for a write of the row `id` names.
+   */
+  line?: (input: any, target: any) => string | null;
   /** The 403 message for a member calling an owner-only field. */
   forbidden?: string;
   /** Moves a record along a §8 state machine: a refused move is INVALID_TRANSITION (REST: 409 naming `status`). */
@@ -214,7 +221,7 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     await ctx.charge({ name: limitName(field, rules.limit), max, window }, accountId!);
   }
 
-  const write: Checked['write'] = (work, claim = {}) => {
+  const transaction: Checked['write'] = (work, claim = {}) => {
     const key = rules.idempotent ? readIdempotencyKey(ctx.request.headers) : null;
     // One transaction either way: the answer is what the write's own statements returned.
     // A write that is one statement is atomic by itself: BEGIN and COMMIT would be two more round trips.
@@ -225,6 +232,7 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     if (!owner) throw new Error(`${field}: an idempotent write needs the account it writes to`);
     return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: raw }, work);
   };
+  const write: Checked['write'] = (work, claim) => ctx.queue.run(rules.line?.(input, target) ?? null, () => transaction(work, claim));
   return remember(info, { viewer, input, role, target, write });
 }
 
@@ -238,6 +246,9 @@ function remember(info: GraphQLResolveInfo, result: Checked): Checked {
   checks.set(info, result);
   return result;
 }
+
+/** The line of a write that locks the row its `id` names (an update, a status move, a delete). */
+export const ownRow = (input: { id: string }) => `row:${input.id}`;
 
 const noWrite: Checked['write'] = () => {
   throw new Error('a field whose target is hidden writes nothing');

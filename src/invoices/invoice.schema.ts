@@ -2,7 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
-import { checked } from '../graphql/rules.js';
+import { checked, ownRow } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
@@ -60,10 +60,10 @@ builder.mutationFields((t) => ({
   createInvoice: t.prismaField({
     type: 'Invoice',
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
-    rules: { access: 'member', scope: 'INVOICES_WRITE', input: createInvoiceInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true },
-    resolve: (query, _root, _args, ctx, info) => {
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: createInvoiceInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true, line: numberingKey },
+    resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateInvoiceInput>(info);
-      return ctx.queue.run(numberingKey(input), () => write((tx) => createInvoice(tx, input, userActor(viewer), query)));
+      return write((tx) => createInvoice(tx, input, userActor(viewer), query));
     },
   }),
   setInvoiceStatus: t.prismaField({
@@ -78,6 +78,7 @@ builder.mutationFields((t) => ({
       target: ({ id }: SetInvoiceStatusArgs, ctx) =>
         ctx.db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
       hidden: 'not-found',
+      line: ownRow,
       limit: WRITES,
       idempotent: true,
       machine: true,
@@ -131,7 +132,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateInvoiceInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', scope: 'INVOICES_WRITE', input: updateInvoiceArgs, linked: linkedRows, target, hidden: 'not-found', limit: WRITES, idempotent: true },
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: updateInvoiceArgs, linked: linkedRows, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceKey>(info);
       return write((tx) => updateInvoice(tx, invoice, input, query, userActor(viewer)));
@@ -142,7 +143,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Drafts only (CONFLICT otherwise: cancel or refund it through setInvoiceStatus).',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'INVOICES_WRITE', input: byIdArgs, target, hidden: 'not-found', limit: WRITES, idempotent: true },
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: invoice, write } = checked<ByIdArgs, InvoiceKey>(info);
       return write((tx) => deleteInvoice(tx, invoice, userActor(viewer)));

@@ -6,7 +6,7 @@ import { byIdArgs, type ByIdArgs } from '../changes/update.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { userActor, type Actor } from '../events/types.js';
-import { checked } from '../graphql/rules.js';
+import { checked, ownRow } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
 import {
   createBooking,
@@ -175,7 +175,7 @@ function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.Zod
       type: type as 'Proposal',
       nullable: true,
       args: { id: t.arg.id({ required: true }), input: t.arg({ type: inputType, required: true }) },
-      rules: { access: 'member', input: args, linked: linkedRows, target, hidden: 'not-found', idempotent: true },
+      rules: { access: 'member', input: args, linked: linkedRows, target, hidden: 'not-found', line: ownRow, idempotent: true },
       resolve: (query, _root, _args, _ctx, info) => {
         const { viewer, input: parsed, target: record, write } = checked<{ input: Record<string, unknown> }, RecordRef>(info);
         return write((tx) => updateRecord(tx, model, record, parsed.input, query, userActor(viewer))) as never;
@@ -185,7 +185,7 @@ function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.Zod
       type: DeletedRecord,
       nullable: true,
       args: { id: t.arg.id({ required: true }) },
-      rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', idempotent: true },
+      rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
       resolve: (_root, _args, _ctx, info) => {
         const { viewer, target: record, write } = checked<ByIdArgs, RecordRef>(info);
         return write((tx) => deleteRecord(tx, model, record, userActor(viewer)));

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lockKey } from '../../src/batches/batch.service.js';
 import type { Prisma } from '../../src/generated/prisma/client.js';
-import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
+import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
 const IN_FLIGHT = 50;
@@ -188,6 +188,24 @@ describe.skipIf(!process.env.DATABASE_URL)('writes that would wait on one lock w
     const answers = await rest();
     expect(answers.flatMap((a) => a.errors ?? [])).toEqual([]);
     expect(answers.map((a) => a.data.createInvoice.invoiceNumber).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
+  }, LOAD_TIMEOUT);
+
+  it("ten edits of one contact blocked on its row hold one connection: another contact's edit is answered meanwhile", async () => {
+    const acc = await createAccount(t);
+    const [hot, cold] = [await createContact(t, acc), await createContact(t, acc)];
+    let n = 0;
+    const edit = (id: string) =>
+      t.gql('mutation ($id: ID!, $input: UpdateContactInput!) { updateContact(id: $id, input: $input) { company } }', { id, input: { company: `Edit ${++n}` } }, { as: acc.owner });
+
+    const release = await hold((tx) => tx.$queryRaw`SELECT id FROM contacts WHERE id = ${hot.id}::uuid FOR UPDATE`);
+    const rest = await tenBlockedThenAnother(
+      () => edit(hot.id),
+      async () => expect((await edit(cold.id)).errors).toBeUndefined(),
+    );
+    await release();
+    const answers = await rest();
+    expect(answers.flatMap((a) => a.errors ?? [])).toEqual([]);
+    expect(await t.db.event.count({ where: { accountId: acc.id, type: 'contact.updated', subjectId: hot.id } })).toBe(10);
   }, LOAD_TIMEOUT);
 });
 
