@@ -1,7 +1,7 @@
 /** Query.search: one box for internal tools over contacts, deals and invoices (docs/decisions.md §19). */
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import { anyFieldMatches, containing, field, nameSql, searchedFields, startingWith } from '../contacts/contact-search.js';
+import { anyFieldMatches, anyFieldMayStartWith, containing, field, nameSql, searchedFields, startingWith } from '../contacts/contact-search.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { DealRef } from '../deals/deal.schema.js';
 import { InvoiceRef } from '../invoices/invoice.schema.js';
@@ -53,39 +53,45 @@ function rankSql(fields: Prisma.Sql[], query: string): Prisma.Sql {
 const contactName = (alias: string) => Prisma.sql`(SELECT btrim(${nameSql('k')}) FROM contacts k WHERE k.account_id = ${field(alias, 'account_id')} AND k.id = ${field(alias, 'contact_id')})`;
 
 /**
- * Each type's best `first` matches (rank, newest first), found through its trigram index; the
- * union's best `first` are the answer. Deals and invoices match their own title or number here, not
- * their contact's name: the contact is a hit of its own.
+ * Each type's best `first` matches (rank, newest first), from two bounded reads rather than a rank
+ * for every match (a common fragment matches a tenth of an account; BENCHMARKS.md, "Query.search in
+ * two bounded reads"): the best exact and prefix matches, among the rows where a searched field may
+ * begin with the query (its trigram index); and the newest `first` matches of any rank. Together
+ * they hold the answer: were it to need k substring matches, fewer than `first` - k prefix matches
+ * exist, so the newest `first` matches hold at least k substring ones, the newest of them. Deals
+ * and invoices match their own title or number here, not their contact's name: the contact is a
+ * hit of its own.
  */
 function hitsSql(type: SearchType, account: Prisma.Sql, query: string, first: number): Prisma.Sql {
+  const own = (column: string) => ({
+    match: Prisma.sql`${field('r', column)} ILIKE ${containing(query)}`,
+    prefix: Prisma.sql`${field('r', column)} ILIKE ${startingWith(query)}`,
+    rank: rankSql([field('r', column)], query),
+    title: field('r', column),
+    subtitle: contactName('r'),
+  });
   const candidates = {
     CONTACT: {
       table: 'contacts',
       match: anyFieldMatches('r', query),
+      prefix: anyFieldMayStartWith('r', query),
       rank: rankSql([...searchedFields('r'), field('r', 'first_name'), field('r', 'last_name')], query),
       title: Prisma.sql`btrim(${nameSql('r')})`,
       subtitle: Prisma.sql`coalesce(r.email, r.company, r.phone)`,
     },
-    DEAL: {
-      table: 'deals',
-      match: Prisma.sql`r.title ILIKE ${containing(query)}`,
-      rank: rankSql([field('r', 'title')], query),
-      title: field('r', 'title'),
-      subtitle: contactName('r'),
-    },
-    INVOICE: {
-      table: 'invoices',
-      match: Prisma.sql`r.invoice_number ILIKE ${containing(query)}`,
-      rank: rankSql([field('r', 'invoice_number')], query),
-      title: field('r', 'invoice_number'),
-      subtitle: contactName('r'),
-    },
+    DEAL: { table: 'deals', ...own('title') },
+    INVOICE: { table: 'invoices', ...own('invoice_number') },
   }[type];
-  // The subtitle (a contact's name) is read for the rows kept, not for every match.
+  const table = Prisma.raw(candidates.table);
+  const best = (where: Prisma.Sql, order: string) =>
+    Prisma.sql`(SELECT r.id, r.created_at, ${candidates.rank} AS rank FROM ${table} r
+      WHERE r.account_id = ${account} AND ${where} ORDER BY ${Prisma.raw(order)} LIMIT ${first})`;
+  // UNION, not UNION ALL: a prefix match among the newest is read by both. The subtitle (a contact's
+  // name) is read for the rows kept, not for every match.
   return Prisma.sql`SELECT CAST(${type} AS text) AS type, h.id, h.rank, h.created_at, ${candidates.title} AS title, ${candidates.subtitle} AS subtitle
-    FROM (SELECT r.id, r.created_at, ${candidates.rank} AS rank FROM ${Prisma.raw(candidates.table)} r
-          WHERE r.account_id = ${account} AND ${candidates.match} ORDER BY rank, r.created_at DESC, r.id DESC LIMIT ${first}) h
-    JOIN ${Prisma.raw(candidates.table)} r ON r.account_id = ${account} AND r.id = h.id`;
+    FROM (${best(Prisma.sql`${candidates.prefix} AND ${candidates.rank} < 2`, 'rank, r.created_at DESC, r.id DESC')}
+          UNION ${best(candidates.match, 'r.created_at DESC, r.id DESC')}) h
+    JOIN ${table} r ON r.account_id = ${account} AND r.id = h.id`;
 }
 
 async function search(ctx: Context, { accountId, query, types, first }: SearchArgs): Promise<Hit[]> {

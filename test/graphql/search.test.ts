@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createAccount, createApiKey, createContact, type TestAccount } from '../factories/index.js';
+import { createAccount, createApiKey, createContact, createMember, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type TestApp, type TestUser } from '../helpers/app.js';
 import { restResource } from '../helpers/rest.js';
-import { contactMatches, ownOrContactNameMatches } from '../../src/contacts/contact-search.js';
+import { anyFieldMayStartWith, contactMatches, ownOrContactNameMatches } from '../../src/contacts/contact-search.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 
 // Search (docs/decisions.md §19): Query.search across contacts, deals and invoices, best matches
@@ -108,6 +109,69 @@ describe('Query.search', () => {
   });
 });
 
+describe('Query.search answers the best `first` of every match, however exact, prefix and substring matches mix', () => {
+  // Names built from a few syllables, so one fragment is a whole field of some records, the start of
+  // others and inside the rest; creation times tied in tens. A reference ranks every match here in
+  // JavaScript; the service must answer its first `first`, for seeded random queries, sizes and types.
+  const SYLLABLES = ['ana', 'ra', 'nar', 'an', 'ara', 'ran', 'bo'];
+  const QUERIES = ['a', 'an', 'ana', 'ar', 'ara', 'ra', 'ran', 'nar', 'bo', 'ana ra', 'ara@', '.example', 'anara', '+1 555', '(', '(ana', '*', 'd.', '.'];
+  type Row = { type: 'CONTACT' | 'DEAL' | 'INVOICE'; id: string; createdAt: Date; fields: (string | null)[]; searched: (string | null)[] };
+  const rows: Row[] = [];
+  let mine: TestAccount;
+
+  beforeAll(async () => {
+    mine = await createAccount(t);
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    const word = () => Array.from({ length: 1 + Math.floor(random() * 2) }, () => pick(SYLLABLES)).join('');
+    const capital = (w: string) => w[0]!.toUpperCase() + w.slice(1);
+    for (let i = 0; i < 90; i++) {
+      const [first, last] = [capital(word()), random() < 0.3 ? null : capital(word())];
+      const email = random() < 0.2 ? null : `${word()}.${i}@${word()}.example`;
+      // Regular expressions' and ILIKE's own characters, at the start of a field too.
+      const company = random() < 0.5 ? null : random() < 0.5 ? `${capital(word())} Ltd.` : `(${word()}) *Co`;
+      const phone = random() < 0.7 ? null : `+1 555 ${1000 + i}`;
+      const c = await createContact(t, mine, { firstName: first, lastName: last, email, company, phone, createdAt: at(Math.floor(random() * 10)) });
+      const name = `${first} ${last ?? ''}`;
+      const searched = [name, email, company, phone];
+      rows.push({ type: 'CONTACT', id: c.id, createdAt: c.createdAt, fields: [...searched, first, last], searched });
+    }
+    for (let i = 0; i < 40; i++) {
+      const title = random() < 0.5 ? capital(word()) : `${capital(word())} ${word()}`;
+      const d = await t.db.deal.create({ data: { accountId: mine.id, title, createdAt: at(Math.floor(random() * 10)) } });
+      rows.push({ type: 'DEAL', id: d.id, createdAt: d.createdAt, fields: [title], searched: [title] });
+      const number = `${word().toUpperCase()}-${i}`;
+      const v = await t.db.invoice.create({ data: { accountId: mine.id, invoiceNumber: number, amount: 1, dueDate: at(0), createdAt: at(Math.floor(random() * 10)) } });
+      rows.push({ type: 'INVOICE', id: v.id, createdAt: v.createdAt, fields: [number], searched: [number] });
+    }
+  });
+
+  /** §19's order over every match: exact, then prefix, then substring; newest, then the larger id, first. */
+  function expected(query: string, types: readonly string[], first: number) {
+    const q = query.toLowerCase();
+    const has = (fields: (string | null)[], test: (f: string) => boolean) => fields.some((f) => f !== null && test(f.toLowerCase()));
+    return rows
+      .filter((r) => types.includes(r.type) && has(r.searched, (f) => f.includes(q)))
+      .map((r) => ({ r, rank: has(r.fields, (f) => f === q) ? 0 : has(r.fields, (f) => f.startsWith(q)) ? 1 : 2 }))
+      .sort((a, b) => a.rank - b.rank || b.r.createdAt.getTime() - a.r.createdAt.getTime() || (a.r.id < b.r.id ? 1 : -1))
+      .slice(0, first)
+      .map(({ r }) => `${r.type} ${r.id}`);
+  }
+
+  test('for random queries, sizes and types: the same hits, in the same order, as ranking every match', async () => {
+    const member = await createMember(t, mine.id);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...QUERIES), fc.integer({ min: 1, max: 12 }), fc.subarray(['CONTACT', 'DEAL', 'INVOICE'], { minLength: 1 }), async (query, first, types) => {
+        const r = await search(mine, { query, first, types }, member);
+        expect(r.errors).toBeUndefined();
+        expect(r.data.search.map((h: { type: string; id: string }) => `${h.type} ${h.id}`)).toEqual(expected(query, types, first));
+      }),
+      { seed: 19, numRuns: 100 },
+    );
+  });
+});
+
 describe('search on the deal and invoice lists (REST and GraphQL)', () => {
   const deals = restResource(() => t, '/api/v1/deals');
   const invoices = restResource(() => t, '/api/v1/invoices');
@@ -183,6 +247,10 @@ describe('every search is read through its trigram index', () => {
 
   test('contacts: contact_search_text(...) ILIKE uses contacts_search_trgm_idx', async () => {
     expect(await plan((a) => Prisma.sql`contacts t WHERE t.account_id = ${a} AND ${contactMatches('t', 'last4242')}`)).toContain('contacts_search_trgm_idx');
+  });
+
+  test("Query.search's exact and prefix candidates: the words a contact's fields begin, through contacts_search_trgm_idx", async () => {
+    expect(await plan((a) => Prisma.sql`contacts t WHERE t.account_id = ${a} AND ${anyFieldMayStartWith('t', 'last4242')}`)).toContain('contacts_search_trgm_idx');
   });
 
   test('deals and invoices: their own trigram index and the contacts index', async () => {
