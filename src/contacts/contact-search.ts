@@ -45,15 +45,17 @@ export function anyFieldMatches(alias: string, text: string): Prisma.Sql {
 const regexEscape = (text: string) => text.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
 
 /**
- * A superset of the contacts one of whose fields begins with the text (§19's exact and prefix
- * matches): contact_search_text begins with the first name and puts a space before every other
- * field. One regular expression, so one read of the index, by the words the text begins (the
- * trigrams of a word's start): 3 ms for a fragment inside 100,000 contacts of a million, against 20
- * ms for two ILIKE patterns OR-ed.
+ * Supersets of the contacts one of whose fields begins with the text, or is the text (§19's prefix
+ * and exact matches), for the index to find: contact_search_text begins with the first name and
+ * puts a space between fields. A regular expression is read from the index by the trigrams of a
+ * word's start: 3 ms for a fragment inside 100,000 contacts of a million, against 20 ms for two
+ * ILIKE patterns OR-ed. A word's end is read only from a space after it, not from `$`, hence the
+ * phone, last in the text, as an ILIKE pattern of its own (BENCHMARKS.md, "Query.search in
+ * bounded reads").
  */
-export function anyFieldMayStartWith(alias: string, text: string): Prisma.Sql {
-  return Prisma.sql`${indexedText(alias)} ~* ${`(^| )${regexEscape(text)}`}`;
-}
+export const anyFieldMayStartWith = (alias: string, text: string) => Prisma.sql`${indexedText(alias)} ~* ${`(^| )${regexEscape(text)}`}`;
+export const anyFieldMayBe = (alias: string, text: string) =>
+  Prisma.sql`(${indexedText(alias)} ~* ${`(^| )${regexEscape(text)} `} OR ${indexed(alias, `% ${likeEscape(text)}`)})`;
 
 /**
  * The rows of `table` (under alias `t`) whose `column` or whose contact's name contains the text

@@ -1,7 +1,8 @@
 /** Query.search: one box for internal tools over contacts, deals and invoices (docs/decisions.md §19). */
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import { anyFieldMatches, anyFieldMayStartWith, containing, field, nameSql, searchedFields, startingWith } from '../contacts/contact-search.js';
+import { anyFieldMatches, anyFieldMayBe, anyFieldMayStartWith, containing, field, nameSql, searchedFields, startingWith } from '../contacts/contact-search.js';
+import { likeEscape } from '../graphql/collection.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { DealRef } from '../deals/deal.schema.js';
 import { InvoiceRef } from '../invoices/invoice.schema.js';
@@ -53,19 +54,21 @@ function rankSql(fields: Prisma.Sql[], query: string): Prisma.Sql {
 const contactName = (alias: string) => Prisma.sql`(SELECT btrim(${nameSql('k')}) FROM contacts k WHERE k.account_id = ${field(alias, 'account_id')} AND k.id = ${field(alias, 'contact_id')})`;
 
 /**
- * Each type's best `first` matches (rank, newest first), from two bounded reads rather than a rank
+ * Each type's best `first` matches (rank, newest first), from three bounded reads rather than a rank
  * for every match (a common fragment matches a tenth of an account; BENCHMARKS.md, "Query.search in
- * two bounded reads"): the best exact and prefix matches, among the rows where a searched field may
- * begin with the query (its trigram index); and the newest `first` matches of any rank. Together
- * they hold the answer: were it to need k substring matches, fewer than `first` - k prefix matches
- * exist, so the newest `first` matches hold at least k substring ones, the newest of them. Deals
- * and invoices match their own title or number here, not their contact's name: the contact is a
- * hit of its own.
+ * bounded reads"): the newest `first` exact matches, the newest `first` exact or prefix ones, and
+ * the newest `first` of all. The first two find their candidates through the trigram index by the
+ * words a field may be or begin; every read stops at `first` rows, so a walk of the account's
+ * newest rows serves a common fragment. Together they hold the answer: with e exact matches in it,
+ * it needs the newest `first` - e prefix ones, and the newest `first` exact or prefix matches hold
+ * at least that many (likewise for substring matches). Deals and invoices match their own title or
+ * number here, not their contact's name: the contact is a hit of its own.
  */
 function hitsSql(type: SearchType, account: Prisma.Sql, query: string, first: number): Prisma.Sql {
   const own = (column: string) => ({
-    match: Prisma.sql`${field('r', column)} ILIKE ${containing(query)}`,
-    prefix: Prisma.sql`${field('r', column)} ILIKE ${startingWith(query)}`,
+    is: Prisma.sql`${field('r', column)} ILIKE ${likeEscape(query)}`,
+    startsWith: Prisma.sql`${field('r', column)} ILIKE ${startingWith(query)}`,
+    contains: Prisma.sql`${field('r', column)} ILIKE ${containing(query)}`,
     rank: rankSql([field('r', column)], query),
     title: field('r', column),
     subtitle: contactName('r'),
@@ -73,8 +76,9 @@ function hitsSql(type: SearchType, account: Prisma.Sql, query: string, first: nu
   const candidates = {
     CONTACT: {
       table: 'contacts',
-      match: anyFieldMatches('r', query),
-      prefix: anyFieldMayStartWith('r', query),
+      is: anyFieldMayBe('r', query),
+      startsWith: anyFieldMayStartWith('r', query),
+      contains: anyFieldMatches('r', query),
       rank: rankSql([...searchedFields('r'), field('r', 'first_name'), field('r', 'last_name')], query),
       title: Prisma.sql`btrim(${nameSql('r')})`,
       subtitle: Prisma.sql`coalesce(r.email, r.company, r.phone)`,
@@ -83,14 +87,15 @@ function hitsSql(type: SearchType, account: Prisma.Sql, query: string, first: nu
     INVOICE: { table: 'invoices', ...own('invoice_number') },
   }[type];
   const table = Prisma.raw(candidates.table);
-  const best = (where: Prisma.Sql, order: string) =>
+  const newest = (where: Prisma.Sql) =>
     Prisma.sql`(SELECT r.id, r.created_at, ${candidates.rank} AS rank FROM ${table} r
-      WHERE r.account_id = ${account} AND ${where} ORDER BY ${Prisma.raw(order)} LIMIT ${first})`;
-  // UNION, not UNION ALL: a prefix match among the newest is read by both. The subtitle (a contact's
-  // name) is read for the rows kept, not for every match.
+      WHERE r.account_id = ${account} AND ${where} ORDER BY r.created_at DESC, r.id DESC LIMIT ${first})`;
+  // UNION, not UNION ALL: a row can be read by more than one. The subtitle (a contact's name) is
+  // read for the rows kept, not for every match.
   return Prisma.sql`SELECT CAST(${type} AS text) AS type, h.id, h.rank, h.created_at, ${candidates.title} AS title, ${candidates.subtitle} AS subtitle
-    FROM (${best(Prisma.sql`${candidates.prefix} AND ${candidates.rank} < 2`, 'rank, r.created_at DESC, r.id DESC')}
-          UNION ${best(candidates.match, 'r.created_at DESC, r.id DESC')}) h
+    FROM (${newest(Prisma.sql`${candidates.is} AND ${candidates.rank} = 0`)}
+          UNION ${newest(Prisma.sql`${candidates.startsWith} AND ${candidates.rank} < 2`)}
+          UNION ${newest(candidates.contains)}) h
     JOIN ${table} r ON r.account_id = ${account} AND r.id = h.id`;
 }
 
