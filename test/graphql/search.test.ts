@@ -88,6 +88,16 @@ describe('Query.search', () => {
     expect(titles(await search(mine, { query: 'G', types: ['CONTACT'] }))).toEqual(['Grace Hopper', 'Ada Lovelace']);
   });
 
+  test("a query's characters are its own: accents, apostrophes, CJK, emoji and a regular expression's", async () => {
+    const odd = await createAccount(t);
+    await createContact(t, odd, { firstName: 'Zoë', lastName: "O'Brien", email: null, company: '日本 Trading (Ltd.)', phone: '+1 (555) 0100 🙂' });
+    for (const query of ['zoë', "O'BRIEN", '日本', '🙂', '(ltd.)', '+1 (555)', 'trading (ltd.)']) {
+      const r = await search(odd, { query, types: ['CONTACT'] });
+      expect([query, r.errors, titles(r)]).toEqual([query, undefined, ["Zoë O'Brien"]]);
+    }
+    expect(titles(await search(odd, { query: 'z.ë' }))).toEqual([]);
+  });
+
   test('bad input is a 400 naming each argument: a blank or 201-character query, first out of 1..50', async () => {
     const r = await search(mine, { query: ' ', first: 51 });
     expect(errorOf(r).extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { query: ['Must not be blank'], first: ['Must be at most 50'] } });
