@@ -58,12 +58,10 @@ describe('depth', () => {
     expect(messages(r)).toMatch(/depth limit/);
   });
 
-  it('a fragment cycle is refused at once, never loops', async () => {
-    const started = Date.now();
+  it('a fragment cycle is refused, never followed: the request is answered, with errors and no data', async () => {
     const r = await run('query { me { ...A } } fragment A on User { accounts { id } ...B } fragment B on User { ...A }');
     expect(r.body.errors?.length).toBeGreaterThan(0);
     expect(r.body.data ?? null).toBeNull();
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('the deepest real query of the schema runs', async () => {
