@@ -5,8 +5,9 @@ import { DatabaseUnavailableError } from './bounds.js';
  * the pool for a connection. A write waiting on a database lock holds its pooled connection while it
  * waits: ten form submissions of one e-mail at once held ten connections (the whole pool) while one
  * worked, and every other request waited for the pool until it answered 503 (BENCHMARKS.md, "One
- * e-mail at a time"); invoices numbered in one account wait on its row the same way. Queued here
- * they hold nothing. The database lock stays what serialises them across instances; this only
+ * e-mail at a time"); invoices numbered in one account, and edits of one record, wait on a row the
+ * same way. Queued here they hold nothing. A field names its lock as the `line` of its rules
+ * (src/graphql/rules.ts). The database lock stays what serialises them across instances; this only
  * keeps one instance's pool from being spent on waiting.
  *
  * The wait in line is bounded like the lock wait it stands in for (statementTimeoutMs, then 503 as a
