@@ -5,27 +5,15 @@
  * Without DATABASE_URL it measures the embedded database. Results: BENCHMARKS.md "Live events".
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/client.js';
-import { applyMigrations } from '../../src/db/migrate.js';
 import { emit } from '../../src/events/emit.js';
 import { openEvents } from '../../src/events/runtime.js';
 import { SYSTEM } from '../../src/events/types.js';
 import { createLogger } from '../../src/logger.js';
+import { openScratch } from './scratch.js';
 
 const count = Number(process.argv[2] ?? 100);
-// DATA_DIR is where the development webhook key is written: a temp directory, never the checkout.
-const dataDir = await mkdtemp(path.join(tmpdir(), 'crm-event-latency-'));
-const config = loadConfig({ ...process.env, REDIS_URL: '', DATA_DIR: dataDir });
+const { config, db, accountId, close } = await openScratch('latency', { REDIS_URL: '' });
 const log = createLogger({ level: 'silent' });
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: 'memory://' });
-await applyMigrations(db);
-const [{ id: accountId }] = await db.prisma.$queryRaw<[{ id: string }]>`
-  WITH owner AS (INSERT INTO users (id) VALUES (gen_random_uuid()) RETURNING id)
-  INSERT INTO accounts (id, name, owner_id) SELECT gen_random_uuid(), 'latency', id FROM owner RETURNING id`;
 
 async function measure(mode: 'notify' | 'poll 250 ms'): Promise<number[]> {
   const events = await openEvents({ ...config, events: { ...config.events, pollMs: mode === 'notify' ? 2_000 : 250 } }, db.prisma, log, {
@@ -33,12 +21,19 @@ async function measure(mode: 'notify' | 'poll 250 ms'): Promise<number[]> {
     listen: mode === 'notify' ? db.listen : undefined,
   });
   const live = events.bus.subscribe('accountEvents', accountId)[Symbol.asyncIterator]();
+  // Asked for before the first commit: the subscription listens from then on, and the relay
+  // publishes only to accounts someone listens to. The bus carries each envelope as JSON text.
+  let next = live.next();
+  const idOf = async (arrival: typeof next) => (JSON.parse((await arrival).value as string) as { data: { object: { id: string } } }).data.object.id;
   const latencies: number[] = [];
   for (let i = 0; i < count; i++) {
     const id = randomUUID();
     await db.prisma.$transaction((tx) => emit(tx, { type: 'contact.created', accountId, actor: SYSTEM, object: { id, accountId } as { id: string } }));
     const committed = performance.now();
-    for (let next = await live.next(); (next.value?.data as { object?: { id?: string } } | null)?.object?.id !== id; next = await live.next());
+    for (let arrived = next; ; arrived = next) {
+      next = live.next();
+      if ((await idOf(arrived)) === id) break;
+    }
     latencies.push(performance.now() - committed);
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 300)); // commits at any moment of a poll period
   }
@@ -53,5 +48,4 @@ for (const mode of ['poll 250 ms', 'notify'] as const) {
   const sorted = await measure(mode);
   console.log(`| ${db.kind} | ${mode} | ${count} | ${at(sorted, 0.5)} | ${at(sorted, 0.9)} | ${at(sorted, 0.99)} |`);
 }
-await db.close();
-await rm(dataDir, { recursive: true, force: true });
+await close();

@@ -6,26 +6,15 @@
  *   DATABASE_URL=postgresql://... REDIS_URL=redis://... node --import tsx scripts/bench/revocation.ts [keys per path]
  * Without DATABASE_URL it measures the embedded database. Results: BENCHMARKS.md "API key revocation".
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createApiKey, revokeApiKey } from '../../src/apikeys/apikey.service.js';
 import { ApiKeys } from '../../src/auth/api-keys.js';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/client.js';
-import { applyMigrations } from '../../src/db/migrate.js';
 import { SYSTEM } from '../../src/events/types.js';
 import { createLogger } from '../../src/logger.js';
+import { openScratch } from './scratch.js';
 
 const count = Number(process.argv[2] ?? 50);
-const dataDir = await mkdtemp(path.join(tmpdir(), 'crm-revocation-'));
-const config = loadConfig({ ...process.env, DATA_DIR: dataDir });
+const { config, db, accountId, close } = await openScratch('revocation');
 const log = createLogger({ level: 'silent' });
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: 'memory://' });
-await applyMigrations(db);
-const [{ id: accountId }] = await db.prisma.$queryRaw<[{ id: string }]>`
-  WITH owner AS (INSERT INTO users (id) VALUES (gen_random_uuid()) RETURNING id)
-  INSERT INTO accounts (id, name, owner_id) SELECT gen_random_uuid(), 'revocation', id FROM owner RETURNING id`;
 
 async function measure(hears: { listen?: boolean; redisUrl?: string }): Promise<number[]> {
   const revoking = await new ApiKeys(db.prisma, log).start({ redisUrl: hears.redisUrl });
@@ -53,5 +42,4 @@ for (const [name, hears] of paths) {
   const sorted = await measure(hears);
   console.log(`| ${db.kind} | ${name} | ${count} | ${at(sorted, 0.5)} | ${at(sorted, 0.9)} | ${at(sorted, 0.99)} | ${sorted.at(-1)!.toFixed(1)} |`);
 }
-await db.close();
-await rm(dataDir, { recursive: true, force: true });
+await close();
