@@ -2,6 +2,8 @@
 //   <script src="https://crm.example.com/forms/embed.js" data-form="FORM_ID" async></script>
 // and gets the form's page in an <iframe> right there, as tall as its content (docs/embedding-forms.md).
 
+import { Response } from '../http/response.js';
+
 export const EMBED_PATH = '/forms/embed.js';
 
 // The same for every form: it reads what it needs from its own <script> tag. Plain ES2017, no globals.

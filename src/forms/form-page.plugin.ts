@@ -6,6 +6,7 @@ import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
 import type { Context, ServerContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/client.js';
+import { Response } from '../http/response.js';
 import { schema } from '../schema.js';
 import { contentSecurityPolicy, renderFormPage, renderMessagePage, type PublicForm } from './form-page.js';
 import { EMBED_PATH, embedScriptResponse } from './form-page-embed.js';

@@ -5,6 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import type { Context } from '../context.js';
+import { Response } from '../http/response.js';
 import { requestInfo } from './request-info.js';
 
 export const METRICS_PATH = '/metrics';

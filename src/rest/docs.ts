@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
+import { Response } from '../http/response.js';
 import { fromHttpError, restErrorResponse } from './errors.js';
 import { buildOpenApi } from './openapi.js';
 

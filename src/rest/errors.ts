@@ -1,3 +1,4 @@
+import { Response } from '../http/response.js';
 import type { GraphQLError } from 'graphql';
 import { HTTP_STATUS, MESSAGES, UNAVAILABLE_RETRY_SECONDS, type ErrorCode, type ErrorDetails } from '../errors.js';
 

@@ -6,6 +6,7 @@ import { maskError } from '../graphql/mask.js';
 import { admit, inputProblems, rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../schema.js';
 import { jsonObject, readJson } from '../http/body.js';
+import { Response } from '../http/response.js';
 import type { Logger } from '../logger.js';
 import { download } from './download.js';
 import { fromCoreError, fromHttpError, invalidInput, json, restErrorResponse, type InputSource, type RestError } from './errors.js';

@@ -183,6 +183,12 @@ describe('headers on every answer', () => {
     }
   });
 
+  it('a JSON answer is sent whole: its Content-Length is its size, never chunked', async () => {
+    for (const [name, r] of (await answers()).filter(([n]) => n !== 'CSV')) {
+      expect([r.headers.get('content-length'), r.headers.get('transfer-encoding')], name).toEqual([String(Buffer.byteLength(r.text)), null]);
+    }
+  });
+
   it.each(['abc-123', 'req_42.retry:2', 'x'.repeat(128)])('a sane X-Request-Id (%s) is echoed', async (id) => {
     const r = await t.rest('GET', `/api/v1/contacts?account_id=${acc.id}`, { as: acc.member, headers: { 'x-request-id': id } });
     expect(r.headers.get('x-request-id')).toBe(id);
