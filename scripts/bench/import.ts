@@ -73,7 +73,7 @@ async function pgliteTarget(dir: string, contacts: number): Promise<Target> {
 }
 
 /** GET `pathAndQuery` one request at a time, LIST_GAP_MS apart, until `done()`: each one's latency. */
-async function listLatencies(server: Server, pathAndQuery: string, token: string, done: () => boolean): Promise<Latencies> {
+export async function listLatencies(server: Server, pathAndQuery: string, token: string, done: () => boolean): Promise<Latencies> {
   const times: number[] = [];
   let failures = 0;
   while (!done()) {
@@ -98,7 +98,7 @@ function latencies(times: number[], failures: number): Latencies {
  * between `from` and `to` (epoch ms). On this machine the bench's client shares two cores with the
  * service, its import and PostgreSQL: what it measures includes its own waits for a core.
  */
-function serviceTimed(logFile: string, route: string, from: number, to: number): Latencies {
+export function serviceTimed(logFile: string, route: string, from: number, to: number): Latencies {
   const times: number[] = [];
   let failures = 0;
   for (const line of readFileSync(logFile, 'utf8').split('\n')) {
