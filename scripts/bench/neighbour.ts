@@ -1,10 +1,10 @@
-// npm run bench:neighbour -- [--seconds 60] [--duties 0,25,50,75,100] [--kind cpu|writes] [--contacts 100000]
+// npm run bench:neighbour -- [--seconds 60] [--duties 0,25,50,75,100] [--kind cpu|writes|cpu,writes] [--contacts 100000]
 // The list requests of the import bench (scripts/bench/import.ts: GET /api/v1/contacts, one at a
 // time, 50 ms apart) beside a neighbour: one PostgreSQL backend running a statement for `duty` %
 // of each 200 ms, the way an import's backend keeps a core busy. `cpu`: the statement only computes
 // (nothing written, locked or allocated in the service: what the requests lose is their share of
 // two cores); `writes`: it inserts rows into a table of its own (WAL, dirty pages, the disk), as an
-// import does. It says what list p99's rise during an import (the import bench's third target)
+// import does; `cpu,writes`: one backend of each at once. It says what list p99's rise during an import (the import bench's third target)
 // comes from. Results: BENCHMARKS.md.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,12 +61,13 @@ async function neighbour(url: string, kind: Kind, duty: number) {
 
 async function main() {
   const flags = parseFlags(process.argv.slice(2), ['seconds', 'duties', 'kind', 'contacts']);
-  const kind = (flags.kind ?? 'cpu') as Kind;
-  if (!(kind in STATEMENTS)) throw new Error(`--kind: one of ${Object.keys(STATEMENTS).join(', ')}`);
+  const kinds = (flags.kind ?? 'cpu').split(',') as Kind[];
+  if (!kinds.every((k) => k in STATEMENTS)) throw new Error(`--kind: one or more of ${Object.keys(STATEMENTS).join(', ')}`);
   const seconds = intFlag(flags, 'seconds', 60, 5, 600);
   const duties = (flags.duties ?? '0,25,50,75,100').split(',').map(Number);
-  const url = benchDatabaseUrl(intFlag(flags, 'contacts', DEFAULT_CONTACTS, 1, 1_000_000));
-  const dataset = await ensureDataset(url, sizeFor(intFlag(flags, 'contacts', DEFAULT_CONTACTS, 1, 1_000_000)), { log: (line) => process.stderr.write(`${line}\n`) });
+  const contacts = intFlag(flags, 'contacts', DEFAULT_CONTACTS, 1, 1_000_000);
+  const url = benchDatabaseUrl(contacts);
+  const dataset = await ensureDataset(url, sizeFor(contacts), { log: (line) => process.stderr.write(`${line}\n`) });
   const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-neighbour-'));
   const server = await startServer({
     name: 'service', cwd: ROOT, logFile: path.join(work, 'service.log'), args: ['--import', 'tsx', 'src/main.ts'],
@@ -77,13 +78,13 @@ async function main() {
     const list = `/api/v1/contacts?account_id=${dataset.accountId}`;
     const warm = performance.now() + 3000;
     await listLatencies(server, list, token, () => performance.now() >= warm);
-    console.log(`| neighbour (${kind}), duty | requests | client p50 / p99 ms | service p50 / p99 ms |\n|---:|---:|---:|---:|`);
+    console.log(`| neighbour (${kinds.join(' + ')}), duty | requests | client p50 / p99 ms | service p50 / p99 ms |\n|---:|---:|---:|---:|`);
     for (const duty of duties) {
-      const busy = await neighbour(url, kind, duty);
+      const busy = await Promise.all(kinds.map((kind) => neighbour(url, kind, duty)));
       const from = Date.now();
       const until = performance.now() + seconds * 1000;
       const client = await listLatencies(server, list, token, () => performance.now() >= until);
-      await busy.stop();
+      await Promise.all(busy.map((b) => b.stop()));
       const service = serviceTimed(server.logFile, '/api/v1/contacts', from, Date.now());
       console.log(`| ${duty} % | ${client.requests} | ${client.p50.toFixed(1)} / ${client.p99.toFixed(1)} | ${service.p50.toFixed(1)} / ${service.p99.toFixed(1)} |`);
     }
