@@ -2,6 +2,7 @@
 // header row is in (so the core judges the columns), the rows are stored as they arrive, and the
 // answer is the operation's `read` of what began. REST decides nothing here: the refusals are the
 // core's (the operation) or the body's own (not UTF-8, empty, too large: src/imports/intake.ts).
+import type { Response } from '../http/response.js';
 import type { GraphQLError } from 'graphql';
 import type { Context } from '../context.js';
 import type { Database } from '../db/client.js';
