@@ -4,8 +4,8 @@
 // of each 200 ms, the way an import's backend keeps a core busy. `cpu`: the statement only computes
 // (nothing written, locked or allocated in the service: what the requests lose is their share of
 // two cores); `writes`: it inserts rows into a table of its own (WAL, dirty pages, the disk), as an
-// import does; `cpu,writes`: one backend of each at once. It says what list p99's rise during an import (the import bench's third target)
-// comes from. Results: BENCHMARKS.md.
+// import does; `cpu,writes`: one backend of each at once. It says what list p99's rise during an
+// import (the import bench's third target) comes from. Results: BENCHMARKS.md.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -6,7 +6,7 @@ import { bearerChallenge } from './token.js';
  * Every 401 says how to authenticate (`WWW-Authenticate: Bearer`, RFC 9110 §15.5.2), REST and /graphql.
  * /graphql answers an unauthenticated field with 200 and an UNAUTHENTICATED error (a GraphQL answer can
  * hold data too); it carries the same challenge, which RFC 9110 §11.6.1 allows on any answer.
- * Also fills an empty reason phrase: a Response built with Node's own class (the REST layer's) has
+ * Also fills an empty reason phrase: a Response built with Node's own class (a download's) has
  * statusText "", which @whatwg-node/server writes as "HTTP/1.1 401 " (docs/www-authenticate.md).
  */
 export function useAuthChallenge(cookieName: string): Plugin {
