@@ -119,7 +119,12 @@ builder.mutationFields((t) => ({
     type: 'Account',
     description: 'Creates an account; the caller becomes its owner.',
     args: { input: t.arg({ type: CreateAccountInputType, required: true }) },
-    rules: { access: 'user', input: createAccountInput, from: 'input' },
+    rules: {
+      access: 'user',
+      input: createAccountInput,
+      from: 'input',
+      notIdempotent: 'keys are kept under the account a write belongs to, and this account does not exist yet',
+    },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<CreateAccountInput>(info);
       const account = await createAccount(ctx.db, viewer!.id, input, userActor(viewer));

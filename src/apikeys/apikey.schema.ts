@@ -64,7 +64,16 @@ builder.mutationFields((t) => ({
     type: CreatedRef,
     description: 'Owner only, with a session token. The answer is the only place the secret appears.',
     args: { input: t.arg({ type: CreateInput, required: true }) },
-    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: createApiKeyInput, from: 'input', limit: { max: 10, window: '1m', per: 'user' } },
+    rules: {
+      access: 'owner',
+      forbidden: MESSAGES.ownerOnly,
+      input: createApiKeyInput,
+      from: 'input',
+      limit: { max: 10, window: '1m', per: 'user' },
+      notIdempotent:
+        'the answer is the only copy of the secret, which the service keeps as a hash only, so no stored answer can show it again; ' +
+        'a retry makes a second key: revoke the one never used (lastUsedAt null)',
+    },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, input } = checked<CreateApiKeyInput>(info);
       return createApiKey(ctx.db, input, viewer!.id, userActor(viewer));
@@ -74,10 +83,10 @@ builder.mutationFields((t) => ({
     type: 'ApiKey',
     description: 'Owner only, with a session token. Stops the key on every instance within a second.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: apiKeyArgs, target: keyTarget, hidden: 'not-found' },
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: apiKeyArgs, target: keyTarget, hidden: 'not-found', idempotent: true },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { viewer, target } = checked<unknown, { id: string }>(info);
-      const key = await ctx.db.$transaction((tx) => revokeApiKey(tx, target, userActor(viewer)));
+      const { viewer, target, write } = checked<unknown, { id: string }>(info);
+      const key = await write((tx) => revokeApiKey(tx, target, userActor(viewer)));
       ctx.apiKeys.revoked(); // committed: this instance forgets at once, Redis tells the others
       return ctx.db.apiKey.findUniqueOrThrow({ ...query, where: { id: key.id } });
     },

@@ -27,12 +27,16 @@ builder.prismaObject('ExportLog', {
 /** Who the audit row names: the user, or the API key that asked (docs/decisions.md §6, §15). */
 const exporter = (viewer: Viewer) => (viewer.apiKey ? { userId: null, apiKeyId: viewer.id } : { userId: viewer.id, apiKeyId: null });
 
+/** Why a retry of an export grants another (Mutation fields say whether they honour Idempotency-Key). */
+const ONE_MORE_DOWNLOAD =
+  'each call grants one more download, recorded in the audit log; the file streams from the database as it is read, so no stored answer could give it again';
+
 builder.mutationFields((t) => ({
   exportContacts: t.prismaField({
     type: 'ExportLog',
     description: 'Any member; 5 per minute per user.',
     args: { accountId: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'EXPORTS', input: exportArgs, limit: { max: 5, window: '1m', per: 'user' } },
+    rules: { access: 'member', scope: 'EXPORTS', input: exportArgs, limit: { max: 5, window: '1m', per: 'user' }, notIdempotent: ONE_MORE_DOWNLOAD },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<ExportArgs>(info);
       return recordExport(ctx.db, { accountId: input.accountId, ...exporter(viewer!), kind: ExportKind.contacts_csv }, userActor(viewer), query);
@@ -50,6 +54,7 @@ builder.mutationFields((t) => ({
       forbidden: MESSAGES.ownerOnlyExport,
       input: exportArgs,
       limit: { max: 1, window: '1h', per: 'account' },
+      notIdempotent: ONE_MORE_DOWNLOAD,
     },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<ExportArgs>(info);

@@ -131,10 +131,12 @@ builder.mutationFields((t) => ({
       scope: 'FORMS_WRITE',
       input: formArgs,
       target: ({ id }: z.output<typeof formArgs>, ctx) => ctx.db.leadForm.findUnique({ where: { id }, select: { accountId: true } }),
+      line: ownRow,
+      idempotent: true,
     },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { viewer, input } = checked<z.output<typeof formArgs>>(info);
-      await setLeadFormActive(ctx.db, input.id, input.active, userActor(viewer));
+      const { viewer, input, write } = checked<z.output<typeof formArgs>>(info);
+      await write((tx) => setLeadFormActive(tx, input.id, input.active, userActor(viewer)));
       return ctx.db.leadForm.findUniqueOrThrow({ ...query, where: { id: input.id } });
     },
   }),

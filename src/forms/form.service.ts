@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { updateGuarded, updateInputOf, type Query } from '../changes/update.js';
 import { badInput, conflict } from '../errors.js';
 import { ContactField, FormFieldType, type LeadForm, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { WRITE_TRANSACTION } from '../db/client.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
@@ -126,13 +125,11 @@ export async function insertLeadForm(tx: Prisma.TransactionClient, input: Create
 }
 
 /** With a form.updated event when `active` changes (setting it again is no change). */
-export function setLeadFormActive(db: PrismaClient, id: string, active: boolean, actor: Actor) {
-  return db.$transaction(async (tx) => {
-    const [before] = await tx.$queryRaw<{ active: boolean }[]>`SELECT active FROM lead_forms WHERE id = ${id}::uuid FOR UPDATE`;
-    const form = await tx.leadForm.update({ where: { id }, data: { active } });
-    if (before && before.active !== active) await emit(tx, { type: 'form.updated', accountId: form.accountId, actor, object: form, previous: before });
-    return form;
-  }, WRITE_TRANSACTION);
+export async function setLeadFormActive(tx: Prisma.TransactionClient, id: string, active: boolean, actor: Actor) {
+  const [before] = await tx.$queryRaw<{ active: boolean }[]>`SELECT active FROM lead_forms WHERE id = ${id}::uuid FOR UPDATE`;
+  const form = await tx.leadForm.update({ where: { id }, data: { active } });
+  if (before && before.active !== active) await emit(tx, { type: 'form.updated', accountId: form.accountId, actor, object: form, previous: before });
+  return form;
 }
 
 // --- Changing and removing forms (docs/decisions.md §12) ----------------------------------------

@@ -24,14 +24,24 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     const rules = rulesIn(fieldConfig);
     if (!rules) return config;
     if (!root && fieldConfig.kind !== 'Subscription') throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: rules are for root fields`);
-    return { ...config, extensions: { ...config.extensions, rules } };
+    // Tools read it where they read the field: in the schema (GraphiQL, codegen), as in the OpenAPI document.
+    const refusal = rules.notIdempotent && `Idempotency-Key: not honoured: ${rules.notIdempotent}.`;
+    const description = refusal ? [config.description, refusal].filter(Boolean).join('\n\n') : config.description;
+    return { ...config, description, extensions: { ...config.extensions, rules } };
   }
 
-  /** Every root field says who may call it: a field without rules fails the build, not a request. */
+  /**
+   * Every root field says who may call it, and every mutation whether a retry with its
+   * `Idempotency-Key` is safe (docs/decisions.md §4): a field that says neither fails the build, not a request.
+   */
   override afterBuild(schema: GraphQLSchema): GraphQLSchema {
     for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
       for (const field of Object.values(root?.getFields() ?? {})) {
-        if (!field.extensions?.rules) throw new Error(`${root!.name}.${field.name} declares no rules (docs/fields.md)`);
+        const rules = field.extensions?.rules as FieldRules | undefined;
+        if (!rules) throw new Error(`${root!.name}.${field.name} declares no rules (docs/fields.md)`);
+        if (root === schema.getMutationType() && !rules.idempotent === !rules.notIdempotent) {
+          throw new Error(`Mutation.${field.name} declares neither or both of idempotent and notIdempotent (docs/fields.md)`);
+        }
       }
     }
     return schema;

@@ -7,7 +7,7 @@ import { badInput, forbidden, lacksScope, MESSAGES, notFound, type ErrorDetails 
 import type { ApiScope } from '../auth/scopes.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
-import { once, readIdempotencyKey } from '../idempotency/idempotency.service.js';
+import { once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';
 import { isUuid, toDetails } from '../validation.js';
 
 /**
@@ -47,7 +47,12 @@ export type FieldRules = {
   /** The rate limit; `per` says what it counts: the caller, the client address, or the account. */
   limit?: FieldLimit;
   /** Honours an `Idempotency-Key` header: the field's writes go through `checked(info).write`. */
-  idempotent?: boolean;
+  idempotent?: true;
+  /**
+   * Why a mutation cannot honour `Idempotency-Key` (every mutation says one or the other; the
+   * OpenAPI document shows the reason). A key sent to it changes nothing.
+   */
+  notIdempotent?: string;
   /**
    * The one database lock that concurrent calls of the field's write can wait on (a record's row, an
    * e-mail's advisory lock, an account's next invoice number), as a key; null: none this time. Writes
@@ -210,6 +215,11 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
   let accountId: string | undefined;
   if (rules.access === 'member' || rules.access === 'owner') {
     if (rules.target) target = await rules.target(input, ctx);
+    if (rules.target && !target && rules.idempotent) {
+      // A retry of a write whose record it removed (a delete): the first answer, as the key promises.
+      const replay = await replayOf(field, raw, viewer, ctx);
+      if (replay) return remember(info, { viewer, input, role: null, target: null, write: async () => replay.answer as never });
+    }
     accountId = rules.target ? target?.accountId : (input as { accountId?: string }).accountId;
     role = accountId ? await ctx.role(accountId) : null;
     if (!role && rules.target && rules.hidden === 'null') return remember(info, { viewer, input, role, target: null, write: noWrite });
@@ -227,13 +237,22 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     // A write that is one statement is atomic by itself: BEGIN and COMMIT would be two more round trips.
     if (key === null && claim.oneStatement) return work(ctx.db as unknown as Prisma.TransactionClient);
     if (key === null) return ctx.db.$transaction(work, WRITE_TRANSACTION);
-    const who = viewer ? `${viewer.apiKey ? 'key' : 'user'}:${viewer.id}` : `ip:${ctx.clientIp}`;
+    const who = whoOf(viewer, ctx);
     const owner = claim.accountId ?? accountId ?? target?.accountId;
     if (!owner) throw new Error(`${field}: an idempotent write needs the account it writes to`);
     return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: raw }, work);
   };
   const write: Checked['write'] = (work, claim) => ctx.queue.run(rules.line?.(input, target) ?? null, () => transaction(work, claim));
   return remember(info, { viewer, input, role, target, write });
+}
+
+/** Who may reuse an Idempotency-Key: the user, the API key, or a visitor's address. */
+const whoOf = (viewer: Viewer | null, ctx: Context) => (viewer ? `${viewer.apiKey ? 'key' : 'user'}:${viewer.id}` : `ip:${ctx.clientIp}`);
+
+/** The stored answer of this caller's earlier call with the request's Idempotency-Key and this input, if any. */
+async function replayOf(field: string, request: unknown, viewer: Viewer | null, ctx: Context) {
+  const key = readIdempotencyKey(ctx.request.headers);
+  return key === null ? null : storedAnswer(ctx.db, { operation: field, scope: whoOf(viewer, ctx), key, request });
 }
 
 /** A key calls only fields that declare a scope it holds: 403 naming the scope (a 403, so after the 400). */

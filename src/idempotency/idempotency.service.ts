@@ -42,7 +42,7 @@ export function requestHash(value: unknown): string {
  */
 export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
   const hash = requestHash(claim.request);
-  const where = { accountId_scope_operation_key: claimWhere(claim) };
+  const where = { scope_operation_key_accountId: claimWhere(claim) };
   const deadline = Date.now() + WAIT_MAX_MS;
   await sweepExpired(db);
   let taken: string | null;
@@ -52,8 +52,9 @@ export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: 
     if (existing.requestHash !== hash) {
       throw idempotencyConflict();
     }
-    if (existing.result !== null) return revive(existing.result) as T;
-    // Without an answer, no write was committed (they commit together): safe to hand the key on.
+    // Completed, whatever the answer (a write may answer nothing): the write and the answer committed together.
+    if (existing.completedAt !== null) return revive(existing.result) as T;
+    // Unfinished: no write was committed (it commits with its answer), so the key is safe to hand on.
     if (Date.now() - existing.createdAt.getTime() > ABANDONED_MS) {
       await db.idempotencyKey.deleteMany({ where: { id: existing.id, completedAt: null } });
       continue;
@@ -75,6 +76,22 @@ export async function once<T>(db: PrismaClient, claim: IdempotencyClaim, write: 
     await db.idempotencyKey.deleteMany({ where: { id, completedAt: null } }).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The answer a finished write gave this caller for this key and input, when the record it addressed
+ * is gone since (a delete's retry): found without the account, which only that record could name.
+ * Null when there is none (the caller hears NOT_FOUND as without a key).
+ */
+export async function storedAnswer(db: PrismaClient, claim: Omit<IdempotencyClaim, 'accountId'>): Promise<{ answer: unknown } | null> {
+  const found = await db.idempotencyKey.findFirst({
+    where: {
+      scope: scopeKey(claim.scope), operation: claim.operation, key: claim.key, requestHash: requestHash(claim.request),
+      completedAt: { not: null }, createdAt: { gte: new Date(Date.now() - KEY_TTL_MS) },
+    },
+    select: { result: true },
+  });
+  return found && { answer: revive(found.result) };
 }
 
 /** Inserts the key unless a live one exists (an expired one, older than 24 h, is replaced); the new row's id, or null. */

@@ -5,10 +5,10 @@ import { ContactMatchEnum } from '../batches/batch.schema.js';
 import { builder } from '../graphql/builder.js';
 import { defineCollection } from '../graphql/connection.js';
 import { readById } from '../graphql/reads.js';
-import { checked } from '../graphql/rules.js';
+import { checked, ownRow } from '../graphql/rules.js';
 import type { Import } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
-import { cancelImport, startImport, startImportArgs, type StartImportArgs } from './import.service.js';
+import { cancelImport, dropCancelledRows, startImport, startImportArgs, type StartImportArgs } from './import.service.js';
 
 const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' } } as const });
 const ImportStatusEnum = builder.enumType('ImportStatus', {
@@ -93,7 +93,15 @@ builder.mutationFields((t) => ({
       fileName: t.arg.string(),
       columns: t.arg.stringList({ required: true }),
     },
-    rules: { access: 'member', scope: 'IMPORTS', input: startImportArgs, limit: START_LIMIT },
+    rules: {
+      access: 'member',
+      scope: 'IMPORTS',
+      input: startImportArgs,
+      limit: START_LIMIT,
+      notIdempotent:
+        'the file is stored after the import begins, so no answer exists to keep when a key would be taken; ' +
+        'a retry begins a second import (GET /api/v1/imports lists them; matched on email or external_id, its rows come out unchanged)',
+    },
     resolve: (_query, _root, _args, ctx, info) => {
       const { input, viewer } = checked<StartImportArgs>(info);
       return startImport(ctx.db, input, viewer!);
@@ -104,10 +112,11 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Stops a queued or running import; rows already written stay. An ended import is answered as it is.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'IMPORTS', input: byIdArgs, target, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' } },
+    rules: { access: 'member', scope: 'IMPORTS', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: async (query, _root, _args, ctx, info) => {
-      const { input, target: found } = checked<z.output<typeof byIdArgs>, { accountId: string }>(info);
-      await cancelImport(ctx.db, found.accountId, input.id);
+      const { input, target: found, write } = checked<z.output<typeof byIdArgs>, { accountId: string }>(info);
+      await write((tx) => cancelImport(tx, found.accountId, input.id));
+      await dropCancelledRows(ctx.db, found.accountId, input.id);
       return ctx.db.import.findUniqueOrThrow({ ...query, where: { id: input.id } }) as Promise<Import>;
     },
   }),

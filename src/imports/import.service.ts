@@ -59,14 +59,20 @@ export async function dropImport(db: PrismaClient, importId: string): Promise<vo
   await db.import.deleteMany({ where: { id: importId } });
 }
 
-/** Stops a queued or running import (rows already written stay); an ended one is answered as it is. */
-export async function cancelImport(db: PrismaClient, accountId: string, id: string): Promise<void> {
-  const { count } = await db.import.updateMany({
+/** Stops a queued or running import (rows already written stay; an ended one stays as it is). */
+export async function cancelImport(tx: Prisma.TransactionClient, accountId: string, id: string): Promise<void> {
+  await tx.import.updateMany({
     where: { id, accountId, status: { in: ['queued', 'running'] } },
     data: { status: 'cancelled', finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
   });
-  // Its stored rows will never be written: they go (the worker reads them only while it is running).
-  if (count) await db.importRow.deleteMany({ where: { accountId, importId: id } });
+}
+
+/**
+ * A cancelled import's stored rows, which no worker will write (it reads them only while the import
+ * runs): deleted after the cancel commits, outside its transaction, since a file may hold a million.
+ */
+export async function dropCancelledRows(db: PrismaClient, accountId: string, id: string): Promise<void> {
+  await db.importRow.deleteMany({ where: { accountId, importId: id, import: { status: 'cancelled' } } });
 }
 
 /** Ends an import (`completed` or `failed`) with its event, in the caller's transaction; its staged rows are dropped. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { badInput, unavailable, type ErrorDetails } from '../errors.js';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
 import { emit } from '../events/emit.js';
 import { EVENT_TYPES, type Actor } from '../events/types.js';
 import { optionalText, text, uuid } from '../validation.js';
@@ -49,25 +49,31 @@ async function assertTarget(raw: string, policy: TargetPolicy) {
   if (details.url) throw badInput(details);
 }
 
-/** A new endpoint and its secret, which the answer shows once and the database keeps only sealed. */
-export async function createEndpoint(db: PrismaClient, input: CreateEndpointInput, deps: WebhookDeps, actor: Actor) {
+/** Runs a write in one transaction (an Idempotency-Key's, when the request has one): `checked(info).write`. */
+type Write = <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => Promise<T>;
+
+/** An endpoint as a write answers it: never its sealed secret, so a stored answer (a retry's) holds none. */
+const unsealed = ({ secretCiphertext: _, ...endpoint }: WebhookEndpoint) => endpoint;
+
+/** A new endpoint; its secret is sealed under its id, and `signingSecret` opens it for the answer. */
+export async function createEndpoint(write: Write, input: CreateEndpointInput, deps: WebhookDeps, actor: Actor) {
   const box = requireBox(deps);
   await assertTarget(input.url, deps.policy);
   const secret = newSigningSecret();
-  return db.$transaction(async (tx) => {
+  return write(async (tx) => {
     const draft = await tx.webhookEndpoint.create({ data: { ...input, secretCiphertext: 'pending' } });
     // Sealed under its own id, so a ciphertext copied to another row does not open.
     const endpoint = await tx.webhookEndpoint.update({ where: { id: draft.id }, data: { secretCiphertext: box.seal(secret, draft.id) } });
     await emit(tx, { type: 'webhook_endpoint.created', accountId: endpoint.accountId, actor, object: endpoint });
-    return { endpoint, secret };
+    return unsealed(endpoint);
   });
 }
 
-export async function updateEndpoint(db: PrismaClient, args: UpdateEndpointArgs, deps: WebhookDeps, actor: Actor) {
+export async function updateEndpoint(write: Write, args: UpdateEndpointArgs, deps: WebhookDeps, actor: Actor) {
   const { input } = args;
   if (Object.keys(input).length === 0) throw badInput({ input: ['Nothing to change'] });
   if (input.url !== undefined) await assertTarget(input.url, deps.policy);
-  return db.$transaction(async (tx) => {
+  return write(async (tx) => {
     const before = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: args.id } });
     const data: Prisma.WebhookEndpointUpdateInput = { ...input };
     if (input.enabled === true) Object.assign(data, { disabledReason: null, failingSince: null }); // a fresh start
@@ -75,25 +81,35 @@ export async function updateEndpoint(db: PrismaClient, args: UpdateEndpointArgs,
     const endpoint = await tx.webhookEndpoint.update({ where: { id: args.id }, data });
     const previous = Object.fromEntries(Object.keys(input).map((k) => [k, before[k as keyof typeof before]]));
     await emit(tx, { type: 'webhook_endpoint.updated', accountId: endpoint.accountId, actor, object: endpoint, previous });
-    return endpoint;
+    return unsealed(endpoint);
   });
 }
 
-export function deleteEndpoint(db: PrismaClient, id: string, actor: Actor) {
-  return db.$transaction(async (tx) => {
+export function deleteEndpoint(write: Write, id: string, actor: Actor) {
+  return write(async (tx) => {
     const endpoint = await tx.webhookEndpoint.delete({ where: { id } });
     await emit(tx, { type: 'webhook_endpoint.deleted', accountId: endpoint.accountId, actor, object: endpoint });
     return { id, deletedAt: new Date() };
   });
 }
 
-/** A new secret replaces the old one at once (shown once, like the first). */
-export async function rotateSecret(db: PrismaClient, id: string, deps: WebhookDeps, actor: Actor) {
+/** A new secret replaces the old one at once; `signingSecret` opens it for the answer. */
+export async function rotateSecret(write: Write, id: string, deps: WebhookDeps, actor: Actor) {
   const box = requireBox(deps);
   const secret = newSigningSecret();
-  return db.$transaction(async (tx) => {
+  return write(async (tx) => {
     const endpoint = await tx.webhookEndpoint.update({ where: { id }, data: { secretCiphertext: box.seal(secret, id) } });
     await emit(tx, { type: 'webhook_endpoint.updated', accountId: endpoint.accountId, actor, object: endpoint });
-    return { endpoint, secret };
+    return unsealed(endpoint);
   });
+}
+
+/**
+ * The endpoint's signing secret as it stands, opened from its row: the answer of a create or a
+ * rotation shows it, the first time and on a retry with the same Idempotency-Key alike (a retry after
+ * a later rotation shows the secret that signs now). Null when the endpoint is gone.
+ */
+export async function signingSecret(db: PrismaClient, id: string, deps: WebhookDeps): Promise<string | null> {
+  const row = await db.webhookEndpoint.findUnique({ where: { id }, select: { secretCiphertext: true } });
+  return row && requireBox(deps).open(row.secretCiphertext, id);
 }

@@ -1,7 +1,7 @@
 /** Query.webhookEndpoints · webhookEndpoint · Mutation.createWebhookEndpoint · updateWebhookEndpoint · deleteWebhookEndpoint · rotateWebhookSecret · sendTestWebhook · redeliverEvent · Account.webhookEndpoints */
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
-import { checked } from '../graphql/rules.js';
+import { checked, ownRow } from '../graphql/rules.js';
 import { forbidden, MESSAGES, notFound, unavailable } from '../errors.js';
 import type { Context } from '../context.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.js';
@@ -13,7 +13,7 @@ import { userActor } from '../events/types.js';
 import { uuid } from '../validation.js';
 import { deliverNow } from './delivery.service.js';
 import {
-  createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, redeliverArgs, rotateSecret, sendTestArgs,
+  createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, redeliverArgs, rotateSecret, sendTestArgs, signingSecret,
   updateEndpoint, updateEndpointArgs, urlDetails, type CreateEndpointInput, type UpdateEndpointArgs,
 } from './endpoint.service.js';
 
@@ -41,7 +41,10 @@ const deliveryConnection = defineCollection<WebhookDelivery, never>(
   WebhookDeliveryRef,
 );
 
-const WebhookEndpointRef = builder.objectRef<WebhookEndpoint>('WebhookEndpoint').implement({
+/** Never its sealed secret (a write's answer leaves it out: src/webhooks/endpoint.service.ts). */
+type Endpoint = Omit<WebhookEndpoint, 'secretCiphertext'>;
+
+const WebhookEndpointRef = builder.objectRef<Endpoint>('WebhookEndpoint').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     url: t.exposeString('url'),
@@ -55,7 +58,7 @@ const WebhookEndpointRef = builder.objectRef<WebhookEndpoint>('WebhookEndpoint')
   }),
 });
 
-const CreatedRef = builder.objectRef<{ endpoint: WebhookEndpoint; secret: string }>('WebhookEndpointCreated').implement({
+const CreatedRef = builder.objectRef<{ endpoint: Endpoint; secret: string }>('WebhookEndpointCreated').implement({
   fields: (t) => ({
     endpoint: t.field({ type: WebhookEndpointRef, resolve: (c) => c.endpoint }),
     secret: t.exposeString('secret', { description: 'whsec_...: shown here only, never again' }),
@@ -113,46 +116,60 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** The answer of a create or a rotation: the endpoint and the secret that signs for it now. */
+async function withSecret(ctx: Context, endpoint: Endpoint) {
+  const secret = await signingSecret(ctx.db, endpoint.id, deps(ctx));
+  if (secret === null) throw notFound('Not found: the endpoint has been deleted since');
+  return { endpoint, secret };
+}
+
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
     type: CreatedRef,
-    description: 'Owner only. The answer is the only place the signing secret appears.',
+    description: 'Owner only. The answer (and a retry of it with the same Idempotency-Key) is the only place the signing secret appears.',
     args: { input: t.arg({ type: CreateInput, required: true }) },
-    rules: { ...OWNER, input: createEndpointInput, from: 'input', linked: urlLinked, limit: { max: 10, window: '1m', per: 'user' } },
-    resolve: (_root, _args, ctx, info) => {
-      const { viewer, input } = checked<CreateEndpointInput>(info);
-      return createEndpoint(ctx.db, input, deps(ctx), userActor(viewer));
+    rules: { ...OWNER, input: createEndpointInput, from: 'input', linked: urlLinked, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
+    resolve: async (_root, _args, ctx, info) => {
+      const { viewer, input, write } = checked<CreateEndpointInput>(info);
+      return withSecret(ctx, await createEndpoint(write, input, deps(ctx), userActor(viewer)));
     },
   }),
   updateWebhookEndpoint: t.field({
     type: WebhookEndpointRef,
     description: 'Owner only. enabled: true re-enables a disabled endpoint.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
-    rules: { ...OWNER, input: updateEndpointArgs, linked: urlLinked, target: endpointTarget, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' } },
+    rules: { ...OWNER, input: updateEndpointArgs, linked: urlLinked, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, ctx, info) => {
-      const { viewer, input } = checked<UpdateEndpointArgs>(info);
-      return updateEndpoint(ctx.db, input, deps(ctx), userActor(viewer));
+      const { viewer, input, write } = checked<UpdateEndpointArgs>(info);
+      return updateEndpoint(write, input, deps(ctx), userActor(viewer));
     },
   }),
   deleteWebhookEndpoint: t.field({
     type: DeletedRecord,
     description: 'Owner only.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' } },
-    resolve: (_root, _args, ctx, info) => deleteEndpoint(ctx.db, checked<{ id: string }>(info).input.id, userActor(checked(info).viewer)),
+    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { viewer, input, write } = checked<{ id: string }>(info);
+      return deleteEndpoint(write, input.id, userActor(viewer));
+    },
   }),
   rotateWebhookSecret: t.field({
     type: CreatedRef,
     description: 'Owner only. The old secret stops working at once.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, limit: { max: 10, window: '1m', per: 'user' } },
-    resolve: (_root, _args, ctx, info) => rotateSecret(ctx.db, checked<{ id: string }>(info).input.id, deps(ctx), userActor(checked(info).viewer)),
+    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, line: ownRow, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
+    resolve: async (_root, _args, ctx, info) => {
+      const { viewer, input, write } = checked<{ id: string }>(info);
+      return withSecret(ctx, await rotateSecret(write, input.id, deps(ctx), userActor(viewer)));
+    },
   }),
   sendTestWebhook: t.field({
     type: WebhookDeliveryRef,
     description: 'Owner only. Sends a webhook_endpoint.test event now and answers the attempt.',
     args: { endpointId: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: sendTestArgs, target: ({ endpointId }: z.output<typeof sendTestArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), limit: { max: 10, window: '1m', per: 'user' } },
+    rules: { ...OWNER, input: sendTestArgs, target: ({ endpointId }: z.output<typeof sendTestArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), limit: { max: 10, window: '1m', per: 'user' },
+      notIdempotent: 'each call is one more test send (a new event id), and stores nothing but its delivery attempt' },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, target } = checked<unknown, WebhookEndpoint>(info);
       const box = deps(ctx).box;
@@ -168,7 +185,8 @@ builder.mutationFields((t) => ({
     type: WebhookDeliveryRef,
     description: 'Owner only. Sends one event of the account to the endpoint again now, with the same webhook-id (the event id).',
     args: { endpointId: t.arg.id({ required: true }), eventId: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: redeliverArgs, target: ({ endpointId }: z.output<typeof redeliverArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), limit: { max: 30, window: '1m', per: 'user' } },
+    rules: { ...OWNER, input: redeliverArgs, target: ({ endpointId }: z.output<typeof redeliverArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), limit: { max: 30, window: '1m', per: 'user' },
+      notIdempotent: 'each call sends once more; the receiver tells repeats apart by webhook-id, the event id every send of it carries' },
     resolve: async (_root, _args, ctx, info) => {
       const { input, target } = checked<z.output<typeof redeliverArgs>, WebhookEndpoint>(info);
       const event = await ctx.db.event.findUnique({ where: { accountId_id: { accountId: target.accountId, id: input.eventId } } });

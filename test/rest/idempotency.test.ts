@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../../src/generated/prisma/client.js';
 import { once, SWEEP_BATCH } from '../../src/idempotency/idempotency.service.js';
 import { AtomicStore, type HitResult, type TakeResult } from '../../src/ratelimit/atomic-store.js';
-import { createAccount, unique, type TestAccount } from '../factories/index.js';
-import { createTestApp, type RestResult, type TestApp } from '../helpers/app.js';
+import { createAccount, createApiKey, unique, type TestAccount } from '../factories/index.js';
+import { createTestApp, errorOf, type RestResult, type TestApp } from '../helpers/app.js';
+import { importCsv } from '../imports/helpers.js';
 
 /** Every call allowed: 8 racing submits from one address would otherwise meet the 5/min form limit. */
 class Unlimited extends AtomicStore {
@@ -36,6 +37,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const key = () => unique('idem');
+const PUBLIC_URL = 'https://93.184.215.14/hook'; // an address the webhook target guard allows; nothing is sent here
 const contactBody = (firstName = 'Idem') => ({ account_id: acc.id, first_name: firstName, email: `${unique('i')}@example.com` });
 let ipSeq = 0;
 // The submit's keys are scoped per client IP: each test sends from its own address.
@@ -70,6 +72,13 @@ const ENDPOINTS: [string, Endpoint][] = [
     written: (body) => t.db.formSubmission.count({ where: { formId, contact: { email: body.data.email } } }),
     status: 200,
   }],
+  // Its replay shows the signing secret again: the secret is opened from the endpoint's row, never stored with the answer.
+  ['POST /api/v1/webhook_endpoints', {
+    body: () => ({ account_id: acc.id, url: PUBLIC_URL, event_types: ['*'], description: unique('hook') }),
+    send: (body, k) => t.rest('POST', '/api/v1/webhook_endpoints', { as: acc.owner, body, headers: { 'idempotency-key': k } }),
+    written: (body) => t.db.webhookEndpoint.count({ where: { accountId: acc.id, description: body.description } }),
+    status: 201,
+  }],
 ];
 
 describe.each(ENDPOINTS)('Idempotency-Key on %s', (_name, endpoint) => {
@@ -97,6 +106,86 @@ describe.each(ENDPOINTS)('Idempotency-Key on %s', (_name, endpoint) => {
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(endpoint.status));
     for (const answer of answers) expect(answer.body).toEqual(answers[0]!.body);
     expect(await endpoint.written(body)).toBe(1);
+  });
+});
+
+// The writes that used to ignore the header (docs/decisions.md §4): each replays its first answer,
+// changes once, and refuses the key for another record. Without a key each of these retries would
+// write again: another event, another secret, or a 404 for the deleted endpoint.
+describe('Idempotency-Key on writes by id: a retry answers as the first did and changes once', () => {
+  const owner = (k: string) => ({ as: acc.owner, headers: { 'idempotency-key': k } });
+  const endpoint = async () =>
+    (await t.rest('POST', '/api/v1/webhook_endpoints', { as: acc.owner, body: { account_id: acc.id, url: PUBLIC_URL, event_types: ['*'] } })).body.data.endpoint.id as string;
+  const eventsOf = (type: string, subjectId: string) => t.db.event.count({ where: { accountId: acc.id, type, subjectId } });
+
+  it('PATCH /api/v1/webhook_endpoints/{id}: the retry answers the first answer and records one webhook_endpoint.updated', async () => {
+    const [id, k] = [await endpoint(), key()];
+    const send = () => t.rest('PATCH', `/api/v1/webhook_endpoints/${id}`, { ...owner(k), body: { description: 'Paused', enabled: false } });
+    const [first, again] = [await send(), await send()];
+    expect(first.status, first.text).toBe(200);
+    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: first.body });
+    expect(await eventsOf('webhook_endpoint.updated', id)).toBe(1);
+  });
+
+  // The record is gone when the retry comes: its answer is found by who asked, the operation, the key and the input.
+  it.each([
+    ['webhook_endpoints', 'webhook_endpoint.deleted', endpoint],
+    ['contacts', 'contact.deleted', async () => (await t.rest('POST', '/api/v1/contacts', { as: acc.owner, body: contactBody() })).body.data.id as string],
+  ] as const)('DELETE /api/v1/%s/{id}: the retry is the same 204, not a 404', async (path, event, make) => {
+    const [id, k] = [await make(), key()];
+    const send = () => t.rest('DELETE', `/api/v1/${path}/${id}`, owner(k));
+    expect([(await send()).status, (await send()).status]).toEqual([204, 204]);
+    expect(await eventsOf(event, id)).toBe(1);
+    const other = key(); // without a stored answer for this caller and key, the gone record is the usual 404
+    expect((await t.rest('DELETE', `/api/v1/${path}/${id}`, owner(other))).status).toBe(404);
+  });
+
+  it('rotateWebhookSecret: the retry shows the same new secret, the one the endpoint signs with', async () => {
+    const [id, k] = [await endpoint(), key()];
+    const doc = 'mutation ($id: ID!) { rotateWebhookSecret(id: $id) { endpoint { id } secret } }';
+    const first = await t.gql(doc, { id }, owner(k));
+    const again = await t.gql(doc, { id }, owner(k));
+    expect(first.data.rotateWebhookSecret.secret).toMatch(/^whsec_/);
+    expect(again.data).toEqual(first.data);
+    const row = await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    expect(t.deps.events.box!.open(row.secretCiphertext, id)).toBe(first.data.rotateWebhookSecret.secret);
+    expect(await eventsOf('webhook_endpoint.updated', id)).toBe(1);
+  });
+
+  it('DELETE /api/v1/imports/{id}: the retry answers the cancelled import; the same key on another import is a 422 and leaves it queued', async () => {
+    const upload = async () => (await importCsv(t, acc.member, acc.id, 'first_name\r\nQueued\r\n')).body.data.id as string;
+    const [one, two, k] = [await upload(), await upload(), key()];
+    const cancel = (id: string) => t.rest('DELETE', `/api/v1/imports/${id}`, { as: acc.member, headers: { 'idempotency-key': k } });
+    const [first, again] = [await cancel(one), await cancel(one)];
+    expect(first.body.data.status, first.text).toBe('cancelled');
+    expect({ status: again.status, body: again.body }).toEqual({ status: first.status, body: first.body });
+    expect((await cancel(two)).status).toBe(422);
+    expect((await t.db.import.findUniqueOrThrow({ where: { id: two } })).status).toBe('queued');
+  });
+
+  it('revokeApiKey: the retry answers the revoked key; the same key on another API key is a 422 and that key keeps working', async () => {
+    const [first, second, k] = [await createApiKey(t, acc, ['CONTACTS_READ']), await createApiKey(t, acc, ['CONTACTS_READ']), key()];
+    const doc = 'mutation ($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }';
+    const a = await t.gql(doc, { id: first.id }, owner(k));
+    const b = await t.gql(doc, { id: first.id }, owner(k));
+    expect(a.data.revokeApiKey.revokedAt).not.toBeNull();
+    expect(b.data).toEqual(a.data);
+    expect(errorOf(await t.gql(doc, { id: second.id }, owner(k))).extensions?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect((await t.rest('GET', `/api/v1/contacts?account_id=${acc.id}`, { as: second })).status).toBe(200);
+  });
+
+  it('setLeadFormActive: the retry answers the first answer; the same key with active: true is a 422 and the form stays inactive', async () => {
+    const k = key();
+    const doc = 'mutation ($id: ID!, $active: Boolean!) { setLeadFormActive(id: $id, active: $active) { id active } }';
+    try {
+      const first = await t.gql(doc, { id: formId, active: false }, owner(k));
+      expect(first.data.setLeadFormActive).toEqual({ id: formId, active: false });
+      expect((await t.gql(doc, { id: formId, active: false }, owner(k))).data).toEqual(first.data);
+      expect(errorOf(await t.gql(doc, { id: formId, active: true }, owner(k))).extensions?.code).toBe('IDEMPOTENCY_CONFLICT');
+      expect((await t.db.leadForm.findUniqueOrThrow({ where: { id: formId } })).active).toBe(false);
+    } finally {
+      await t.db.leadForm.update({ where: { id: formId }, data: { active: true } }); // the submit tests post to it
+    }
   });
 });
 

@@ -1,0 +1,26 @@
+import SchemaBuilder from '@pothos/core';
+import { describe, expect, it } from 'vitest';
+import '../../src/graphql/rules.plugin.js';
+import { rulesOf } from '../../src/graphql/rules.js';
+import { schema } from '../../src/schema.js';
+
+// docs/decisions.md §4: every mutation honours Idempotency-Key, or says in its rules why it cannot;
+// the reason is part of its description, so GraphiQL, codegen and the OpenAPI document show it.
+describe('Idempotency-Key is declared on every mutation', () => {
+  const mutations = Object.values(schema.getMutationType()!.getFields());
+
+  it.each(mutations.map((field) => [field.name, field] as const))('Mutation.%s honours it, or its description says why not', (_name, field) => {
+    const rules = rulesOf(field)!;
+    expect(Boolean(rules.idempotent) !== Boolean(rules.notIdempotent)).toBe(true);
+    if (rules.notIdempotent) expect(field.description).toContain(`Idempotency-Key: not honoured: ${rules.notIdempotent}.`);
+    else expect(field.description ?? '').not.toContain('not honoured');
+  });
+
+  it('a mutation that says neither fails the build, not a request', () => {
+    // The Prisma plugin's options are required by its typings, not by a builder without it.
+    const bare = new SchemaBuilder<{ Context: object }>({ plugins: ['rules'] } as never);
+    bare.queryType({ fields: (t) => ({ ok: t.boolean({ rules: { access: 'user' }, resolve: () => true }) }) });
+    bare.mutationType({ fields: (t) => ({ forgetful: t.boolean({ rules: { access: 'user' }, resolve: () => true }) }) });
+    expect(() => bare.toSchema()).toThrow('Mutation.forgetful declares neither or both of idempotent and notIdempotent');
+  });
+});
