@@ -131,6 +131,7 @@ builder.mutationFields((t) => ({
       scope: 'FORMS_WRITE',
       input: formArgs,
       target: ({ id }: z.output<typeof formArgs>, ctx) => ctx.db.leadForm.findUnique({ where: { id }, select: { accountId: true } }),
+      hidden: 'not-found',
       line: ownRow,
       idempotent: true,
     },

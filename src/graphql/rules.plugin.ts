@@ -31,14 +31,16 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   }
 
   /**
-   * Every root field says who may call it, and every mutation whether a retry with its
-   * `Idempotency-Key` is safe (docs/decisions.md §4): a field that says neither fails the build, not a request.
+   * Every root field says who may call it and, when it addresses a record, what an unknown one
+   * answers; every mutation whether a retry with its `Idempotency-Key` is safe (docs/decisions.md §4).
+   * A field that leaves one out fails the build, not a request.
    */
   override afterBuild(schema: GraphQLSchema): GraphQLSchema {
     for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
       for (const field of Object.values(root?.getFields() ?? {})) {
         const rules = field.extensions?.rules as FieldRules | undefined;
         if (!rules) throw new Error(`${root!.name}.${field.name} declares no rules (docs/fields.md)`);
+        if (rules.target && rules.access !== 'public' && !rules.hidden) throw new Error(`${root!.name}.${field.name} has a target but no hidden (docs/fields.md)`);
         if (root === schema.getMutationType() && !rules.idempotent === !rules.notIdempotent) {
           throw new Error(`Mutation.${field.name} declares neither or both of idempotent and notIdempotent (docs/fields.md)`);
         }

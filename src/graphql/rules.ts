@@ -39,11 +39,11 @@ export type FieldRules = {
   /** The 404 message of a public field's missing target. */
   missing?: string;
   /**
-   * What a target that is unknown or not the caller's answers (docs/decisions.md §9 amended): the
-   * account's 403 (the default, for fields that predate it), NOT_FOUND (a by-id mutation), or
-   * `null` (a by-id read: the checks pass with no target and the resolver answers null).
+   * What a target that is unknown or not the caller's answers, the same either way (docs/decisions.md
+   * §9 amended): NOT_FOUND (a by-id mutation) or `null` (a by-id read: the checks pass with no
+   * target and the resolver answers null). Every field with a target says which.
    */
-  hidden?: 'forbidden' | 'not-found' | 'null';
+  hidden?: 'not-found' | 'null';
   /** The rate limit; `per` says what it counts: the caller, the client address, or the account. */
   limit?: FieldLimit;
   /** Honours an `Idempotency-Key` header: the field's writes go through `checked(info).write`. */

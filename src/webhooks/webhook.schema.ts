@@ -158,7 +158,7 @@ builder.mutationFields((t) => ({
     type: CreatedRef,
     description: 'Owner only. The old secret stops working at once.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, line: ownRow, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
+    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
     resolve: async (_root, _args, ctx, info) => {
       const { viewer, input, write } = checked<{ id: string }>(info);
       return withSecret(ctx, await rotateSecret(write, input.id, deps(ctx), userActor(viewer)));
@@ -168,7 +168,7 @@ builder.mutationFields((t) => ({
     type: WebhookDeliveryRef,
     description: 'Owner only. Sends a webhook_endpoint.test event now and answers the attempt.',
     args: { endpointId: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: sendTestArgs, target: ({ endpointId }: z.output<typeof sendTestArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), limit: { max: 10, window: '1m', per: 'user' },
+    rules: { ...OWNER, input: sendTestArgs, target: ({ endpointId }: z.output<typeof sendTestArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), hidden: 'not-found', limit: { max: 10, window: '1m', per: 'user' },
       notIdempotent: 'each call is one more test send (a new event id), and stores nothing but its delivery attempt' },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, target } = checked<unknown, WebhookEndpoint>(info);
@@ -185,7 +185,7 @@ builder.mutationFields((t) => ({
     type: WebhookDeliveryRef,
     description: 'Owner only. Sends one event of the account to the endpoint again now, with the same webhook-id (the event id).',
     args: { endpointId: t.arg.id({ required: true }), eventId: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: redeliverArgs, target: ({ endpointId }: z.output<typeof redeliverArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), limit: { max: 30, window: '1m', per: 'user' },
+    rules: { ...OWNER, input: redeliverArgs, target: ({ endpointId }: z.output<typeof redeliverArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' },
       notIdempotent: 'each call sends once more; the receiver tells repeats apart by webhook-id, the event id every send of it carries' },
     resolve: async (_root, _args, ctx, info) => {
       const { input, target } = checked<z.output<typeof redeliverArgs>, WebhookEndpoint>(info);

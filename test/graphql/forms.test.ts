@@ -143,12 +143,13 @@ describe('setLeadFormActive', () => {
     expect(on.data.setLeadFormActive.active).toBe(true);
   });
 
-  it('an outsider and an unknown form get the same FORBIDDEN; anonymous UNAUTHENTICATED; a bad id BAD_USER_INPUT', async () => {
+  // docs/decisions.md §9 amended: a mutation by id answers an unknown and an invisible record alike, NOT_FOUND.
+  it('an outsider and an unknown form get the same NOT_FOUND; anonymous UNAUTHENTICATED; a bad id BAD_USER_INPUT', async () => {
     const outsider = await t.gql(SET_ACTIVE, { id: form.id, active: false }, { as: acc.outsider });
     const unknown = await t.gql(SET_ACTIVE, { id: randomUUID(), active: false }, { as: acc.owner });
-    expect(codeOf(outsider)).toBe('FORBIDDEN');
+    expect(codeOf(outsider)).toBe('NOT_FOUND');
     expect(outsider.errors?.[0]?.message).toBe(unknown.errors?.[0]?.message);
-    expect(codeOf(unknown)).toBe('FORBIDDEN');
+    expect(codeOf(unknown)).toBe('NOT_FOUND');
     expect(codeOf(await t.gql(SET_ACTIVE, { id: form.id, active: false }, { as: null }))).toBe('UNAUTHENTICATED');
     expect(detailsOf(await t.gql(SET_ACTIVE, { id: 'x', active: false }, { as: acc.owner }))).toEqual({ id: ['Must be a UUID'] });
     expect((await t.db.leadForm.findUniqueOrThrow({ where: { id: form.id } })).active).toBe(true);

@@ -377,6 +377,7 @@ const GQL: Record<string, GqlRow> = {
   },
   'Mutation.setLeadFormActive': {
     role: 'member',
+    hidden: 'not-found',
     doc: 'mutation ($id: ID!, $active: Boolean!) { setLeadFormActive(id: $id, active: $active) { id accountId active } }',
     vars: (f, a) => ({ id: a === f.acc.id ? f.formId : randomUUID(), active: false }),
   },
@@ -485,18 +486,21 @@ const GQL: Record<string, GqlRow> = {
   },
   'Mutation.rotateWebhookSecret': {
     role: 'owner',
+    hidden: 'not-found',
     ownerOnlyMessage: 'Forbidden: only the account owner can do this',
     doc: 'mutation ($id: ID!) { rotateWebhookSecret(id: $id) { endpoint { id } secret } }',
     vars: async (f, a) => ({ id: await recordOf(f, a, newEndpoint) }),
   },
   'Mutation.sendTestWebhook': {
     role: 'owner',
+    hidden: 'not-found',
     ownerOnlyMessage: 'Forbidden: only the account owner can do this',
     doc: 'mutation ($id: ID!) { sendTestWebhook(endpointId: $id) { id succeeded error } }',
     vars: async (f, a) => ({ id: await recordOf(f, a, newEndpoint) }),
   },
   'Mutation.redeliverEvent': {
     role: 'owner',
+    hidden: 'not-found',
     ownerOnlyMessage: 'Forbidden: only the account owner can do this',
     doc: 'mutation ($id: ID!, $e: ID!) { redeliverEvent(endpointId: $id, eventId: $e) { id succeeded error } }',
     vars: async (f, a) => ({
