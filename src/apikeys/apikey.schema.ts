@@ -86,9 +86,12 @@ builder.mutationFields((t) => ({
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: apiKeyArgs, target: keyTarget, hidden: 'not-found', idempotent: true },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, target, write } = checked<unknown, { id: string }>(info);
-      const key = await write((tx) => revokeApiKey(tx, target, userActor(viewer)));
+      const key = await write(async (tx) => {
+        await revokeApiKey(tx, target, userActor(viewer));
+        return tx.apiKey.findUniqueOrThrow({ ...query, where: { id: target.id } });
+      });
       ctx.apiKeys.revoked(); // committed: this instance forgets at once, Redis tells the others
-      return ctx.db.apiKey.findUniqueOrThrow({ ...query, where: { id: key.id } });
+      return key;
     },
   }),
 }));

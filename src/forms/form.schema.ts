@@ -135,10 +135,12 @@ builder.mutationFields((t) => ({
       line: ownRow,
       idempotent: true,
     },
-    resolve: async (query, _root, _args, ctx, info) => {
+    resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<z.output<typeof formArgs>>(info);
-      await write((tx) => setLeadFormActive(tx, input.id, input.active, userActor(viewer)));
-      return ctx.db.leadForm.findUniqueOrThrow({ ...query, where: { id: input.id } });
+      return write(async (tx) => {
+        await setLeadFormActive(tx, input.id, input.active, userActor(viewer));
+        return tx.leadForm.findUniqueOrThrow({ ...query, where: { id: input.id } });
+      });
     },
   }),
   submitLeadForm: t.field({

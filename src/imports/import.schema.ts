@@ -115,9 +115,13 @@ builder.mutationFields((t) => ({
     rules: { access: 'member', scope: 'IMPORTS', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: async (query, _root, _args, ctx, info) => {
       const { input, target: found, write } = checked<z.output<typeof byIdArgs>, { accountId: string }>(info);
-      await write((tx) => cancelImport(tx, found.accountId, input.id));
-      await dropCancelledRows(ctx.db, found.accountId, input.id);
-      return ctx.db.import.findUniqueOrThrow({ ...query, where: { id: input.id } }) as Promise<Import>;
+      // The answer is read in the write's transaction: it is what a retry with the same key gets back.
+      const answer = await write(async (tx) => {
+        await cancelImport(tx, found.accountId, input.id);
+        return tx.import.findUniqueOrThrow({ ...query, where: { id: input.id } });
+      });
+      await dropCancelledRows(ctx.db, answer.accountId, input.id);
+      return answer as Import;
     },
   }),
 }));
