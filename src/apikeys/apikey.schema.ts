@@ -88,10 +88,12 @@ builder.mutationFields((t) => ({
       const { viewer, target, write } = checked<unknown, { id: string }>(info);
       const key = await write(async (tx) => {
         await revokeApiKey(tx, target, userActor(viewer));
-        return tx.apiKey.findUniqueOrThrow({ ...query, where: { id: target.id } });
+        // Never the secret's hash in an answer a retry is kept for (the account export holds those).
+        const { secretHash: _, ...revoked } = await tx.apiKey.findUniqueOrThrow({ ...query, where: { id: target.id } });
+        return revoked;
       });
       ctx.apiKeys.revoked(); // committed: this instance forgets at once, Redis tells the others
-      return key;
+      return key as ApiKey; // no field of ApiKey reads secretHash
     },
   }),
 }));

@@ -150,6 +150,10 @@ describe('Idempotency-Key on writes by id: a retry answers as the first did and 
     const row = await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     expect(t.deps.events.box!.open(row.secretCiphertext, id)).toBe(first.data.rotateWebhookSecret.secret);
     expect(await eventsOf('webhook_endpoint.updated', id)).toBe(1);
+    // The kept answer (exported with the account) holds neither the secret nor its sealed copy.
+    const kept = JSON.stringify(await t.db.idempotencyKey.findMany({ where: { key: k }, select: { result: true } }));
+    expect(kept).toContain(id);
+    for (const secret of [first.data.rotateWebhookSecret.secret, row.secretCiphertext]) expect(kept).not.toContain(secret);
   });
 
   it('DELETE /api/v1/imports/{id}: the retry answers the cancelled import; the same key on another import is a 422 and leaves it queued', async () => {
@@ -170,6 +174,9 @@ describe('Idempotency-Key on writes by id: a retry answers as the first did and 
     const b = await t.gql(doc, { id: first.id }, owner(k));
     expect(a.data.revokeApiKey.revokedAt).not.toBeNull();
     expect(b.data).toEqual(a.data);
+    const { secretHash } = await t.db.apiKey.findUniqueOrThrow({ where: { id: first.id } });
+    const kept = JSON.stringify(await t.db.idempotencyKey.findMany({ where: { key: k }, select: { result: true } }));
+    expect([kept.includes(first.id), kept.includes(secretHash)]).toEqual([true, false]); // never the hash the export leaves out
     expect(errorOf(await t.gql(doc, { id: second.id }, owner(k))).extensions?.code).toBe('IDEMPOTENCY_CONFLICT');
     expect((await t.rest('GET', `/api/v1/contacts?account_id=${acc.id}`, { as: second })).status).toBe(200);
   });
