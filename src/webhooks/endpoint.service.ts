@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badInput, unavailable, type ErrorDetails } from '../errors.js';
+import { badInput, notFound, unavailable, type ErrorDetails } from '../errors.js';
 import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
 import { emit } from '../events/emit.js';
 import { EVENT_TYPES, type Actor } from '../events/types.js';
@@ -55,18 +55,21 @@ type Write = <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => Promise<
 /** An endpoint as a write answers it: never its sealed secret, so a stored answer (a retry's) holds none. */
 const unsealed = ({ secretCiphertext: _, ...endpoint }: WebhookEndpoint) => endpoint;
 
-/** A new endpoint; its secret is sealed under its id, and `signingSecret` opens it for the answer. */
-export async function createEndpoint(write: Write, input: CreateEndpointInput, deps: WebhookDeps, actor: Actor) {
+/** A new endpoint and its secret, which the answer shows once; the database keeps it only sealed. */
+export async function createEndpoint(db: PrismaClient, write: Write, input: CreateEndpointInput, deps: WebhookDeps, actor: Actor) {
   const box = requireBox(deps);
   await assertTarget(input.url, deps.policy);
   const secret = newSigningSecret();
-  return write(async (tx) => {
+  let sealed = false;
+  const endpoint = await write(async (tx) => {
     const draft = await tx.webhookEndpoint.create({ data: { ...input, secretCiphertext: 'pending' } });
     // Sealed under its own id, so a ciphertext copied to another row does not open.
-    const endpoint = await tx.webhookEndpoint.update({ where: { id: draft.id }, data: { secretCiphertext: box.seal(secret, draft.id) } });
-    await emit(tx, { type: 'webhook_endpoint.created', accountId: endpoint.accountId, actor, object: endpoint });
-    return unsealed(endpoint);
+    const created = await tx.webhookEndpoint.update({ where: { id: draft.id }, data: { secretCiphertext: box.seal(secret, draft.id) } });
+    await emit(tx, { type: 'webhook_endpoint.created', accountId: created.accountId, actor, object: created });
+    sealed = true;
+    return unsealed(created);
   });
+  return { endpoint, secret: sealed ? secret : await currentSecret(db, endpoint.id, box) };
 }
 
 export async function updateEndpoint(write: Write, args: UpdateEndpointArgs, deps: WebhookDeps, actor: Actor) {
@@ -93,23 +96,27 @@ export function deleteEndpoint(write: Write, id: string, actor: Actor) {
   });
 }
 
-/** A new secret replaces the old one at once; `signingSecret` opens it for the answer. */
-export async function rotateSecret(write: Write, id: string, deps: WebhookDeps, actor: Actor) {
+/** A new secret replaces the old one at once (shown once, like the first). */
+export async function rotateSecret(db: PrismaClient, write: Write, id: string, deps: WebhookDeps, actor: Actor) {
   const box = requireBox(deps);
   const secret = newSigningSecret();
-  return write(async (tx) => {
-    const endpoint = await tx.webhookEndpoint.update({ where: { id }, data: { secretCiphertext: box.seal(secret, id) } });
-    await emit(tx, { type: 'webhook_endpoint.updated', accountId: endpoint.accountId, actor, object: endpoint });
-    return unsealed(endpoint);
+  let sealed = false;
+  const endpoint = await write(async (tx) => {
+    const rotated = await tx.webhookEndpoint.update({ where: { id }, data: { secretCiphertext: box.seal(secret, id) } });
+    await emit(tx, { type: 'webhook_endpoint.updated', accountId: rotated.accountId, actor, object: rotated });
+    sealed = true;
+    return unsealed(rotated);
   });
+  return { endpoint, secret: sealed ? secret : await currentSecret(db, id, box) };
 }
 
 /**
- * The endpoint's signing secret as it stands, opened from its row: the answer of a create or a
- * rotation shows it, the first time and on a retry with the same Idempotency-Key alike (a retry after
- * a later rotation shows the secret that signs now). Null when the endpoint is gone.
+ * A retry's secret (its write did not run again, and its kept answer holds no secret): the one the
+ * endpoint signs with now, opened from its sealed copy. That is the first answer's, unless the
+ * secret was rotated since; then it is the one that works. NOT_FOUND when the endpoint is gone.
  */
-export async function signingSecret(db: PrismaClient, id: string, deps: WebhookDeps): Promise<string | null> {
+async function currentSecret(db: PrismaClient, id: string, box: SecretBox): Promise<string> {
   const row = await db.webhookEndpoint.findUnique({ where: { id }, select: { secretCiphertext: true } });
-  return row && requireBox(deps).open(row.secretCiphertext, id);
+  if (!row) throw notFound('Not found: the endpoint has been deleted since');
+  return box.open(row.secretCiphertext, id);
 }

@@ -13,7 +13,7 @@ import { userActor } from '../events/types.js';
 import { uuid } from '../validation.js';
 import { deliverNow } from './delivery.service.js';
 import {
-  createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, redeliverArgs, rotateSecret, sendTestArgs, signingSecret,
+  createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, redeliverArgs, rotateSecret, sendTestArgs,
   updateEndpoint, updateEndpointArgs, urlDetails, type CreateEndpointInput, type UpdateEndpointArgs,
 } from './endpoint.service.js';
 
@@ -116,22 +116,15 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** The answer of a create or a rotation: the endpoint and the secret that signs for it now. */
-async function withSecret(ctx: Context, endpoint: Endpoint) {
-  const secret = await signingSecret(ctx.db, endpoint.id, deps(ctx));
-  if (secret === null) throw notFound('Not found: the endpoint has been deleted since');
-  return { endpoint, secret };
-}
-
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
     type: CreatedRef,
     description: 'Owner only. The answer (and a retry of it with the same Idempotency-Key) is the only place the signing secret appears.',
     args: { input: t.arg({ type: CreateInput, required: true }) },
     rules: { ...OWNER, input: createEndpointInput, from: 'input', linked: urlLinked, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
-    resolve: async (_root, _args, ctx, info) => {
+    resolve: (_root, _args, ctx, info) => {
       const { viewer, input, write } = checked<CreateEndpointInput>(info);
-      return withSecret(ctx, await createEndpoint(write, input, deps(ctx), userActor(viewer)));
+      return createEndpoint(ctx.db, write, input, deps(ctx), userActor(viewer));
     },
   }),
   updateWebhookEndpoint: t.field({
@@ -159,9 +152,9 @@ builder.mutationFields((t) => ({
     description: 'Owner only. The old secret stops working at once.',
     args: { id: t.arg.id({ required: true }) },
     rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
-    resolve: async (_root, _args, ctx, info) => {
+    resolve: (_root, _args, ctx, info) => {
       const { viewer, input, write } = checked<{ id: string }>(info);
-      return withSecret(ctx, await rotateSecret(write, input.id, deps(ctx), userActor(viewer)));
+      return rotateSecret(ctx.db, write, input.id, deps(ctx), userActor(viewer));
     },
   }),
   sendTestWebhook: t.field({
