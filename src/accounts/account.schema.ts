@@ -127,8 +127,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<CreateAccountInput>(info);
-      const account = await createAccount(ctx.db, viewer!.id, input, userActor(viewer));
-      return ctx.db.account.findUniqueOrThrow({ ...query, where: { id: account.id } });
+      return createAccount(ctx.db, viewer!.id, input, userActor(viewer), query);
     },
   }),
   addTeamMember: t.prismaField({

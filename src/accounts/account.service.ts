@@ -15,11 +15,12 @@ export type AddTeamMemberInput = z.output<typeof addTeamMemberInput>;
 export const accountArgs = z.object({ id: uuid }).transform((args) => ({ accountId: args.id }));
 export type AccountArgs = z.output<typeof accountArgs>;
 
-export function createAccount(db: PrismaClient, ownerId: string, input: CreateAccountInput, actor: Actor) {
+/** The new account read with `query` in its own transaction: a committed write is never answered as an error (§14). */
+export function createAccount(db: PrismaClient, ownerId: string, input: CreateAccountInput, actor: Actor, query: { select?: object; include?: object } = {}) {
   return db.$transaction(async (tx) => {
     const account = await tx.account.create({ data: { name: input.name, ownerId } });
     await emit(tx, { type: 'account.created', accountId: account.id, actor, object: account });
-    return account;
+    return tx.account.findUniqueOrThrow({ ...query, where: { id: account.id } });
   });
 }
 
