@@ -61,7 +61,7 @@ const WebhookEndpointRef = builder.objectRef<Endpoint>('WebhookEndpoint').implem
 const CreatedRef = builder.objectRef<{ endpoint: Endpoint; secret: string }>('WebhookEndpointCreated').implement({
   fields: (t) => ({
     endpoint: t.field({ type: WebhookEndpointRef, resolve: (c) => c.endpoint }),
-    secret: t.exposeString('secret', { description: 'whsec_...: shown here only, never again' }),
+    secret: t.exposeString('secret', { description: 'whsec_...: shown here only (and to a retry with the same Idempotency-Key), never again' }),
   }),
 });
 
