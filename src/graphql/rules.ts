@@ -49,8 +49,9 @@ export type FieldRules = {
   /** Honours an `Idempotency-Key` header: the field's writes go through `checked(info).write`. */
   idempotent?: true;
   /**
-   * Why a mutation cannot honour `Idempotency-Key` (every mutation says one or the other; the
-   * OpenAPI document shows the reason). A key sent to it changes nothing.
+   * Why a mutation cannot honour `Idempotency-Key` (every mutation says one or the other). The
+   * plugin appends it to the field's description, which the OpenAPI document repeats on its route.
+   * A key sent to it changes nothing.
    */
   notIdempotent?: string;
   /**

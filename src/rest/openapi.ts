@@ -229,7 +229,6 @@ function describeRoute(route: Route): JsonSchema {
     field.description,
     limit && `Rate limit: ${limit.max} per ${windowText(limit.window)} ${per[limit.per]}${limit.per === 'user' ? ' (per API key for a key)' : ''}.`,
     rules.scope ? `API keys: needs the scope \`${restScope(rules.scope)}\`.` : rules.access !== 'public' && 'API keys: not allowed (a session token only).',
-    rules.notIdempotent && `Idempotency-Key: not honoured: ${rules.notIdempotent}.`,
   ].filter(Boolean);
   return {
     operationId: operation.name!.value,
