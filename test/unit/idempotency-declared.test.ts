@@ -2,6 +2,7 @@ import SchemaBuilder from '@pothos/core';
 import { describe, expect, it } from 'vitest';
 import '../../src/graphql/rules.plugin.js';
 import { rulesOf } from '../../src/graphql/rules.js';
+import { buildOpenApi } from '../../src/rest/openapi.js';
 import { schema } from '../../src/schema.js';
 
 // docs/decisions.md §4: every mutation honours Idempotency-Key, or says in its rules why it cannot;
@@ -14,6 +15,21 @@ describe('Idempotency-Key is declared on every mutation', () => {
     expect(Boolean(rules.idempotent) !== Boolean(rules.notIdempotent)).toBe(true);
     if (rules.notIdempotent) expect(field.description).toContain(`Idempotency-Key: not honoured: ${rules.notIdempotent}.`);
     else expect(field.description ?? '').not.toContain('not honoured');
+  });
+
+  it("a REST write either lists the Idempotency-Key header or says once why not (POST /api/v1/imports)", () => {
+    const doc = buildOpenApi({ cookieName: 'session', serverUrl: 'http://127.0.0.1' }) as { paths: Record<string, Record<string, { description?: string; parameters?: { name: string }[] }>> };
+    const refused: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        if (method === 'get') continue;
+        const takesKey = (op.parameters ?? []).some((p) => p.name === 'Idempotency-Key');
+        const reasons = op.description?.match(/Idempotency-Key: not honoured/g)?.length ?? 0;
+        expect(Number(takesKey) + reasons, `${method} ${path}`).toBe(1);
+        if (reasons) refused.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(refused).toEqual(['POST /api/v1/imports']);
   });
 
   it('a mutation that says neither fails the build, not a request', () => {
