@@ -105,6 +105,30 @@ export async function dashboard(baseUrl: string, token: string, accountId: strin
 }
 `;
 
+/**
+ * A deploy script that may be retried after a network failure (docs/rest.md "Idempotency"): it sends
+ * each write twice with one Idempotency-Key, the header typed from the document like any parameter.
+ */
+const RETRY = `import createClient from 'openapi-fetch';
+import type { paths } from './api.js';
+
+export async function hookTwice(baseUrl: string, token: string, accountId: string, url: string, key: string) {
+  const client = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${token}\` } });
+  const create = () =>
+    client.POST('/api/v1/webhook_endpoints', { params: { header: { 'Idempotency-Key': key } }, body: { account_id: accountId, url, event_types: ['*'] } });
+  const [made, again] = [await create(), await create()];
+  if (made.error || again.error) throw new Error('create failed');
+  const id: string = made.data.data.endpoint.id;
+  const remove = () => client.DELETE('/api/v1/webhook_endpoints/{id}', { params: { path: { id }, header: { 'Idempotency-Key': \`\${key}-delete\` } } });
+  const [gone, goneAgain] = [await remove(), await remove()];
+  return {
+    ids: [id, again.data.data.endpoint.id],
+    secrets: [made.data.data.secret, again.data.data.secret],
+    deletes: [gone.response.status, goneAgain.response.status],
+  };
+}
+`;
+
 let t: TestApp;
 let acc: TestAccount;
 let dir: string;
@@ -120,6 +144,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'client.ts'), CLIENT);
   await writeFile(join(dir, 'sync.ts'), SYNC);
   await writeFile(join(dir, 'dashboard.ts'), DASHBOARD);
+  await writeFile(join(dir, 'retry.ts'), RETRY);
 });
 afterAll(async () => {
   await t?.close();
@@ -129,7 +154,7 @@ afterAll(async () => {
 describe('a client generated from the OpenAPI document', () => {
   it('type-checks under strict with no `!`: a created contact\'s data.id and a read\'s data are never null', async () => {
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-    const args = ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'client.ts', 'sync.ts', 'dashboard.ts'];
+    const args = ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'client.ts', 'sync.ts', 'dashboard.ts', 'retry.ts'];
     const result = await run(process.execPath, [tsc, ...args], { cwd: dir }).then(
       () => '',
       (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
@@ -177,5 +202,17 @@ describe('a client generated from the OpenAPI document', () => {
     await t.db.contact.create({ data: { accountId: account.id, firstName: 'Ada', contactType: 'client' } });
     const answer = await dashboard(t.baseUrl, account.member.token, account.id, 'h-004');
     expect(answer).toEqual({ numbers: ['DASH-0042'], overdue: 19.99, stages: ['Proposal: 1'], won: 70, types: ['client 1'] });
+  });
+
+  it('retries with one Idempotency-Key: one endpoint and one secret for two creates, 204 for both deletes', async () => {
+    const { hookTwice } = (await import(pathToFileURL(join(dir, 'retry.ts')).href)) as {
+      hookTwice: (baseUrl: string, token: string, accountId: string, url: string, key: string) => Promise<{ ids: string[]; secrets: string[]; deletes: number[] }>;
+    };
+    const account = await createAccount(t);
+    const answer = await hookTwice(t.baseUrl, account.owner.token, account.id, 'https://93.184.215.14/hook', 'deploy-7');
+    expect(answer.ids[1]).toBe(answer.ids[0]);
+    expect(answer.secrets[1]).toBe(answer.secrets[0]);
+    expect(answer.deletes).toEqual([204, 204]);
+    expect(await t.db.webhookEndpoint.count({ where: { accountId: account.id } })).toBe(0);
   });
 });
