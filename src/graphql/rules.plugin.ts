@@ -8,7 +8,7 @@ import SchemaBuilder, {
 } from '@pothos/core';
 import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import type { Context } from '../context.js';
-import { enforce, type FieldRules } from './rules.js';
+import { enforce, notHonoured, type FieldRules } from './rules.js';
 
 /**
  * A Pothos plugin, like its own scope-auth and complexity plugins: root fields take a `rules`
@@ -25,7 +25,7 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     if (!rules) return config;
     if (!root && fieldConfig.kind !== 'Subscription') throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: rules are for root fields`);
     // Tools read it where they read the field: in the schema (GraphiQL, codegen), as in the OpenAPI document.
-    const refusal = rules.notIdempotent && `Idempotency-Key: not honoured: ${rules.notIdempotent}.`;
+    const refusal = notHonoured(rules);
     const description = refusal ? [config.description, refusal].filter(Boolean).join('\n\n') : config.description;
     return { ...config, description, extensions: { ...config.extensions, rules } };
   }

@@ -77,6 +77,9 @@ export type FieldRules = {
   linked?: (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string, ctx: Context) => Promise<ErrorDetails>;
 };
 
+/** The sentence a field's description ends with when it cannot honour Idempotency-Key. */
+export const notHonoured = (rules: FieldRules) => rules.notIdempotent && `Idempotency-Key: not honoured: ${rules.notIdempotent}.`;
+
 /** `name`: a bucket several fields share (else each field counts on its own). */
 export type FieldLimit = { max: number; window: `${number}${'s' | 'm' | 'h'}`; per: 'user' | 'ip' | 'account'; name?: string };
 
@@ -89,9 +92,10 @@ export type Checked<Input = unknown, Target = unknown> = {
   /**
    * Runs the field's write in one transaction: once per Idempotency-Key when the field is
    * idempotent (the transaction also stores the answer, which is what a retry gets back).
-   * `scope` narrows who may reuse a key (e.g. one form's submissions).
+   * `scope` narrows who may reuse a key (e.g. one form's submissions); `request` stands in for the
+   * arguments as what a retry must repeat (an upload: its settings and file, not its own copy's id).
    */
-  write<T>(work: (db: Prisma.TransactionClient) => Promise<T>, claim?: { accountId?: string; scope?: string; oneStatement?: boolean }): Promise<T>;
+  write<T>(work: (db: Prisma.TransactionClient) => Promise<T>, claim?: { accountId?: string; scope?: string; request?: unknown; oneStatement?: boolean }): Promise<T>;
 };
 
 const checks = new WeakMap<GraphQLResolveInfo, Checked>();
@@ -241,7 +245,7 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     const who = whoOf(viewer, ctx);
     const owner = claim.accountId ?? accountId ?? target?.accountId;
     if (!owner) throw new Error(`${field}: an idempotent write needs the account it writes to`);
-    return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: raw }, work);
+    return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: claim.request ?? raw }, work);
   };
   const write: Checked['write'] = (work, claim) => ctx.queue.run(rules.line?.(input, target) ?? null, () => transaction(work, claim));
   return remember(info, { viewer, input, role, target, write });

@@ -1,4 +1,4 @@
-/** Query.import · Query.imports · Account.imports · Mutation.startImport · Mutation.cancelImport (docs/decisions.md §17, docs/imports.md) */
+/** Query.import · Query.imports · Account.imports · Mutation.startImport · Mutation.queueImport · Mutation.cancelImport (docs/decisions.md §17, docs/imports.md) */
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { ContactMatchEnum } from '../batches/batch.schema.js';
@@ -8,7 +8,7 @@ import { readById } from '../graphql/reads.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { Import } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
-import { cancelImport, dropCancelledRows, startImport, startImportArgs, type StartImportArgs } from './import.service.js';
+import { cancelImport, dropCancelledRows, dropImport, queueImport, startImport, startImportArgs, uploadIdentity, type StartImportArgs } from './import.service.js';
 
 const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' } } as const });
 const ImportStatusEnum = builder.enumType('ImportStatus', {
@@ -60,6 +60,7 @@ readById('import', 'Import', (db) => db.import, 'IMPORTS');
 
 const listArgs = z.object({ accountId: uuid });
 const byIdArgs = z.object({ id: uuid });
+const queueArgs = z.object({ id: uuid, fileSha256: z.string().regex(/^[0-9a-f]{64}$/, 'Must be 64 lowercase hex digits') });
 const target = ({ id }: { id: string }, ctx: { db: { import: { findUnique(a: object): Promise<{ accountId: string } | null> } } }) =>
   ctx.db.import.findUnique({ where: { id }, select: { accountId: true } });
 
@@ -84,7 +85,7 @@ builder.mutationFields((t) => ({
     type: 'Import',
     description:
       'Begins an import of a file whose header row is `columns`: judges the columns against the object (a required field without a column is refused) and answers the QUEUED import. ' +
-      'POST /api/v1/imports calls it with the header of the file it receives, then stores the rows; the import is claimed only once they are stored.',
+      'POST /api/v1/imports calls it with the header of the file it receives, stores the rows, then calls queueImport.',
     args: {
       accountId: t.arg.id({ required: true }),
       object: t.arg({ type: ImportObjectEnum, required: true }),
@@ -98,13 +99,33 @@ builder.mutationFields((t) => ({
       scope: 'IMPORTS',
       input: startImportArgs,
       limit: START_LIMIT,
-      notIdempotent:
-        'the file is stored after the import begins, so no answer exists to keep when a key would be taken; ' +
-        'a retry begins a second import (GET /api/v1/imports lists them; matched on email or external_id, its rows come out unchanged)',
+      notIdempotent: 'it begins an import whose file is yet to come; queueImport takes the key, once the file is stored and known',
     },
     resolve: (_query, _root, _args, ctx, info) => {
       const { input, viewer } = checked<StartImportArgs>(info);
       return startImport(ctx.db, input, viewer!);
+    },
+  }),
+  queueImport: t.prismaField({
+    type: 'Import',
+    description:
+      'The file of a begun import is stored: records its row count, after which a worker may claim it. ' +
+      'With an Idempotency-Key, a retry of an upload (same settings, same file) answers the first import, and this copy is dropped (docs/imports.md#retries).',
+    args: { id: t.arg.id({ required: true }), fileSha256: t.arg.string({ required: true, description: "SHA-256 of the file's bytes, hex" }) },
+    rules: { access: 'member', scope: 'IMPORTS', input: queueArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    resolve: async (query, _root, _args, ctx, info) => {
+      const { input, target: found, write } = checked<z.output<typeof queueArgs>, { accountId: string }>(info);
+      const copy = await ctx.db.import.findUniqueOrThrow({ where: { id: input.id } });
+      const answer = await write(
+        async (tx) => {
+          await queueImport(tx, found.accountId, input.id);
+          return tx.import.findUniqueOrThrow({ ...query, where: { id: input.id } });
+        },
+        { request: uploadIdentity(copy, input.fileSha256) },
+      );
+      // A retry: the first upload's import stands, and this one's copy of the file goes.
+      if (answer.id !== input.id) await dropImport(ctx.db, input.id);
+      return answer as Import;
     },
   }),
   cancelImport: t.prismaField({

@@ -49,9 +49,20 @@ export async function startImport(db: PrismaClient, input: StartImportArgs, by: 
   });
 }
 
-/** The file is stored: workers may claim it now. */
-export async function fileStored(db: PrismaClient, importId: string, rowsTotal: number): Promise<void> {
-  await db.import.update({ where: { id: importId }, data: { rowsTotal } });
+/**
+ * What makes two uploads one (docs/imports.md#retries): the account, the import's settings as
+ * judged (its columns after `mapping`), and the file's bytes.
+ */
+export const uploadIdentity = (row: Import, sha256: string) =>
+  ({ accountId: row.accountId, object: row.object, matchOn: row.matchOn, fileName: row.fileName, columns: row.columns, sha256 });
+
+/**
+ * The file is stored: its row count is recorded, and workers may claim it from now on. Once only:
+ * an import queued already keeps its count.
+ */
+export async function queueImport(tx: Prisma.TransactionClient, accountId: string, id: string): Promise<void> {
+  const stored = await tx.importRow.aggregate({ where: { accountId, importId: id }, _max: { seq: true } });
+  await tx.import.updateMany({ where: { id, accountId, rowsTotal: null }, data: { rowsTotal: stored._max.seq ?? 0 } });
 }
 
 /** The file was refused after the import began: nothing of it stays (its staged rows go with it). */

@@ -2,6 +2,7 @@
 // (csv-parse) and stored as it is parsed, COPY into import_rows on PostgreSQL (pg-copy-streams),
 // multi-row INSERTs of CHUNK rows on PGlite, with backpressure all the way back to the socket:
 // memory holds a chunk, never the file.
+import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,7 +16,8 @@ export const MAX_IMPORT_ROWS = 1_000_000;
 const CHUNK = 1000;
 
 export type Staged = { importId: string; accountId: string };
-export type Received = Staged & { rowsTotal: number };
+/** `sha256`: of the body's bytes as sent (hex), so a retry of the same file is known as one. */
+export type Received = Staged & { sha256: string };
 
 /** 400 on `body`: a file this service cannot read as CSV at all (not UTF-8, empty, header only, broken quoting). */
 const badFile = (message: string) => badInput({ body: [message] });
@@ -34,6 +36,7 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
   let headers: string[] | null = null;
   let seq = 0;
   let line = 1; // the line the next record starts on
+  const digest = createHash('sha256');
   const sink = new Writable({
     objectMode: true,
     highWaterMark: CHUNK,
@@ -63,7 +66,7 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
   try {
     await pipeline(
       Readable.from(bytesOf(request.body)),
-      utf8Text(),
+      utf8Text(digest),
       parse({ bom: true, raw: true, relax_column_count: true, relax_quotes: true }),
       sink,
     );
@@ -74,7 +77,7 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
     if (error instanceof Error && 'code' in error && String(error.code).startsWith('CSV_')) throw badFile(`Not valid CSV: ${error.message}`);
     throw error;
   }
-  return { ...staged!, rowsTotal: seq };
+  return { ...staged!, sha256: digest.digest('hex') };
 }
 
 /** The body's chunks as they arrive (Yoga's request body is a ponyfilled stream, which Readable.fromWeb refuses). */
@@ -98,8 +101,11 @@ export function checkCsvMessage(request: Request): void {
   if (Number(request.headers.get('content-length') ?? 0) > MAX_IMPORT_BYTES) throw payloadTooLarge();
 }
 
-/** UTF-8 bytes to text, refusing bytes that are not UTF-8 (400) and a body past MAX_IMPORT_BYTES (413). */
-function utf8Text(): Transform {
+/**
+ * UTF-8 bytes to text, refusing bytes that are not UTF-8 (400) and a body past MAX_IMPORT_BYTES (413);
+ * every byte also goes into `digest`.
+ */
+function utf8Text(digest: Hash): Transform {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let bytes = 0;
   return new Transform({
@@ -107,6 +113,7 @@ function utf8Text(): Transform {
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.byteLength;
       if (bytes > MAX_IMPORT_BYTES) return done(payloadTooLarge());
+      digest.update(chunk);
       try {
         done(null, decoder.decode(chunk, { stream: true }));
       } catch {

@@ -5,6 +5,7 @@ import {
   isNonNullType,
   Kind,
   typeFromAST,
+  type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
@@ -14,7 +15,7 @@ import {
 } from 'graphql';
 import { HTTP_STATUS, lacksScopeMessage, MESSAGES, type ErrorCode } from '../errors.js';
 import { restScope } from '../auth/scopes.js';
-import { rootRules, type FieldRules } from '../graphql/rules.js';
+import { notHonoured, rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../schema.js';
 import { changesState } from '../auth/origin.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
@@ -193,6 +194,12 @@ const windowText = (window: string) => {
   return n === '1' ? name : `${n} ${name}s`;
 };
 
+/** A route operation's one root field. */
+const rootField = (document: DocumentNode) => (getOperationAST(document) as OperationDefinitionNode).selectionSet.selections[0] as FieldNode;
+
+const fragmentsOf = (document: DocumentNode) =>
+  Object.fromEntries(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+
 function describeRoute(route: Route): JsonSchema {
   const operation = getOperationAST(route.operation) as OperationDefinitionNode;
   const root = operation.selectionSet.selections[0] as FieldNode;
@@ -200,13 +207,12 @@ function describeRoute(route: Route): JsonSchema {
   const field = rootType.getFields()[root.name.value]!;
   const rules = rootRules(schema, operation.operation === 'mutation' ? 'mutation' : 'query', field.name);
   if (!rules) throw new Error(`OpenAPI: ${route.method} ${route.path} (${field.name}) declares no rules`);
+  // An upload's retry is known only once its file is stored: the route's `queue` mutation takes the key.
+  const queue = route.answer.kind === 'upload' ? rootRules(schema, 'mutation', rootField(route.answer.queue).name.value)! : null;
+  const idempotent = (queue ?? rules).idempotent;
   const doc = { ...rules, rules: rules.input ?? rules.documents };
   const limit = rules.limit;
-  const fragments = Object.fromEntries(
-    route.operation.definitions
-      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
-      .map((d) => [d.name.value, d]),
-  );
+  const fragments = fragmentsOf(route.operation);
 
   const pathParams = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
   const variables = operation.variableDefinitions ?? [];
@@ -216,7 +222,7 @@ function describeRoute(route: Route): JsonSchema {
     ...variables.filter(inPath).map((d) => parameter(d, 'path', root, field, doc)),
     ...(route.input === 'query' || route.input === 'query-with-file' ? variables.filter((d) => !inPath(d) && !fromFile(d)).map((d) => parameter(d, 'query', root, field, doc)) : []),
     ...(route.input === 'query-with-file' ? [X_FILE_NAME] : []),
-    ...(doc.idempotent ? [IDEMPOTENCY_KEY] : []),
+    ...(idempotent ? [IDEMPOTENCY_KEY] : []),
     ...(route.ifMatch ? [IF_MATCH] : []),
   ];
 
@@ -226,7 +232,7 @@ function describeRoute(route: Route): JsonSchema {
 
   const description = [
     route.extension && EXTENSION,
-    field.description,
+    queue ? field.description?.replace(`\n\n${notHonoured(rules)}`, '') : field.description,
     limit && `Rate limit: ${limit.max} per ${windowText(limit.window)} ${per[limit.per]}${limit.per === 'user' ? ' (per API key for a key)' : ''}.`,
     rules.scope ? `API keys: needs the scope \`${restScope(rules.scope)}\`.` : rules.access !== 'public' && 'API keys: not allowed (a session token only).',
   ].filter(Boolean);
@@ -241,7 +247,7 @@ function describeRoute(route: Route): JsonSchema {
     ...(body ? { requestBody: body } : {}),
     responses: {
       ...success(route.answer, answerSchema(field.type, root.selectionSet, fragments), limit !== undefined),
-      ...errorResponses(route, rules, limit !== undefined, exampleField),
+      ...errorResponses(route, { ...rules, idempotent }, limit !== undefined, exampleField),
     },
     'x-graphql-operation': operation.name!.value,
     'x-graphql-field': `${rootType.name}.${field.name}`,
@@ -362,13 +368,9 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
       return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: wrapped } } } };
     }
     case 'upload': {
-      const read = getOperationAST(answer.read) as OperationDefinitionNode;
-      const readRoot = read.selectionSet.selections[0] as FieldNode;
-      const readField = schema.getQueryType()!.getFields()[readRoot.name.value]!;
-      const readFragments = Object.fromEntries(
-        answer.read.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-      );
-      const data = answerSchema(readField.type, readRoot.selectionSet, readFragments);
+      const queueRoot = rootField(answer.queue);
+      const queueField = schema.getMutationType()!.getFields()[queueRoot.name.value]!;
+      const data = answerSchema(queueField.type, queueRoot.selectionSet, fragmentsOf(answer.queue));
       const wrapped = { type: 'object', properties: { data }, required: ['data'], additionalProperties: false };
       return { 202: { description: STATUS_TEXT[202], headers: headers(['Location', ...extra]), content: { 'application/json': { schema: wrapped } } } };
     }

@@ -119,7 +119,7 @@ async function run(
       const execute = (document: Route['operation'], variableValues: Record<string, unknown>) =>
         enveloped.execute({ schema, document, variableValues, contextValue: ctx }) as never;
       const queryParams = [...url.searchParams.keys()];
-      const answered = await upload(route as never, responseKey, input.variables, ctx, db, execute, renameField, queryParams, nudgeImports);
+      const answered = await upload(route as never, input.variables, ctx, db, execute, renameField, queryParams, nudgeImports);
       return answered instanceof Response ? answered : restErrorResponse(answered);
     }
 

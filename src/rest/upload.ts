@@ -1,13 +1,15 @@
 // POST of a file (docs/imports.md#intake): the route's operation begins the work once the file's
 // header row is in (so the core judges the columns), the rows are stored as they arrive, and the
-// answer is the operation's `read` of what began. REST decides nothing here: the refusals are the
-// core's (the operation) or the body's own (not UTF-8, empty, too large: src/imports/intake.ts).
+// route's `queue` mutation hands the stored file on and answers it (with Idempotency-Key, a retry's
+// answer is the first upload's: docs/imports.md#retries). REST decides nothing here: the refusals
+// are the core's (the operations) or the body's own (not UTF-8, empty, too large: src/imports/intake.ts).
 import type { Response } from '../http/response.js';
 import type { GraphQLError } from 'graphql';
 import type { Context } from '../context.js';
 import type { Database } from '../db/client.js';
 import { isAppError } from '../errors.js';
-import { dropImport, fileStored } from '../imports/import.service.js';
+import { readIdempotencyKey } from '../idempotency/idempotency.service.js';
+import { dropImport } from '../imports/import.service.js';
 import { receiveCsv, type Staged } from '../imports/intake.js';
 import { fromCoreError, json, type RestError } from './errors.js';
 import { restEnumsOf } from './json-schema.js';
@@ -16,16 +18,21 @@ import { schema } from '../schema.js';
 
 type Execute = (document: Route['operation'], variables: Record<string, unknown>) => Promise<{ data?: Record<string, any> | null; errors?: readonly GraphQLError[] }>;
 
-/** A refusal of the operation while the body was being read: carried out of the stream as it is. */
+/** A refusal of an operation while the body was being read: carried out of the stream as it is. */
 class Refused extends Error {
   constructor(readonly error: GraphQLError) {
     super(error.message);
   }
 }
 
+/** The answer of an operation's one root field, or its refusal. */
+function answerOf<T>(result: Awaited<ReturnType<Execute>>): T {
+  if (result.errors?.length) throw new Refused(result.errors.find((e) => e.extensions?.code) ?? result.errors[0]!);
+  return Object.values(result.data ?? {})[0] as T;
+}
+
 export async function upload(
   route: Route & { answer: { kind: 'upload' } },
-  responseKey: string,
   variables: Record<string, unknown>,
   ctx: Context,
   db: Database,
@@ -41,23 +48,20 @@ export async function upload(
     return keys.length > 0 && keys.every((k) => queryParams.includes(k)) ? 'query' : 'body';
   };
   try {
+    // The key's form is the core's rule (queueImport checks it again), judged before the file is read.
+    readIdempotencyKey(ctx.request.headers);
     const received = await receiveCsv(db, ctx.request, async (headers) => {
       const fileName = ctx.request.headers.get('x-file-name');
-      const result = await execute(route.operation, { ...variables, columns: headers, ...(fileName ? { fileName } : {}) });
-      if (result.errors?.length) throw new Refused(result.errors.find((e) => e.extensions?.code) ?? result.errors[0]!);
-      const begun = result.data![responseKey] as { id: string; accountId: string };
+      const begun = answerOf<{ id: string; accountId: string }>(await execute(route.operation, { ...variables, columns: headers, ...(fileName ? { fileName } : {}) }));
       staged = { importId: begun.id, accountId: begun.accountId };
       return staged;
     });
-    await fileStored(ctx.db, received.importId, received.rowsTotal);
-    const id = received.importId;
-    const read = await execute(route.answer.read, { id });
+    const answer = answerOf<{ id: string }>(await execute(route.answer.queue, { id: received.importId, fileSha256: received.sha256 }));
     // This instance's worker is woken once the answer is read, so that the answer shows the import
     // queued; another instance's worker, polling, may still have claimed it (then: running).
     nudge?.();
-    if (read.errors?.length) throw read.errors[0];
-    const data = restEnumsOf(schema, route.answer.read, Object.values(read.data ?? {})[0]);
-    return json(202, { data }, { Location: route.answer.location.replace(':id', encodeURIComponent(id)) });
+    const data = restEnumsOf(schema, route.answer.queue, answer);
+    return json(202, { data }, { Location: route.answer.location.replace(':id', encodeURIComponent(answer.id)) });
   } catch (error) {
     // The file was refused after the import began: nothing of it stays.
     const begun = staged as Staged | null;

@@ -105,7 +105,43 @@ describe('POST /api/v1/imports', () => {
   });
 });
 
+describe('POST /api/v1/imports with Idempotency-Key (docs/imports.md#retries)', () => {
+  it("a retry of the same file answers the first import, Location and all; the retry's copy is dropped and each row is written once", async () => {
+    const a = await createAccount(t);
+    const tag = unique('retry');
+    const csv = `first_name,last_name\r\nAda,${tag}\r\nGrace,${tag}\r\n`;
+    const send = () => importCsv(t, a.member, a.id, csv, {}, { 'idempotency-key': tag });
+    const first = await send();
+    const again = await send();
+    expect(first.status, first.text).toBe(202);
+    expect([again.status, again.headers.get('location'), again.body]).toEqual([202, first.headers.get('location'), first.body]);
+    expect(await t.db.import.count({ where: { accountId: a.id } })).toBe(1);
+    expect(await t.db.importRow.count({ where: { accountId: a.id } })).toBe(2);
+    await drain(t);
+    expect(await t.db.contact.count({ where: { accountId: a.id, lastName: tag } })).toBe(2);
+  });
+
+  it('the same key with another file, or the same file with other settings, is a 422 and leaves only the first import', async () => {
+    const a = await createAccount(t);
+    const k = unique('retry');
+    const send = (csv: string, params: Record<string, string> = {}) => importCsv(t, a.member, a.id, csv, params, { 'idempotency-key': k });
+    expect((await send('first_name,email\r\nAda,ada@example.com\r\n')).status).toBe(202);
+    for (const [csv, params] of [['first_name,email\r\nGrace,grace@example.com\r\n', {}], ['first_name,email\r\nAda,ada@example.com\r\n', { match_on: 'email' }]] as const) {
+      const r = await send(csv, params);
+      expect([r.status, r.body]).toEqual([422, { error: 'Idempotency key reused with a different payload' }]);
+    }
+    expect(await t.db.import.count({ where: { accountId: a.id } })).toBe(1);
+  });
+});
+
 describe('POST /api/v1/imports: bad input', () => {
+  it('a malformed Idempotency-Key is a 400 on idempotency_key, and no import is left', async () => {
+    const a = await createAccount(t);
+    const r = await importCsv(t, a.member, a.id, 'first_name\r\nAda\r\n', {}, { 'idempotency-key': 'x'.repeat(256) });
+    expect([r.status, Object.keys(r.body.details ?? {})]).toEqual([400, ['idempotency_key']]);
+    expect(await t.db.import.count({ where: { accountId: a.id } })).toBe(0);
+  });
+
   it('no column for a required field is a 400 naming it, at once, and no import is left', async () => {
     const before = await t.db.import.count({ where: { accountId: acc.id } });
     const r = await importCsv(t, acc.member, acc.id, 'email,phone\r\nada@example.com,1\r\n');

@@ -79,6 +79,13 @@ const ENDPOINTS: [string, Endpoint][] = [
     written: (body) => t.db.webhookEndpoint.count({ where: { accountId: acc.id, description: body.description } }),
     status: 201,
   }],
+  // The key is taken once the file is stored (queueImport): a retry's own copy of the file is dropped.
+  ['POST /api/v1/imports', {
+    body: () => ({ name: `${unique('file')}.csv`, csv: `first_name,last_name\r\nIdem,${unique('imp')}\r\n` }),
+    send: (body, k) => importCsv(t, acc.member, acc.id, body.csv, {}, { 'x-file-name': body.name, 'idempotency-key': k }),
+    written: (body) => t.db.import.count({ where: { accountId: acc.id, fileName: body.name } }),
+    status: 202,
+  }],
 ];
 
 describe.each(ENDPOINTS)('Idempotency-Key on %s', (_name, endpoint) => {

@@ -418,6 +418,12 @@ const GQL: Record<string, GqlRow> = {
     doc: 'mutation ($a: ID!) { startImport(accountId: $a, object: CONTACTS, columns: ["first_name"]) { id accountId } }',
     vars: (_f, a) => ({ a }),
   },
+  'Mutation.queueImport': {
+    role: 'member',
+    hidden: 'not-found',
+    doc: 'mutation ($id: ID!) { queueImport(id: $id, fileSha256: "' + '0'.repeat(64) + '") { id accountId rowsTotal } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newImport) }),
+  },
   'Mutation.cancelImport': {
     role: 'member',
     hidden: 'not-found',
