@@ -129,6 +129,29 @@ export async function hookTwice(baseUrl: string, token: string, accountId: strin
 }
 `;
 
+/**
+ * A nightly script that uploads a file and may be run twice after a failure (docs/imports.md#retries):
+ * the same file with one Idempotency-Key, a CSV body through the generated client.
+ */
+const NIGHTLY = `import createClient from 'openapi-fetch';
+import type { paths } from './api.js';
+
+export async function importTwice(baseUrl: string, token: string, accountId: string, csv: string, key: string) {
+  const client = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${token}\` } });
+  const upload = () =>
+    client.POST('/api/v1/imports', {
+      params: { query: { account_id: accountId, object: 'contacts', match_on: 'none' }, header: { 'Idempotency-Key': key, 'X-File-Name': 'nightly.csv' } },
+      body: csv,
+      bodySerializer: (body: string) => body,
+      headers: { 'Content-Type': 'text/csv' },
+    });
+  const [first, again] = [await upload(), await upload()];
+  if (first.error || again.error) throw new Error('upload failed');
+  const ids: string[] = [first.data.data.id, again.data.data.id];
+  return { ids, statuses: [first.response.status, again.response.status] };
+}
+`;
+
 let t: TestApp;
 let acc: TestAccount;
 let dir: string;
@@ -145,6 +168,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'sync.ts'), SYNC);
   await writeFile(join(dir, 'dashboard.ts'), DASHBOARD);
   await writeFile(join(dir, 'retry.ts'), RETRY);
+  await writeFile(join(dir, 'nightly.ts'), NIGHTLY);
 });
 afterAll(async () => {
   await t?.close();
@@ -154,7 +178,7 @@ afterAll(async () => {
 describe('a client generated from the OpenAPI document', () => {
   it('type-checks under strict with no `!`: a created contact\'s data.id and a read\'s data are never null', async () => {
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-    const args = ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'client.ts', 'sync.ts', 'dashboard.ts', 'retry.ts'];
+    const args = ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'client.ts', 'sync.ts', 'dashboard.ts', 'retry.ts', 'nightly.ts'];
     const result = await run(process.execPath, [tsc, ...args], { cwd: dir }).then(
       () => '',
       (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
@@ -214,5 +238,17 @@ describe('a client generated from the OpenAPI document', () => {
     expect(answer.secrets[1]).toBe(answer.secrets[0]);
     expect(answer.deletes).toEqual([204, 204]);
     expect(await t.db.webhookEndpoint.count({ where: { accountId: account.id } })).toBe(0);
+  });
+
+  it('uploads a file twice with one Idempotency-Key: 202 twice with one import, one copy of its rows', async () => {
+    const { importTwice } = (await import(pathToFileURL(join(dir, 'nightly.ts')).href)) as {
+      importTwice: (baseUrl: string, token: string, accountId: string, csv: string, key: string) => Promise<{ ids: string[]; statuses: number[] }>;
+    };
+    const account = await createAccount(t);
+    const answer = await importTwice(t.baseUrl, account.member.token, account.id, 'First Name,Email\r\nAda,ada@example.com\r\n', 'nightly-2026-11-25');
+    expect(answer.statuses).toEqual([202, 202]);
+    expect(answer.ids[1]).toBe(answer.ids[0]);
+    expect(await t.db.import.count({ where: { accountId: account.id } })).toBe(1);
+    expect(await t.db.importRow.count({ where: { accountId: account.id } })).toBe(1);
   });
 });
