@@ -7,6 +7,7 @@ import { badInput } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
 import { planColumns, type ImportObjectName } from './columns.js';
+import { INTAKE_TIMEOUT_MS } from './intake.js';
 
 const mappingText = z.string().max(10_000, 'Must be at most 10000 characters').nullish();
 
@@ -95,4 +96,29 @@ export async function finishImport(tx: Prisma.TransactionClient, row: Import, st
   await tx.importRow.deleteMany({ where: { accountId: row.accountId, importId: row.id } });
   await emit(tx, { type: `import.${status}`, accountId: row.accountId, actor, object: done });
   return done;
+}
+
+/** An upload this old whose file is still not stored was cut off: its instance died, or it was never sent. */
+export const ABANDONED_UPLOAD_MS = 2 * INTAKE_TIMEOUT_MS;
+const SWEEP_BATCH = 100;
+
+/**
+ * What an instance that died mid-way leaves behind, in bounded batches: imports whose file never
+ * finished arriving are removed, as a refused file is (the client never had its 202); a cancelled
+ * import's stored rows, which the cancel drops after its commit, are dropped. Safe on any number
+ * of instances at once: rows another one is removing are skipped.
+ */
+export async function sweepImports(db: PrismaClient, now = new Date()): Promise<void> {
+  const cutoff = new Date(now.getTime() - ABANDONED_UPLOAD_MS);
+  await db.$executeRaw`
+    DELETE FROM imports WHERE id IN (
+      SELECT id FROM imports WHERE status = 'queued' AND rows_total IS NULL AND created_at < ${cutoff}::timestamptz
+      ORDER BY created_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`;
+  // Cancelled in the last two days (the status index): a cancel's own drop failing is rare and soon seen.
+  await db.$executeRaw`
+    DELETE FROM import_rows WHERE (account_id, import_id) IN (
+      SELECT i.account_id, i.id FROM imports i
+      WHERE i.status = 'cancelled' AND i.created_at > ${new Date(now.getTime() - 2 * 86_400_000)}::timestamptz
+        AND EXISTS (SELECT 1 FROM import_rows r WHERE r.account_id = i.account_id AND r.import_id = i.id)
+      LIMIT ${SWEEP_BATCH})`;
 }

@@ -141,7 +141,7 @@ async function openStager(db: Database, staged: Staged): Promise<Stager> {
  * minutes by default) ends first. Every other statement keeps DATABASE_STATEMENT_TIMEOUT_MS (10 s):
  * a million rows take about a minute to arrive.
  */
-const INTAKE_TIMEOUT_MS = 6 * 60_000;
+export const INTAKE_TIMEOUT_MS = 6 * 60_000;
 
 /** Characters of COPY text per write to the connection: about 500 rows. */
 const COPY_BATCH_CHARS = 64 * 1024;

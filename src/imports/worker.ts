@@ -9,11 +9,13 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { runChunk, type JudgedChunk } from './chunk.js';
 import { forgetChunkQueries } from './debug-history.js';
-import { finishImport } from './import.service.js';
+import { finishImport, sweepImports } from './import.service.js';
 
 export type ImportWorkerOptions = { leaseMs: number; pollMs: number; log: Logger };
 /** A chunk failing this many times in a row (not a lost lease) fails its import. */
 const MAX_ATTEMPTS = 3;
+/** How often each worker sweeps what dead instances left (sweepImports). */
+const SWEEP_EVERY_MS = 60_000;
 
 /** Takes one import for `owner`, or null when none is due. */
 export async function claimImport(db: PrismaClient, owner: string, leaseMs: number): Promise<string | null> {
@@ -86,12 +88,17 @@ export async function handBackImports(db: PrismaClient, owner: string): Promise<
 export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions, owner: string = randomUUID()) {
   let running = true;
   let wake: (() => void) | null = null;
+  let sweptAt = 0;
   const loop = (async () => {
     while (running) {
       try {
         await drainImports(db, owner, options, () => running);
+        if (running && Date.now() - sweptAt >= SWEEP_EVERY_MS) {
+          sweptAt = Date.now();
+          await sweepImports(db);
+        }
       } catch (err) {
-        if (running) options.log.warn({ err }, 'import worker: claim failed; retrying');
+        if (running) options.log.warn({ err }, 'import worker: claim or sweep failed; retrying');
       }
       if (!running) break;
       await new Promise<void>((resolve) => {
