@@ -1,5 +1,6 @@
-// Imports' rules and writes outside the worker (docs/imports.md): starting one (its columns judged
-// against its object), storing its file's end, cancelling. Nothing here knows GraphQL or HTTP.
+// Imports' rules and writes besides the chunks (docs/imports.md): starting one (its columns judged
+// against its object), queueing its stored file, cancelling, ending, and sweeping what a dead
+// instance left. Nothing here knows GraphQL or HTTP.
 import { z } from 'zod';
 import { emit } from '../events/emit.js';
 import { SYSTEM, type Actor } from '../events/types.js';
@@ -106,7 +107,7 @@ const SWEEP_BATCH = 100;
  * What an instance that died mid-way leaves behind, in bounded batches: imports whose file never
  * finished arriving are removed, as a refused file is (the client never had its 202); a cancelled
  * import's stored rows, which the cancel drops after its commit, are dropped. Safe on any number
- * of instances at once: rows another one is removing are skipped.
+ * of instances at once: an import another one is removing is skipped.
  */
 export async function sweepImports(db: PrismaClient, now = new Date()): Promise<void> {
   const cutoff = new Date(now.getTime() - ABANDONED_UPLOAD_MS);
