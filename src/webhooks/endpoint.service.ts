@@ -60,16 +60,13 @@ export async function createEndpoint(db: PrismaClient, write: Write, input: Crea
   const box = requireBox(deps);
   await assertTarget(input.url, deps.policy);
   const secret = newSigningSecret();
-  let sealed = false;
-  const endpoint = await write(async (tx) => {
+  return withSecret(db, write, box, secret, async (tx) => {
     const draft = await tx.webhookEndpoint.create({ data: { ...input, secretCiphertext: 'pending' } });
     // Sealed under its own id, so a ciphertext copied to another row does not open.
     const created = await tx.webhookEndpoint.update({ where: { id: draft.id }, data: { secretCiphertext: box.seal(secret, draft.id) } });
     await emit(tx, { type: 'webhook_endpoint.created', accountId: created.accountId, actor, object: created });
-    sealed = true;
-    return unsealed(created);
+    return created;
   });
-  return { endpoint, secret: sealed ? secret : await currentSecret(db, endpoint.id, box) };
 }
 
 export async function updateEndpoint(write: Write, args: UpdateEndpointArgs, deps: WebhookDeps, actor: Actor) {
@@ -100,23 +97,28 @@ export function deleteEndpoint(write: Write, id: string, actor: Actor) {
 export async function rotateSecret(db: PrismaClient, write: Write, id: string, deps: WebhookDeps, actor: Actor) {
   const box = requireBox(deps);
   const secret = newSigningSecret();
-  let sealed = false;
-  const endpoint = await write(async (tx) => {
+  return withSecret(db, write, box, secret, async (tx) => {
     const rotated = await tx.webhookEndpoint.update({ where: { id }, data: { secretCiphertext: box.seal(secret, id) } });
     await emit(tx, { type: 'webhook_endpoint.updated', accountId: rotated.accountId, actor, object: rotated });
-    sealed = true;
-    return unsealed(rotated);
+    return rotated;
   });
-  return { endpoint, secret: sealed ? secret : await currentSecret(db, id, box) };
 }
 
 /**
- * A retry's secret (its write did not run again, and its kept answer holds no secret): the one the
- * endpoint signs with now, opened from its sealed copy. That is the first answer's, unless the
- * secret was rotated since; then it is the one that works. NOT_FOUND when the endpoint is gone.
+ * The endpoint `seal` wrote, answered with the secret it sealed. A retry (the write did not run
+ * again, and its kept answer holds no secret) gets the one the endpoint signs with now, opened from
+ * its sealed copy: the first answer's, unless the secret was rotated since, and then the one that
+ * works. NOT_FOUND when the endpoint is gone.
  */
-async function currentSecret(db: PrismaClient, id: string, box: SecretBox): Promise<string> {
-  const row = await db.webhookEndpoint.findUnique({ where: { id }, select: { secretCiphertext: true } });
+async function withSecret(db: PrismaClient, write: Write, box: SecretBox, secret: string, seal: (tx: Prisma.TransactionClient) => Promise<WebhookEndpoint>) {
+  let sealed = false;
+  const endpoint = await write(async (tx) => {
+    const written = await seal(tx);
+    sealed = true;
+    return unsealed(written);
+  });
+  if (sealed) return { endpoint, secret };
+  const row = await db.webhookEndpoint.findUnique({ where: { id: endpoint.id }, select: { secretCiphertext: true } });
   if (!row) throw notFound('Not found: the endpoint has been deleted since');
-  return box.open(row.secretCiphertext, id);
+  return { endpoint, secret: box.open(row.secretCiphertext, endpoint.id) };
 }
