@@ -15,6 +15,9 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // A condition polled without its own ceiling may take this long on a loaded machine (CI runs two
+    // files at once beside child servers): Vitest's default of 1 s made a passing test fail there.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Two files at a time fits two cores: most files wait on PGlite, sockets or child processes, and
     // Vitest's default (cores - 1) ran them one by one (docs/testing-prerequisites.md has the timings).

@@ -182,7 +182,7 @@ describe('delivery', () => {
     const { endpoint: ep } = await endpoint(t, account, receiver.url, ['contact.created']);
     await t.db.webhookEndpoint.update({ where: { id: ep.id }, data: { failingSince: new Date(Date.now() - 3 * 24 * 3600_000 - 1000) } });
     await newContact(account);
-    await expect.poll(async () => (await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } })).enabled, { timeout: 5000 }).toBe(false);
+    await expect.poll(async () => (await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } })).enabled).toBe(false);
     const disabled = await t.db.event.findFirst({ where: { accountId: account.id, type: 'webhook_endpoint.disabled' } });
     expect((disabled!.data as any).object).toMatchObject({ id: ep.id, enabled: false, disabled_reason: 'Failed for three days' });
     expect(JSON.stringify(disabled!.data)).not.toContain('secret');

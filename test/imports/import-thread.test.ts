@@ -7,6 +7,7 @@ import { startImportThread } from '../../src/imports/thread.js';
 import { createLogger } from '../../src/logger.js';
 import { createAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { WAIT } from '../helpers/live.js';
 import { importCsv } from './helpers.js';
 
 // Two chunk-sized imports each, on two shared cores beside other test files.
@@ -54,7 +55,7 @@ describe.skipIf(template.kind !== 'postgres')('the import thread (PostgreSQL)', 
       imports.nudge();
       expect(await ended(started.body.data.id)).toMatchObject({ status: 'completed', created: 2_500, failed: 0 });
       // The thread logs after each commit, so its last records may still be on their way.
-      await vi.waitFor(() => expect(records.some((r) => r.msg === 'import left' && r.importId === started.body.data.id)).toBe(true));
+      await vi.waitFor(() => expect(records.some((r) => r.msg === 'import left' && r.importId === started.body.data.id)).toBe(true), WAIT);
       const chunks = records.filter((r) => r.msg === 'import chunk committed' && r.importId === started.body.data.id);
       expect(chunks).toHaveLength(4); // three of rows and the one that finds none left
       const thread = imports.thread().threadId;
@@ -97,7 +98,7 @@ describe.skipIf(template.kind !== 'postgres')('the import thread (PostgreSQL)', 
 
       // Its lease is handed back at once (IMPORT_LEASE_MS here is 60 s, longer than the test may take).
       expect(await ended(id)).toMatchObject({ status: 'completed', rowsProcessed: rows, created: rows, failed: 0 });
-      await vi.waitFor(() => expect(records.some((r) => r.msg === 'import left' && r.importId === id)).toBe(true));
+      await vi.waitFor(() => expect(records.some((r) => r.msg === 'import left' && r.importId === id)).toBe(true), WAIT);
       expect(records.some((r) => r.msg === 'import thread exited; restarting it')).toBe(true);
       const writers = new Set(records.filter((r) => r.msg === 'import chunk committed').map((r) => r.importThread));
       expect(writers.size).toBe(2); // the first chunk by the thread that died, the rest by the new one
