@@ -16,8 +16,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // A condition polled without its own ceiling may take this long on a loaded machine (CI runs two
-    // files at once beside child servers): under Vitest's default of 1 s, a migrator's first "waiting
-    // for the lock" line (1.1 s to load the schema engine) failed the migration-lock test there.
+    // files at once beside child servers). Vitest's default is 1 s; a migrator's first "waiting for
+    // the lock" line, which the migration-lock test polls for, took 1.1 s there (the engine loads).
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Two files at a time fits two cores: most files wait on PGlite, sockets or child processes, and
