@@ -100,6 +100,15 @@ export type Checked<Input = unknown, Target = unknown> = {
 
 const checks = new WeakMap<GraphQLResolveInfo, Checked>();
 
+/**
+ * Fields that answered without reading Prisma's selection, by design: the record is unknown or
+ * hidden (null: nothing to read), the write was one statement (its row comes back from that
+ * statement), or a retry got the key's stored answer. Their selected relations are loaded by the
+ * Prisma plugin's fallback, so its unused-query warning (builder.ts) says nothing worth fixing there.
+ */
+const withoutSelection = new WeakSet<GraphQLResolveInfo>();
+export const answeredWithoutSelection = (info: GraphQLResolveInfo) => withoutSelection.has(info);
+
 /** The checks' outcome for the field being resolved (`info` is the resolver's 4th argument). */
 export function checked<Input = unknown, Target = unknown>(info: GraphQLResolveInfo): Checked<Input, Target> {
   const found = checks.get(info);
@@ -223,11 +232,14 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     if (rules.target && !target && rules.idempotent) {
       // A retry of a write whose record it removed (a delete): the first answer, as the key promises.
       const replay = await replayOf(field, raw, viewer, ctx);
-      if (replay) return remember(info, { viewer, input, role: null, target: null, write: async () => replay.answer as never });
+      if (replay) return remember(info, { viewer, input, role: null, target: null, write: async () => (withoutSelection.add(info), replay.answer as never) });
     }
     accountId = rules.target ? target?.accountId : (input as { accountId?: string }).accountId;
     role = accountId ? await ctx.role(accountId) : null;
-    if (!role && rules.target && rules.hidden === 'null') return remember(info, { viewer, input, role, target: null, write: noWrite });
+    if (!role && rules.target && rules.hidden === 'null') {
+      withoutSelection.add(info);
+      return remember(info, { viewer, input, role, target: null, write: noWrite });
+    }
     if (!role) throw rules.target && rules.hidden === 'not-found' ? notFound(MESSAGES.notFound) : forbidden(MESSAGES.noAccess);
     if (rules.access === 'owner' && role !== 'owner' && !viewer?.apiKey) throw forbidden(rules.forbidden ?? MESSAGES.ownerOnly);
   }
@@ -236,8 +248,9 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     await ctx.charge({ name: limitName(field, rules.limit), max, window }, accountId!);
   }
 
-  const transaction: Checked['write'] = (work, claim = {}) => {
+  const transaction: Checked['write'] = async (work, claim = {}) => {
     const key = rules.idempotent ? readIdempotencyKey(ctx.request.headers) : null;
+    if (claim.oneStatement) withoutSelection.add(info);
     // One transaction either way: the answer is what the write's own statements returned.
     // A write that is one statement is atomic by itself: BEGIN and COMMIT would be two more round trips.
     if (key === null && claim.oneStatement) return work(ctx.db as unknown as Prisma.TransactionClient);
@@ -245,7 +258,13 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     const who = whoOf(viewer, ctx);
     const owner = claim.accountId ?? accountId ?? target?.accountId;
     if (!owner) throw new Error(`${field}: an idempotent write needs the account it writes to`);
-    return once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: claim.request ?? raw }, work);
+    let wrote = false;
+    const answer = await once(ctx.db, { operation: field, accountId: owner, scope: claim.scope ? `${who}:${claim.scope}` : who, key, request: claim.request ?? raw }, (tx) => {
+      wrote = true;
+      return work(tx);
+    });
+    if (!wrote) withoutSelection.add(info);
+    return answer;
   };
   const write: Checked['write'] = (work, claim) => ctx.queue.run(rules.line?.(input, target) ?? null, () => transaction(work, claim));
   return remember(info, { viewer, input, role, target, write });
