@@ -41,6 +41,10 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 
 export const uuid = z.string().regex(UUID, 'Must be a UUID');
 
+/** The arguments of a field that takes a record's `id` alone (a read, a delete, a cancel). */
+export const byIdArgs = z.object({ id: uuid });
+export type ByIdArgs = z.output<typeof byIdArgs>;
+
 /** A search (docs/decisions.md §3, §19): trimmed, at most 200 characters; blank is no search. */
 export const searchText = text().trim().max(200, 'Must be at most 200 characters').nullish().transform((v) => v || null);
 

@@ -55,9 +55,6 @@ export const updateArgs = <I extends z.ZodType>(input: I) =>
   z.object({ id: uuid, input, expectedUpdatedAt: z.date().nullish().transform((value) => value ?? null) });
 export type UpdateArgs<Input> = { id: string; input: Input; expectedUpdatedAt: Date | null };
 
-export const byIdArgs = z.object({ id: uuid });
-export type ByIdArgs = z.output<typeof byIdArgs>;
-
 /** Prisma's model delegates differ in types, not in the calls made here. */
 type Delegate = { update(args: object): Promise<unknown>; findUnique(args: object): Promise<unknown> };
 /** Re-exported for the domains' services, which take it from here beside the update helpers. */

@@ -1,10 +1,11 @@
-/** The contacts collection (docs/fields.md#adding-a-filter) · Query.contacts · Account.contacts (docs/decisions.md §3, §11) */
+/** The contacts collection (docs/fields.md#adding-a-filter) · Query.contacts · Query.contact · Account.contacts (docs/decisions.md §3, §11) */
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { anyOf, col as c, EXTERNAL_ID, filtersOf, oneOrMore, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { builder } from '../graphql/builder.js';
 import { pageField } from '../graphql/page.js';
+import { readById, READS_BY_ID } from '../graphql/reads.js';
 import { ContactSource, ContactType, Prisma } from '../generated/prisma/client.js';
 import { lookupKey, searchText } from '../validation.js';
 import { contactMatches } from './contact-search.js';
@@ -50,3 +51,6 @@ export const contactsPage = pageField('contacts', contacts, 'CONTACTS_READ');
 
 const contactConnection = defineCollection(contacts, ContactRef);
 builder.prismaObjectField(AccountRef, 'contacts', contactConnection(null));
+
+/** Query.contact: REST's GET /contacts/{id}. */
+readById('contact', 'Contact', (db) => db.contact, 'CONTACTS_READ', READS_BY_ID);

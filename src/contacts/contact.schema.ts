@@ -1,9 +1,9 @@
-/** Query.contact · Mutation.createContact · updateContact · deleteContact · eraseContact */
+/** Mutation.createContact · updateContact · deleteContact · eraseContact */
 import { builder } from '../graphql/builder.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord, ErasureReceipt } from '../changes/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../changes/update.js';
+import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';
 import {
@@ -66,7 +66,7 @@ builder.mutationField('createContact', (t) =>
   }),
 );
 
-// --- docs/decisions.md §12: by id, update, delete, erase (REST: GET/PATCH/DELETE /api/v1/contacts/{id}) ---
+// --- docs/decisions.md §12: update, delete, erase (REST: PATCH/DELETE /api/v1/contacts/{id}; the read is in contact-reads.schema.ts) ---
 
 const UpdateContactInputType = builder.inputType('UpdateContactInput', {
   description: 'Absent = unchanged; null = cleared (Required for firstName, contactType, source). At least one field.',
@@ -83,20 +83,6 @@ const UpdateContactInputType = builder.inputType('UpdateContactInput', {
 });
 
 const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => contactTarget(args, ctx.db);
-
-builder.queryField('contact', (t) =>
-  t.prismaField({
-    type: 'Contact',
-    nullable: true,
-    description: 'null when unknown or not visible to the caller',
-    args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'CONTACTS_READ', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
-    resolve: (query, _root, _args, ctx, info) => {
-      const { target: contact } = checked<ByIdArgs, ContactKey | null>(info);
-      return contact && ctx.db.contact.findUnique({ ...query, where: { id: contact.id } });
-    },
-  }),
-);
 
 builder.mutationFields((t) => ({
   updateContact: t.prismaField({

@@ -1,4 +1,4 @@
-/** The deals collection (docs/fields.md#adding-a-filter) · Query.deals · Query.pipelineStage · Account.deals · Contact.deals · PipelineStage.deals · Account.pipelineStages */
+/** The deals collection (docs/fields.md#adding-a-filter) · Query.deals · Query.deal · Query.pipelineStage · Account.deals · Contact.deals · PipelineStage.deals · Account.pipelineStages */
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { contacts } from '../contacts/contact-reads.schema.js';
@@ -7,7 +7,7 @@ import { builder } from '../graphql/builder.js';
 import { anyOf, col as c, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
-import { readById } from '../graphql/reads.js';
+import { readById, READS_BY_ID } from '../graphql/reads.js';
 import { DealStatus, Prisma } from '../generated/prisma/client.js';
 import { ownOrContactNameMatches } from '../contacts/contact-search.js';
 import { searchText, uuid } from '../validation.js';
@@ -71,4 +71,6 @@ builder.prismaObjectField(AccountRef, 'pipelineStages', (t) =>
   t.relation('pipelineStages', { description: 'In pipeline order (position, then oldest first)', query: { orderBy: STAGE_ORDER } }),
 );
 
+/** Query.deal: REST's GET /deals/{id}. */
+readById('deal', 'Deal', (db) => db.deal, 'DEALS_READ', READS_BY_ID);
 readById('pipelineStage', 'PipelineStage', (db) => db.pipelineStage, 'DEALS_READ');

@@ -1,11 +1,11 @@
-/** Query.deal · Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
+/** Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
 import { builder } from '../graphql/builder.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { DealStatus, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../changes/update.js';
+import { byIdArgs, type ByIdArgs } from '../validation.js';
 import {
   createDeal,
   createDealInput,
@@ -93,7 +93,7 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-// --- docs/decisions.md §12: by id, update, delete (REST: GET/PATCH/DELETE /api/v1/deals/{id}) ---
+// --- docs/decisions.md §12: update, delete (REST: PATCH/DELETE /api/v1/deals/{id}; the read is in deal-reads.schema.ts) ---
 
 const UpdateDealInputType = builder.inputType('UpdateDealInput', {
   description: 'Absent = unchanged; null = cleared (Required for title, value, probability). At least one field.',
@@ -109,20 +109,6 @@ const UpdateDealInputType = builder.inputType('UpdateDealInput', {
 });
 
 const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => dealTarget(args, ctx.db);
-
-builder.queryField('deal', (t) =>
-  t.prismaField({
-    type: 'Deal',
-    nullable: true,
-    description: 'null when unknown or not visible to the caller',
-    args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'DEALS_READ', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
-    resolve: (query, _root, _args, ctx, info) => {
-      const { target: deal } = checked<ByIdArgs, DealKey | null>(info);
-      return deal && ctx.db.deal.findUnique({ ...query, where: { id: deal.id } });
-    },
-  }),
-);
 
 builder.mutationFields((t) => ({
   updateDeal: t.prismaField({

@@ -6,9 +6,8 @@ import { userActor } from '../events/types.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { ContactField, FormFieldType } from '../generated/prisma/client.js';
-import { uuid } from '../validation.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../changes/update.js';
+import { byIdArgs, uuid, type ByIdArgs } from '../validation.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import {
   createLeadFormInput,

@@ -1,12 +1,11 @@
-import { z } from 'zod';
 import type { Context } from '../context.js';
-import { uuid } from '../validation.js';
+import { byIdArgs, type ByIdArgs } from '../validation.js';
 import type { ApiScope } from '../auth/scopes.js';
 import { builder } from './builder.js';
-import { checked } from './rules.js';
+import { checked, type FieldRules } from './rules.js';
 
-const idArgs = z.object({ id: uuid });
-type IdArgs = z.output<typeof idArgs>;
+/** docs/decisions.md §12: reads by id that REST serves count 120 a minute per user. */
+export const READS_BY_ID = { max: 120, window: '1m', per: 'user' } as const;
 
 // Loose on purpose: the eleven Prisma delegates share this call shape but not one TypeScript type.
 type Delegate = { findUnique(args: any): Promise<any> };
@@ -14,9 +13,11 @@ type Delegate = { findUnique(args: any): Promise<any> };
 /**
  * `<name>(id: ID!): <Type>`: the record, or null when it is unknown or in an account the caller
  * cannot see (the same answer: no existence oracle; docs/decisions.md §9 amended and §11).
- * `scope`: what an API key needs to read it (none: keys may not). Anonymous callers get UNAUTHENTICATED; an id that is not a UUID is BAD_USER_INPUT.
+ * `scope`: what an API key needs to read it (none: keys may not); `limit`: per caller, for the reads
+ * REST serves too (GET /<records>/{id}). Anonymous callers get UNAUTHENTICATED; an id that is not a
+ * UUID is BAD_USER_INPUT.
  */
-export function readById(name: string, type: string, delegate: (db: Context['db']) => Delegate, scope?: ApiScope) {
+export function readById(name: string, type: string, delegate: (db: Context['db']) => Delegate, scope?: ApiScope, limit?: FieldRules['limit']) {
   builder.queryField(name, (t) =>
     t.prismaField({
       type: type as 'Contact',
@@ -26,12 +27,13 @@ export function readById(name: string, type: string, delegate: (db: Context['db'
       rules: {
         access: 'member',
         scope,
-        input: idArgs,
-        target: ({ id }: IdArgs, ctx) => delegate(ctx.db).findUnique({ where: { id }, select: { accountId: true } }),
+        input: byIdArgs,
+        target: ({ id }: ByIdArgs, ctx) => delegate(ctx.db).findUnique({ where: { id }, select: { accountId: true } }),
         hidden: 'null',
+        limit,
       },
       resolve: async (query, _root, _args, ctx, info) => {
-        const { input, target } = checked<IdArgs, { accountId: string } | null>(info);
+        const { input, target } = checked<ByIdArgs, { accountId: string } | null>(info);
         if (!target) return null;
         return delegate(ctx.db).findUnique({ ...query, where: { id: input.id } });
       },

@@ -7,7 +7,7 @@ import { defineCollection } from '../graphql/connection.js';
 import { readById } from '../graphql/reads.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { Import } from '../generated/prisma/client.js';
-import { uuid } from '../validation.js';
+import { byIdArgs, uuid } from '../validation.js';
 import { cancelImport, dropCancelledRows, dropImport, queueImport, startImport, startImportArgs, uploadIdentity, type StartImportArgs } from './import.service.js';
 
 const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' } } as const });
@@ -59,7 +59,6 @@ builder.prismaObjectField(AccountRef, 'imports', importConnection(null, 'Imports
 readById('import', 'Import', (db) => db.import, 'IMPORTS');
 
 const listArgs = z.object({ accountId: uuid });
-const byIdArgs = z.object({ id: uuid });
 const queueArgs = z.object({ id: uuid, fileSha256: z.string().regex(/^[0-9a-f]{64}$/, 'Must be 64 lowercase hex digits') });
 const target = ({ id }: { id: string }, ctx: { db: { import: { findUnique(a: object): Promise<{ accountId: string } | null> } } }) =>
   ctx.db.import.findUnique({ where: { id }, select: { accountId: true } });

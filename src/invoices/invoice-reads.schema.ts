@@ -1,4 +1,4 @@
-/** The invoices collection (docs/fields.md#adding-a-filter) · Query.invoices · Account.invoices · Contact.invoices */
+/** The invoices collection (docs/fields.md#adding-a-filter) · Query.invoices · Query.invoice · Account.invoices · Contact.invoices */
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { contacts } from '../contacts/contact-reads.schema.js';
@@ -7,6 +7,7 @@ import { builder } from '../graphql/builder.js';
 import { anyOf, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
+import { readById, READS_BY_ID } from '../graphql/reads.js';
 import { InvoiceStatus } from '../generated/prisma/client.js';
 import { ownOrContactNameMatches } from '../contacts/contact-search.js';
 import { searchText } from '../validation.js';
@@ -50,3 +51,6 @@ export const invoicesPage = pageField('invoices', invoices, 'INVOICES_READ');
 const invoiceConnection = defineCollection(invoices, InvoiceRef);
 builder.prismaObjectField(AccountRef, 'invoices', invoiceConnection(null));
 builder.prismaObjectField(ContactRef, 'invoices', invoiceConnection('contact_id', "The contact's invoices"));
+
+/** Query.invoice: REST's GET /invoices/{id}. */
+readById('invoice', 'Invoice', (db) => db.invoice, 'INVOICES_READ', READS_BY_ID);

@@ -1,4 +1,4 @@
-/** Query.invoice · Mutation.createInvoice · setInvoiceStatus · updateInvoice · deleteInvoice */
+/** Mutation.createInvoice · setInvoiceStatus · updateInvoice · deleteInvoice */
 import { builder } from '../graphql/builder.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
@@ -6,7 +6,7 @@ import { checked, ownRow } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../changes/update.js';
+import { byIdArgs, type ByIdArgs } from '../validation.js';
 import {
   deleteInvoice,
   invoiceTarget,
@@ -93,7 +93,7 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-// --- docs/decisions.md §12: by id (REST: GET /api/v1/invoices/{id}), update and delete (drafts only) ---
+// --- docs/decisions.md §12: update and delete (drafts only; the read, GET /api/v1/invoices/{id}, is in invoice-reads.schema.ts) ---
 
 const UpdateInvoiceInputType = builder.inputType('UpdateInvoiceInput', {
   description: 'Drafts only. Absent = unchanged; null = cleared (Required for invoiceNumber, amount, dueDate). At least one field.',
@@ -107,20 +107,6 @@ const UpdateInvoiceInputType = builder.inputType('UpdateInvoiceInput', {
 });
 
 const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => invoiceTarget(args, ctx.db);
-
-builder.queryField('invoice', (t) =>
-  t.prismaField({
-    type: 'Invoice',
-    nullable: true,
-    description: 'null when unknown or not visible to the caller',
-    args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'INVOICES_READ', input: byIdArgs, target, hidden: 'null', limit: { max: 120, window: '1m', per: 'user' } },
-    resolve: (query, _root, _args, ctx, info) => {
-      const { target: invoice } = checked<ByIdArgs, InvoiceKey | null>(info);
-      return invoice && ctx.db.invoice.findUnique({ ...query, where: { id: invoice.id } });
-    },
-  }),
-);
 
 builder.mutationFields((t) => ({
   updateInvoice: t.prismaField({

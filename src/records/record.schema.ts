@@ -2,7 +2,7 @@
 import type { InputObjectRef } from '@pothos/core';
 import { z } from 'zod';
 import { DeletedRecord } from '../changes/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../changes/update.js';
+import { byIdArgs, type ByIdArgs } from '../validation.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { userActor, type Actor } from '../events/types.js';
