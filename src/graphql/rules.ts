@@ -232,7 +232,13 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     if (rules.target && !target && rules.idempotent) {
       // A retry of a write whose record it removed (a delete): the first answer, as the key promises.
       const replay = await replayOf(field, raw, viewer, ctx);
-      if (replay) return remember(info, { viewer, input, role: null, target: null, write: async () => (withoutSelection.add(info), replay.answer as never) });
+      if (replay) {
+        const answer = async () => {
+          withoutSelection.add(info);
+          return replay.answer as never;
+        };
+        return remember(info, { viewer, input, role: null, target: null, write: answer });
+      }
     }
     accountId = rules.target ? target?.accountId : (input as { accountId?: string }).accountId;
     role = accountId ? await ctx.role(accountId) : null;
