@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { BoundedPool, type Bounds } from './bounds.js';
+import { poolQuery, runRawReads } from './raw.js';
 import { isDatabaseUnavailable } from './unavailable.js';
 
 /** `db.reader`: the client for reads that may trail the primary by up to the allowed lag. */
@@ -178,18 +179,20 @@ export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: 
 
   // A replica that fails a query is skipped at once (the probe takes it back), and the read retried
   // on the primary: a read is safe to repeat. 40001 on a standby is a recovery conflict.
-  const route = async <T>(run: (adapter: SqlDriverAdapter) => Promise<T>): Promise<T> => {
+  const route = async <T>(onReplica: (r: Replica) => Promise<T>, onPrimary: () => Promise<T>): Promise<T> => {
     const replica = pick();
     if (replica) {
       try {
-        return await run(await replica.adapter);
+        return await onReplica(replica);
       } catch (err) {
         if (!isDatabaseUnavailable(err) && !isRecoveryConflict(err)) throw err;
         setState(replica, false, replica.lagMs, `query failed: ${(err as Error).message}`);
       }
     }
-    return run(await primaryAdapter);
+    return onPrimary();
   };
+  const routeAdapter = async <T>(run: (adapter: SqlDriverAdapter) => Promise<T>): Promise<T> =>
+    route(async (r) => run(await r.adapter), async () => run(await primaryAdapter));
   const routing: SqlDriverAdapterFactory = {
     provider: 'postgres',
     adapterName: '@prisma/adapter-pg',
@@ -198,8 +201,8 @@ export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: 
       return {
         provider: 'postgres',
         adapterName: '@prisma/adapter-pg',
-        queryRaw: (query: SqlQuery) => route((a) => a.queryRaw(query)),
-        executeRaw: (query: SqlQuery) => route((a) => a.executeRaw(query)),
+        queryRaw: (query: SqlQuery) => routeAdapter((a) => a.queryRaw(query)),
+        executeRaw: (query: SqlQuery) => routeAdapter((a) => a.executeRaw(query)),
         // Never sent here by the extension; the primary keeps them should anything try.
         executeScript: (script: string) => fallback.executeScript(script),
         startTransaction: (level?: IsolationLevel) => fallback.startTransaction(level),
@@ -209,6 +212,7 @@ export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: 
     },
   };
   const routed = new PrismaClient({ adapter: routing });
+  runRawReads(routed, (sql) => route((r) => poolQuery(r.pool, sql), () => poolQuery(primaryPool, sql)));
 
   /**
    * A replica that has replayed the primary's position at this call (its last probe says so, or it
@@ -253,7 +257,8 @@ export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: 
   };
 }
 
+/** A standby's recovery conflict (40001), as the adapter wraps it or as `pg` raises it. */
 function isRecoveryConflict(err: unknown): boolean {
-  const cause = (err as { cause?: { kind?: string; code?: string } })?.cause;
-  return cause?.kind === 'postgres' && cause.code === '40001';
+  const e = err as { code?: string; cause?: { kind?: string; code?: string } };
+  return e?.code === '40001' || (e?.cause?.kind === 'postgres' && e.cause.code === '40001');
 }

@@ -4,6 +4,7 @@
 import { ReadableStream } from 'node:stream/web';
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { poolQuery } from '../db/raw.js';
 import { ident } from '../graphql/collection.js';
 
 /**
@@ -15,7 +16,7 @@ import { ident } from '../graphql/collection.js';
 export type ExportSource = { db: PrismaClient; pool: pg.Pool | null };
 
 export function query<T>(source: ExportSource, sql: Prisma.Sql): Promise<T[]> {
-  return source.pool ? source.pool.query(sql.text, sql.values as unknown[]).then((r) => r.rows as T[]) : source.db.$queryRaw<T[]>(sql);
+  return source.pool ? poolQuery<T>(source.pool, sql) : source.db.$queryRaw<T[]>(sql);
 }
 
 /** A column of the unique key the pages follow; `udt` is the type its value is cast back to. */

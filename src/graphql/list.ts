@@ -7,6 +7,7 @@
 // PostgreSQL; a selection with more than to-one relations reads the rows through Prisma by id.
 import DataLoader from 'dataloader';
 import type { Context, RequestState } from '../context.js';
+import { rawRead } from '../db/raw.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { col, ident, rowJson, rowsById, totalSql, type Collection, type OrderColumn } from './collection.js';
 import { beyond, decodeCursor, encodeCursor, fingerprintOf, orderSql, type Cursor, type Order } from './keyset.js';
@@ -102,7 +103,7 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   // a new tuple for every row an OFFSET skips (page 2,000 took 2.5-3 times as long; BENCHMARKS.md).
   // One row more than the page tells whether another follows. Each row comes as [key, id, row]. The
   // parents are a VALUES list: portable to PGlite, unlike array parameters through every adapter.
-  const answer = await db.$queryRaw<{ ord: number; total: number; rows: string }[]>`
+  const answer = await rawRead<{ ord: number; total: number; rows: string }>(db, Prisma.sql`
     SELECT p.ord, ${total} AS total,
       (SELECT coalesce(json_agg(json_build_array(x.k, x.id, x.node) ORDER BY x.v ${Prisma.raw(dir)}, x.id ${Prisma.raw(dir)}), '[]')::text FROM (
         SELECT ${json ? json.object : Prisma.sql`NULL`} AS node, ${v} AS v, ${v}::text AS k, t.id FROM (
@@ -110,7 +111,7 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
           LIMIT ${wants.rows ? plan.size + 1 : 0} OFFSET ${plan.offset}
         ) t ${json ? json.joins : Prisma.empty}
       ) x) AS rows
-    FROM (VALUES ${Prisma.join(parents.map((p, i) => Prisma.sql`(CAST(${p.accountId} AS uuid), CAST(${p.id} AS uuid), ${i}::int)`))}) AS p(account_id, id, ord)`;
+    FROM (VALUES ${Prisma.join(parents.map((p, i) => Prisma.sql`(CAST(${p.accountId} AS uuid), CAST(${p.id} AS uuid), ${i}::int)`))}) AS p(account_id, id, ord)`);
   const slices: Slice[] = parents.map(() => ({ rows: [], more: false, total: 0 }));
   for (const { ord, total: n, rows } of answer) {
     const all = (JSON.parse(rows) as [string | null, string, Record<string, unknown> | null][]).map(([k, id, node]) => ({ k, id, node: node && json ? json.read(node) : node! }));

@@ -1,6 +1,7 @@
 /** Query.search: one box for internal tools over contacts, deals and invoices (docs/decisions.md §19). */
 import { z } from 'zod';
 import type { Context } from '../context.js';
+import { rawRead } from '../db/raw.js';
 import { anyFieldMatches, anyFieldMayBe, anyFieldMayStartWith, containing, field, nameSql, searchedFields, startingWith } from '../contacts/contact-search.js';
 import { likeEscape } from '../graphql/collection.js';
 import { ContactRef } from '../contacts/contact.schema.js';
@@ -106,8 +107,8 @@ async function search(ctx: Context, { accountId, query, types, first }: SearchAr
     types.map((type) => Prisma.sql`(${hitsSql(type, account, query, first)})`),
     ' UNION ALL ',
   );
-  const found = await db.$queryRaw<{ type: SearchType; id: string; title: string; subtitle: string | null }[]>`
-    SELECT type, id::text, title, subtitle FROM (${union}) hits ORDER BY rank, created_at DESC, id DESC LIMIT ${first}`;
+  const found = await rawRead<{ type: SearchType; id: string; title: string; subtitle: string | null }>(db, Prisma.sql`
+    SELECT type, id::text, title, subtitle FROM (${union}) hits ORDER BY rank, created_at DESC, id DESC LIMIT ${first}`);
   const ids = (type: SearchType) => found.filter((h) => h.type === type).map((h) => h.id);
   const where = (type: SearchType) => ({ where: { accountId, id: { in: ids(type) } } });
   const [contacts, deals, invoices] = await Promise.all([

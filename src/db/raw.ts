@@ -1,0 +1,27 @@
+// Raw reads that requests make (a list page's statement, the access check, search) through `pg` itself
+// where the client has a pool. Prisma's $queryRaw spends about 195 µs of CPU on a contacts page's
+// statement that the pool's own query runs in about 60 µs (BENCHMARKS.md "Raw reads through pg"),
+// and a list request makes two such reads.
+// The statement is the same text and parameters. Only for answers of int, boolean and text columns,
+// which pg and Prisma read alike (a numeric would come back as a string, not a Decimal). A client
+// without a runner (PGlite's, a transaction's) reads through Prisma's $queryRaw.
+import type pg from 'pg';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+
+type RawRunner = (sql: Prisma.Sql) => Promise<unknown[]>;
+const runners = new WeakMap<PrismaClient, RawRunner>();
+
+/** The rows of `sql` on this pool, as pg answers them. */
+export const poolQuery = <T>(pool: pg.Pool, sql: Prisma.Sql): Promise<T[]> =>
+  pool.query(sql.text, sql.values as unknown[]).then((r) => r.rows as T[]);
+
+/** Raw reads made through `client` run on `run` (its pool, or a replica's with the primary behind it). */
+export function runRawReads(client: PrismaClient, run: RawRunner): void {
+  runners.set(client, run);
+}
+
+/** The rows of `sql` where `db` reads: its pool when it has one, else Prisma's $queryRaw. */
+export function rawRead<T>(db: PrismaClient, sql: Prisma.Sql): Promise<T[]> {
+  const run = runners.get(db);
+  return run ? (run(sql) as Promise<T[]>) : db.$queryRaw<T[]>(sql);
+}
