@@ -1,10 +1,10 @@
-// Raw reads that requests make (a list page's statement, the access check, search) through `pg` itself
-// where the client has a pool. Prisma's $queryRaw spends about 195 µs of CPU on a contacts page's
-// statement that the pool's own query runs in about 60 µs (BENCHMARKS.md "Raw reads through pg"),
-// and a list request makes two such reads.
-// The statement is the same text and parameters. Only for answers of int, boolean and text columns,
-// which pg and Prisma read alike (a numeric would come back as a string, not a Decimal). A client
-// without a runner (PGlite's, a transaction's) reads through Prisma's $queryRaw.
+// Raw reads that requests make (a list page's statement, the access check, search) run through `pg`
+// itself where the client has a pool: Prisma's $queryRaw spends about 195 µs of CPU on a contacts
+// page's statement that the pool's own query runs in about 60 µs, and a list request makes two such
+// reads (BENCHMARKS.md "Raw reads through pg"). The statement is the same text and parameters. Only
+// for answers of int, boolean and text columns, which pg and Prisma read alike (a numeric would come
+// back as a string, not a Decimal). A client without a runner (PGlite's, a transaction's) reads
+// through Prisma's $queryRaw.
 import type pg from 'pg';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
