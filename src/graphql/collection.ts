@@ -1,8 +1,8 @@
 // One declaration per collection (docs/fields.md#adding-a-filter), after PostGraphile's PgResource
 // and Hasura's per-table metadata: the table, the Prisma model its rows come from, its filters
 // (argument -> SQL condition), its orders (field -> indexed key), its to-one relations and how its
-// total is known. The page (page.ts), the cursor connection (connection.ts) and the CSV export read
-// it; each makes only its own statement's shape. Declarations live beside their domain
+// total is known. The page (page.ts) and the cursor connection (connection.ts) read it through one
+// statement (list.ts). The downloads page by their own keys (src/exports/pages.ts). Declarations live beside their domain
 // (src/<domain>/*-reads.schema.ts); this file is the machinery and knows no domain.
 import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
