@@ -2,8 +2,9 @@
 // and Hasura's per-table metadata: the table, the Prisma model its rows come from, its filters
 // (argument -> SQL condition), its orders (field -> indexed key), its to-one relations and how its
 // total is known. The page (page.ts) and the cursor connection (connection.ts) read it through one
-// statement (list.ts). The downloads page by their own keys (src/exports/pages.ts). Declarations live beside their domain
-// (src/<domain>/*-reads.schema.ts); this file is the machinery and knows no domain.
+// statement (list.ts); the downloads page by their own keys (src/exports/pages.ts). Declarations
+// live beside their domain (src/<domain>/*-reads.schema.ts); this file is the machinery and knows
+// no domain.
 import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-types.js';
