@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startImportWorker } from '../../src/imports/worker.js';
-import { createAccount, createApiKey, createContact, unique, type TestAccount } from '../factories/index.js';
+import { createAccount, createApiKey, createContact, createMember, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { drain, importCsv, silentLog } from './helpers.js';
 
@@ -210,6 +210,21 @@ describe('the import routes', () => {
     await drain(t);
     expect(await t.db.contact.count({ where: { accountId: a.id } })).toBe(1);
     expect((await t.rest('GET', `/api/v1/imports/${second.body.data.id}`, { as: a.member })).body.data.status).toBe('cancelled');
+  });
+
+  it('the read routes count 120 a minute per user (docs/rest.md#rate-limits): an import and its errors CSV together, the list apart', async () => {
+    const a = await createAccount(t);
+    const user = await createMember(t, a.id);
+    const r = await importCsv(t, a.member, a.id, 'first_name\r\nAda\r\n');
+    for (let i = 0; i < 120; i++) {
+      const read = await t.rest('GET', `/api/v1/imports/${r.body.data.id}${i % 2 ? '/errors' : ''}`, { as: user });
+      expect(read.status, `request ${i + 1}`).toBe(200);
+    }
+    const refused = await t.rest('GET', `/api/v1/imports/${r.body.data.id}/errors`, { as: user });
+    expect([refused.status, refused.body, refused.headers.get('ratelimit-limit')]).toEqual([429, { error: 'Rate limit exceeded' }, '120']);
+    for (let i = 0; i < 120; i++) expect((await t.rest('GET', `/api/v1/imports?account_id=${a.id}`, { as: user })).status, `list ${i + 1}`).toBe(200);
+    expect((await t.rest('GET', `/api/v1/imports?account_id=${a.id}`, { as: user })).status).toBe(429);
+    expect((await t.rest('GET', `/api/v1/imports/${r.body.data.id}`, { as: a.member })).status).toBe(200);
   });
 
   it('an import of another account is a 404 on every route', async () => {

@@ -48,13 +48,13 @@ const stop = async (proc: ChildProcess, signal: NodeJS.Signals) => {
 };
 
 /** Polls `probe` until it answers something truthy (a condition, never a fixed sleep). */
-async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 120_000): Promise<T> {
+async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 120_000, everyMs = 20): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
@@ -117,10 +117,11 @@ describe('an import killed mid-way', () => {
 
     // PostgreSQL: two instances race for the interrupted import; PGlite: one process owns the data directory.
     const servers = [await startServer(env), ...(database.env.DATABASE_URL ? [await startServer(env)] : [])];
+    // As a client polls: GET /api/v1/imports/{id} counts 120 a minute per user (docs/rest.md#rate-limits).
     const done = await until(async () => {
       const p = await progress(servers[0]!.url);
       return p.status !== 'running' && p.status !== 'queued' && p;
-    }, 'the import to end');
+    }, 'the import to end', 120_000, 600);
     for (const server of servers) await stop(server.proc, 'SIGTERM');
 
     expect(done).toMatchObject({ status: 'completed', rows_processed: ROWS, created: ROWS, failed: 0 });

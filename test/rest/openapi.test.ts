@@ -15,6 +15,7 @@ type Doc = {
 };
 type Operation = {
   operationId: string;
+  description?: string;
   security?: unknown[];
   parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
   requestBody?: { content: Record<string, { schema: Record<string, any> }> };
@@ -55,6 +56,14 @@ describe('the OpenAPI document', () => {
       expect(operation.responses['500']).toBeDefined();
       expect(operation.responses['503']).toBeDefined();
     }
+  });
+
+  it('states a rate limit and its 429 on every route: REST spends no cost budget, so a route without a limit would be unbounded', () => {
+    const unlimited = routes.filter((route) => {
+      const operation = doc.paths[openApiPath(route.path)]![route.method.toLowerCase()]!;
+      return !operation.responses['429'] || !operation.description?.includes('Rate limit:');
+    });
+    expect(unlimited.map((r) => `${r.method} ${r.path}`)).toEqual([]);
   });
 
   it('names REST parameters as the REST layer reads them, with the domain constraints', () => {

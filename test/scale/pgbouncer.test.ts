@@ -159,10 +159,11 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
     expect(posted.status, JSON.stringify(posted.body)).toBe(202);
     const id = posted.body.data.id as string;
     let done: any;
+    // As a client polls: GET /api/v1/imports/{id} counts 120 a minute per user (docs/rest.md#rate-limits).
     await waitFor('the import to end', async () => {
       done = (await json(a!, `/api/v1/imports/${id}`)).body.data;
       return done.status !== 'queued' && done.status !== 'running';
-    }, 120_000);
+    }, 120_000, 600);
     expect(done).toMatchObject({ status: 'completed', rows_processed: 2500, created: 2499, failed: 1 });
     const errors = await fetch(`${b!.baseUrl}/api/v1/imports/${id}/errors`, { headers: auth });
     expect((await errors.text()).split('\r\n').filter(Boolean).map((line) => line.split(',')[0])).toEqual(['line', '1201']);

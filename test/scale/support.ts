@@ -221,10 +221,10 @@ export async function stopServer(server: Pick<ServerProcess, 'proc' | 'exit'> | 
 }
 
 /** Resolves once `check` answers true (hooks cannot use expect.poll); fails naming `what` after `timeoutMs`. */
-export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
+export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000, everyMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
