@@ -72,7 +72,7 @@ builder.queryField('imports', (t) =>
     type: ['Import'],
     description: "The account's latest 100 imports, newest first (Account.imports pages through all of them).",
     args: { accountId: t.arg.id({ required: true }) },
-    // REST serves it (GET /api/v1/imports), where no cost budget applies: its own limit bounds it.
+    // REST serves it (GET /api/v1/imports), where no cost budget applies: a new read's limit (§18) bounds it.
     rules: { access: 'member', scope: 'IMPORTS', input: listArgs, limit: READS_BY_ID },
     resolve: (query, _root, _args, ctx, info) => {
       const { input } = checked<z.output<typeof listArgs>>(info);
