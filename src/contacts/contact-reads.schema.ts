@@ -5,7 +5,7 @@ import { anyOf, col as c, EXTERNAL_ID, filtersOf, oneOrMore, timeRanges, TIME_OR
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { builder } from '../graphql/builder.js';
 import { pageField } from '../graphql/page.js';
-import { readById, READS_BY_ID } from '../graphql/reads.js';
+import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { ContactSource, ContactType, Prisma } from '../generated/prisma/client.js';
 import { lookupKey, searchText } from '../validation.js';
 import { contactMatches } from './contact-search.js';
@@ -53,4 +53,4 @@ const contactConnection = defineCollection(contacts, ContactRef);
 builder.prismaObjectField(AccountRef, 'contacts', contactConnection(null));
 
 /** Query.contact: REST's GET /contacts/{id}. */
-readById('contact', 'Contact', (db) => db.contact, 'CONTACTS_READ', READS_BY_ID);
+readById('contact', 'Contact', (db) => db.contact, 'CONTACTS_READ', READS_BEYOND_CONTRACT);

@@ -7,7 +7,7 @@ import { builder } from '../graphql/builder.js';
 import { anyOf, col as c, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
-import { readById, READS_BY_ID } from '../graphql/reads.js';
+import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { DealStatus, Prisma } from '../generated/prisma/client.js';
 import { ownOrContactNameMatches } from '../contacts/contact-search.js';
 import { searchText, uuid } from '../validation.js';
@@ -72,5 +72,5 @@ builder.prismaObjectField(AccountRef, 'pipelineStages', (t) =>
 );
 
 /** Query.deal: REST's GET /deals/{id}. */
-readById('deal', 'Deal', (db) => db.deal, 'DEALS_READ', READS_BY_ID);
+readById('deal', 'Deal', (db) => db.deal, 'DEALS_READ', READS_BEYOND_CONTRACT);
 readById('pipelineStage', 'PipelineStage', (db) => db.pipelineStage, 'DEALS_READ');

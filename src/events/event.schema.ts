@@ -5,6 +5,7 @@ import { text, uuid } from '../validation.js';
 import { anyOf, eq, filtersOf, from, until, type Collection } from '../graphql/collection.js';
 import { defineCollection } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { loadRole } from '../auth/access.js';
 import { checked } from '../graphql/rules.js';
 import type { Context } from '../context.js';
@@ -62,7 +63,7 @@ builder.prismaObjectField('Contact', 'timeline', eventConnection('contact_id', "
 
 // ---- the events feed on REST (docs/decisions.md §18): oldest first, for systems without webhooks ----
 
-pageField('events', events, 'EVENTS_READ', { fixed: { field: 'CREATED_AT', direction: 'ASC' }, nodeRef: EventRef, perMinute: 120 });
+pageField('events', events, 'EVENTS_READ', { fixed: { field: 'CREATED_AT', direction: 'ASC' }, nodeRef: EventRef, limit: READS_BEYOND_CONTRACT });
 
 const eventArgs = z.object({ accountId: uuid, id: uuid });
 
@@ -81,7 +82,7 @@ builder.queryField('event', (t) =>
       target: (input: z.output<typeof eventArgs>, ctx: Context) =>
         ctx.db.event.findUnique({ where: { accountId_id: { accountId: input.accountId, id: input.id } }, select: EVENT_SELECT }),
       hidden: 'null',
-      limit: { max: 120, window: '1m', per: 'user' },
+      limit: READS_BEYOND_CONTRACT,
     },
     resolve: (_root, _args, _ctx, info) => checked<z.output<typeof eventArgs>, EventRow | null>(info).target,
   }),

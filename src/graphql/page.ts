@@ -65,14 +65,14 @@ const asArgs = (t: { arg: object }) => ({ ...t.arg, field: t.arg });
  * the collection filter's entries declared with `page` (collection.ts); the `...Since` arguments are
  * its updatedAfter and createdAfter. Options: `fixed` fixes the order, and leaves out `sort`,
  * `order` and the `...Since` arguments, for a list that is not dated so; `nodeRef` is the node type
- * when it is not the Prisma model's; `perMinute` the limit (60 unless said). Answers the page's
+ * when it is not the Prisma model's; `limit` the rate limit (the contract's 60 a minute unless said). Answers the page's
  * rules and how its judged arguments become the collection's filter.
  */
 export function pageField(
   name: string,
   collection: Collection & { model: string; filter: Filters },
   scope: FieldRules['scope'],
-  { fixed, nodeRef, perMinute = 60 }: { fixed?: Order; nodeRef?: any; perMinute?: number } = {},
+  { fixed, nodeRef, limit = { max: 60, window: '1m', per: 'user' } }: { fixed?: Order; nodeRef?: any; limit?: FieldRules['limit'] } = {},
 ) {
   const type = definePage(collection, nodeRef);
   const input = listArgs.extend(collection.filter.page.shape);
@@ -95,7 +95,7 @@ export function pageField(
             }),
         ...collection.filter.page.args(asArgs(t)),
       },
-      rules: { access: 'member', scope, input, limit: { max: perMinute, window: '1m', per: 'user' } },
+      rules: { access: 'member', scope, input, limit },
       resolve: (_root, _args, _ctx, info) => {
         const { input: a } = checked<PageArgs>(info);
         // `page` has a default (§9): whether the caller gave it is in the request, not in its value.

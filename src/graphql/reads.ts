@@ -4,8 +4,8 @@ import type { ApiScope } from '../auth/scopes.js';
 import { builder } from './builder.js';
 import { checked, type FieldRules } from './rules.js';
 
-/** Reads REST serves beyond the contract count 120 a minute per user: by id (docs/decisions.md §12), and §18's new reads. */
-export const READS_BY_ID = { max: 120, window: '1m', per: 'user' } as const;
+/** Reads REST serves beyond the contract count 120 a minute per user (docs/decisions.md §18): by id, the events feed, search, reports, imports, webhook endpoints. */
+export const READS_BEYOND_CONTRACT = { max: 120, window: '1m', per: 'user' } as const;
 
 // Loose on purpose: the eleven Prisma delegates share this call shape but not one TypeScript type.
 type Delegate = { findUnique(args: any): Promise<any> };

@@ -4,7 +4,7 @@ import { AccountRef } from '../accounts/account.schema.js';
 import { ContactMatchEnum } from '../batches/batch.schema.js';
 import { builder } from '../graphql/builder.js';
 import { defineCollection } from '../graphql/connection.js';
-import { readById, READS_BY_ID } from '../graphql/reads.js';
+import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { Import } from '../generated/prisma/client.js';
 import { byIdArgs, uuid } from '../validation.js';
@@ -57,7 +57,7 @@ const importConnection = defineCollection(
 );
 builder.prismaObjectField(AccountRef, 'imports', importConnection(null, 'Imports, newest first'));
 // GET /api/v1/imports/{id} and its errors CSV read this field: one bucket, like every read by id.
-readById('import', 'Import', (db) => db.import, 'IMPORTS', READS_BY_ID);
+readById('import', 'Import', (db) => db.import, 'IMPORTS', READS_BEYOND_CONTRACT);
 
 const listArgs = z.object({ accountId: uuid });
 const queueArgs = z.object({ id: uuid, fileSha256: z.string().regex(/^[0-9a-f]{64}$/, 'Must be 64 lowercase hex digits') });
@@ -73,7 +73,7 @@ builder.queryField('imports', (t) =>
     description: "The account's latest 100 imports, newest first (Account.imports pages through all of them).",
     args: { accountId: t.arg.id({ required: true }) },
     // REST serves it (GET /api/v1/imports), where no cost budget applies: a new read's limit (§18) bounds it.
-    rules: { access: 'member', scope: 'IMPORTS', input: listArgs, limit: READS_BY_ID },
+    rules: { access: 'member', scope: 'IMPORTS', input: listArgs, limit: READS_BEYOND_CONTRACT },
     resolve: (query, _root, _args, ctx, info) => {
       const { input } = checked<z.output<typeof listArgs>>(info);
       return ctx.db.import.findMany({ ...query, where: { accountId: input.accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 100 });

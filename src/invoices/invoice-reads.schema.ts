@@ -7,7 +7,7 @@ import { builder } from '../graphql/builder.js';
 import { anyOf, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
-import { readById, READS_BY_ID } from '../graphql/reads.js';
+import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { InvoiceStatus } from '../generated/prisma/client.js';
 import { ownOrContactNameMatches } from '../contacts/contact-search.js';
 import { searchText } from '../validation.js';
@@ -53,4 +53,4 @@ builder.prismaObjectField(AccountRef, 'invoices', invoiceConnection(null));
 builder.prismaObjectField(ContactRef, 'invoices', invoiceConnection('contact_id', "The contact's invoices"));
 
 /** Query.invoice: REST's GET /invoices/{id}. */
-readById('invoice', 'Invoice', (db) => db.invoice, 'INVOICES_READ', READS_BY_ID);
+readById('invoice', 'Invoice', (db) => db.invoice, 'INVOICES_READ', READS_BEYOND_CONTRACT);

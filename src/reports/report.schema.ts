@@ -2,6 +2,7 @@
 import { AccountRef } from '../accounts/account.schema.js';
 import { PipelineStageRef } from '../deals/stage.schema.js';
 import { builder } from '../graphql/builder.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { checked, type FieldRules } from '../graphql/rules.js';
 import { parseInput } from '../validation.js';
 import {
@@ -106,8 +107,7 @@ const rules = (scope: FieldRules['scope'], input: FieldRules['input']): FieldRul
   access: 'member',
   scope,
   input,
-  // Reads beyond the contract count 120 a minute (docs/decisions.md §18).
-  limit: { max: 120, window: '1m', per: 'user' },
+  limit: READS_BEYOND_CONTRACT,
 });
 
 builder.queryFields((t) => ({

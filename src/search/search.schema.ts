@@ -8,6 +8,7 @@ import { ContactRef } from '../contacts/contact.schema.js';
 import { DealRef } from '../deals/deal.schema.js';
 import { InvoiceRef } from '../invoices/invoice.schema.js';
 import { builder } from '../graphql/builder.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { checked } from '../graphql/rules.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { text, uuid } from '../validation.js';
@@ -132,7 +133,7 @@ builder.queryField('search', (t) =>
       types: t.arg({ type: [SearchTypeEnum], description: 'All three when left out' }),
       first: t.arg.int({ defaultValue: 10, description: '1 to 50' }),
     },
-    rules: { access: 'member', input: searchArgs, limit: { max: 120, window: '1m', per: 'user' } },
+    rules: { access: 'member', input: searchArgs, limit: READS_BEYOND_CONTRACT },
     resolve: (_root, _args, ctx, info) => search(ctx, checked<SearchArgs>(info).input),
   }),
 );

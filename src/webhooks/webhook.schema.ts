@@ -1,6 +1,7 @@
 /** Query.webhookEndpoints · webhookEndpoint · Mutation.createWebhookEndpoint · updateWebhookEndpoint · deleteWebhookEndpoint · rotateWebhookSecret · sendTestWebhook · redeliverEvent · Account.webhookEndpoints */
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { forbidden, MESSAGES, notFound, unavailable } from '../errors.js';
 import type { Context } from '../context.js';
@@ -90,7 +91,6 @@ const UpdateInput = builder.inputType('UpdateWebhookEndpointInput', {
 
 const endpointTarget = ({ id }: { id: string }, ctx: Context) => ctx.db.webhookEndpoint.findUnique({ where: { id } });
 const OWNER = { access: 'owner', forbidden: MESSAGES.ownerOnly } as const;
-const READS = { max: 120, window: '1m', per: 'user' } as const;
 const deps = (ctx: Context) => ({ box: ctx.events.box, policy: ctx.events.policy });
 /** The URL judged with the form, so one 400 names it beside the form's problems (the write judges it again). */
 const urlLinked = (fields: Record<string, unknown>, _db: unknown, _accountId: string, ctx: Context) => urlDetails(fields.url, deps(ctx).policy);
@@ -102,7 +102,7 @@ builder.queryFields((t) => ({
     type: [WebhookEndpointRef],
     description: 'Owner only. The account\'s endpoints, oldest first (no secrets).',
     args: { accountId: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: endpointsArgs, limit: READS },
+    rules: { ...OWNER, input: endpointsArgs, limit: READS_BEYOND_CONTRACT },
     resolve: (_root, _args, ctx, info) =>
       ctx.db.webhookEndpoint.findMany({ where: { accountId: checked<z.output<typeof endpointsArgs>>(info).input.accountId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
   }),
@@ -111,7 +111,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'Owner only; null when unknown or not visible to the caller.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'null', limit: READS },
+    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'null', limit: READS_BEYOND_CONTRACT },
     resolve: (_root, _args, _ctx, info) => checked<unknown, WebhookEndpoint | null>(info).target,
   }),
 }));
