@@ -6,17 +6,22 @@ import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { keysetPages, textStream } from './pages.js';
 
-/** The header row, exactly (docs/decisions.md §6). */
-export const CSV_COLUMNS = [
-  'First Name',
-  'Last Name',
-  'Email',
-  'Phone',
-  'Company',
-  'Contact Type',
-  'Source',
-  'Created At',
+/**
+ * The CSV's columns: the header row, exactly (docs/decisions.md §6), and what each cell is read as;
+ * created_at in epoch ms, written back as ISO 8601 (a Date's toISOString).
+ */
+const COLUMNS = [
+  ['First Name', 'first_name'],
+  ['Last Name', 'last_name'],
+  ['Email', 'email'],
+  ['Phone', 'phone'],
+  ['Company', 'company'],
+  ['Contact Type', 'contact_type'],
+  ['Source', 'source'],
+  ['Created At', '(extract(epoch FROM created_at) * 1000)::bigint'],
 ] as const;
+export const CSV_COLUMNS = COLUMNS.map(([label]) => label);
+const CREATED_AT = CSV_COLUMNS.indexOf('Created At');
 
 /** Rows fetched per query: memory holds one page, whatever the number of contacts. */
 export const CSV_CHUNK_SIZE = 1000;
@@ -42,23 +47,13 @@ export function csvCell(value: string): string {
 /** RFC 4180 ends every record in CRLF; json2csv writes the separator between records only. */
 const RECORD_END = '\r\n';
 
-/** A contact as the page query answers it: the CSV's columns in order, created_at in epoch ms. */
-type ContactRow = [
-  firstName: string,
-  lastName: string | null,
-  email: string | null,
-  phone: string | null,
-  company: string | null,
-  contactType: string,
-  source: string,
-  createdAt: number,
-];
-const CREATED_AT = 7;
+/** A contact as the page query answers it: its cells in COLUMNS' order. */
+type ContactRow = (string | number | null)[];
 
 const PARSER_OPTIONS: ParserOptions<ContactRow> = {
   fields: CSV_COLUMNS.map((label, i) => ({
     label,
-    value: i === CREATED_AT ? (row: ContactRow) => new Date(row[CREATED_AT]).toISOString() : (row: ContactRow) => row[i],
+    value: i === CREATED_AT ? (row: ContactRow) => new Date(row[CREATED_AT] as number).toISOString() : (row: ContactRow) => row[i],
   })),
   // json2csv separates records by `eol` (not after the last); null cells are empty.
   eol: RECORD_END,
@@ -67,9 +62,6 @@ const PARSER_OPTIONS: ParserOptions<ContactRow> = {
 };
 const HEADER = new Parser(PARSER_OPTIONS).parse([]);
 const records = new Parser({ ...PARSER_OPTIONS, header: false });
-
-/** What a contact is read as: the CSV's columns in order, created_at in epoch ms. */
-const CONTACT_VALUES = Prisma.sql`first_name, last_name, email, phone, company, contact_type, source, (extract(epoch FROM created_at) * 1000)::bigint`;
 
 /**
  * The account's contacts oldest first, a keyset page at a time (pages.ts). A page comes back as one
@@ -81,7 +73,7 @@ const contactPages = (db: PrismaClient, pool: pg.Pool | null, accountId: string,
     table: 'contacts',
     filter: Prisma.sql`account_id = ${accountId}::uuid`,
     keys: [{ name: 'created_at', udt: 'timestamptz' }, { name: 'id', udt: 'uuid' }],
-    values: CONTACT_VALUES,
+    values: Prisma.raw(COLUMNS.map(([, sql]) => sql).join(', ')),
     pageSize,
   }) as AsyncGenerator<ContactRow[]>;
 
