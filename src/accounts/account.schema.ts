@@ -28,6 +28,7 @@ builder.enumType(MemberRole, { name: 'MemberRole' });
 const accountsOf = (userId: string) => ({ OR: [{ ownerId: userId }, { members: { some: { userId } } }] });
 
 builder.prismaObject('User', {
+  keyScope: false,
   fields: (t) => ({
     id: t.exposeID('id'),
     // A person's identity (from their token) is theirs: others see the label an owner gave the
@@ -59,6 +60,7 @@ builder.prismaObject('User', {
 });
 
 builder.prismaObject('TeamMember', {
+  keyScope: false,
   fields: (t) => ({
     accountId: t.exposeID('accountId'),
     userId: t.exposeID('userId'),
@@ -70,6 +72,7 @@ builder.prismaObject('TeamMember', {
 });
 
 export const AccountRef = builder.prismaObject('Account', {
+  keyScope: false,
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),

@@ -14,6 +14,7 @@ const ApiScopeEnum = builder.enumType('ApiScope', {
 });
 
 const ApiKeyRef = builder.prismaObject('ApiKey', {
+  keyScope: false,
   description: 'A credential of a system that integrates with the account. Its secret is never shown again.',
   fields: (t) => ({
     id: t.exposeID('id'),

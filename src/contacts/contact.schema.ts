@@ -23,6 +23,7 @@ export const ContactTypeEnum = builder.enumType(ContactType, { name: 'ContactTyp
 export const ContactSourceEnum = builder.enumType(ContactSource, { name: 'ContactSource' });
 
 export const ContactRef = builder.prismaObject('Contact', {
+  keyScope: 'CONTACTS_READ',
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

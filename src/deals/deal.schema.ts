@@ -26,6 +26,7 @@ import {
 export const DealStatusEnum = builder.enumType(DealStatus, { name: 'DealStatus' });
 
 export const DealRef = builder.prismaObject('Deal', {
+  keyScope: 'DEALS_READ',
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -38,7 +39,7 @@ export const DealRef = builder.prismaObject('Deal', {
     closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When the deal left open; null while open.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    contact: t.relation('contact', { nullable: true }),
+    contact: t.relation('contact', { nullable: true, embedded: true }),
     stage: t.relation('stage', { nullable: true }),
   }),
 });

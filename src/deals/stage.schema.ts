@@ -22,6 +22,7 @@ import {
 } from './stage.service.js';
 
 export const PipelineStageRef = builder.prismaObject('PipelineStage', {
+  keyScope: 'DEALS_READ',
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

@@ -18,6 +18,7 @@ const EventActor = builder.objectRef<{ type: string; id: string | null }>('Event
 });
 
 export const EventRef = builder.objectRef<EventRow>('Event').implement({
+  keyScope: 'EVENTS_READ',
   description: 'A change, as webhooks receive it (docs/events.md): data.object is the record as REST shows it.',
   fields: (t) => ({
     id: t.exposeID('id'),

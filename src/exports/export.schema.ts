@@ -15,6 +15,7 @@ const ExportKindEnum = builder.enumType(ExportKind, { name: 'ExportKind' });
  */
 builder.prismaObject('ExportLog', {
   name: 'ExportTicket',
+  keyScope: 'EXPORTS',
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

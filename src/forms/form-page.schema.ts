@@ -15,6 +15,7 @@ const AUTOCOMPLETE: Record<ContactField, string> = {
 
 export const PublicLeadFormField = builder.prismaObject('LeadFormField', {
   variant: 'PublicLeadFormField',
+  keyScope: 'public',
   description: 'A field as the visitor sees it: how it maps onto a contact stays private.',
   fields: (t) => ({
     key: t.exposeString('key', { description: 'The key of this value in the submission\'s `data`' }),
@@ -33,6 +34,7 @@ export const PublicLeadFormField = builder.prismaObject('LeadFormField', {
 
 export const PublicLeadForm = builder.prismaObject('LeadForm', {
   variant: 'PublicLeadForm',
+  keyScope: 'public',
   description: 'An active lead form as its public page shows it: nothing about the account behind it.',
   fields: (t) => ({
     id: t.exposeID('id'),

@@ -30,6 +30,7 @@ export const FormFieldTypeEnum = builder.enumType(FormFieldType, { name: 'FormFi
 export const ContactFieldEnum = builder.enumType(ContactField, { name: 'ContactField' });
 
 builder.prismaObject('LeadFormField', {
+  keyScope: 'FORMS_READ',
   fields: (t) => ({
     key: t.exposeString('key', { description: 'The key of this value in a submission\'s `data`' }),
     label: t.exposeString('label'),
@@ -42,6 +43,7 @@ builder.prismaObject('LeadFormField', {
 });
 
 export const LeadFormRef = builder.prismaObject('LeadForm', {
+  keyScope: 'FORMS_READ',
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

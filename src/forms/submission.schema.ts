@@ -11,6 +11,7 @@ import { LeadFormRef } from './form.schema.js';
 
 /** What a submission kept; the sender's IP address and user agent stay out of the API. */
 export const FormSubmissionRef = builder.prismaObject('FormSubmission', {
+  keyScope: 'FORMS_READ',
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

@@ -64,6 +64,7 @@ type FieldArgs = z.input<typeof pagingArgs> & { filter?: unknown; orderBy?: { fi
  */
 export function defineCollection<Node extends { id: string }, Filter>(spec: Collection<Node, Filter>, nodeRef: any) {
   const Edge = builder.objectRef<{ cursor: string; node: Node }>(`${spec.name}Edge`).implement({
+    keyScope: { of: nodeRef },
     fields: (t) => ({
       cursor: t.exposeString('cursor'),
       node: t.field({ type: nodeRef, resolve: (edge) => edge.node as never }),
@@ -71,6 +72,7 @@ export function defineCollection<Node extends { id: string }, Filter>(spec: Coll
   });
   const rows = (source: Source, ctx: Context) => sliceOf(ctx, source.plan, source.parent, { nodes: {} });
   const Connection = builder.objectRef<Source>(`${spec.name}Connection`).implement({
+    keyScope: { of: nodeRef },
     fields: (t) => ({
       edges: t.field({
         type: [Edge],

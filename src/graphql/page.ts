@@ -29,6 +29,7 @@ type PageSource = { plan: Plan; parent: Parent; page: number | null };
 function definePage(collection: Collection & { model: string }, nodeRef?: any) {
   const slice = (source: PageSource, ctx: Context, want: Want) => sliceOf(ctx, source.plan, source.parent, want);
   return builder.objectRef<PageSource>(`${collection.model}Page`).implement({
+    keyScope: { of: nodeRef ?? collection.model },
     fields: (t) => ({
       // A type that is not a Prisma object (events) reads its rows through the collection's `rows`.
       nodes: nodeRef

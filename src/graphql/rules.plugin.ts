@@ -2,13 +2,24 @@ import SchemaBuilder, {
   BasePlugin,
   type FieldNullability,
   type InputFieldMap,
+  type ObjectRef,
+  type OutputType,
   type PothosOutputFieldConfig,
   type SchemaTypes,
   type TypeParam,
 } from '@pothos/core';
 import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import type { Context } from '../context.js';
-import { enforce, notHonoured, type FieldRules } from './rules.js';
+import type { ApiScope } from '../auth/scopes.js';
+import { enforce, notHonoured, requireKeyScope, type FieldRules } from './rules.js';
+
+/**
+ * What an API key needs to read records of an object type through another type's field
+ * (docs/decisions.md §15): a scope, `false` for never, `'public'` for anyone, or `{ of }` the type
+ * whose records it wraps (a connection, edge or page). Every type of a Prisma model says which (the
+ * build fails otherwise); others (results, summaries) are read as their parent is.
+ */
+export type KeyScope = ApiScope | false | 'public' | { of: ObjectRef<any, any> | string };
 
 /**
  * A Pothos plugin, like its own scope-auth and complexity plugins: root fields take a `rules`
@@ -46,6 +57,10 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
         }
       }
     }
+    for (const type of Object.values(schema.getTypeMap())) {
+      const { pothosPrismaModel, pothosOptions } = (type.extensions ?? {}) as { pothosPrismaModel?: string; pothosOptions?: { keyScope?: KeyScope } };
+      if (pothosPrismaModel && pothosOptions?.keyScope === undefined) throw new Error(`${type.name} declares no keyScope: what may an API key read of it? (docs/decisions.md §15)`);
+    }
     return schema;
   }
 
@@ -54,11 +69,43 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     fieldConfig: PothosOutputFieldConfig<Types>,
   ): GraphQLFieldResolver<unknown, Types['Context'], object> {
     const rules = rulesIn(fieldConfig);
-    if (!rules || fieldConfig.kind === 'Subscription') return resolver;
+    if (!rules) {
+      const scope = this.keyNeeds(fieldConfig);
+      if (scope === undefined) return resolver;
+      return async (parent, args, context, info) => {
+        // A public root field's caller may have no credentials at all: then it is no key either.
+        const viewer = await (context as unknown as Context).viewer().catch(() => null);
+        if (viewer?.apiKey) requireKeyScope(scope, viewer);
+        return resolver(parent, args, context, info);
+      };
+    }
+    if (fieldConfig.kind === 'Subscription') return resolver;
     return async (parent, args, context, info) => {
       await enforce(rules, args as Record<string, unknown>, context as unknown as Context, info);
       return resolver(parent, args, context, info);
     };
+  }
+
+  /**
+   * The scope a key needs to follow this field, or undefined when the root field's own scope covers
+   * it: the field leads to records of another kind (Contact.deals needs DEALS_READ), or to what a key
+   * may never read (User.accounts). A relation its parent's representation embeds (`embedded`: a
+   * deal's contact) is read with the parent.
+   */
+  private keyNeeds(fieldConfig: PothosOutputFieldConfig<Types>): ApiScope | false | undefined {
+    if ((fieldConfig.pothosOptions as { embedded?: boolean }).embedded) return undefined;
+    let type = fieldConfig.type;
+    while (type.kind === 'List') type = type.type;
+    const needs = this.keyScopeOf(type.ref);
+    if (needs === undefined) return undefined;
+    const parent = this.keyScopeOf(fieldConfig.parentType);
+    return needs === false || (parent !== undefined && needs !== parent) ? needs : undefined;
+  }
+
+  private keyScopeOf(type: OutputType<Types> | string): ApiScope | false | undefined {
+    const { keyScope } = this.buildCache.getTypeConfig(type).pothosOptions as { keyScope?: KeyScope };
+    if (keyScope && typeof keyScope === 'object') return this.keyScopeOf(keyScope.of as OutputType<Types>);
+    return keyScope === 'public' ? undefined : keyScope;
   }
 
   /** A subscription's checks run once, when it starts (its resolver only maps each event). */
@@ -85,6 +132,21 @@ declare global {
   export namespace PothosSchemaTypes {
     export interface Plugins<Types extends SchemaTypes> {
       rules: RulesPlugin<Types>;
+    }
+    export interface ObjectTypeOptions<Types extends SchemaTypes = SchemaTypes, Shape = unknown> {
+      keyScope?: KeyScope;
+    }
+    export interface FieldOptions<
+      Types extends SchemaTypes = SchemaTypes,
+      ParentShape = unknown,
+      Type extends TypeParam<Types> = TypeParam<Types>,
+      Nullable extends FieldNullability<Type> = FieldNullability<Type>,
+      Args extends InputFieldMap = InputFieldMap,
+      ResolveShape = unknown,
+      ResolveReturnShape = unknown,
+    > {
+      /** Part of the parent's representation (the contract embeds it): an API key reads it with the parent. */
+      embedded?: true;
     }
     export interface QueryFieldOptions<
       Types extends SchemaTypes,

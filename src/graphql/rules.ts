@@ -287,8 +287,13 @@ async function replayOf(field: string, request: unknown, viewer: Viewer | null, 
 
 /** A key calls only fields that declare a scope it holds: 403 naming the scope (a 403, so after the 400). */
 function requireScope(rules: FieldRules, viewer: Viewer): void {
-  if (!rules.scope) throw forbidden(MESSAGES.notForKeys);
-  if (!viewer.apiKey!.scopes.has(rules.scope)) throw lacksScope(rules.scope);
+  requireKeyScope(rules.scope ?? false, viewer);
+}
+
+/** A key needs `scope` (false: no key may): 403 naming it. */
+export function requireKeyScope(scope: ApiScope | false, viewer: Viewer): void {
+  if (!scope) throw forbidden(MESSAGES.notForKeys);
+  if (!viewer.apiKey!.scopes.has(scope)) throw lacksScope(scope);
 }
 
 function remember(info: GraphQLResolveInfo, result: Checked): Checked {

@@ -23,6 +23,7 @@ const ImportMatchEnum = builder.enumType('ImportMatch', {
 });
 
 export const ImportRef = builder.prismaObject('Import', {
+  keyScope: 'IMPORTS',
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -38,7 +39,7 @@ export const ImportRef = builder.prismaObject('Import', {
     updated: t.exposeInt('updated'),
     unchanged: t.exposeInt('unchanged'),
     failed: t.exposeInt('failed'),
-    createdBy: t.relation('createdBy', { nullable: true }),
+    createdBy: t.relation('createdBy', { nullable: true, embedded: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),

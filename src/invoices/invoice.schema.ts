@@ -30,6 +30,7 @@ const WRITES = { max: 30, window: '1m', per: 'user' } as const;
 export const InvoiceStatusEnum = builder.enumType(InvoiceStatus, { name: 'InvoiceStatus' });
 
 export const InvoiceRef = builder.prismaObject('Invoice', {
+  keyScope: 'INVOICES_READ',
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -40,7 +41,7 @@ export const InvoiceRef = builder.prismaObject('Invoice', {
     externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    contact: t.relation('contact', { nullable: true }),
+    contact: t.relation('contact', { nullable: true, embedded: true }),
   }),
 });
 

@@ -30,6 +30,7 @@ records('Workflow', 'workflows', 'workflows', 'workflow', WorkflowRef, (db) => d
 /** An export as the audit log keeps it: who asked for which file, when. */
 const ExportRecordRef = builder.prismaObject('ExportLog', {
   variant: 'ExportRecord',
+  keyScope: false,
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

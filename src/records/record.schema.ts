@@ -32,6 +32,7 @@ import {
 } from './record.service.js';
 
 export const ProposalRef = builder.prismaObject('Proposal', {
+  keyScope: false,
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -44,6 +45,7 @@ export const ProposalRef = builder.prismaObject('Proposal', {
 });
 
 export const ContractRef = builder.prismaObject('Contract', {
+  keyScope: false,
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -55,6 +57,7 @@ export const ContractRef = builder.prismaObject('Contract', {
 });
 
 export const GalleryRef = builder.prismaObject('Gallery', {
+  keyScope: false,
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -66,6 +69,7 @@ export const GalleryRef = builder.prismaObject('Gallery', {
 });
 
 export const BookingRef = builder.prismaObject('Booking', {
+  keyScope: false,
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
@@ -79,6 +83,7 @@ export const BookingRef = builder.prismaObject('Booking', {
 });
 
 export const WorkflowRef = builder.prismaObject('Workflow', {
+  keyScope: false,
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

@@ -19,6 +19,7 @@ import {
 } from './endpoint.service.js';
 
 const WebhookDeliveryRef = builder.objectRef<WebhookDelivery>('WebhookDelivery').implement({
+  keyScope: false,
   description: 'One attempt to send an event to an endpoint. No response bodies are stored.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -46,6 +47,7 @@ const deliveryConnection = defineCollection<WebhookDelivery, never>(
 type Endpoint = Omit<WebhookEndpoint, 'secretCiphertext'>;
 
 const WebhookEndpointRef = builder.objectRef<Endpoint>('WebhookEndpoint').implement({
+  keyScope: false,
   fields: (t) => ({
     id: t.exposeID('id'),
     url: t.exposeString('url'),

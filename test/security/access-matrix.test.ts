@@ -123,14 +123,17 @@ type GqlRow = {
   hidden?: 'not-found' | 'null';
   /** The owner is refused with this code (leaveAccount: the owner cannot leave). */
   ownerRefused?: string;
+  /** The scopes a key also needs for the records of other kinds the selection reaches (docs/decisions.md §15). */
+  nestedScopes?: ApiScope[];
 };
 
 /** `Query.<name>(id:)`: the fixture's record for its own account, an id nobody has otherwise. */
-const readRow = (name: string, selection: string, id: (f: Fixture) => string): GqlRow => ({
+const readRow = (name: string, selection: string, id: (f: Fixture) => string, nestedScopes?: ApiScope[]): GqlRow => ({
   role: 'member',
   hidden: 'null',
   doc: `query ($id: ID!) { ${name}(id: $id) { id accountId ${selection} } }`,
   vars: (f, a) => ({ id: a === f.acc.id ? id(f) : randomUUID() }),
+  nestedScopes,
 });
 
 const newDeal = async (f: Fixture) => (await t.db.deal.create({ data: { accountId: f.acc.id, title: unique('Deal') } })).id;
@@ -245,12 +248,12 @@ const CHANGES: Record<string, GqlRow> = {
 };
 
 const GQL: Record<string, GqlRow> = {
-  'Query.contact': readRow('contact', 'updatedAt deals { nodes { id accountId } } invoices { totalCount } submissions { nodes { id accountId } }', (f) => f.contactId),
+  'Query.contact': readRow('contact', 'updatedAt deals { nodes { id accountId } } invoices { totalCount } submissions { nodes { id accountId } }', (f) => f.contactId, ['DEALS_READ', 'INVOICES_READ', 'FORMS_READ']),
   'Query.deal': readRow('deal', 'updatedAt contact { id accountId } stage { id accountId }', (f) => f.dealId),
   'Query.invoice': readRow('invoice', 'updatedAt contact { id accountId }', (f) => f.invoiceId),
   'Query.pipelineStage': readRow('pipelineStage', 'updatedAt deals { nodes { id accountId } }', (f) => f.stageId),
   'Query.leadForm': readRow('leadForm', 'updatedAt fields { key } submissions { nodes { id accountId } }', (f) => f.formId),
-  'Query.formSubmission': readRow('formSubmission', 'data isSpam form { id accountId } contact { id accountId }', (f) => f.submissionId),
+  'Query.formSubmission': readRow('formSubmission', 'data isSpam form { id accountId } contact { id accountId }', (f) => f.submissionId, ['CONTACTS_READ']),
   'Query.proposal': readRow('proposal', 'updatedAt contact { id accountId }', (f) => f.proposalId),
   'Query.contract': readRow('contract', 'updatedAt contact { id accountId }', (f) => f.contractId),
   'Query.gallery': readRow('gallery', 'updatedAt contact { id accountId }', (f) => f.galleryId),
@@ -648,7 +651,7 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
       // A limit per account (the account export) is spent by the owner's call below: the key calls on an account of its own.
       const g = rules.limit?.per === 'account' ? await fixture() : f;
       const vars = await row.vars(g, g.acc.id);
-      const allowed = await gql(row, vars, await keyOf(g.acc.id, [scope]));
+      const allowed = await gql(row, vars, await keyOf(g.acc.id, [scope, ...(row.nestedScopes ?? [])]));
       if (row.ownerRefused) expectRefused(allowed, name, row.ownerRefused);
       else expectAllowed(allowed, name, g);
       const lackingKey = await keyOf(f.acc.id, API_SCOPES.filter((s) => s !== scope));
