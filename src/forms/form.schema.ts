@@ -21,7 +21,7 @@ import {
   type FormRef,
   type UpdateLeadFormArgs,
 } from './form.service.js';
-import { findActiveForm, submissionLock, submissionShape, submitToForm, type FormWithFields, type SubmissionResult } from './submission.service.js';
+import { findActiveForm, submissionLock, submissionProblems, submissionShape, submitToForm, type FormWithFields, type SubmissionResult } from './submission.service.js';
 
 const accountArgs = z.object({ accountId: uuid });
 const formArgs = z.object({ id: uuid, active: z.boolean() });
@@ -152,7 +152,7 @@ builder.mutationFields((t) => ({
       data: t.arg({ type: 'JSON', required: true }),
       metadata: t.arg({ type: FormMetadataInput }),
     },
-    // 429 (per IP) -> 404 (form) -> 400 (its values, judged by submitToForm against the form's fields).
+    // 429 (per IP) -> 404 (form) -> 400 (its values against the form's fields, with the Idempotency-Key).
     rules: {
       access: 'public',
       limit: { max: 5, window: '1m', per: 'ip' },
@@ -161,6 +161,7 @@ builder.mutationFields((t) => ({
       idempotent: true,
       line: (args: { data: unknown }, form: FormWithFields) => submissionLock(form, args.data),
       documents: submissionShape,
+      targetChecks: (args: { data: unknown; metadata?: unknown }, form: FormWithFields) => submissionProblems(form, args),
     },
     resolve: async (_root, args, ctx, info) => {
       const { target: form, write } = checked<unknown, FormWithFields>(info);

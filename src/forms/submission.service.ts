@@ -105,8 +105,23 @@ async function recordSpam(db: Db, form: FormWithFields, data: Record<string, unk
 const storable = (value: string): string =>
   isStorableText(value) ? value : [...value].map((c) => (isStorableText(c) ? c : '\ufffd')).join('');
 
+/**
+ * What a submission's values get wrong against its form, keyed by the form's own field keys; none
+ * when they pass, or when the honeypot is filled (a bot hears the ordinary answer, whatever it sent).
+ * The field's rules judge it with the rest of the input (`targetChecks`); submitToForm, again.
+ */
+export function submissionProblems(form: FormWithFields, args: { data: unknown; metadata?: unknown }): ErrorDetails {
+  return filledHoneypot(form, args.data) ? {} : judgeSubmission(form.fields, args.data, args.metadata).details;
+}
+
 /** Checks `data` against the form's fields; details are keyed by the field key as the form defines it. */
 export function validateSubmission(fields: FieldRule[], data: unknown, metadata?: unknown): Submission {
+  const { submission, details } = judgeSubmission(fields, data, metadata);
+  if (Object.keys(details).length > 0) throw badInput(details);
+  return submission;
+}
+
+function judgeSubmission(fields: FieldRule[], data: unknown, metadata?: unknown): { submission: Submission; details: ErrorDetails } {
   // No prototype: a form field keyed `constructor` or `toString` is just another key to report.
   const details: ErrorDetails = Object.create(null) as ErrorDetails;
   const fail = (key: string, message: string) => (details[key] ??= []).push(message);
@@ -119,7 +134,7 @@ export function validateSubmission(fields: FieldRule[], data: unknown, metadata?
 
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     fail('data', 'Expected an object of string values');
-    throw badInput(details);
+    return { submission, details };
   }
   const given = data as Record<string, unknown>;
   for (const field of fields) {
@@ -153,8 +168,7 @@ export function validateSubmission(fields: FieldRule[], data: unknown, metadata?
     const named = fields.find((f) => f.mapsTo === ContactField.first_name) ?? fields.find((f) => f.mapsTo === ContactField.email);
     fail(named?.key ?? 'data', 'Required');
   }
-  if (Object.keys(details).length > 0) throw badInput(details);
-  return submission;
+  return { submission, details };
 }
 
 /** The same lock as upsertContacts by e-mail (src/batches/): a form and a batch never both create the contact. */

@@ -7,7 +7,7 @@ import { badInput, forbidden, lacksScope, MESSAGES, notFound, type ErrorDetails 
 import type { ApiScope } from '../auth/scopes.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
-import { once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';
+import { idempotencyKeyProblems, once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';
 import { isUuid, toDetails } from '../validation.js';
 
 /**
@@ -67,6 +67,13 @@ export type FieldRules = {
   machine?: true;
   /** The shape of the input for the REST reference, when the field validates it itself (form values). */
   documents?: z.ZodType;
+  /**
+   * A public field's checks of its arguments against its `target` (a form's values against the
+   * form's own fields), problems by field, none when they pass: judged with the input, after the
+   * target's 404, so one 400 names them beside every other failing field. The service runs them
+   * again with its write.
+   */
+  targetChecks?: (args: any, target: any) => ErrorDetails;
   /**
    * The record input's checks beyond its form, against the account's own rows (a linked contact or
    * stage must be the account's) or the world (a webhook URL must resolve to an address webhooks may
@@ -151,15 +158,29 @@ function formProblems(rules: FieldRules, parsed: unknown): { data: unknown } | {
 }
 
 /**
- * Every problem of the field's arguments (empty when they pass), without writing anything: the
- * form's, and for a caller who may reach the account, the failing links of the fields whose form
- * passed. Both transports answer with it: /graphql when the form fails, REST when its own type
- * check refused some arguments, so either names every failing field in one answer.
+ * The problems the request shows by itself, with no look-up: the form's; a malformed
+ * Idempotency-Key header's, for a field that honours one (judged as a payload field,
+ * `idempotency_key`); and a public field's checks against its target, once found.
  */
-export async function inputProblems(rules: FieldRules, args: Record<string, unknown>, ctx: Context): Promise<ErrorDetails> {
-  const parsed = parsedOf(rules, args);
+function ownProblems(rules: FieldRules, parsed: unknown, ctx: Context, target: unknown): { data: unknown; details: ErrorDetails } {
   const form = formProblems(rules, parsed);
   const details = 'details' in form ? form.details : (Object.create(null) as ErrorDetails);
+  const more = [rules.idempotent ? idempotencyKeyProblems(ctx.request.headers) : {}, rules.targetChecks && target ? rules.targetChecks(parsed, target) : {}];
+  for (const problems of more) for (const [key, messages] of Object.entries(problems)) details[key] ??= messages;
+  return { data: 'data' in form ? form.data : undefined, details };
+}
+
+/**
+ * Every problem of the field's arguments (empty when they pass), without writing anything: the
+ * request's own (ownProblems), and for a caller who may reach the account, the failing links of
+ * the fields whose form passed. Both transports answer with it: /graphql when any of the request's
+ * own checks fails, REST also when its own type check refused some arguments, so either names
+ * every failing field in one answer. `target`: a public field's, when already found (else looked up).
+ */
+export async function inputProblems(rules: FieldRules, args: Record<string, unknown>, ctx: Context, target?: unknown): Promise<ErrorDetails> {
+  const parsed = parsedOf(rules, args);
+  const found = target ?? (rules.access === 'public' && rules.target && rules.targetChecks ? await rules.target(args, ctx) : null);
+  const { details } = ownProblems(rules, parsed, ctx, found);
   if (!rules.linked) return details;
   const accountId = await reachableAccount(rules, parsed, details, ctx);
   if (!accountId) return details;
@@ -220,9 +241,9 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     if (!target) throw notFound(rules.missing ?? 'Not found');
   }
   const raw = parsedOf(rules, args);
-  const form = formProblems(rules, raw);
-  if ('details' in form) throw badInput(await inputProblems(rules, args, ctx));
-  const input = form.data;
+  const own = ownProblems(rules, raw, ctx, target);
+  if (Object.keys(own.details).length > 0) throw badInput(await inputProblems(rules, args, ctx, target));
+  const input = own.data;
 
   if (viewer?.apiKey) requireScope(rules, viewer);
   let role: Role | null = null;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { badInput, idempotencyConflict, idempotencyInProgress } from '../errors.js';
+import { badInput, idempotencyConflict, idempotencyInProgress, type ErrorDetails } from '../errors.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 
@@ -14,12 +14,20 @@ export type IdempotencyClaim = { accountId: string; scope: string; operation: st
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** The Idempotency-Key header, checked: printable ASCII, 1 to 255 characters. */
-export function readIdempotencyKey(headers: Headers): string | null {
+/**
+ * What is wrong with the Idempotency-Key header, named as a payload field (`idempotency_key`):
+ * nothing when it is absent or printable ASCII of 1 to 255 characters.
+ */
+export function idempotencyKeyProblems(headers: Headers): ErrorDetails {
   const key = headers.get('idempotency-key');
-  if (key === null) return null;
-  if (!KEY_PATTERN.test(key)) throw badInput({ idempotency_key: ['Must be 1 to 255 printable ASCII characters'] });
-  return key;
+  return key === null || KEY_PATTERN.test(key) ? {} : { idempotency_key: ['Must be 1 to 255 printable ASCII characters'] };
+}
+
+/** The Idempotency-Key header, checked (idempotencyKeyProblems): null without one. */
+export function readIdempotencyKey(headers: Headers): string | null {
+  const problems = idempotencyKeyProblems(headers);
+  if (Object.keys(problems).length > 0) throw badInput(problems);
+  return headers.get('idempotency-key');
 }
 
 /** Same input, same hash, whatever the order of object keys. */

@@ -124,9 +124,12 @@ async function run(
     }
 
     const raw = route.input === 'query' ? undefined : await readJson(request);
-    const chosen = compiled.variants ? variantOf(compiled, raw) : { compiled, body: raw };
-    if ('refused' in chosen) return restErrorResponse(chosen.refused);
-    const input = await readVariables(chosen.compiled, chosen.body, url, pathParams, ctx);
+    const variant = compiled.variants ? variantOf(compiled, raw) : { compiled, body: raw };
+    if ('refused' in variant) return restErrorResponse(variant.refused);
+    const chosen = 'compiled' in variant ? variant : { compiled, body: variant.body };
+    const input = 'compiled' in variant
+      ? await readVariables(variant.compiled, variant.body, url, pathParams, ctx)
+      : { refused: await refusedByEveryVariant(variant, url, pathParams, ctx) };
     const ifMatch = route.ifMatch ? ifMatchVersion(request.headers.get('if-match')) : null;
     if (ifMatch !== null && 'variables' in input) input.variables[route.ifMatch!] = ifMatch;
     if ('refused' in input) {
@@ -205,9 +208,12 @@ async function readVariables(
   url: URL,
   pathParams: Record<string, string>,
   ctx: Context,
+  given: ErrorDetails = {},
 ): Promise<{ variables: Record<string, unknown>; refusedItems: Map<number, ErrorDetails> } | { refused: RestError }> {
   const fromQuery = route.input === 'query' || route.input === 'query-with-file';
   const reader = new VariableReader(fromQuery);
+  // What the route refused before reading (the body's variant key): a problem like the reader's own.
+  for (const [key, messages] of Object.entries(given)) for (const message of messages) reader.fail(key, message);
   let variables: Record<string, unknown>;
   if (fromQuery) {
     // A file's own variables (its header) are not the query string's: judged once the file is read.
@@ -233,17 +239,16 @@ async function readVariables(
   const refusedItems = route.answer.kind === 'batch' ? refusedRecords(reader, variables, route.answer.records) : new Map<number, ErrorDetails>();
   if (Object.keys(reader.details).length === 0) return { variables, refusedItems };
   const details = { ...reader.details };
-  // The form judges its own values once its type check passes: only the core's names are merged,
-  // less those about a field, object or body the type check already refused within (the core saw
-  // it without them: an update "with no field" was given fields, just ill-typed ones).
-  if (!route.keepDetailKeys) {
-    const refused = Object.keys(details);
-    const within = (name: string) => refused.some((key) => key === name || name === 'body' || key.startsWith(`${name}.`));
-    for (const [key, messages] of Object.entries(await inputProblems(rules, argumentsOf(operation, coercedVariables(schema, operation, variables)), ctx))) {
-      const name = restFieldName(route, key);
-      if (route.input === 'query-with-file' && FILE_VARIABLES.includes(key)) continue; // not read yet
-      if (!within(name)) details[name] = messages;
-    }
+  // The core's problems with what the type check let through (its form, the Idempotency-Key header,
+  // a public field's checks against its target: inputProblems) are merged by the name the client
+  // sent, less those about a field, object or body the type check already refused within (the core
+  // saw it without them: an update "with no field" was given fields, just ill-typed ones).
+  const refused = Object.keys(details);
+  const within = (name: string) => refused.some((key) => key === name || name === 'body' || key.startsWith(`${name}.`));
+  for (const [key, messages] of Object.entries(await inputProblems(rules, argumentsOf(operation, coercedVariables(schema, operation, variables)), ctx))) {
+    const name = restFieldName(route, key);
+    if (route.input === 'query-with-file' && FILE_VARIABLES.includes(key)) continue; // not read yet
+    if (!within(name)) details[name] = messages;
   }
   return { refused: invalidInput(fromQuery ? 'query' : 'body', details) };
 }
@@ -307,8 +312,14 @@ function batchAnswer(result: BatchAnswer, refused: Map<number, ErrorDetails>) {
   return { data, created: result.created, updated: result.updated, unchanged: result.unchanged, failed: result.failed };
 }
 
-/** The variant a body's key chooses (absent: the first), and the body without that key; else the 400 naming it. */
-function variantOf(compiled: Compiled, raw: unknown): { compiled: Compiled; body: unknown } | { refused: RestError } {
+type UnknownVariant = { variants: Compiled[]; body: Record<string, unknown>; key: ErrorDetails };
+
+/**
+ * The variant a body's key chooses (absent: the first), and the body without that key; for a key
+ * naming none, every variant and the key's problem (refusedByEveryVariant); a body that is no
+ * JSON object, its 400.
+ */
+function variantOf(compiled: Compiled, raw: unknown): { compiled: Compiled; body: unknown } | UnknownVariant | { refused: RestError } {
   const { key } = compiled.route.variants!;
   let body: Record<string, unknown>;
   try {
@@ -320,8 +331,20 @@ function variantOf(compiled: Compiled, raw: unknown): { compiled: Compiled; body
   const { [key]: value, ...rest } = body;
   const names = Object.keys(compiled.variants!);
   const chosen = value === undefined ? compiled.variants![names[0]!] : typeof value === 'string' && Object.hasOwn(compiled.variants!, value) ? compiled.variants![value] : undefined;
-  if (!chosen) return { refused: invalidInput('body', { [key]: [`Must be one of: ${names.join(', ')}`] }) };
+  if (!chosen) return { variants: Object.values(compiled.variants!), body: rest, key: { [key]: [`Must be one of: ${names.join(', ')}`] } };
   return { compiled: chosen, body: rest };
+}
+
+/**
+ * The 400 of a body whose variant key names no variant: the key, and the rest of the body's
+ * problems that every variant finds (so neither a field one variant takes is "Unknown", nor one
+ * it requires "Required", whichever the caller meant).
+ */
+async function refusedByEveryVariant({ variants, body, key }: UnknownVariant, url: URL, pathParams: Record<string, string>, ctx: Context): Promise<RestError> {
+  const read = await Promise.all(variants.map((variant) => readVariables(variant, body, url, pathParams, ctx, key)));
+  const each = read.map((input) => ('refused' in input ? (input.refused.body.details ?? {}) : {}));
+  const shared = Object.entries(each[0]!).filter(([name]) => each.every((details) => Object.hasOwn(details, name)));
+  return invalidInput('body', Object.fromEntries(shared));
 }
 
 type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnveloped']>;

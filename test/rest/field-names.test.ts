@@ -81,7 +81,7 @@ const CASES: Record<string, Case[]> = {
   }],
   // The form's problems keep the form's own keys; the metadata's are named by their path in the body.
   'POST /api/v1/forms/:form_id/submit': [
-    { path: () => `/api/v1/forms/${formId}/submit`, body: () => ({ data: { workEmail: 'bad' }, metadata: { referrer: 5 } }), details: () => ({ 'metadata.referrer': ['Expected a string'] }) },
+    { path: () => `/api/v1/forms/${formId}/submit`, body: () => ({ data: { workEmail: 'bad' }, metadata: { referrer: 5 } }), details: () => ({ 'metadata.referrer': ['Expected a string'], workEmail: ['Must be a valid e-mail address'] }) },
     { path: () => `/api/v1/forms/${formId}/submit`, body: () => ({ data: { workEmail: 'bad' } }), details: () => ({ workEmail: ['Must be a valid e-mail address'] }) },
   ],
   'GET /api/v1/account/export': [{ path: () => '/api/v1/account/export', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],

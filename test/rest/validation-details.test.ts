@@ -70,3 +70,97 @@ describe('one 400 names every failing field', () => {
     });
   });
 });
+
+// The steps before the field's rules (a route's variant key, the REST reader) and the rules' own
+// stages (the form, the Idempotency-Key header, a public field's checks against its target) each
+// add to the one 400: none of them answers alone while another field also fails.
+describe('one 400 names every failing field, whichever step refused first', () => {
+  const MALFORMED_KEY = { 'idempotency-key': 'héllo' };
+  const KEY_MESSAGE = ['Must be 1 to 255 printable ASCII characters'];
+  let ip = 0;
+  const nextIp = () => `192.0.2.${++ip}`;
+
+  it('POST /contacts/batch with an unknown mode also names the bad account_id, an unknown key, all_or_nothing and records', async () => {
+    const r = await t.rest('POST', '/api/v1/contacts/batch', {
+      as: acc.owner,
+      body: { account_id: 'bad', mode: 'merge', records: [{ first_name: 'q' }], extra: 1 },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      error: 'Invalid payload',
+      details: { mode: ['Must be one of: create, upsert'], account_id: ['Must be a UUID'], extra: ['Unknown field'] },
+    });
+    const envelope = await t.rest('POST', '/api/v1/deals/batch', {
+      as: acc.owner,
+      body: { account_id: acc.id, mode: 'merge', all_or_nothing: 'yes', records: 'x' },
+    });
+    expect(envelope.body).toEqual({
+      error: 'Invalid payload',
+      details: { mode: ['Must be one of: create, upsert'], all_or_nothing: ['Expected true or false'], records: ['Expected an array'] },
+    });
+  });
+
+  it('an unknown mode names only what every mode refuses: a key one mode takes is not an unknown field, nor one mode requires missing', async () => {
+    const r = await t.rest('POST', '/api/v1/contacts/batch', {
+      as: acc.owner,
+      body: { account_id: 'bad', mode: 'merge', match_on: 'email', records: [{ first_name: 'q' }] },
+    });
+    expect(r.body).toEqual({ error: 'Invalid payload', details: { mode: ['Must be one of: create, upsert'], account_id: ['Must be a UUID'] } });
+  });
+
+  it('a malformed Idempotency-Key is named with the body fields the reader refuses and those the rules refuse', async () => {
+    const both = await t.rest('POST', '/api/v1/deals', { as: acc.owner, headers: MALFORMED_KEY, body: { account_id: acc.id, title: '', extra: 1 } });
+    expect(both.status).toBe(400);
+    expect(both.body).toEqual({
+      error: 'Invalid payload',
+      details: { extra: ['Unknown field'], title: ['Required'], idempotency_key: KEY_MESSAGE },
+    });
+    const rulesOnly = await t.rest('POST', '/api/v1/deals', { as: acc.owner, headers: MALFORMED_KEY, body: { account_id: acc.id, title: '' } });
+    expect(rulesOnly.body).toEqual({ error: 'Invalid payload', details: { title: ['Required'], idempotency_key: KEY_MESSAGE } });
+    expect(await t.db.deal.count({ where: { accountId: acc.id } })).toBe(0);
+  });
+
+  it('a malformed Idempotency-Key is a 400 before the 403: an outsider hears the payload problem, as for any field', async () => {
+    const r = await t.rest('POST', '/api/v1/deals', { as: acc.outsider, headers: MALFORMED_KEY, body: { account_id: acc.id, title: 'Fine' } });
+    expect([r.status, r.body]).toEqual([400, { error: 'Invalid payload', details: { idempotency_key: KEY_MESSAGE } }]);
+  });
+
+  it('a malformed Idempotency-Key is named with the failing input on /graphql too (one rule, either door)', async () => {
+    const r = await t.gql(
+      'mutation ($input: CreateDealInput!) { createDeal(input: $input) { id } }',
+      { input: { accountId: acc.id, title: ' ', value: -1 } },
+      { as: acc.owner, headers: MALFORMED_KEY },
+    );
+    expect(r.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(Object.keys(r.errors![0]!.extensions!.details!).sort()).toEqual(['idempotency_key', 'title', 'value']);
+  });
+
+  describe('the public form submit', () => {
+    let formId: string;
+    beforeAll(async () => {
+      const fields = [
+        { key: 'name', label: 'Name', type: 'text', required: true, mapsTo: 'first_name', position: 0 },
+        { key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email', position: 1 },
+      ] as const;
+      formId = (await t.db.leadForm.create({ data: { accountId: acc.id, name: 'Details', fields: { create: [...fields] } } })).id;
+    });
+    const BAD_VALUES = { name: ['Required'], email: ['Must be a valid e-mail address'] };
+
+    it('an unknown top-level key is named with the values the form refuses', async () => {
+      const r = await t.rest('POST', `/api/v1/forms/${formId}/submit`, { clientIp: nextIp(), body: { data: { name: '', email: 'bad' }, extra: 1 } });
+      expect([r.status, r.body]).toEqual([400, { error: 'Invalid payload', details: { extra: ['Unknown field'], ...BAD_VALUES } }]);
+    });
+
+    it('a malformed Idempotency-Key is named with the values the form refuses, on REST and on /graphql', async () => {
+      const r = await t.rest('POST', `/api/v1/forms/${formId}/submit`, { clientIp: nextIp(), headers: MALFORMED_KEY, body: { data: { name: '', email: 'bad' } } });
+      expect([r.status, r.body]).toEqual([400, { error: 'Invalid payload', details: { ...BAD_VALUES, idempotency_key: KEY_MESSAGE } }]);
+      const g = await t.gql(
+        'mutation ($formId: ID!, $data: JSON!) { submitLeadForm(formId: $formId, data: $data) { success } }',
+        { formId, data: { name: '', email: 'bad' } },
+        { clientIp: nextIp(), headers: MALFORMED_KEY },
+      );
+      expect(g.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { ...BAD_VALUES, idempotency_key: KEY_MESSAGE } });
+      expect(await t.db.formSubmission.count({ where: { formId } })).toBe(0);
+    });
+  });
+});
