@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startImportWorker } from '../../src/imports/worker.js';
 import { createAccount, createApiKey, createContact, createMember, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { parseCsv } from '../helpers/csv.js';
 import { drain, importCsv, silentLog } from './helpers.js';
 
 let t: TestApp;
@@ -77,8 +78,24 @@ describe('POST /api/v1/imports', () => {
     expect(lines[0]).toBe('line,First Name,Email,Phone,errors');
     // Line 5 (the record on lines 2-4 comes first); its formula-looking cell guarded as in exports.
     expect(lines[1]).toBe('5,,bad,\'=1+1,"email: Must be a valid e-mail address; first_name: Required"');
-    expect(lines[2]).toBe('7,Grace,grace@example.com,"row: Has 2 cells; the header has 3"');
+    expect(lines[2]).toBe('7,Grace,grace@example.com,,"row: Has 2 cells; the header has 3"');
     expect(await t.db.contact.findFirst({ where: { accountId: a.id, email: 'ada@example.com' } })).toMatchObject({ firstName: 'Ada\r\nAugusta\nLovelace' });
+  });
+
+  it('the errors CSV keeps `errors` the last column, under its header: a short row gets empty cells, a long one keeps the cells beyond the header in `errors`', async () => {
+    const a = await createAccount(t);
+    const csv = 'First Name,Last Name,Email,Phone\r\nRagged,row\r\nToo,Long,too@example.com,1,extra,"x, y"\r\nFits,Fine,fits@example.com,2\r\n';
+    const r = await importCsv(t, a.member, a.id, csv);
+    expect(r.status, r.text).toBe(202);
+    await drain(t);
+    const errors = await t.rest('GET', `/api/v1/imports/${r.body.data.id}/errors`, { as: a.member });
+    expect(errors.status).toBe(200);
+    const [header, ...rows] = parseCsv(errors.text);
+    expect(header).toEqual(['line', 'First Name', 'Last Name', 'Email', 'Phone', 'errors']);
+    expect(rows).toEqual([
+      ['2', 'Ragged', 'row', '', '', 'row: Has 2 cells; the header has 4'],
+      ['3', 'Too', 'Long', 'too@example.com', '1', 'row: Has 6 cells; the header has 4; beyond the header: ["extra","x, y"]'],
+    ]);
   });
 
   it('match_on=email updates the oldest match with the given cells only, counts unchanged rows, and creates the others', async () => {
