@@ -188,6 +188,9 @@ export const routes: Route[] = [
   { method: 'GET', path: '/api/v1/webhook_endpoints', operation: ListWebhookEndpointsDocument, input: 'query', answer: LIST, extension: true },
   { method: 'POST', path: '/api/v1/webhook_endpoints', operation: CreateWebhookEndpointDocument, input: 'body-as-input', answer: CREATED, extension: true },
   { method: 'GET', path: '/api/v1/webhook_endpoints/:id', operation: WebhookEndpointByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
-  { method: 'PATCH', path: '/api/v1/webhook_endpoints/:id', operation: UpdateWebhookEndpointByIdDocument, input: 'body-as-input', answer: RECORD, ...BY_ID },
+  {
+    method: 'PATCH', path: '/api/v1/webhook_endpoints/:id', operation: UpdateWebhookEndpointByIdDocument, input: 'body-as-input', answer: RECORD,
+    ifMatch: 'expectedUpdatedAt', ...BY_ID,
+  },
   { method: 'DELETE', path: '/api/v1/webhook_endpoints/:id', operation: DeleteWebhookEndpointByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
 ];

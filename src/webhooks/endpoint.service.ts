@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { updateArgs, updateGuarded } from '../changes/update.js';
 import { badInput, notFound, unavailable, type ErrorDetails } from '../errors.js';
 import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
 import { emit } from '../events/emit.js';
@@ -17,10 +18,10 @@ const url = text().trim().max(2048, 'Must be at most 2048 characters');
 export const createEndpointInput = z.object({ accountId: uuid, url, eventTypes, description: optionalText(500) });
 export type CreateEndpointInput = z.output<typeof createEndpointInput>;
 
-export const updateEndpointArgs = z.object({
-  id: uuid,
-  input: z.object({ url: url.optional(), eventTypes: eventTypes.optional(), description: optionalText(500).optional(), enabled: z.boolean().optional() }),
-});
+/** `update*(id:, input:, expectedUpdatedAt:)` like every other record's (docs/decisions.md §12). */
+export const updateEndpointArgs = updateArgs(
+  z.object({ url: url.optional(), eventTypes: eventTypes.optional(), description: optionalText(500).optional(), enabled: z.boolean().optional() }),
+);
 export type UpdateEndpointArgs = z.output<typeof updateEndpointArgs>;
 
 export const endpointArgs = z.object({ id: uuid });
@@ -69,6 +70,7 @@ export async function createEndpoint(db: PrismaClient, write: Write, input: Crea
   });
 }
 
+/** A stale `expectedUpdatedAt` is CONFLICT (with currentUpdatedAt), and nothing is written (src/changes/update.ts). */
 export async function updateEndpoint(write: Write, args: UpdateEndpointArgs, deps: WebhookDeps, actor: Actor) {
   const { input } = args;
   if (Object.keys(input).length === 0) throw badInput({ input: ['Nothing to change'] });
@@ -78,7 +80,7 @@ export async function updateEndpoint(write: Write, args: UpdateEndpointArgs, dep
     const data: Prisma.WebhookEndpointUpdateInput = { ...input };
     if (input.enabled === true) Object.assign(data, { disabledReason: null, failingSince: null }); // a fresh start
     if (input.enabled === false && before.enabled) data.disabledReason = 'Disabled by the owner';
-    const endpoint = await tx.webhookEndpoint.update({ where: { id: args.id }, data });
+    const endpoint = await updateGuarded<WebhookEndpoint>(tx.webhookEndpoint, before, data, {}, args.expectedUpdatedAt);
     const previous = Object.fromEntries(Object.keys(input).map((k) => [k, before[k as keyof typeof before]]));
     await emit(tx, { type: 'webhook_endpoint.updated', accountId: endpoint.accountId, actor, object: endpoint, previous });
     return unsealed(endpoint);

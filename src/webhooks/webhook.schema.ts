@@ -131,8 +131,12 @@ builder.mutationFields((t) => ({
   }),
   updateWebhookEndpoint: t.field({
     type: WebhookEndpointRef,
-    description: 'Owner only. enabled: true re-enables a disabled endpoint.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
+    description: 'Owner only. enabled: true re-enables a disabled endpoint. CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is stale; nothing is written.',
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateInput, required: true }),
+      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
+    },
     rules: { ...OWNER, input: updateEndpointArgs, linked: urlLinked, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, input, write } = checked<UpdateEndpointArgs>(info);

@@ -184,3 +184,18 @@ describe('update*/delete* of proposals, contracts, galleries, bookings, workflow
     }
   });
 });
+
+describe('Mutation.updateWebhookEndpoint', () => {
+  const UPDATE = 'mutation ($id: ID!, $input: UpdateWebhookEndpointInput!, $at: DateTime) { updateWebhookEndpoint(id: $id, input: $input, expectedUpdatedAt: $at) { description updatedAt } }';
+
+  test('a stale expectedUpdatedAt is CONFLICT with currentUpdatedAt, and nothing is written', async () => {
+    const endpoint = await t.db.webhookEndpoint.create({
+      data: { accountId: acc.id, url: 'https://93.184.215.14/hook', eventTypes: ['*'], description: 'Before', secretCiphertext: 'unused' },
+    });
+    const first = await t.gql(UPDATE, { id: endpoint.id, input: { description: 'One' }, at: endpoint.updatedAt.toISOString() }, { as: acc.owner });
+    expect(first.errors).toBeUndefined();
+    const stale = errorOf(await t.gql(UPDATE, { id: endpoint.id, input: { description: 'Two' }, at: endpoint.updatedAt.toISOString() }, { as: acc.owner }));
+    expect(stale.extensions).toMatchObject({ code: 'CONFLICT', currentUpdatedAt: first.data.updateWebhookEndpoint.updatedAt });
+    expect((await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).description).toBe('One');
+  });
+});

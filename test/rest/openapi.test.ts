@@ -66,6 +66,14 @@ describe('the OpenAPI document', () => {
     expect(unlimited.map((r) => `${r.method} ${r.path}`)).toEqual([]);
   });
 
+  it('every PATCH answering an ETag takes If-Match and lists its 412 (docs/rest.md, Headers)', () => {
+    const patches = Object.entries(doc.paths).flatMap(([path, ops]) => (ops.patch ? [[path, ops.patch] as const] : []));
+    const versioned = patches.filter(([, op]) => op.responses['200']?.headers?.ETag);
+    expect(versioned.map(([path]) => path)).toContain('/api/v1/webhook_endpoints/{id}');
+    const without = versioned.filter(([, op]) => !op.parameters?.some((p) => p.name === 'If-Match' && p.in === 'header') || !op.responses['412']);
+    expect(without.map(([path]) => path)).toEqual([]);
+  });
+
   it('names REST parameters as the REST layer reads them, with the domain constraints', () => {
     const list = doc.paths['/api/v1/contacts']!.get!;
     const param = (name: string) => list.parameters!.find((p) => p.name === name)!;

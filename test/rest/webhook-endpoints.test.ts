@@ -50,6 +50,23 @@ describe('/api/v1/webhook_endpoints', () => {
     expect([again.status, again.body]).toEqual([404, { error: 'Not found' }]);
   });
 
+  it('PATCH with If-Match applies only to that version: a stale or unparseable ETag is 412 and nothing is written; * matches any', async () => {
+    const id = (await create({ url: PUBLIC_URL, event_types: ['*'], description: 'Versioned' })).body.data.endpoint.id as string;
+    const etag = (await t.rest('GET', `/api/v1/webhook_endpoints/${id}`, { as: acc.owner })).headers.get('etag')!;
+    const patch = (description: string, ifMatch: string) =>
+      t.rest('PATCH', `/api/v1/webhook_endpoints/${id}`, { as: acc.owner, body: { description }, headers: { 'if-match': ifMatch } });
+    const first = await patch('First', etag);
+    expect(first.status, first.text).toBe(200);
+    expect(first.headers.get('etag')).toBe(`"${first.body.data.updated_at}"`);
+    expect(first.headers.get('etag')).not.toBe(etag);
+    for (const refused of [etag, '"garbage"']) {
+      const r = await patch('Second', refused);
+      expect([r.status, r.body]).toEqual([412, { error: 'Precondition failed' }]);
+    }
+    expect((await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).description).toBe('First');
+    expect((await patch('Any', '*')).status).toBe(200);
+  });
+
   it("another account's endpoint and an unknown id are the same 404", async () => {
     const other = await createAccount(t);
     const theirs = await t.rest('POST', '/api/v1/webhook_endpoints', { as: other.owner, body: { account_id: other.id, url: PUBLIC_URL, event_types: ['*'] } });
