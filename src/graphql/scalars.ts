@@ -5,15 +5,24 @@ import { formatDate } from '../dates.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Parses YYYY-MM-DD that names a real calendar day (no 2025-02-30), as UTC midnight. */
-export function parseCalendarDate(value: unknown): Date | null {
-  if (typeof value !== 'string') return null;
-  const match = DATE.exec(value);
+/** PostgreSQL's calendar has no year 0 (1 BC): years 1 to 9999, as the four digits allow. */
+const inStorableYears = (date: Date) => date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999;
+
+/** YYYY-MM-DD that names a real calendar day (no 2025-02-30), as UTC midnight. */
+function calendarDay(value: unknown): Date | null {
+  const match = typeof value === 'string' ? DATE.exec(value) : null;
   if (!match) return null;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
+  const date = new Date(Date.UTC(2000, month - 1, day));
+  date.setUTCFullYear(year); // Date.UTC reads years 0-99 as 1900-1999
   const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
   return real ? date : null;
+}
+
+/** A real calendar day the database can store (from year 1), as UTC midnight. */
+export function parseCalendarDate(value: unknown): Date | null {
+  const date = calendarDay(value);
+  return date && inStorableYears(date) ? date : null;
 }
 
 
@@ -34,13 +43,17 @@ builder.scalarType('Date', {
   },
 });
 
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const ISO_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** A real day (Date would roll 2026-02-30 over to March) at a real time, of an instant PostgreSQL can store. */
 function parseTimestamp(value: unknown): Date {
-  const date = typeof value === 'string' && ISO_TIMESTAMP.test(value) ? new Date(value) : null;
+  const match = typeof value === 'string' ? ISO_TIMESTAMP.exec(value) : null;
+  const date = match && calendarDay(match[1]) ? new Date(value as string) : null;
   if (!date || Number.isNaN(date.getTime())) {
     throw invalidValue('Must be an ISO 8601 timestamp with a time zone');
   }
+  // An offset can carry 0001-01-01 into year 0 (UTC), which the database would refuse.
+  if (!inStorableYears(date)) throw invalidValue('Must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z');
   return date;
 }
 
