@@ -27,6 +27,16 @@ builder.enumType(MemberRole, { name: 'MemberRole' });
 /** Accounts `userId` owns or belongs to. */
 const accountsOf = (userId: string) => ({ OR: [{ ownerId: userId }, { members: { some: { userId } } }] });
 
+/**
+ * What the cost (docs/graphql.md#cost-and-budget) counts User.accounts and Account.members as
+ * holding. Nothing enforces either (createAccount adds an account, an operator's `member:add` a
+ * member), so these are the cost's assumptions: a person works in a few companies, an agency in a
+ * couple of dozen; a small business's team, fifty people at most. Together they keep a user's
+ * accounts with every member and their user under the ceiling (1 + 25 + 25 × 50 × 2 = 2,526).
+ */
+const ACCOUNTS_PER_USER = 25;
+const MEMBERS_PER_ACCOUNT = 50;
+
 builder.prismaObject('User', {
   keyScope: false,
   fields: (t) => ({
@@ -45,6 +55,7 @@ builder.prismaObject('User', {
     }),
     accounts: t.prismaField({
       type: ['Account'],
+      maxItems: ACCOUNTS_PER_USER,
       description: 'Accounts this user owns or belongs to that the caller can see too (for `me`: all of them)',
       resolve: async (query, user, _args, ctx) => {
         const viewer = await ctx.viewer();
@@ -79,7 +90,7 @@ export const AccountRef = builder.prismaObject('Account', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     owner: t.relation('owner'),
-    members: t.relation('members', { query: { orderBy: { createdAt: 'asc' } } }),
+    members: t.relation('members', { maxItems: MEMBERS_PER_ACCOUNT, query: { orderBy: { createdAt: 'asc' } } }),
   }),
 });
 

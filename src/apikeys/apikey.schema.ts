@@ -36,9 +36,17 @@ const CreatedRef = builder.objectRef<{ apiKey: ApiKey; secret: string }>('ApiKey
   }),
 });
 
+/**
+ * The most keys the cost (docs/graphql.md#cost-and-budget) counts Account.apiKeys as holding: nothing
+ * enforces a number, and revoked keys stay listed, so this is the cost's assumption (ten creations a
+ * minute at most; an account rotating a key a week for two years stays under it).
+ */
+const KEYS_PER_ACCOUNT = 100;
+
 builder.prismaObjectFields('Account', (t) => ({
   apiKeys: t.prismaField({
     type: ['ApiKey'],
+    maxItems: KEYS_PER_ACCOUNT,
     description: 'Owner only, with a session token. Oldest first, revoked ones included.',
     resolve: async (query, account, _args, ctx) => {
       if ((await ctx.viewer()).apiKey) throw forbidden(MESSAGES.notForKeys);

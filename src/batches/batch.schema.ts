@@ -59,7 +59,7 @@ function resultTypes(name: string, recordField: string, ref: typeof ContactRef |
       updated: t.exposeInt('updated'),
       unchanged: t.exposeInt('unchanged'),
       failed: t.exposeInt('failed'),
-      items: t.field({ type: [Item], resolve: (result) => result.items }),
+      items: t.field({ type: [Item], maxItems: MAX_BATCH, resolve: (result) => result.items }),
     }),
   });
 }
@@ -146,7 +146,7 @@ const BatchDeleteResult = builder.objectRef<DeleteResult>('BatchDeleteResult').i
   fields: (t) => ({
     deleted: t.exposeInt('deleted'),
     failed: t.exposeInt('failed'),
-    items: t.field({ type: [BatchDeleteItem], resolve: (result) => result.items }),
+    items: t.field({ type: [BatchDeleteItem], maxItems: MAX_BATCH, resolve: (result) => result.items }),
   }),
 });
 

@@ -13,7 +13,7 @@ import { ownOrContactNameMatches } from '../contacts/contact-search.js';
 import { searchText, uuid } from '../validation.js';
 import { DealRef, DealStatusEnum } from './deal.schema.js';
 import { PipelineStageRef } from './stage.schema.js';
-import { STAGE_ORDER } from './stage.service.js';
+import { STAGE_ORDER, STAGES_PER_ACCOUNT } from './stage.service.js';
 
 /** Read only as a deal's relation. */
 const stages = { name: 'PipelineStage', model: 'PipelineStage', table: 'pipeline_stages', json: true, orders: {} } satisfies Collection;
@@ -68,7 +68,7 @@ builder.prismaObjectField(AccountRef, 'deals', dealConnection(null));
 builder.prismaObjectField(ContactRef, 'deals', dealConnection('contact_id', "The contact's deals"));
 builder.prismaObjectField(PipelineStageRef, 'deals', dealConnection('stage_id', 'The deals in this stage'));
 builder.prismaObjectField(AccountRef, 'pipelineStages', (t) =>
-  t.relation('pipelineStages', { description: 'In pipeline order (position, then oldest first)', query: { orderBy: STAGE_ORDER } }),
+  t.relation('pipelineStages', { description: 'In pipeline order (position, then oldest first)', maxItems: STAGES_PER_ACCOUNT, query: { orderBy: STAGE_ORDER } }),
 );
 
 /** Query.deal: REST's GET /deals/{id}. */

@@ -10,6 +10,7 @@ import {
   deleteStage,
   deleteStageArgs,
   STAGE_ORDER,
+  STAGES_PER_ACCOUNT,
   stagesArgs,
   stageTarget,
   updateStage,
@@ -37,6 +38,7 @@ builder.queryField('pipelineStages', (t) =>
   t.prismaField({
     type: ['PipelineStage'],
     description: 'The stages of an account, in pipeline order (position, then oldest first).',
+    maxItems: STAGES_PER_ACCOUNT,
     args: { accountId: t.arg.id({ required: true }) },
     rules: { access: 'member', scope: 'DEALS_READ', input: stagesArgs },
     resolve: async (query, _root, _args, ctx, info) => {

@@ -7,6 +7,15 @@ import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
 import { requiredText, uuid } from '../validation.js';
 
+/**
+ * The most stages the cost (docs/graphql.md#cost-and-budget) counts an account's pipeline as holding:
+ * nothing enforces a number (createPipelineStage adds one more each time), so this is the cost's
+ * assumption, five times the five-stage pipeline the demo and the bench use. With it a board of
+ * every stage's first 100 deals still runs (1 + 25 × 101 objects); a pipeline longer than this is
+ * undercharged in proportion (docs/graphql.md#cost-and-budget says so).
+ */
+export const STAGES_PER_ACCOUNT = 25;
+
 /** Positions stop well short of int4's limit so "after the last" always has room. */
 export const MAX_POSITION = 1_000_000;
 

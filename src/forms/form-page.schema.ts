@@ -3,6 +3,7 @@ import { builder } from '../graphql/builder.js';
 import { ContactField } from '../generated/prisma/client.js';
 import { isUuid } from '../validation.js';
 import { FormFieldTypeEnum } from './form.schema.js';
+import { MAX_FIELDS } from './form.service.js';
 
 // The HTML autocomplete token for each contact column, so browsers can fill the form (WCAG 1.3.5).
 const AUTOCOMPLETE: Record<ContactField, string> = {
@@ -44,7 +45,7 @@ export const PublicLeadForm = builder.prismaObject('LeadForm', {
       nullable: true,
       description: 'Render as an input people never see or fill in; the page shows it to bots anyway',
     }),
-    fields: t.relation('fields', { type: PublicLeadFormField, query: { orderBy: { position: 'asc' } } }),
+    fields: t.relation('fields', { type: PublicLeadFormField, maxItems: MAX_FIELDS, query: { orderBy: { position: 'asc' } } }),
     accentColor: t.exposeString('accentColor', { nullable: true, description: 'The page\'s accent colour, #rrggbb; null = the default' }),
     showTitle: t.exposeBoolean('showTitle', { description: 'Whether the page shows `name` as its heading' }),
   }),

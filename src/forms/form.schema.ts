@@ -13,7 +13,9 @@ import {
   createLeadFormInput,
   deleteLeadForm,
   formTarget,
+  FORMS_PER_ACCOUNT,
   insertLeadForm,
+  MAX_FIELDS,
   setLeadFormActive,
   updateLeadForm,
   updateLeadFormArgs,
@@ -59,7 +61,7 @@ export const LeadFormRef = builder.prismaObject('LeadForm', {
     showTitle: t.exposeBoolean('showTitle', { description: 'Whether the public page shows `name` as its heading' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    fields: t.relation('fields', { query: { orderBy: { position: 'asc' } } }),
+    fields: t.relation('fields', { maxItems: MAX_FIELDS, query: { orderBy: { position: 'asc' } } }),
   }),
 });
 
@@ -75,6 +77,7 @@ const FormSubmissionResult = builder.objectRef<SubmissionResult>('FormSubmission
 builder.queryField('leadForms', (t) =>
   t.prismaField({
     type: ['LeadForm'],
+    maxItems: FORMS_PER_ACCOUNT,
     args: { accountId: t.arg.id({ required: true }) },
     rules: { access: 'member', scope: 'FORMS_READ', input: accountArgs },
     resolve: async (query, _root, _args, ctx, info) => {

@@ -9,6 +9,12 @@ import { optionalText, requiredText, uuid } from '../validation.js';
 
 export const DEFAULT_SUCCESS_MESSAGE = "Thanks! We'll be in touch.";
 export const MAX_FIELDS = 50;
+/**
+ * The most lead forms the cost (docs/graphql.md#cost-and-budget) counts an account as having:
+ * nothing enforces a number (createLeadForm adds one more each time), so this is the cost's
+ * assumption; every form's fields then still fit the ceiling (1 + 50 × (1 + MAX_FIELDS) objects).
+ */
+export const FORMS_PER_ACCOUNT = 50;
 export const MAX_OPTIONS = 100;
 const FIELD_KEY = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
 

@@ -8,6 +8,7 @@ import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
 import { LeadFormRef } from './form.schema.js';
+import { FORMS_PER_ACCOUNT } from './form.service.js';
 
 /** What a submission kept; the sender's IP address and user agent stay out of the API. */
 export const FormSubmissionRef = builder.prismaObject('FormSubmission', {
@@ -47,7 +48,7 @@ export const submissionConnection = defineCollection(submissions, FormSubmission
 builder.prismaObjectField(AccountRef, 'formSubmissions', submissionConnection(null));
 builder.prismaObjectField(ContactRef, 'submissions', submissionConnection('contact_id', "The contact's form submissions"));
 builder.prismaObjectField(LeadFormRef, 'submissions', submissionConnection('form_id', "The form's submissions"));
-builder.prismaObjectField(AccountRef, 'leadForms', (t) => t.relation('leadForms', { description: 'Newest first', query: { orderBy: NEWEST_FIRST } }));
+builder.prismaObjectField(AccountRef, 'leadForms', (t) => t.relation('leadForms', { description: 'Newest first', maxItems: FORMS_PER_ACCOUNT, query: { orderBy: NEWEST_FIRST } }));
 
 readById('leadForm', 'LeadForm', (db) => db.leadForm, 'FORMS_READ');
 readById('formSubmission', 'FormSubmission', (db) => db.formSubmission, 'FORMS_READ');

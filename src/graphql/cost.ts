@@ -4,7 +4,9 @@ import {
   getNullableType,
   getOperationAST,
   isCompositeType,
+  isInterfaceType,
   isListType,
+  isObjectType,
   Kind,
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -30,9 +32,12 @@ export type Cost = {
  * A document's cost before it runs (docs/decisions.md §11, docs/graphql.md#cost-and-budget), as
  * GitHub counts it: 1 per object it can return; a field with `first`/`last` (a `*Connection`) or
  * `pageSize` (a §9 page) returns that many of each list in it (`edges`, `nodes`), so nested
- * connections multiply; leaves are free. A plain list counts as one object. Root fields whose rules
+ * connections multiply; leaves are free. A plain list (not in a connection or page) returns as many
+ * as it can hold, and what is under it multiplies the same way: its own `first` when it takes one
+ * (`search`), else the `maxItems` its field declares (listBound). Root fields whose rules
  * declare a `limit` are charged to that limit, not to the budget: their objects count toward the
- * ceiling only. Decided by types and arguments, so connections added anywhere are covered.
+ * ceiling only. Decided by types and arguments, so connections added anywhere are covered; a plain
+ * list added anywhere must say its bound, or the schema does not build (unboundedLists).
  *
  * Written here rather than taken from a library: graphql-armor's cost-limit weighs depth, not the
  * page a field asks for, and @pothos/plugin-complexity needs a multiplier declared on every field.
@@ -70,18 +75,53 @@ export function documentCost(
       const field = 'getFields' in type ? type.getFields()[selection.name.value] : undefined;
       const named = field && getNamedType(field.type);
       if (!field || !selection.selectionSet || !isCompositeType(named)) continue; // leaves and __typename are free
-      const objects = count * (page !== undefined && isListType(getNullableType(field.type)) ? page : 1);
+      const list = isListType(getNullableType(field.type));
+      // A list bounded by its own argument (search's `first`) holds that many; its items page nothing.
+      const own = list ? pageOf(field, selection, variables) : undefined;
+      const objects = count * (!list ? 1 : (own ?? page ?? listBound(field)));
       const chargedHere = charged && !(type === root && rulesOf(field)?.limit);
       cost.total += objects;
       if (chargedHere) cost.charged += objects;
-      visit(selection.selectionSet, named, objects, pageOf(field, selection, variables), chargedHere, seen);
+      visit(selection.selectionSet, named, objects, own === undefined ? pageOf(field, selection, variables) : undefined, chargedHere, seen);
     }
   };
   visit(operation.selectionSet, root, 1, undefined, true, []);
   return cost;
 }
 
-/** How many items each list of this field's object holds: its `first`/`last`/`pageSize`, or none if it pages nothing. */
+/**
+ * The most items a plain list field can return: the `maxItems` declared with it (its `maxItems`
+ * option, kept in the field's extensions by the rules plugin). A list declaring none is charged the
+ * default page: only a schema built elsewhere has one (tests), as this app's refuses to build.
+ */
+export function listBound(field: GraphQLField<unknown, unknown>): number {
+  const declared = field.extensions?.maxItems;
+  return typeof declared === 'number' ? declared : DEFAULT_PAGE;
+}
+
+/**
+ * The list fields of objects (`Type.field`) whose size nothing bounds for the cost: not bounded by
+ * an argument of their own (`first`/`last`/`pageSize`), not a list of a connection or page (a type
+ * every field returning it pages), and declaring no `maxItems`. Lists of scalars and enums are free.
+ */
+export function unboundedLists(schema: GraphQLSchema): string[] {
+  const types = Object.values(schema.getTypeMap()).filter((t) => !t.name.startsWith('__') && (isObjectType(t) || isInterfaceType(t)));
+  const fields = types.flatMap((t) => Object.values((t as GraphQLCompositeType & { getFields(): Record<string, GraphQLField<unknown, unknown>> }).getFields()).map((f) => ({ t, f })));
+  const paged = (name: string) => {
+    const returning = fields.filter(({ f }) => getNamedType(f.type).name === name);
+    return returning.length > 0 && returning.every(({ f }) => !isListType(getNullableType(f.type)) && f.args.some((a) => PAGE_ARGS.includes(a.name)));
+  };
+  return fields
+    .filter(({ f }) => isListType(getNullableType(f.type)) && isCompositeType(getNamedType(f.type)))
+    .filter(({ t, f }) => !f.args.some((a) => PAGE_ARGS.includes(a.name)) && typeof f.extensions?.maxItems !== 'number' && !paged(t.name))
+    .map(({ t, f }) => `${t.name}.${f.name}`);
+}
+
+/**
+ * What this field's `first`/`last`/`pageSize` asks for (the default page when it names none), or none if
+ * it takes none: how many items each list of its object holds (a connection, a page), or, for a list
+ * field taking one (`search`), how many it holds itself.
+ */
 function pageOf(field: GraphQLField<unknown, unknown>, node: Parameters<typeof getArgumentValues>[1], variables: Record<string, unknown>) {
   if (!field.args.some((arg) => PAGE_ARGS.includes(arg.name))) return undefined;
   let args: Record<string, unknown> = {};

@@ -11,6 +11,7 @@ import SchemaBuilder, {
 import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import type { Context } from '../context.js';
 import type { ApiScope } from '../auth/scopes.js';
+import { unboundedLists } from './cost.js';
 import { enforce, notHonoured, requireKeyScope, type FieldRules } from './rules.js';
 
 /**
@@ -31,7 +32,10 @@ export type KeyScope = ApiScope | false | 'public' | { of: ObjectRef<any, any> |
 export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
     const root = fieldConfig.kind === 'Query' || fieldConfig.kind === 'Mutation';
-    const config = root ? { ...fieldConfig, type: { ...fieldConfig.type, nullable: true } } : fieldConfig;
+    const typed = root ? { ...fieldConfig, type: { ...fieldConfig.type, nullable: true } } : fieldConfig;
+    // The cost (src/graphql/cost.ts) reads a plain list's bound where it reads the field.
+    const { maxItems } = fieldConfig.pothosOptions as { maxItems?: number };
+    const config = maxItems === undefined ? typed : { ...typed, extensions: { ...typed.extensions, maxItems } };
     const rules = rulesIn(fieldConfig);
     if (!rules) return config;
     if (!root && fieldConfig.kind !== 'Subscription') throw new Error(`${fieldConfig.parentType}.${fieldConfig.name}: rules are for root fields`);
@@ -57,6 +61,8 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
         }
       }
     }
+    const unbounded = unboundedLists(schema);
+    if (unbounded.length) throw new Error(`${unbounded.join(', ')}: a plain list declares maxItems, the most it can return (docs/graphql.md#cost-and-budget)`);
     for (const type of Object.values(schema.getTypeMap())) {
       const { pothosPrismaModel, pothosOptions } = (type.extensions ?? {}) as { pothosPrismaModel?: string; pothosOptions?: { keyScope?: KeyScope } };
       if (pothosPrismaModel && pothosOptions?.keyScope === undefined) throw new Error(`${type.name} declares no keyScope: what may an API key read of it? (docs/decisions.md §15)`);
@@ -147,6 +153,12 @@ declare global {
     > {
       /** Part of the parent's representation (the contract embeds it): an API key reads it with the parent. */
       embedded?: true;
+      /**
+       * A plain list's most items (not a connection's or page's, nor one bounded by its own `first`):
+       * the cost counts it as that many, and multiplies what is selected under it by as many
+       * (docs/graphql.md#cost-and-budget). Every such list declares one, or the schema does not build.
+       */
+      maxItems?: number;
     }
     export interface QueryFieldOptions<
       Types extends SchemaTypes,

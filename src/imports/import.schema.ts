@@ -68,16 +68,20 @@ const target = ({ id }: { id: string }, ctx: { db: { import: { findUnique(a: obj
 /** docs/decisions.md §17: 20 imports started an hour per account, counted after access. */
 const START_LIMIT = { max: 20, window: '1h', per: 'account' } as const;
 
+/** Query.imports answers the latest this many (Account.imports pages through all). */
+const LATEST_IMPORTS = 100;
+
 builder.queryField('imports', (t) =>
   t.prismaField({
     type: ['Import'],
-    description: "The account's latest 100 imports, newest first (Account.imports pages through all of them).",
+    description: `The account's latest ${LATEST_IMPORTS} imports, newest first (Account.imports pages through all of them).`,
+    maxItems: LATEST_IMPORTS,
     args: { accountId: t.arg.id({ required: true }) },
     // REST serves it (GET /api/v1/imports), where no cost budget applies: a new read's limit (§18) bounds it.
     rules: { access: 'member', scope: 'IMPORTS', input: listArgs, limit: READS_BEYOND_CONTRACT },
     resolve: (query, _root, _args, ctx, info) => {
       const { input } = checked<z.output<typeof listArgs>>(info);
-      return ctx.db.import.findMany({ ...query, where: { accountId: input.accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 100 });
+      return ctx.db.import.findMany({ ...query, where: { accountId: input.accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: LATEST_IMPORTS });
     },
   }),
 );

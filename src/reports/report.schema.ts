@@ -1,11 +1,14 @@
 /** Account.pipeline · dealSummary · receivables · contactBreakdown, and the root fields REST's /reports/* read (docs/decisions.md §19, Reports). */
 import { AccountRef } from '../accounts/account.schema.js';
 import { PipelineStageRef } from '../deals/stage.schema.js';
+import { STAGES_PER_ACCOUNT } from '../deals/stage.service.js';
+import { ContactSource, ContactType, DealStatus } from '../generated/prisma/enums.js';
 import { builder } from '../graphql/builder.js';
 import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { checked, type FieldRules } from '../graphql/rules.js';
 import { parseInput } from '../validation.js';
 import {
+  AGING_BUCKETS,
   contactBreakdown,
   dealReportArgs,
   dealSummary,
@@ -46,10 +49,22 @@ const MonthValueRef = builder.objectRef<MonthValue>('MonthValue').implement({
   fields: (t) => ({ month: t.exposeString('month', { description: 'YYYY-MM' }), count: t.exposeInt('count'), value: t.exposeFloat('value') }),
 });
 
+/**
+ * What the cost counts wonByMonth as: the period is optional (all time when left out), so the months
+ * with won deals are bounded by the account's age only; ten years of them. A MonthValue is leaves, so
+ * an older account is undercharged by its extra months alone, never by what they multiply.
+ */
+const MONTHS_COSTED = 120;
+
 const DealSummaryRef = builder.objectRef<DealSummary>('DealSummary').implement({
   fields: (t) => ({
-    byStatus: t.field({ type: [StatusCountRef], description: 'Deals created in the period, every status', resolve: (s) => s.byStatus }),
-    wonByMonth: t.field({ type: [MonthValueRef], description: 'Won deals by the UTC month of closedAt in the period, oldest first', resolve: (s) => s.wonByMonth }),
+    byStatus: t.field({ type: [StatusCountRef], description: 'Deals created in the period, every status', maxItems: Object.values(DealStatus).length, resolve: (s) => s.byStatus }),
+    wonByMonth: t.field({
+      type: [MonthValueRef],
+      description: 'Won deals by the UTC month of closedAt in the period, oldest first',
+      maxItems: MONTHS_COSTED,
+      resolve: (s) => s.wonByMonth,
+    }),
   }),
 });
 
@@ -62,7 +77,7 @@ const ReceivablesRef = builder.objectRef<Receivables>('Receivables').implement({
   fields: (t) => ({
     total: t.exposeFloat('total'),
     count: t.exposeInt('count'),
-    buckets: t.field({ type: [AgingBucketRef], description: 'current, 1-30, 31-60, 61-90, over-90 days past due: always five, in this order', resolve: (r) => r.buckets }),
+    buckets: t.field({ type: [AgingBucketRef], description: 'current, 1-30, 31-60, 61-90, over-90 days past due: always five, in this order', maxItems: AGING_BUCKETS.length, resolve: (r) => r.buckets }),
   }),
 });
 
@@ -72,8 +87,8 @@ const KeyCountRef = builder.objectRef<KeyCount>('KeyCount').implement({
 
 const ContactBreakdownRef = builder.objectRef<ContactBreakdown>('ContactBreakdown').implement({
   fields: (t) => ({
-    byType: t.field({ type: [KeyCountRef], resolve: (b) => b.byType }),
-    bySource: t.field({ type: [KeyCountRef], resolve: (b) => b.bySource }),
+    byType: t.field({ type: [KeyCountRef], maxItems: Object.values(ContactType).length, resolve: (b) => b.byType }),
+    bySource: t.field({ type: [KeyCountRef], maxItems: Object.values(ContactSource).length, resolve: (b) => b.bySource }),
   }),
 });
 
@@ -86,6 +101,7 @@ builder.prismaObjectFields(AccountRef, (t) => ({
   pipeline: t.field({
     type: [PipelineStageSummaryRef],
     description: 'Open deals per stage: every stage in pipeline order, then those without a stage (stage null) if any',
+    maxItems: STAGES_PER_ACCOUNT + 1,
     resolve: (account, _args, ctx) => pipeline(ctx.db, account.id),
   }),
   dealSummary: t.field({
@@ -115,6 +131,7 @@ builder.queryFields((t) => ({
     type: [PipelineStageSummaryRef],
     nullable: true,
     description: 'Account.pipeline by account id',
+    maxItems: STAGES_PER_ACCOUNT + 1,
     args: { accountId: t.arg.id({ required: true }) },
     rules: rules('DEALS_READ', reportArgs),
     resolve: (_root, _args, ctx, info) => pipeline(ctx.db, checked<ReportArgs>(info).input.accountId),

@@ -72,6 +72,7 @@ builder.prismaObjectFields('Account', (t) => ({
   webhookEndpoints: t.field({
     type: [WebhookEndpointRef],
     description: 'Owner only.',
+    maxItems: ENDPOINTS_PER_ACCOUNT,
     resolve: async (account, _args, ctx) => {
       if ((await ctx.role(account.id)) !== 'owner') throw forbidden(MESSAGES.ownerOnly);
       return ctx.db.webhookEndpoint.findMany({ where: { accountId: account.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -97,12 +98,19 @@ const deps = (ctx: Context) => ({ box: ctx.events.box, policy: ctx.events.policy
 /** The URL judged with the form, so one 400 names it beside the form's problems (the write judges it again). */
 const urlLinked = (fields: Record<string, unknown>, _db: unknown, _accountId: string, ctx: Context) => urlDetails(fields.url, deps(ctx).policy);
 const endpointsArgs = z.object({ accountId: uuid });
+/**
+ * The most endpoints the cost (docs/graphql.md#cost-and-budget) counts an account as having: nothing
+ * enforces a number (createWebhookEndpoint adds one more each time), so this is the cost's assumption;
+ * every endpoint's first 100 deliveries still fit the ceiling (1 + 25 × 101 objects).
+ */
+const ENDPOINTS_PER_ACCOUNT = 25;
 
 // Root reads, so REST's /api/v1/webhook_endpoints routes (docs/decisions.md §18) have fields of their own.
 builder.queryFields((t) => ({
   webhookEndpoints: t.field({
     type: [WebhookEndpointRef],
     description: 'Owner only. The account\'s endpoints, oldest first (no secrets).',
+    maxItems: ENDPOINTS_PER_ACCOUNT,
     args: { accountId: t.arg.id({ required: true }) },
     rules: { ...OWNER, input: endpointsArgs, limit: READS_BEYOND_CONTRACT },
     resolve: (_root, _args, ctx, info) =>

@@ -3,11 +3,11 @@
  * before it runs, a request over the ceiling is refused before any SQL, each user spends a budget of
  * 20,000 points a minute, and every answer carries extensions.cost.
  */
-import { buildSchema, parse } from 'graphql';
+import { buildSchema, isObjectType, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_LIMITS } from '../../src/graphql/armor.js';
 import { COST_BUDGET } from '../../src/graphql/cost.plugin.js';
-import { documentCost } from '../../src/graphql/cost.js';
+import { DEFAULT_PAGE, documentCost, unboundedLists } from '../../src/graphql/cost.js';
 import { MemoryStore } from '../../src/ratelimit/memory-store.js';
 import { schema } from '../../src/schema.js';
 import { createAccount, type TestAccount } from '../factories/index.js';
@@ -62,6 +62,58 @@ describe('a document costs 1 per object it can return; connections multiply by f
   });
 });
 
+// The integrator's report: 10 contacts named Zed, 100 deals each; 45 of each one's deals again under every deal.
+const ZED_SEARCH = `query ($a: ID!) { search(accountId: $a, query: "zed", first: 50) { record { ... on Contact {
+  deals(first: 100) { nodes { contact { deals(first: 45) { nodes { id } } } } } } } } }`;
+/** Under one Contact of ZED_SEARCH: the connection, its 100 deals, each deal's contact, its connection and 45 deals. */
+const UNDER_A_ZED = 1 + 100 + 100 * (1 + 1 + 45);
+
+describe('a plain list returns as many as it can hold, and what is under it multiplies by that', () => {
+  it("a plain list multiplies what is under it by how many it can return: search(first: 50) under the ceiling's arithmetic", () => {
+    // 50 hits, 50 records, and under each record what a contacts page of 50 has under each node.
+    expect(costOf(ZED_SEARCH, { a: 'x' }, schema)!.total).toBe(50 + 50 + 50 * UNDER_A_ZED);
+    const asPage = ZED_SEARCH.replace('search(accountId: $a, query: "zed", first: 50) { record {', 'contacts(accountId: $a, pageSize: 50) { nodes {');
+    expect(costOf(asPage, { a: 'x' }, schema)!.total).toBe(1 + 50 + 50 * UNDER_A_ZED);
+    // The documented example (docs/graphql.md#cost-and-budget), and search's default first: 10.
+    expect(costOf('query ($a: ID!) { search(accountId: $a, query: "z", first: 50) { record { ... on Contact { deals(first: 50) { nodes { id } } } } } }', { a: 'x' }, schema)!.total).toBe(50 + 50 + 50 * (1 + 50));
+    expect(costOf('query ($a: ID!) { search(accountId: $a, query: "z") { title record { __typename } } }', { a: 'x' }, schema)!.total).toBe(10 + 10);
+  });
+
+  it('a plain list with no argument counts as the most it declares: me { accounts { pipelineStages { deals(first: 100) } } }', () => {
+    // 25 accounts a user (User.accounts), 25 stages an account (pipelineStages), 100 deals a stage.
+    expect(costOf('{ me { accounts { pipelineStages { deals(first: 100) { nodes { id } } } } } }', {}, schema)!.total).toBe(1 + 25 + 25 * 25 * (1 + 1 + 100));
+    expect(costOf('{ me { id accounts { id name } } }', {}, schema)).toEqual({ total: 1 + 25, charged: 1 + 25 }); // docs/graphql.md's worked example
+    expect(costOf('query ($a: ID!) { pipelineReport(accountId: $a) { stage { deals(first: 10) { nodes { id } } } } }', { a: 'x' }, schema)!.total).toBe(26 + 26 * (1 + 1 + 10));
+    expect(costOf('query ($a: ID!) { leadForms(accountId: $a) { fields { key } } }', { a: 'x' }, schema)!.total).toBe(50 + 50 * 50);
+  });
+
+  it('every plain list of objects declares the most it can return, or the schema does not build', () => {
+    const declared: Record<string, unknown> = {};
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type)) continue;
+      for (const field of Object.values(type.getFields())) {
+        if ('maxItems' in (field.extensions ?? {})) declared[`${type.name}.${field.name}`] = field.extensions.maxItems;
+      }
+    }
+    // Enforced: imports' take, a form's MAX_FIELDS, a batch's MAX_BATCH, the five aging buckets, one per enum value.
+    // Assumed (docs/graphql.md#cost-and-budget): nothing caps accounts, members, stages, forms, endpoints, keys, months.
+    expect(declared).toEqual({
+      'Query.imports': 100, 'LeadForm.fields': 50, 'PublicLeadForm.fields': 50,
+      'ContactBatchResult.items': 100, 'DealBatchResult.items': 100, 'BatchDeleteResult.items': 100,
+      'Receivables.buckets': 5, 'DealSummary.byStatus': 4, 'ContactBreakdown.byType': 5, 'ContactBreakdown.bySource': 7,
+      'User.accounts': 25, 'Account.members': 50,
+      'Account.pipelineStages': 25, 'Query.pipelineStages': 25, 'Account.pipeline': 26, 'Query.pipelineReport': 26,
+      'Account.leadForms': 50, 'Query.leadForms': 50, 'Account.webhookEndpoints': 25, 'Query.webhookEndpoints': 25,
+      'Account.apiKeys': 100, 'DealSummary.wonByMonth': 120,
+    });
+    expect(unboundedLists(schema)).toEqual([]);
+    // A list declaring none is named (the build throws with it); a schema built elsewhere charges it the default page.
+    const bare = buildSchema('type Query { account: Account }  type Account { tags: [Tag!]!  search(first: Int): [Tag!]  names: [String!]! }  type Tag { id: ID! }');
+    expect(unboundedLists(bare)).toEqual(['Account.tags']);
+    expect(costOf('{ account { tags { id } } }', {}, bare)!.total).toBe(1 + DEFAULT_PAGE);
+  });
+});
+
 let t: TestApp;
 let acc: TestAccount;
 beforeAll(async () => {
@@ -105,14 +157,25 @@ describe('the ceiling and the budget on /graphql', () => {
     expect(await databaseCalls(() => t.gql('query ($a: ID!) { deals(accountId: $a) { total } }', { a: acc.id }, { as: acc.owner }))).toBeGreaterThan(0);
   });
 
+  it("a plain list's multiplied cost is refused before any SQL: the integrator's search(first: 50) under a contact's deals", async () => {
+    await t.gql('{ me { id } }', {}, { as: acc.owner });
+    let answer: Awaited<ReturnType<TestApp['gql']>> | undefined;
+    const calls = await databaseCalls(async () => (answer = await t.gql(ZED_SEARCH, { a: acc.id }, { as: acc.owner })));
+    const cost = 50 + 50 + 50 * UNDER_A_ZED;
+    expect(answer!.errors).toEqual([expect.objectContaining({ message: `Query too complex: it costs ${cost}, more than 5000`, extensions: { code: 'QUERY_TOO_COMPLEX', cost, maxCost: 5000 } })]);
+    expect(answer!.data ?? null).toBeNull();
+    expect(calls).toBe(0);
+  });
+
   it('every answer carries extensions.cost {requested, remaining, limit, resetSeconds}', async () => {
     const user = (await createAccount(t)).owner;
+    // me, and up to 25 accounts (User.accounts' most) each with its owner: 1 + 25 + 25.
     const first = await t.gql('{ me { id accounts { id owner { id } } } }', {}, { as: user });
-    expect(first.extensions?.cost).toEqual({ requested: 3, remaining: COST_BUDGET.points - 3, limit: COST_BUDGET.points, resetSeconds: 1 });
+    expect(first.extensions?.cost).toEqual({ requested: 51, remaining: COST_BUDGET.points - 51, limit: COST_BUDGET.points, resetSeconds: 1 });
     const refused = await t.gql('query ($a: ID!) { contacts(accountId: $a) { total } }', { a: acc.id }, { as: user });
     expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect(refused.extensions?.cost).toMatchObject({ requested: 0, limit: COST_BUDGET.points });
-    expect(refused.extensions!.cost.remaining).toBeGreaterThanOrEqual(COST_BUDGET.points - 3);
+    expect(refused.extensions!.cost.remaining).toBeGreaterThanOrEqual(COST_BUDGET.points - 51);
     const tooComplex = await t.gql(OVER, { a: acc.id }, { as: user });
     expect(tooComplex.extensions?.cost).toMatchObject({ requested: 0, limit: COST_BUDGET.points });
     const anonymous = await t.gql('{ me { id } }', {}, { as: null });
@@ -129,16 +192,17 @@ describe('the budget, on a stopped clock (points leak back at 20,000 a minute: a
 
   it('a request that does not fit the budget is RATE_LIMITED with retryAfter, and runs nothing; it fits once points leak back', async () => {
     const user = (await createAccount(frozen)).owner;
-    await frozen.deps.limiter.spend(COST_BUDGET, `user:${user.id}`, COST_BUDGET.points - 2);
+    // me and up to 25 accounts (User.accounts' most): 26 points.
+    await frozen.deps.limiter.spend(COST_BUDGET, `user:${user.id}`, COST_BUDGET.points - 26);
     const fits = await frozen.gql('{ me { id accounts { id } } }', {}, { as: user });
     expect(fits.errors).toBeUndefined();
-    expect(fits.extensions?.cost).toEqual({ requested: 2, remaining: 0, limit: COST_BUDGET.points, resetSeconds: 60 });
+    expect(fits.extensions?.cost).toEqual({ requested: 26, remaining: 0, limit: COST_BUDGET.points, resetSeconds: 60 });
     const refused = await frozen.gql('{ me { id accounts { id } } }', {}, { as: user });
     expect(refused.errors).toEqual([expect.objectContaining({ extensions: { code: 'RATE_LIMITED', retryAfter: 1 } })]);
     expect(refused.data ?? null).toBeNull();
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(refused.extensions?.cost).toMatchObject({ requested: 2, remaining: 0, limit: COST_BUDGET.points });
-    clock += 6; // two points leak back
+    expect(refused.extensions?.cost).toMatchObject({ requested: 26, remaining: 0, limit: COST_BUDGET.points });
+    clock += 78; // 26 points leak back
     expect((await frozen.gql('{ me { id accounts { id } } }', {}, { as: user })).errors).toBeUndefined();
   });
 
