@@ -5,10 +5,11 @@ import { useCrossSiteRule } from './auth/cross-site.plugin.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
 import { baseUrlOf } from './config.js';
 import type { AppDeps } from './deps.js';
-import { maskError, useErrorCodes } from './graphql/mask.js';
+import { maskError, useErrorCodes, useMalformedRequestStatus } from './graphql/mask.js';
 import { useVariableErrors } from './graphql/variables.js';
 import { useCost } from './graphql/cost.plugin.js';
 import { useMultipartSubscriptions } from './graphql/multipart.plugin.js';
+import { useSubscriptionAccept } from './graphql/subscription-accept.plugin.js';
 import { memoryDocumentStore, useAutomaticPersistedQueries, useTrustedDocuments } from './graphql/persisted.js';
 import { GRAPHQL_LIMITS } from './graphql/armor.js';
 import { schema } from './schema.js';
@@ -51,6 +52,8 @@ export function createApp(deps: AppDeps) {
       useVariableErrors(deps.config.production),
       useCost(deps.limiter),
       useErrorCodes(deps.log),
+      useMalformedRequestStatus(),
+      useSubscriptionAccept(), // a subscription by HTTP must ask for a stream: else 406, before it starts
       useMultipartSubscriptions(deps.log), // Apollo Client's HttpLink subscriptions (SSE is Yoga's own)
       useResponseHeaders(),
       useCrossSiteRule({ cookieName: deps.config.auth.cookieName, allowedOrigins: deps.config.allowedOrigins }),

@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type ASTNode } from 'graphql';
 import { restScope, type ApiScope } from './auth/scopes.js';
 
 /**
@@ -25,7 +25,10 @@ export type ErrorCode =
   | 'GRAPHQL_VALIDATION_FAILED'
   | 'QUERY_TOO_COMPLEX'
   | 'PERSISTED_QUERY_NOT_FOUND'
-  /** A malformed GraphQL-over-HTTP request (no query string, a mutation over GET): Yoga's and Apollo's own code. */
+  /**
+   * A malformed GraphQL-over-HTTP request (no query string, a mutation over GET), or one asking for
+   * what /graphql cannot answer (a subscription as one JSON answer, 406): Yoga's and Apollo's own code.
+   */
   | 'BAD_REQUEST'
   /** Several operations and no (or an unknown) operationName: Yoga's and Apollo's own code. */
   | 'OPERATION_RESOLUTION_FAILURE';
@@ -99,6 +102,8 @@ export const MESSAGES = {
   queryTooComplex: 'Query too complex',
   persistedQueryNotFound: 'PersistedQueryNotFound',
   trustedDocumentsOnly: 'Only trusted documents run here: send extensions.persistedQuery.sha256Hash of a known document',
+  subscriptionNeedsStream:
+    'A subscription is a stream: send Accept: text/event-stream or multipart/mixed;subscriptionSpec="1.0", or subscribe over graphql-ws',
 } as const;
 
 export const unauthenticated = () => new AppError('UNAUTHENTICATED', MESSAGES.unauthorized);
@@ -123,6 +128,14 @@ export const invalidTransition = (message: string, move: { from: string; to: str
 export const conflict = (message: string, extra: { currentUpdatedAt?: string } = {}) => new AppError('CONFLICT', message, undefined, extra);
 /** A scalar value that does not parse (graphql-js prefixes it with the variable or argument it is in). */
 export const invalidValue = (message: string) => new AppError('BAD_USER_INPUT', message);
+/**
+ * A literal of the document that its scalar refuses (invalidValue, thrown while validating): the
+ * scalar's message, located at the literal, with `details` keyed by argument path
+ * (`filter.updatedAfter`), as invalidVariables keys a variable's by variable path. No `http.status`:
+ * a document that fails validation is a 200 for `application/json` (GraphQL over HTTP).
+ */
+export const invalidLiteral = (path: string, message: string, node: ASTNode) =>
+  new GraphQLError(message, { nodes: node, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, details: { [path]: [message] } satisfies ErrorDetails } });
 export const idempotencyConflict = () => new AppError('IDEMPOTENCY_CONFLICT', MESSAGES.idempotencyConflict);
 export const idempotencyInProgress = () => new AppError('IDEMPOTENCY_IN_PROGRESS', MESSAGES.idempotencyInProgress);
 // These two judge the HTTP message itself, so they carry their status for /graphql's answer too.
@@ -147,6 +160,14 @@ export const validationFailed = (message: string) => new AppError('GRAPHQL_VALID
  */
 export const persistedQueryNotFound = () =>
   new AppError('PERSISTED_QUERY_NOT_FOUND', MESSAGES.persistedQueryNotFound, undefined, { http: { status: 200 } });
+/** How a subscription may be asked for over HTTP: Server-Sent Events, or Apollo's multipart protocol. */
+export const STREAM_MEDIA_TYPES = 'text/event-stream, multipart/mixed;subscriptionSpec="1.0"';
+/**
+ * A subscription sent by HTTP asking for one JSON answer: it streams, so 406 Not Acceptable, with
+ * `Accept` naming what to ask for; refused before it starts, so nothing runs and nothing is charged.
+ */
+export const subscriptionNeedsStream = () =>
+  new AppError('BAD_REQUEST', MESSAGES.subscriptionNeedsStream, undefined, { http: { status: 406, headers: { Accept: STREAM_MEDIA_TYPES } } });
 /** GRAPHQL_TRUSTED_DOCUMENTS is set and the request names no listed document (a 400: resending the text will not help). */
 export const trustedDocumentsOnly = () =>
   new AppError('PERSISTED_QUERY_NOT_FOUND', MESSAGES.trustedDocumentsOnly, undefined, { http: { status: 400 } });

@@ -4,6 +4,7 @@
  * About fifty kinds of bad request, each with the code it must get.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 import { GRAPHQL_LIMITS } from '../../src/graphql/armor.js';
@@ -69,7 +70,7 @@ const CASES: Case[] = [
   { name: 'a fragment cycle', body: q('query { me { ...A } } fragment A on User { ...B } fragment B on User { ...A }'), code: 'GRAPHQL_VALIDATION_FAILED' },
   { name: 'an unknown directive', body: q('{ me @nope { id } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
   { name: 'two anonymous operations', body: q('{ me { id } } { me { id } }'), code: 'OPERATION_RESOLUTION_FAILURE' },
-  { name: 'a subscription (the API has none)', body: q('subscription { me { id } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
+  { name: 'a field the Subscription type lacks', body: q('subscription { me { id } }'), code: 'GRAPHQL_VALIDATION_FAILED' },
   { name: 'introspection in production', body: q('{ __schema { types { name } } }'), app: 'prod', code: 'GRAPHQL_VALIDATION_FAILED' },
   // Variables that do not coerce: BAD_USER_INPUT with details keyed by variable path
   { name: 'a string for an Int variable', body: q('query ($n: Int) { contacts(accountId: "x", pageSize: $n) { total } }', { n: 'ten' }), code: 'BAD_USER_INPUT', details: { n: [expect.stringMatching(/Int/)] } },
@@ -82,6 +83,9 @@ const CASES: Case[] = [
   { name: 'a bad enum inside the input', body: q(CREATE, { i: { accountId: 'x', firstName: 'A', contactType: 'vip' } }), code: 'BAD_USER_INPUT', details: { 'i.contactType': [expect.any(String)] } },
   { name: 'a date that is not a date', body: q('mutation ($i: CreateDealInput!) { createDeal(input: $i) { id } }', { i: { accountId: 'x', title: 'T', expectedCloseDate: '2025-02-30' } }), code: 'BAD_USER_INPUT', details: { 'i.expectedCloseDate': [expect.any(String)] } },
   { name: 'a list where an object goes', body: q(CREATE, { i: [] }), code: 'BAD_USER_INPUT', details: { i: [expect.any(String)] } },
+  // Literals a scalar refuses: BAD_USER_INPUT with details keyed by argument path
+  { name: 'a timestamp literal that is not a timestamp', body: q('{ account(id: "x") { contacts(filter: { updatedAfter: "notadate" }) { totalCount } } }'), code: 'BAD_USER_INPUT', details: { 'filter.updatedAfter': [expect.any(String)] } },
+  { name: 'a date literal that is not a real day', body: q('{ account(id: "x") { invoices(filter: { dueAfter: "2027-02-30" }) { totalCount } } }'), code: 'BAD_USER_INPUT', details: { 'filter.dueAfter': [expect.any(String)] } },
   // Limits of one document
   { name: 'too deep', body: q(`{ me { accounts { members { user { id ${nest(6)} } } } } }`), code: 'QUERY_TOO_COMPLEX' },
   { name: 'too many aliases', body: q(`{ me { ${aliases(GRAPHQL_LIMITS.maxAliases + 1)} } }`), code: 'QUERY_TOO_COMPLEX' },
@@ -103,6 +107,8 @@ const CASES: Case[] = [
   { name: 'a mutation over GET', raw: GET('mutation { createAccount(input: { name: "x" }) { id } }'), code: 'BAD_REQUEST' },
   { name: 'a GET with no query', raw: { method: 'GET', headers: { accept: 'application/json' } }, code: 'BAD_REQUEST' },
   { name: 'a PUT', raw: { method: 'PUT', body: JSON.stringify(q('{ me { id } }')) }, code: 'BAD_REQUEST' },
+  { name: 'a subscription asked for as one JSON answer', body: q('subscription ($a: ID!) { accountEvents(accountId: $a) { id } }', { a: randomUUID() }), raw: { headers: { accept: 'application/json' } }, code: 'BAD_REQUEST' },
+  { name: 'a malformed Idempotency-Key', body: q(CREATE, { i: { accountId: randomUUID(), firstName: 'A' } }), raw: { headers: { 'idempotency-key': 'k'.repeat(256) } }, code: 'BAD_USER_INPUT', details: { idempotency_key: [expect.any(String)] } },
   { name: 'two operations and no operationName', body: q('query A { me { id } } query B { me { id } }'), code: 'OPERATION_RESOLUTION_FAILURE' },
   { name: 'an operationName the document lacks', body: { query: 'query A { me { id } }', operationName: 'B' }, code: 'OPERATION_RESOLUTION_FAILURE' },
   // Fields that refuse
@@ -158,5 +164,105 @@ describe('every error carries a code from the documented vocabulary (decisions ย
     } finally {
       t.deps.limiter.consume = consume;
     }
+  });
+});
+
+/** POST /graphql with the owner's token, `accept` as given (none: fetch's own `*\/*`). */
+const post = (app: TestApp, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${app.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${acc.owner.token}`, ...headers },
+    body: JSON.stringify(body),
+  });
+
+describe('a request that is not well-formed GraphQL over HTTP is 400 whatever it accepts (docs/graphql.md#error-codes)', () => {
+  const ACCEPTS: Record<string, string>[] = [{}, { accept: 'application/json' }, { accept: 'application/graphql-response+json' }];
+  const requests: [string, (headers: Record<string, string>) => Promise<Response>][] = [
+    ['an empty object', (h) => post(t, {}, h)],
+    ['a null query', (h) => post(t, { query: null }, h)],
+    ['variables and no query', (h) => post(t, { variables: {} }, h)],
+    ['a GET with no query', (h) => fetch(`${t.baseUrl}/graphql?x=1`, { headers: { accept: 'application/json', ...h } })],
+  ];
+  it.each(requests.flatMap(([name, send]) => ACCEPTS.map((h) => [`${name}, Accept ${h.accept ?? '(default)'}`, send, h] as const)))(
+    'no query string is 400 BAD_REQUEST: %s',
+    async (_, send, headers) => {
+      const response = await send(headers);
+      expect([response.status, await response.json()]).toEqual([400, { errors: [{ message: 'Must provide query string.', extensions: { code: 'BAD_REQUEST' } }] }]);
+    },
+  );
+});
+
+describe('a subscription by HTTP must ask for a stream (docs/graphql.md#subscriptions)', () => {
+  const SUB = 'subscription ($a: ID!) { accountEvents(accountId: $a) { id } }';
+
+  it.each(['application/json', 'application/graphql-response+json', 'text/html', 'multipart/mixed'])(
+    'asked for as %s, it is 406 BAD_REQUEST with a body, and Accept names what streams',
+    async (accept) => {
+      const response = await post(t, { query: SUB, variables: { a: acc.id } }, { accept });
+      expect(response.status).toBe(406);
+      expect(response.headers.get('accept')).toBe('text/event-stream, multipart/mixed;subscriptionSpec="1.0"');
+      expect(await response.json()).toEqual({ errors: [{ message: expect.stringContaining('text/event-stream'), extensions: { code: 'BAD_REQUEST' } }] });
+    },
+  );
+
+  it('a refused subscription never starts and is not charged against its rate limit', async () => {
+    const { limiter, events } = t.deps;
+    const consume = limiter.consume;
+    const subscribe = events.bus.subscribe;
+    const charged: string[] = [];
+    let started = 0;
+    limiter.consume = (rule, identity) => (charged.push(rule.name), consume.call(limiter, rule, identity));
+    events.bus.subscribe = ((...args: Parameters<typeof subscribe>) => (started++, subscribe.apply(events.bus, args))) as typeof subscribe;
+    try {
+      const response = await post(t, { query: SUB, variables: { a: acc.id } }, { accept: 'application/json' });
+      expect(response.status).toBe(406);
+      expect(response.headers.get('ratelimit-remaining')).toBeNull();
+      expect({ charged, started }).toEqual({ charged: [], started: 0 });
+    } finally {
+      limiter.consume = consume;
+      events.bus.subscribe = subscribe;
+    }
+  });
+
+  it('any Accept that covers text/event-stream still streams: none, */*, text/*', async () => {
+    for (const headers of [{} as Record<string, string>, { accept: '*/*' }, { accept: 'text/*' }, { accept: 'application/json, text/event-stream' }]) {
+      const response = await post(t, { query: SUB, variables: { a: acc.id } }, headers);
+      expect([response.status, response.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/event-stream/)]);
+      await response.body?.cancel();
+    }
+  });
+});
+
+describe('BAD_USER_INPUT carries details for literals too (decisions ยง9)', () => {
+  it("a literal a scalar refuses has details keyed by argument path, like a variable's by variable path, and its location", async () => {
+    const literal = await t.gql(`{ account(id: "${acc.id}") {\n  contacts(filter: { updatedAfter: "notadate" }) { totalCount } } }`, {}, { as: acc.owner });
+    const variable = await t.gql('query ($f: ContactFilter) { account(id: "x") { contacts(filter: $f) { totalCount } } }', { f: { updatedAfter: 'notadate' } }, { as: acc.owner });
+    const message = 'Must be an ISO 8601 timestamp with a time zone';
+    expect(literal.errors).toEqual([{ message, locations: [{ line: 2, column: 36 }], extensions: { code: 'BAD_USER_INPUT', details: { 'filter.updatedAfter': [message] } } }]);
+    expect(variable.errors).toEqual([expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT', details: { 'f.updatedAfter': [message] } } })]);
+  });
+
+  it('each refused literal is its own error with its own path, a variable default keyed by its name', async () => {
+    const r = await t.gql(
+      `query ($d: DateTime = "nope") { account(id: "${acc.id}") {
+        a: invoices(filter: { dueAfter: "2027-02-30" }) { totalCount }
+        b: contacts(filter: { updatedAfter: "2026-01-01T00:00:00Z", updatedBefore: "later" }) { totalCount }
+        c: contacts(filter: { updatedAfter: $d }) { totalCount } } }`,
+      {},
+      { as: acc.owner },
+    );
+    expect(r.errors?.map((e) => e.extensions?.details)).toEqual(
+      expect.arrayContaining([{ 'filter.dueAfter': [expect.any(String)] }, { 'filter.updatedBefore': [expect.any(String)] }, { d: [expect.any(String)] }]),
+    );
+    expect(r.errors, JSON.stringify(r.errors)).toHaveLength(3);
+  });
+});
+
+describe('details keys are camelCase, but for the Idempotency-Key header (docs/graphql.md "Conventions")', () => {
+  it('a malformed Idempotency-Key is details.idempotency_key, as REST names it, and the guide says so', async () => {
+    const r = await t.gql(CREATE, { i: { accountId: acc.id, firstName: 'A' } }, { as: acc.owner, headers: { 'idempotency-key': 'k'.repeat(256) } });
+    expect(r.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', details: { idempotency_key: [expect.any(String)] } });
+    const conventions = readFileSync(new URL('../../docs/graphql.md', import.meta.url), 'utf8').split('## Conventions')[1]!.split('\n## ')[0]!;
+    expect(conventions).toMatch(/`extensions\.details` keys are camelCase,\s+except `idempotency_key`/);
   });
 });
