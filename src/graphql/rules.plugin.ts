@@ -27,7 +27,9 @@ export type KeyScope = ApiScope | false | 'public' | { of: ObjectRef<any, any> |
  * option; the plugin keeps it on the built field (`extensions.rules`, read by the REST layer and
  * the OpenAPI document) and runs its checks before the resolver (src/graphql/rules.ts).
  * It also makes every root field nullable (docs/decisions.md §9 amended): a refused or failed field
- * answers `null` with its error, and the document's other root fields still answer.
+ * answers `null` with its error, and the document's other root fields still answer. Below the root,
+ * it holds an API key to the `keyScope` of each object type a field leads to, and keeps a plain
+ * list's `maxItems` where the cost reads it; the build fails where either is missing.
  */
 export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
