@@ -20,7 +20,7 @@ for (const [net, prefix] of [
 // IPv4-mapped addresses (::ffff:a.b.c.d) are judged by their IPv4 address in isBlockedAddress: a
 // ::ffff:0:0/96 rule here would make BlockList refuse every IPv4 address.
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], // unspecified, loopback
+  ['::', 96], // unspecified, loopback, and IPv4-compatible (::127.0.0.1, deprecated: RFC 4291)
   ['64:ff9b::', 96], ['64:ff9b:1::', 48], // NAT64 (reaches IPv4 space)
   ['100::', 64], // discard
   ['2001::', 23], // IETF protocol assignments (Teredo, ORCHID, ...)

@@ -72,8 +72,8 @@ describe('the SSRF guard', () => {
     expect(await targetProblem('ftp://93.184.215.14/', { production: false, allowPrivate: false })).toBe('Must be an http or https URL');
   });
 
-  it('knows the ranges, IPv4-mapped IPv6 included', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.31.0.1', '192.168.1.1', '100.127.0.1', '169.254.169.254', '::1', '::ffff:10.0.0.1', '::ffff:7f00:1', 'fd00::1', 'ff02::1', '64:ff9b::a00:1']) {
+  it('knows the ranges, IPv4-mapped and IPv4-compatible IPv6 included', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.31.0.1', '192.168.1.1', '100.127.0.1', '169.254.169.254', '::1', '::ffff:10.0.0.1', '::ffff:7f00:1', '::127.0.0.1', '::a9fe:a9fe', 'fd00::1', 'ff02::1', '64:ff9b::a00:1']) {
       expect(isBlockedAddress(a), a).toBe(true);
     }
     for (const a of ['93.184.215.14', '8.8.8.8', '2606:4700::1111']) expect(isBlockedAddress(a), a).toBe(false);
