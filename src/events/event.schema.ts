@@ -11,6 +11,7 @@ import { checked } from '../graphql/rules.js';
 import type { Context } from '../context.js';
 import type { Viewer } from '../auth/viewer.js';
 import { fromEnvelope, type Envelope, type EventRow } from './envelope.js';
+import { visibleEventTypes } from './visibility.js';
 
 const EventActor = builder.objectRef<{ type: string; id: string | null }>('EventActor').implement({
   description: 'Who caused the change: user (id = user id), api_key (id = the API key\'s id), visitor (a public form) or system (CLI, worker).',
@@ -54,7 +55,12 @@ const events = {
   }, '`occurredAfter` is inclusive, `occurredBefore` exclusive.'),
   // The primary key is (account_id, id): the account makes the lookup an index scan.
   rows: (db, ids, accountIds) => db.event.findMany({ where: { accountId: { in: accountIds }, id: { in: ids } }, select: EVENT_SELECT }) as Promise<EventRow[]>,
-} satisfies Collection<EventRow>;
+  // Only the types the caller may read (visibility.ts): of those asked for, else all of them.
+  narrow: async (filter, ctx, accountId) => {
+    const visible = await visibleEventTypes(ctx, accountId);
+    return visible ? { ...filter, types: (filter?.types ?? [...visible]).filter((type) => visible.has(type)) } : filter;
+  },
+} satisfies Collection<EventRow, { types?: string[] | null }>;
 
 const eventConnection = defineCollection(events, EventRef);
 
@@ -80,8 +86,11 @@ builder.queryField('event', (t) =>
       scope: 'EVENTS_READ',
       input: eventArgs,
       // The event itself: a by-id read answers null (REST: 404) for an unknown one and for one the caller may not see.
-      target: (input: z.output<typeof eventArgs>, ctx: Context) =>
-        ctx.db.event.findUnique({ where: { accountId_id: { accountId: input.accountId, id: input.id } }, select: EVENT_SELECT }),
+      target: async (input: z.output<typeof eventArgs>, ctx: Context) => {
+        const event = await ctx.db.event.findUnique({ where: { accountId_id: { accountId: input.accountId, id: input.id } }, select: EVENT_SELECT });
+        const visible = event && (await visibleEventTypes(ctx, input.accountId));
+        return event && (!visible || visible.has(event.type)) ? event : null;
+      },
       hidden: 'null',
       limit: READS_BEYOND_CONTRACT,
     },
@@ -93,7 +102,7 @@ const accountEventsArgs = z.object({ accountId: uuid, types: eventTypes });
 type AccountEventsArgs = z.output<typeof accountEventsArgs>;
 
 /** Events that may take the subscriber's access away: access is checked again on each of them. */
-const ACCESS_CHANGES = new Set(['member.removed', 'ownership.transferred']);
+const ACCESS_CHANGES = new Set(['member.removed', 'ownership.transferred', 'api_key.revoked']);
 /** Other events re-check access at most this often, so a lost membership ends the stream soon. */
 const RECHECK_MS = 30_000;
 
@@ -114,13 +123,14 @@ builder.subscriptionField('accountEvents', (t) =>
       return (async function* () {
         let checkedAt = Date.now();
         try {
+          const visible = await visibleEventTypes(ctx, input.accountId);
           for await (const text of source) {
             const event = JSON.parse(text) as Envelope;
             if (ACCESS_CHANGES.has(event.type) || Date.now() - checkedAt > RECHECK_MS) {
               if (!(await stillAllowed(ctx, viewer!, input.accountId))) return; // the stream completes
               checkedAt = Date.now();
             }
-            if (!wanted || wanted.has(event.type)) yield event;
+            if ((!wanted || wanted.has(event.type)) && (!visible || visible.has(event.type))) yield event;
           }
         } finally {
           await source.return?.(undefined);

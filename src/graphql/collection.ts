@@ -6,6 +6,7 @@
 // live beside their domain (src/<domain>/*-reads.schema.ts); this file is the machinery and knows
 // no domain.
 import { z } from 'zod';
+import type { Context } from '../context.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { builder } from './builder.js';
@@ -69,6 +70,8 @@ export type Collection<Node extends { id: string } = any, F = any> = {
   counter?: string;
   /** The rows of these ids, in any order (`accountIds` serves a key led by account_id). */
   rows?: (db: PrismaClient, ids: string[], accountIds: string[]) => Promise<Node[]>;
+  /** Narrows a list's parsed filter to what the caller may read in the account (events: by kind, docs/decisions.md §15). */
+  narrow?: (filter: F | null, ctx: Context, accountId: string) => Promise<F | null>;
 };
 
 /** The orders every dated collection has; its connection's ORDER BY is served by (account_id, created_at, id) and (account_id, updated_at, id). */

@@ -116,10 +116,11 @@ export function defineCollection<Node extends { id: string }, Filter>(spec: Coll
           ...(spec.filter ? { filter: t.arg({ type: spec.filter.input }) } : {}),
           ...(spec.orderInput ? { orderBy: t.arg({ type: spec.orderInput }) } : {}),
         },
-        resolve: (row: { id: string; accountId?: string }, args: FieldArgs): Source => {
+        resolve: async (row: { id: string; accountId?: string }, args: FieldArgs, ctx: Context): Promise<Source> => {
           const parent = { accountId: by === null ? row.id : row.accountId!, id: row.id };
           const paging = parseInput(pagingArgs, { first: args.first, last: args.last, after: args.after, before: args.before });
-          const filter = spec.filter && args.filter != null ? (parseInput(spec.filter.schema, args.filter) as object) : null;
+          const asked = spec.filter && args.filter != null ? (parseInput(spec.filter.schema, args.filter) as Filter) : null;
+          const filter = (spec.narrow ? await spec.narrow(asked, ctx, parent.accountId) : asked) as object | null;
           const order = args.orderBy ?? { field: 'CREATED_AT', direction: 'DESC' };
           if (!spec.orders[order.field]) throw badInput({ 'orderBy.field': ['Not an ordering of this connection'] });
           const size = paging.first ?? paging.last ?? DEFAULT_PAGE;

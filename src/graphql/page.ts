@@ -97,12 +97,13 @@ export function pageField(
         ...collection.filter.page.args(asArgs(t)),
       },
       rules: { access: 'member', scope, input, limit },
-      resolve: (_root, _args, _ctx, info) => {
+      resolve: async (_root, _args, ctx, info) => {
         const { input: a } = checked<PageArgs>(info);
         // `page` has a default (§9): whether the caller gave it is in the request, not in its value.
         if (a.cursor != null && given(info, 'page')) throw badInput({ cursor: ['Give cursor or page, not both'] });
         const order: Order = fixed ?? { field: a.sort ?? 'CREATED_AT', direction: a.order ?? 'DESC' };
-        const where = fixed ? filter(a) : { ...filter(a), updatedAfter: a.updatedSince, createdAfter: a.createdSince };
+        const asked = fixed ? filter(a) : { ...filter(a), updatedAfter: a.updatedSince, createdAfter: a.createdSince };
+        const where = collection.narrow ? await collection.narrow(asked, ctx, a.accountId) : asked;
         const page = a.cursor == null ? (a.page ?? 1) : null;
         const parent = { accountId: a.accountId, id: a.accountId };
         const args = { filter: where, order, size: a.pageSize, offset: ((page ?? 1) - 1) * a.pageSize, after: ['cursor', a.cursor] as [string, string | null], replica: true };

@@ -8,7 +8,7 @@ import { createApp } from '../../src/app.js';
 import { emit } from '../../src/events/emit.js';
 import { openEvents, type Events } from '../../src/events/runtime.js';
 import { SYSTEM } from '../../src/events/types.js';
-import { createAccount, unique, type TestAccount } from '../factories/index.js';
+import { createAccount, createApiKey, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { requireRedis, skipIfMissing, TEST_REDIS_URL, unsetVariables } from '../helpers/prerequisites.js';
 
@@ -146,5 +146,37 @@ describe.skipIf(skipIfMissing(unsetVariables('REDIS_URL')))('Subscription.accoun
     });
     await sse.done;
     expect(sse.events.map((e) => e.event)).toEqual(['complete']);
+  });
+
+  it("a revoked key's subscription ends at its revocation: nothing written after it arrives", async () => {
+    const own = await createAccount(a);
+    const key = await createApiKey(a, own, ['EVENTS_READ', 'CONTACTS_READ']);
+    const sse = await subscribe(a.baseUrl, key, SUB, { a: own.id });
+    await registered(own.id);
+    const before = await createContact(own, unique('Before'));
+    await sse.waitFor(1);
+    await a.gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', { id: key.id }, { as: own.owner });
+    await createContact(own, unique('After'));
+    await sse.done;
+    expect(sse.events.filter((e) => e.event === 'next').map((e) => e.data.data.accountEvents.data.object.id)).toEqual([before]);
+    expect(sse.events.at(-1)!.event).toBe('complete');
+  });
+
+  it('a key hears only the kinds of events its scopes read; a member not those of API keys and webhooks', async () => {
+    const own = await createAccount(a);
+    const key = await createApiKey(a, own, ['EVENTS_READ', 'CONTACTS_READ']);
+    const byKey = await subscribe(a.baseUrl, key, SUB, { a: own.id });
+    const byMember = await subscribe(a.baseUrl, own.member, SUB, { a: own.id });
+    await registered(own.id);
+    await createApiKey(a, own, ['DEALS_READ']); // api_key.created: for the owner only
+    await a.gql('mutation ($i: CreateDealInput!) { createDeal(input: $i) { id } }', { i: { accountId: own.id, title: 'Heard by members' } }, { as: own.owner });
+    const id = await createContact(own, unique('Heard'));
+    await byKey.waitFor(1);
+    await byMember.waitFor(2);
+    expect(byKey.events.filter((e) => e.event === 'next').map((e) => e.data.data.accountEvents.type)).toEqual(['contact.created']);
+    expect(byKey.events.find((e) => e.event === 'next')!.data.data.accountEvents.data.object.id).toBe(id);
+    expect(byMember.events.filter((e) => e.event === 'next').map((e) => e.data.data.accountEvents.type)).toEqual(['deal.created', 'contact.created']);
+    byKey.close();
+    byMember.close();
   });
 });

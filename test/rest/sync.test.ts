@@ -287,6 +287,26 @@ describe('GET /api/v1/events: the feed for systems without webhooks (docs/decisi
     expect((await t.rest('GET', `/api/v1/events/${event.id}?account_id=${e.id}`, { as: e.outsider })).status).toBe(404);
   });
 
+  test('each caller reads the kinds it may: a key those its scopes read, a member all but API keys and webhooks, the owner all', async () => {
+    const own = await createAccount(t);
+    await contacts.create(own.owner, { account_id: own.id, first_name: 'Seen' });
+    await t.rest('POST', '/api/v1/deals', { as: own.owner, body: { account_id: own.id, title: 'Deal' } });
+    const key = await createApiKey(t, own, ['EVENTS_READ', 'CONTACTS_READ']); // api_key.created
+    const typesFor = async (as: TestUser, params: Record<string, string> = {}) => {
+      const r = await t.rest('GET', `/api/v1/events?${new URLSearchParams({ account_id: own.id, ...params })}`, { as });
+      expect(r.status).toBe(200);
+      return r.body.data.map((ev: { type: string }) => ev.type);
+    };
+    expect(await typesFor(key)).toEqual(['contact.created']);
+    // Asking for a kind it may not read answers none of it, not a refusal: what it may read is the list.
+    expect(await typesFor(key, { types: 'deal.created,api_key.created' })).toEqual([]);
+    expect(await typesFor(own.member)).toEqual(['contact.created', 'deal.created']);
+    expect(await typesFor(own.owner)).toEqual(['contact.created', 'deal.created', 'api_key.created']);
+    const [created] = (await t.rest('GET', `/api/v1/events?account_id=${own.id}&types=api_key.created`, { as: own.owner })).body.data;
+    expect((await t.rest('GET', `/api/v1/events/${created.id}?account_id=${own.id}`, { as: own.member })).status).toBe(404);
+    expect((await t.rest('GET', `/api/v1/events/${created.id}?account_id=${own.id}`, { as: own.owner })).status).toBe(200);
+  });
+
   test('an API key needs EVENTS_READ', async () => {
     const reader = await createApiKey(t, e, ['EVENTS_READ']);
     expect((await feed({}, reader)).status).toBe(200);

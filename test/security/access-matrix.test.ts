@@ -286,6 +286,7 @@ const GQL: Record<string, GqlRow> = {
     hidden: 'null',
     doc: 'query ($a: ID!, $id: ID!) { event(accountId: $a, id: $id) { id accountId } }',
     vars: async (f, a) => ({ a, id: await recordOf(f, a, newEvent) }),
+    nestedScopes: ['CONTACTS_READ'], // a key reads the events of the kinds its scopes read (newEvent: contact.created)
   },
   // Cross-object search (docs/decisions.md §19): members only; no scope, so every key is refused.
   'Query.search': { role: 'member', doc: 'query ($a: ID!) { search(accountId: $a, query: "a") { id record { ... on Contact { accountId } ... on Deal { accountId } ... on Invoice { accountId } } } }', vars: (_f, a) => ({ a }) },
@@ -805,6 +806,8 @@ type RestRow = {
   ownerOnlyMessage?: string;
   /** A record addressed by id (docs/decisions.md §12): unknown or not visible is 404 {"error":"Not found"}. */
   hidden?: true;
+  /** The scopes a key also needs for the records of other kinds the answer carries (docs/decisions.md §15). */
+  nestedScopes?: ApiScope[];
 };
 
 /** A route over a record of the fixture's account (fresh), or over an id nobody has. */
@@ -863,7 +866,10 @@ const REST: Record<string, RestRow> = {
   'GET /api/v1/reports/receivables': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/receivables?account_id=${a}` }) },
   'GET /api/v1/reports/contacts': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/contacts?account_id=${a}` }) },
   'GET /api/v1/events': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/events?account_id=${a}` }) },
-  'GET /api/v1/events/:id': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/events/${await recordOf(f, a, newEvent)}?account_id=${a}` }) },
+  'GET /api/v1/events/:id': {
+    role: 'member', ok: 200, hidden: true, nestedScopes: ['CONTACTS_READ'],
+    request: async (f, a) => ({ path: `/api/v1/events/${await recordOf(f, a, newEvent)}?account_id=${a}` }),
+  },
   'POST /api/v1/invoices': { role: 'member', ok: 201, request: (_f, a) => ({ path: '/api/v1/invoices', body: { account_id: a, amount: 1, due_date: '2030-06-30' } }) },
   'PATCH /api/v1/invoices/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/invoices', newInvoice, { amount: 2 }) },
   'DELETE /api/v1/invoices/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/invoices', newInvoice) },
@@ -972,7 +978,7 @@ describe.each(Object.entries(REST))('%s', (key, row) => {
     });
   } else it('an API key of the account gets the same answer with the route\'s scope, and 403 naming the scope without it', async () => {
     const g = rules.limit?.per === 'account' ? await fixture() : f; // the owner's call below spends the account's budget
-    const allowed = await (await prepare(g, g.acc.id))(await keyOf(g.acc.id, [rules.scope!]));
+    const allowed = await (await prepare(g, g.acc.id))(await keyOf(g.acc.id, [rules.scope!, ...(row.nestedScopes ?? [])]));
     expect(allowed.status, allowed.text).toBe(row.ok);
     const lackingKey = await keyOf(f.acc.id, API_SCOPES.filter((s) => s !== rules.scope));
     const { r, changed } = await call(lackingKey);
