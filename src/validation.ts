@@ -83,11 +83,23 @@ export const optionalEmail = text()
   .transform((value) => (value ? value : null))
   .pipe(email.nullable());
 
+/**
+ * What the transports' type check says of a value of the wrong type (REST's reader, the GraphQL
+ * scalars), for the rules to say the same where a door has no such check (an import's cells).
+ */
+export const TYPE_MESSAGES = { number: 'Expected a number', day: 'Must be a real date in the form YYYY-MM-DD' } as const;
+
+/** An enum of the rules, refused in the type check's words: `Must be one of: <values>`. */
+export const oneOf = <T extends Record<string, string>>(values: T) => z.enum(values, { error: `Must be one of: ${Object.values(values).sort().join(', ')}` });
+
+/** A calendar day: the Date scalar parses it (src/graphql/scalars.ts); anything else is refused in its words. */
+export const day = z.date({ error: TYPE_MESSAGES.day });
+
 /** Money in numeric(12,2): finite, 0 to 9,999,999,999.99, at most two decimals. */
 // Built from zod's own checks (not refinements) so the OpenAPI document shows the bounds too.
 // multipleOf compares with a float-safe remainder: 0.29 and 1200.51 pass, 1.005 does not.
 export const money = z
-  .number()
+  .number({ error: TYPE_MESSAGES.number })
   .min(0, 'Must be from 0 to 9999999999.99')
   .max(9_999_999_999.99, 'Must be from 0 to 9999999999.99')
   .multipleOf(0.01, 'Must have at most two decimals');

@@ -8,7 +8,7 @@ import { scrubContactFromEvents } from '../events/erase.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
+import { externalId, oneOf, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 
 export const createContactInput = z.object({
   accountId: uuid,
@@ -17,8 +17,8 @@ export const createContactInput = z.object({
   email: optionalEmail,
   phone: optionalText(50),
   company: optionalText(200),
-  contactType: z.enum(ContactType).nullish().transform((value) => value ?? ContactType.lead),
-  source: z.enum(ContactSource).nullish().transform((value) => value ?? ContactSource.other),
+  contactType: oneOf(ContactType).nullish().transform((value) => value ?? ContactType.lead),
+  source: oneOf(ContactSource).nullish().transform((value) => value ?? ContactSource.other),
   externalId,
 });
 

@@ -8,7 +8,7 @@ import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, money, requiredText, uuid } from '../validation.js';
+import { day, externalId, money, requiredText, TYPE_MESSAGES, uuid } from '../validation.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
 
@@ -21,13 +21,12 @@ export const createDealInput = z.object({
   stageId: optionalId,
   value: money.nullish().transform((value) => value ?? 0),
   probability: z
-    .number()
+    .number({ error: TYPE_MESSAGES.number })
     .min(0, 'Must be from 0 to 100')
     .max(100, 'Must be from 0 to 100')
     .nullish()
     .transform((value) => value ?? 50),
-  // The Date scalar already refused anything but a real YYYY-MM-DD day.
-  expectedCloseDate: z.date().nullish().transform((value) => value ?? null),
+  expectedCloseDate: day.nullish().transform((value) => value ?? null),
   externalId,
 });
 

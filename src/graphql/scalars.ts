@@ -1,30 +1,7 @@
 import { Kind, type ValueNode } from 'graphql';
 import { invalidValue } from '../errors.js';
 import { builder } from './builder.js';
-import { formatDate } from '../dates.js';
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** PostgreSQL's calendar has no year 0 (1 BC): years 1 to 9999, as the four digits allow. */
-const inStorableYears = (date: Date) => date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999;
-
-/** YYYY-MM-DD that names a real calendar day (no 2025-02-30), as UTC midnight. */
-function calendarDay(value: unknown): Date | null {
-  const match = typeof value === 'string' ? DATE.exec(value) : null;
-  if (!match) return null;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(2000, month - 1, day));
-  date.setUTCFullYear(year); // Date.UTC reads years 0-99 as 1900-1999
-  const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-  return real ? date : null;
-}
-
-/** A real calendar day the database can store (from year 1), as UTC midnight. */
-export function parseCalendarDate(value: unknown): Date | null {
-  const date = calendarDay(value);
-  return date && inStorableYears(date) ? date : null;
-}
-
+import { calendarDay, formatDate, inStorableYears, parseCalendarDate } from '../dates.js';
 
 const stringLiteral = (ast: ValueNode): unknown => (ast.kind === Kind.STRING ? ast.value : undefined);
 

@@ -1,5 +1,6 @@
 // Which field each CSV column feeds (docs/imports.md#columns): field names and the CSV export's own
 // labels, case-, space- and underscore-insensitively, unless `mapping` says otherwise.
+import { parseCalendarDate } from '../dates.js';
 import type { ErrorDetails } from '../errors.js';
 
 export type ImportObjectName = 'contacts' | 'deals';
@@ -65,7 +66,6 @@ const unguardPart = (part: string) => (GUARDED.test(part) ? part.slice(1) : part
 export const unguard = (cell: string): string => (cell.includes(';') ? cell.split(';').map(unguardPart).join(';') : unguardPart(cell));
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * A row's cells as a batch input: each mapped, non-empty cell unguarded; numbers and days as the
@@ -79,7 +79,7 @@ export function inputOf(columns: (string | null)[], cells: string[]): Record<str
     const value = unguard(cell);
     input[field] =
       (field === 'value' || field === 'probability') && NUMBER.test(value.trim()) ? Number(value)
-      : field === 'expectedCloseDate' && DAY.test(value.trim()) ? new Date(`${value.trim()}T00:00:00Z`)
+      : field === 'expectedCloseDate' ? (parseCalendarDate(value.trim()) ?? value)
       : value;
   }
   return input;

@@ -98,6 +98,20 @@ describe('POST /api/v1/imports', () => {
     ]);
   });
 
+  it("a row is judged by create's rules in create's words: an unreal day is refused (never moved to another), a wrong type or number named as REST names it", async () => {
+    const a = await createAccount(t);
+    const deals = await importCsv(t, a.member, a.id, 'Title,Value,Expected Close Date\r\nLeap,5,2027-02-30\r\nWord,abc,2027-03-01\r\nReal,7,2028-02-29\r\n', { object: 'deals' });
+    const contacts = await importCsv(t, a.member, a.id, 'First Name,Contact Type\r\nOdd,weird\r\n');
+    await drain(t);
+    const errorsOf = async (id: string) => parseCsv((await t.rest('GET', `/api/v1/imports/${id}/errors`, { as: a.member })).text).slice(1).map((row) => row.at(-1));
+    expect(await errorsOf(deals.body.data.id)).toEqual(['expected_close_date: Must be a real date in the form YYYY-MM-DD', 'value: Expected a number']);
+    expect(await errorsOf(contacts.body.data.id)).toEqual(['contact_type: Must be one of: client, lead, other, past_client, vendor']);
+    // The same words as a create over REST.
+    const created = await t.rest('POST', '/api/v1/deals', { as: a.member, body: { account_id: a.id, title: 'X', value: 'abc', expected_close_date: '2027-02-30' } });
+    expect(created.body.details).toMatchObject({ value: ['Expected a number'], expected_close_date: ['Must be a real date in the form YYYY-MM-DD'] });
+    expect((await t.db.deal.findMany({ where: { accountId: a.id }, select: { title: true, expectedCloseDate: true } }))).toEqual([{ title: 'Real', expectedCloseDate: new Date('2028-02-29T00:00:00Z') }]);
+  });
+
   it('match_on=email updates the oldest match with the given cells only, counts unchanged rows, and creates the others', async () => {
     const a = await createAccount(t);
     const old = await createContact(t, a, { firstName: 'Old', email: 'Known@Example.com', company: 'Keep' });
