@@ -2,6 +2,7 @@ import { Kind, type ValueNode } from 'graphql';
 import { invalidValue } from '../errors.js';
 import { builder } from './builder.js';
 import { calendarDay, formatDate, inStorableYears, parseCalendarDate } from '../dates.js';
+import { TYPE_MESSAGES } from '../validation.js';
 
 const stringLiteral = (ast: ValueNode): unknown => (ast.kind === Kind.STRING ? ast.value : undefined);
 
@@ -10,12 +11,12 @@ builder.scalarType('Date', {
   serialize: (value) => formatDate(value),
   parseValue: (value) => {
     const date = parseCalendarDate(value);
-    if (!date) throw invalidValue('Must be a real date in the form YYYY-MM-DD');
+    if (!date) throw invalidValue(TYPE_MESSAGES.day);
     return date;
   },
   parseLiteral: (ast) => {
     const date = parseCalendarDate(stringLiteral(ast));
-    if (!date) throw invalidValue('Must be a real date in the form YYYY-MM-DD');
+    if (!date) throw invalidValue(TYPE_MESSAGES.day);
     return date;
   },
 });

@@ -12,6 +12,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { ErrorDetails } from '../errors.js';
+import { TYPE_MESSAGES } from '../validation.js';
 
 import { camelCase as toCamel, snakeCase as toSnake } from '../names.js';
 
@@ -100,7 +101,7 @@ export class VariableReader {
       }
       case 'Float': {
         const number = this.fromQuery && typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-        return typeof number === 'number' && Number.isFinite(number) ? number : this.fail(field, 'Expected a number');
+        return typeof number === 'number' && Number.isFinite(number) ? number : this.fail(field, TYPE_MESSAGES.number);
       }
       case 'Boolean': {
         const bool = this.fromQuery && (value === 'true' || value === 'false') ? value === 'true' : value;

@@ -124,12 +124,11 @@ async function run(
     }
 
     const raw = route.input === 'query' ? undefined : await readJson(request);
-    const variant = compiled.variants ? variantOf(compiled, raw) : { compiled, body: raw };
-    if ('refused' in variant) return restErrorResponse(variant.refused);
-    const chosen = 'compiled' in variant ? variant : { compiled, body: variant.body };
-    const input = 'compiled' in variant
-      ? await readVariables(variant.compiled, variant.body, url, pathParams, ctx)
-      : { refused: await refusedByEveryVariant(variant, url, pathParams, ctx) };
+    const chosen = compiled.variants ? variantOf(compiled, raw) : { compiled, body: raw };
+    if ('refused' in chosen) return restErrorResponse(chosen.refused);
+    // A variant key naming none (a batch's `mode`): a 400 with what every variant refuses (batches address no target).
+    if (!('compiled' in chosen)) return restErrorResponse(await refusedByEveryVariant(chosen, url, pathParams, ctx));
+    const input = await readVariables(chosen.compiled, chosen.body, url, pathParams, ctx);
     const ifMatch = route.ifMatch ? ifMatchVersion(request.headers.get('if-match')) : null;
     if (ifMatch !== null && 'variables' in input) input.variables[route.ifMatch!] = ifMatch;
     if ('refused' in input) {
