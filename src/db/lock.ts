@@ -2,7 +2,7 @@
  * The embedded database belongs to one process (decisions.md §14, docs/faults.md "One process per
  * DATA_DIR"): PGlite is a single-process PostgreSQL, and a second process writing the same files
  * corrupts them. The opener holds DATA_DIR/service.lock (its pid and command line); another process
- * refuses at once, naming the holder. A lock whose pid no longer runs is stale and taken over.
+ * refuses at once, naming the holder. A lock whose pid no longer runs (or is a zombie) is stale and taken over.
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -21,13 +21,26 @@ export class DataDirLockedError extends Error {
 
 type Holder = { pid: number; command: string };
 
+/**
+ * A zombie (exited, not yet reaped by its parent: `npm start` stopped while npm lingers) still
+ * answers kill(pid, 0), yet holds no files: where /proc tells the state, Z counts as gone.
+ */
+const zombie = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z'; // "pid (comm) S ...": the name may hold ')'
+  } catch {
+    return false; // no /proc (macOS), or gone meanwhile: kill() has answered already
+  }
+};
+
 const running = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+    return (error as NodeJS.ErrnoException).code === 'EPERM' && !zombie(pid); // alive, someone else's
   }
+  return !zombie(pid);
 };
 
 function readHolder(file: string): Holder | null {

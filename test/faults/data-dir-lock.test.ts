@@ -4,12 +4,15 @@
  * naming the holder's pid and command, exit 1; once the holder is dead, its stale lock is taken over.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killServer, ROOT, startServer, type ServerProcess } from '../../scripts/soak/services.js';
+import { DataDirLockedError, LOCK_FILE, lockDataDir } from '../../src/db/lock.js';
 import { TEST_SECRET } from '../helpers/app.js';
 
 /** Runs `node --import tsx <script> ...args` to its end: exit code and output. */
@@ -67,4 +70,30 @@ describe('a lock on DATA_DIR held by the process that opened the embedded databa
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/[0-9a-f-]{36}/);
   }, 120_000);
+});
+
+describe.runIf(existsSync('/proc/self/stat'))('a lock held by a zombie', () => {
+  it("a holder that exited but is not yet reaped (a zombie: kill(pid, 0) still succeeds) is gone: its lock is taken over", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'crm-lock-zombie-'));
+    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it: a real zombie.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const [line] = (await once(parent.stdout, 'data')) as [Buffer];
+      const pid = Number(line.toString().trim());
+      const state = () => { const stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); return stat.charAt(stat.lastIndexOf(')') + 2); };
+      await expect.poll(state).toBe('Z');
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid, command: 'node dist/src/main.js' }));
+
+      const release = lockDataDir(dir);
+      expect(JSON.parse(readFileSync(path.join(dir, LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+      release();
+      // A live holder still refuses: the parent (sleep) runs.
+      writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: parent.pid, command: 'sleep' }));
+      expect(() => lockDataDir(dir)).toThrow(DataDirLockedError);
+    } finally {
+      parent.kill('SIGKILL'); // init reaps the zombie with it
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
