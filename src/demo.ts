@@ -34,10 +34,27 @@ export function localBaseUrl(host: string, port: number | null): string {
   return `http://${reach.includes(':') ? `[${reach}]` : reach}:${port ?? '<port>'}`;
 }
 
+/** The one command that seeds the demo account (docs/cli.md), for a start that finds none. */
+export const SEED_DEMO_COMMAND = 'npm run cli -- seed demo';
+
+const demoExists = async (db: PrismaClient) => (await db.account.findUnique({ where: { id: DEMO.accountId }, select: { id: true } })) !== null;
+
 /** Seeds the demo account once (idempotent) and returns a banner with a fresh token and curl lines. */
 export async function seedDemo(db: PrismaClient, secret: string) {
-  const exists = await db.account.findUnique({ where: { id: DEMO.accountId }, select: { id: true } });
-  if (!exists) await createDemoData(db);
+  if (!(await demoExists(db))) await createDemoData(db);
+  return demoAccess(secret);
+}
+
+/**
+ * For a start on PostgreSQL, whose database is never seeded unasked: the demo owner's token and
+ * banner when the demo account is there, else a line naming the command that seeds it.
+ */
+export async function demoOnStart(db: PrismaClient, secret: string): Promise<{ token: string | null; banner: (baseUrl: string) => string }> {
+  if (await demoExists(db)) return demoAccess(secret);
+  return { token: null, banner: () => `\nNo demo account in this database. To create it and get a token for its owner: ${SEED_DEMO_COMMAND}\n` };
+}
+
+async function demoAccess(secret: string) {
   const token = await mintToken(secret, { sub: DEMO.ownerId, email: 'owner@demo.example', name: 'Demo Owner', expiresIn: '7d' });
   return {
     token,

@@ -3,7 +3,7 @@ import { createApp } from './app.js';
 import { baseUrlOf, ConfigError, loadConfig, loadDotenv } from './config.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { DataDirLockedError } from './db/lock.js';
-import { localBaseUrl, seedDemo } from './demo.js';
+import { demoOnStart, localBaseUrl, seedDemo } from './demo.js';
 import { offerDemoToken } from './graphiql.js';
 import { startDraining } from './health.js';
 import { answerClientErrors } from './http/client-error.js';
@@ -38,8 +38,10 @@ async function main(): Promise<void> {
   const baseUrl = baseUrlOf(config.host, port);
   log.info({ baseUrl, database: deps.db.kind, redis: Boolean(config.redisUrl) }, 'listening');
 
-  if (usesDevAuth(config) && !config.databaseUrl) {
-    const demo = await seedDemo(deps.db.prisma, await loadOrCreateDevSecret(config.dataDir));
+  if (usesDevAuth(config)) {
+    // The embedded database is this machine's own: seeded. PostgreSQL's is told the token or how to seed it.
+    const secret = await loadOrCreateDevSecret(config.dataDir);
+    const demo = config.databaseUrl ? await demoOnStart(deps.db.prisma, secret) : await seedDemo(deps.db.prisma, secret);
     process.stdout.write(demo.banner(localBaseUrl(config.host, port)));
     offerDemoToken(demo.token); // GraphiQL's shared headers start with it
   }
