@@ -39,7 +39,7 @@ const SHAPES: Record<RecordKind, Shape> = {
   import: { omit: ['headers', 'columns', 'doneSeq', 'leaseOwner', 'leaseUntil'] },
   member: {},
   ownership: {},
-  webhook_endpoint: { omit: ['secretCiphertext', 'failingSince'] },
+  webhook_endpoint: { omit: ['secretCiphertext', 'previousSecretCiphertext', 'previousSecretExpiresAt', 'failingSince'] },
   api_key: { omit: ['secretHash'] },
 };
 

@@ -38,7 +38,7 @@ export const COLLECTIONS: readonly Collection[] = [
   { key: 'erasures', table: 'erasure_logs', orderBy: ['created_at', 'id'] },
   // docs/events.md: the account's events, its webhook endpoints (never their secrets) and their deliveries.
   { key: 'events', table: 'events', orderBy: ['occurred_at', 'id'] },
-  { key: 'webhook_endpoints', table: 'webhook_endpoints', orderBy: ['created_at', 'id'], omit: ['secret_ciphertext'] },
+  { key: 'webhook_endpoints', table: 'webhook_endpoints', orderBy: ['created_at', 'id'], omit: ['secret_ciphertext', 'previous_secret_ciphertext'] },
   { key: 'webhook_messages', table: 'webhook_messages', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
   { key: 'webhook_deliveries', table: 'webhook_deliveries', orderBy: ['attempted_at', 'id'] },
   // docs/imports.md: the account's imports (not which instance held them) and the rows they refused.

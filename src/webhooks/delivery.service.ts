@@ -3,7 +3,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { emit } from '../events/emit.js';
 import { envelope } from '../events/envelope.js';
 import { SYSTEM } from '../events/types.js';
-import type { SecretBox } from './secret.js';
+import { signingSecrets, type SecretBox } from './secret.js';
 import { sendWebhook, type SendResult } from './send.js';
 import type { TargetPolicy } from './target.js';
 
@@ -59,8 +59,8 @@ export async function deliverClaimed(db: PrismaClient, claimed: Claimed[], optio
     let result: SendResult;
     if (!endpoint.enabled) result = { succeeded: false, statusCode: null, durationMs: 0, error: 'Endpoint disabled' };
     else {
-      const secret = options.box.open(endpoint.secretCiphertext, endpoint.id);
-      result = await sendWebhook({ url: endpoint.url, secret }, { id: event.id, body: JSON.stringify(envelope(event)) }, options.policy, signal);
+      const secrets = signingSecrets(options.box, endpoint);
+      result = await sendWebhook({ url: endpoint.url, secrets }, { id: event.id, body: JSON.stringify(envelope(event)) }, options.policy, signal);
     }
     await recordAttempt(db, message, endpoint, result, options).catch((err: unknown) => options.log.error({ err }, 'webhook: recording an attempt failed'));
   }));
@@ -109,12 +109,12 @@ async function disableEndpoint(tx: Parameters<Parameters<PrismaClient['$transact
 /** One attempt outside the queue (sendTestWebhook, redeliverEvent), logged like any other. */
 export async function deliverNow(
   db: PrismaClient,
-  endpoint: { id: string; accountId: string; url: string; secretCiphertext: string },
+  endpoint: Parameters<typeof signingSecrets>[1] & { accountId: string; url: string },
   message: { eventId: string; body: string },
   options: Pick<DeliveryOptions, 'box' | 'policy'>,
 ) {
-  const secret = options.box.open(endpoint.secretCiphertext, endpoint.id);
-  const result = await sendWebhook({ url: endpoint.url, secret }, { id: message.eventId, body: message.body }, options.policy);
+  const secrets = signingSecrets(options.box, endpoint);
+  const result = await sendWebhook({ url: endpoint.url, secrets }, { id: message.eventId, body: message.body }, options.policy);
   const attempt = 1 + (await db.webhookDelivery.count({ where: { accountId: endpoint.accountId, endpointId: endpoint.id, eventId: message.eventId } }));
   return db.webhookDelivery.create({ data: { accountId: endpoint.accountId, endpointId: endpoint.id, eventId: message.eventId, attempt, ...result } });
 }

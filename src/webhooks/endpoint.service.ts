@@ -25,6 +25,15 @@ export const updateEndpointArgs = updateArgs(
 export type UpdateEndpointArgs = z.output<typeof updateEndpointArgs>;
 
 export const endpointArgs = z.object({ id: uuid });
+
+/** How long the replaced secret still signs after a rotation, by default: a day (docs/decisions.md §24). */
+export const OLD_SECRET_OVERLAP_S = 24 * 60 * 60;
+const MAX_OVERLAP_S = 7 * OLD_SECRET_OVERLAP_S;
+export const rotateArgs = endpointArgs.extend({
+  expiresOldSecretIn: z.number().int('Must be an integer').min(0, 'Must be at least 0')
+    .max(MAX_OVERLAP_S, `Must be at most ${MAX_OVERLAP_S} (7 days)`).nullish().transform((s) => s ?? OLD_SECRET_OVERLAP_S),
+});
+export type RotateArgs = z.output<typeof rotateArgs>;
 export const sendTestArgs = z.object({ endpointId: uuid });
 export const redeliverArgs = z.object({ endpointId: uuid, eventId: uuid });
 
@@ -53,8 +62,8 @@ async function assertTarget(raw: string, policy: TargetPolicy) {
 /** Runs a write in one transaction (an Idempotency-Key's, when the request has one): `checked(info).write`. */
 type Write = <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => Promise<T>;
 
-/** An endpoint as a write answers it: never its sealed secret, so a stored answer (a retry's) holds none. */
-const unsealed = ({ secretCiphertext: _, ...endpoint }: WebhookEndpoint) => endpoint;
+/** An endpoint as a write answers it: never its sealed secrets, so a stored answer (a retry's) holds none. */
+const unsealed = ({ secretCiphertext: _, previousSecretCiphertext: __, ...endpoint }: WebhookEndpoint) => endpoint;
 
 /** A new endpoint and its secret, which the answer shows once; the database keeps it only sealed. */
 export async function createEndpoint(db: PrismaClient, write: Write, input: CreateEndpointInput, deps: WebhookDeps, actor: Actor) {
@@ -95,11 +104,21 @@ export function deleteEndpoint(write: Write, id: string, actor: Actor) {
   });
 }
 
-/** A new secret replaces the old one at once (shown once, like the first). */
-export async function rotateSecret(db: PrismaClient, write: Write, id: string, deps: WebhookDeps, actor: Actor) {
+/**
+ * A new secret (shown once, like the first) signs from now on; the one it replaces signs beside it
+ * for `expiresOldSecretIn` seconds (0: it stops at once), so receivers switch without a gap. A
+ * rotation within the overlap drops the oldest: two secrets at most.
+ */
+export async function rotateSecret(db: PrismaClient, write: Write, { id, expiresOldSecretIn }: RotateArgs, deps: WebhookDeps, actor: Actor) {
   const box = requireBox(deps);
   const secret = newSigningSecret();
   return withSecret(db, write, box, secret, async (tx) => {
+    const until = expiresOldSecretIn > 0 ? new Date(Date.now() + expiresOldSecretIn * 1000) : null;
+    // The row's own current ciphertext moves over (locked by this UPDATE), sealed as it was, under the endpoint's id.
+    await tx.$executeRaw`
+      UPDATE webhook_endpoints SET previous_secret_ciphertext = CASE WHEN ${until}::timestamptz IS NULL THEN NULL ELSE secret_ciphertext END,
+             previous_secret_expires_at = ${until}::timestamptz
+       WHERE id = ${id}::uuid`;
     const rotated = await tx.webhookEndpoint.update({ where: { id }, data: { secretCiphertext: box.seal(secret, id) } });
     await emit(tx, { type: 'webhook_endpoint.updated', accountId: rotated.accountId, actor, object: rotated });
     return rotated;

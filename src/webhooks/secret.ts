@@ -35,6 +35,21 @@ export function secretBox(keyMaterial: string): SecretBox {
   };
 }
 
+/**
+ * The secrets a delivery is signed with now, newest first: the endpoint's, and for the overlap after
+ * a rotation the one it replaced, so a receiver still verifying with the old one misses nothing
+ * (docs/events.md#rotating-the-secret).
+ */
+export function signingSecrets(
+  box: SecretBox,
+  endpoint: { id: string; secretCiphertext: string; previousSecretCiphertext: string | null; previousSecretExpiresAt: Date | null },
+  now = new Date(),
+): string[] {
+  const current = box.open(endpoint.secretCiphertext, endpoint.id);
+  const { previousSecretCiphertext: previous, previousSecretExpiresAt: until } = endpoint;
+  return previous && until && until > now ? [current, box.open(previous, endpoint.id)] : [current];
+}
+
 export const DEV_KEY_FILE = 'dev-webhook-key';
 
 /**

@@ -15,7 +15,7 @@ export type SendResult = { succeeded: boolean; statusCode: number | null; durati
  * most 4 KB of the answer read and nothing of it kept.
  */
 export async function sendWebhook(
-  target: { url: string; secret: string },
+  target: { url: string; secrets: string[] },
   message: { id: string; body: string; at?: Date },
   policy: TargetPolicy,
   signal?: AbortSignal,
@@ -37,7 +37,8 @@ export async function sendWebhook(
     'user-agent': 'crm-billing-api-webhooks/1',
     'webhook-id': message.id,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(target.secret).sign(message.id, at, message.body),
+    // One `v1,<signature>` per secret, space-separated, as Standard Webhooks allows (a rotation's overlap).
+    'webhook-signature': target.secrets.map((secret) => new Webhook(secret).sign(message.id, at, message.body)).join(' '),
   };
   const client = url.protocol === 'https:' ? https : http;
   const timeout = AbortSignal.timeout(TIMEOUT_MS);

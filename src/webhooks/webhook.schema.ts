@@ -14,8 +14,8 @@ import { userActor } from '../events/types.js';
 import { uuid } from '../validation.js';
 import { deliverNow } from './delivery.service.js';
 import {
-  createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, redeliverArgs, rotateSecret, sendTestArgs,
-  updateEndpoint, updateEndpointArgs, urlDetails, type CreateEndpointInput, type UpdateEndpointArgs,
+  createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, OLD_SECRET_OVERLAP_S, redeliverArgs, rotateArgs, rotateSecret,
+  sendTestArgs, updateEndpoint, updateEndpointArgs, urlDetails, type CreateEndpointInput, type RotateArgs, type UpdateEndpointArgs,
 } from './endpoint.service.js';
 
 const WebhookDeliveryRef = builder.objectRef<WebhookDelivery>('WebhookDelivery').implement({
@@ -43,8 +43,8 @@ const deliveryConnection = defineCollection<WebhookDelivery, never>(
   WebhookDeliveryRef,
 );
 
-/** Never its sealed secret (a write's answer leaves it out: src/webhooks/endpoint.service.ts). */
-type Endpoint = Omit<WebhookEndpoint, 'secretCiphertext'>;
+/** Never its sealed secrets (a write's answer leaves them out: src/webhooks/endpoint.service.ts). */
+type Endpoint = Omit<WebhookEndpoint, 'secretCiphertext' | 'previousSecretCiphertext'>;
 
 const WebhookEndpointRef = builder.objectRef<Endpoint>('WebhookEndpoint').implement({
   keyScope: false,
@@ -163,12 +163,15 @@ builder.mutationFields((t) => ({
   }),
   rotateWebhookSecret: t.field({
     type: CreatedRef,
-    description: 'Owner only. The old secret stops working at once.',
-    args: { id: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
+    description: 'Owner only. Deliveries carry both signatures (new, old) until the old secret expires.',
+    args: {
+      id: t.arg.id({ required: true }),
+      expiresOldSecretIn: t.arg.int({ description: `Seconds the old secret still signs beside the new one (default ${OLD_SECRET_OVERLAP_S}, a day; 0: it stops at once; at most 7 days)` }),
+    },
+    rules: { ...OWNER, input: rotateArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_root, _args, ctx, info) => {
-      const { viewer, input, write } = checked<{ id: string }>(info);
-      return rotateSecret(ctx.db, write, input.id, deps(ctx), userActor(viewer));
+      const { viewer, input, write } = checked<RotateArgs>(info);
+      return rotateSecret(ctx.db, write, input, deps(ctx), userActor(viewer));
     },
   }),
   sendTestWebhook: t.field({

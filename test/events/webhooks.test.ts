@@ -82,7 +82,7 @@ describe('the SSRF guard', () => {
   it('is checked again at connection time: a name resolving to loopback is never connected to', async () => {
     const receiver = await startReceiver();
     const port = new URL(receiver.url).port;
-    const result = await sendWebhook({ url: `http://localhost:${port}/hook`, secret: 'whsec_' + Buffer.alloc(32).toString('base64') },
+    const result = await sendWebhook({ url: `http://localhost:${port}/hook`, secrets: ['whsec_' + Buffer.alloc(32).toString('base64')] },
       { id: 'msg_1', body: '{}' }, { production: false, allowPrivate: false });
     expect(result).toMatchObject({ succeeded: false, statusCode: null, error: 'Target address not allowed' });
     expect(receiver.received).toHaveLength(0);
@@ -187,5 +187,75 @@ describe('delivery', () => {
     expect((disabled!.data as any).object).toMatchObject({ id: ep.id, enabled: false, disabled_reason: 'Failed for three days' });
     expect(JSON.stringify(disabled!.data)).not.toContain('secret');
     await receiver.close();
+  });
+});
+
+describe('rotating the secret (docs/decisions.md §24)', () => {
+  const ROTATE = 'mutation ($id: ID!, $s: Int) { rotateWebhookSecret(id: $id, expiresOldSecretIn: $s) { secret } }';
+  const verifies = (secret: string, r: { body: string; headers: object }) => {
+    try {
+      new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('after rotateWebhookSecret, deliveries carry both signatures (new, old) for 24 hours by default: each secret verifies', async () => {
+    const account = await createAccount(t);
+    const receiver = await startReceiver();
+    const { endpoint: ep, secret: old } = await endpoint(t, account, receiver.url, ['contact.created']);
+    const rotated = await t.gql(ROTATE, { id: ep.id }, { as: account.owner });
+    expect(rotated.errors).toBeUndefined();
+    const fresh: string = rotated.data.rotateWebhookSecret.secret;
+    expect(fresh).not.toBe(old);
+    await newContact(account); // through the queue
+    await receiver.waitFor(1);
+    const test = await t.gql('mutation ($id: ID!) { sendTestWebhook(endpointId: $id) { succeeded } }', { id: ep.id }, { as: account.owner }); // sent at once
+    expect(test.data.sendTestWebhook.succeeded).toBe(true);
+    for (const request of receiver.received) {
+      expect(String(request.headers['webhook-signature'])).toMatch(/^v1,\S+ v1,\S+$/);
+      expect([verifies(fresh, request), verifies(old, request)]).toEqual([true, true]);
+    }
+    const row = await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
+    expect(Math.abs(row.previousSecretExpiresAt!.getTime() - (Date.now() + 24 * 3600_000))).toBeLessThan(10 * 60_000);
+    // The endpoint's events carry neither sealed secret.
+    const events = await t.db.event.findMany({ where: { accountId: account.id, subjectId: ep.id } });
+    expect(JSON.stringify(events)).not.toMatch(/previous_secret|v1\./);
+    await receiver.close();
+  });
+
+  it('once the overlap is over only the new secret verifies; expiresOldSecretIn: 0 ends the old one at once', async () => {
+    const account = await createAccount(t);
+    const receiver = await startReceiver();
+    const { endpoint: ep, secret: first } = await endpoint(t, account, receiver.url, ['contact.created']);
+    const send = async () => {
+      const r = await t.gql('mutation ($id: ID!) { sendTestWebhook(endpointId: $id) { succeeded } }', { id: ep.id }, { as: account.owner });
+      expect(r.data.sendTestWebhook.succeeded).toBe(true);
+      return receiver.received[receiver.received.length - 1]!;
+    };
+    // A short overlap, then its end as the clock would bring it (no sleeping in a test).
+    const second: string = (await t.gql(ROTATE, { id: ep.id, s: 60 }, { as: account.owner })).data.rotateWebhookSecret.secret;
+    expect([verifies(second, await send()), verifies(first, receiver.received.at(-1)!)]).toEqual([true, true]);
+    await t.db.webhookEndpoint.update({ where: { id: ep.id }, data: { previousSecretExpiresAt: new Date(Date.now() - 1) } });
+    let after = await send();
+    expect(String(after.headers['webhook-signature'])).toMatch(/^v1,\S+$/);
+    expect([verifies(second, after), verifies(first, after)]).toEqual([true, false]);
+    // At once: the replaced secret signs nothing more.
+    const third: string = (await t.gql(ROTATE, { id: ep.id, s: 0 }, { as: account.owner })).data.rotateWebhookSecret.secret;
+    after = await send();
+    expect([verifies(third, after), verifies(second, after)]).toEqual([true, false]);
+    await receiver.close();
+  });
+
+  it('expiresOldSecretIn below 0 or beyond 7 days is a 400 on it, and nothing rotates', async () => {
+    const account = await createAccount(t);
+    const { endpoint: ep } = await endpoint(t, account, 'http://127.0.0.1:9/x');
+    const before = await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
+    for (const s of [-1, 7 * 86_400 + 1]) {
+      const r = await t.gql(ROTATE, { id: ep.id, s }, { as: account.owner });
+      expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { expiresOldSecretIn: [expect.any(String)] } });
+    }
+    expect((await t.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } })).secretCiphertext).toBe(before.secretCiphertext);
   });
 });
