@@ -1,8 +1,9 @@
 /**
- * From an API key's revocation to another instance refusing it (docs/decisions.md §15 promises
- * within one second), by each path alone: PostgreSQL LISTEN/NOTIFY, and Redis pub/sub when REDIS_URL
- * is set. Two key registries on one database stand for two instances; the second has the key warm
- * in its cache, which nothing but a message empties (test/auth/api-key-revocation.test.ts).
+ * From an API key's revocation to another instance refusing it (docs/decisions.md §15 and §24 promise
+ * within one second), by each path alone: PostgreSQL LISTEN/NOTIFY, Redis pub/sub when REDIS_URL is
+ * set, and neither (an instance behind a transaction pooler: only the cache entry's one-second life
+ * stops it). Two key registries on one database stand for two instances; the second has the key warm
+ * in its cache (test/auth/api-key-revocation.test.ts).
  *   DATABASE_URL=postgresql://... REDIS_URL=redis://... node --import tsx scripts/bench/revocation.ts [keys per path]
  * Without DATABASE_URL it measures the embedded database. Results: BENCHMARKS.md "API key revocation".
  */
@@ -36,7 +37,7 @@ async function measure(hears: { listen?: boolean; redisUrl?: string }): Promise<
 
 const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
 console.log(`| database | path | keys | p50 ms | p90 ms | p99 ms | max ms |\n|---|---|---:|---:|---:|---:|---:|`);
-const paths: [string, { listen?: boolean; redisUrl?: string }][] = [['LISTEN/NOTIFY', { listen: true }]];
+const paths: [string, { listen?: boolean; redisUrl?: string }][] = [['LISTEN/NOTIFY', { listen: true }], ['neither (1 s cache life)', {}]];
 if (config.redisUrl) paths.push(['Redis pub/sub', { redisUrl: config.redisUrl }]);
 for (const [name, hears] of paths) {
   const sorted = await measure(hears);

@@ -7,22 +7,33 @@ import { isApiScope, type ApiScope } from './scopes.js';
 import { prefixOf, secretMatches } from './api-key-secret.js';
 
 /** What a request authenticated by an API key may do: act for one account within its scopes. */
-export type ApiKeyGrant = { id: string; accountId: string; scopes: ReadonlySet<ApiScope> };
+export type ApiKeyGrant = { id: string; accountId: string; prefix: string; scopes: ReadonlySet<ApiScope> };
 
-type Entry = ApiKeyGrant & { hash: string; expiresAt: number | null; revoked: boolean; usedAt: number };
+/** `checkedAt`: when its row was read (performance.now()), so it is trusted for KEY_FRESH_MS from then. */
+type Entry = ApiKeyGrant & { hash: string; expiresAt: number | null; revoked: boolean; usedAt: number; checkedAt: number };
+
+/**
+ * How long a key's row, once read, is trusted without reading it again (docs/decisions.md §24): a
+ * revocation or a changed expiry reaches every instance within it, whether or not a notice can (a
+ * transaction pooler drops LISTEN's). One primary-key read a second per key busy on an instance.
+ */
+export const KEY_FRESH_MS = 1_000;
 
 /** The channel the api_keys trigger notifies, and the Redis channel revocations are published on. */
 export const API_KEYS_CHANNEL = 'crm_api_keys';
 const USED_EVERY_MS = 60_000;
 
 /**
- * Checks presented secrets (docs/decisions.md §15). A warm instance answers from memory (bounded,
- * oldest out); a revocation anywhere empties every instance's memory within a second, by Redis
- * pub/sub where REDIS_URL is set and by PostgreSQL LISTEN/NOTIFY (a trigger on api_keys) on every
- * database: either one alone is enough, so Redis being down leaves LISTEN/NOTIFY in force.
+ * Checks presented secrets (docs/decisions.md §15, §24). A warm instance answers from memory
+ * (bounded, oldest out) for at most KEY_FRESH_MS after reading a key's row, then reads it again: that
+ * alone stops a revoked or expired key everywhere within a second, in every set-up. A revocation's
+ * notice (Redis pub/sub where REDIS_URL is set, PostgreSQL LISTEN/NOTIFY from a trigger on api_keys)
+ * empties the memory sooner where it arrives.
  */
 export class ApiKeys {
   private readonly entries = new Map<string, Entry>();
+  // Reads under way by prefix: the requests that find a key stale at once share one read.
+  private readonly loading = new Map<string, Promise<Entry | null>>();
   // Bumped by every forget(): a lookup that started before it must not refill the cache with a stale row.
   private generation = 0;
   private readonly pending = new Set<Promise<unknown>>();
@@ -56,23 +67,26 @@ export class ApiKeys {
   async authenticate(secret: string): Promise<ApiKeyGrant | null> {
     const prefix = prefixOf(secret);
     if (!prefix) return null;
-    const entry = this.entries.get(prefix) ?? (await this.load(prefix));
-    if (!entry || entry.revoked || !secretMatches(secret, entry.hash)) return null;
-    if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) return null;
+    const entry = await this.current(prefix);
+    if (!entry || !usable(entry) || !secretMatches(secret, entry.hash)) return null;
     this.touch(entry);
-    return { id: entry.id, accountId: entry.accountId, scopes: entry.scopes };
+    return { id: entry.id, accountId: entry.accountId, prefix, scopes: entry.scopes };
   }
 
-  /** Whether a key is still good, asked of the database (a long-lived subscription's re-check). */
-  async isLive(id: string): Promise<boolean> {
-    const row = await this.db.apiKey.findUnique({ where: { id }, select: { revokedAt: true, expiresAt: true } });
-    return !!row && !row.revokedAt && (!row.expiresAt || row.expiresAt.getTime() > Date.now());
+  /**
+   * Whether the key behind a long-lived subscription is still good: as fresh as a request's check,
+   * or read from the database now (`now`, on the events that may have ended it).
+   */
+  async isLive(grant: ApiKeyGrant, now = false): Promise<boolean> {
+    const entry = now ? await this.read(grant.prefix) : await this.current(grant.prefix);
+    return !!entry && entry.id === grant.id && usable(entry);
   }
 
   /** Forgets every cached key: the next request of each reads its row again. */
   forget(): void {
     this.generation++;
     this.entries.clear();
+    this.loading.clear(); // a read begun before a revocation must not answer a request made after it
   }
 
   /** After a revocation commits: this instance at once, the others through Redis (and the trigger's NOTIFY). */
@@ -93,20 +107,41 @@ export class ApiKeys {
     await this.flush();
   }
 
-  private async load(prefix: string): Promise<Entry | null> {
+  /** The cached entry while fresh, else its row read again (one read shared by concurrent callers). */
+  private current(prefix: string): Entry | Promise<Entry | null> {
+    const entry = this.entries.get(prefix);
+    if (entry && performance.now() - entry.checkedAt < KEY_FRESH_MS) return entry;
+    let loading = this.loading.get(prefix);
+    if (!loading) {
+      const read = this.read(prefix).finally(() => this.loading.get(prefix) === read && this.loading.delete(prefix));
+      this.loading.set(prefix, (loading = read));
+    }
+    return loading;
+  }
+
+  private async read(prefix: string): Promise<Entry | null> {
     const generation = this.generation;
+    const checkedAt = performance.now(); // before the read: the row may be a little older than its answer
     const row = await this.db.apiKey.findUnique({ where: { prefix } });
-    if (!row) return null;
+    const previous = this.entries.get(prefix);
+    if (!row) {
+      if (generation === this.generation) this.entries.delete(prefix); // its account was deleted
+      return null;
+    }
     const entry: Entry = {
       id: row.id,
       accountId: row.accountId,
+      prefix,
       scopes: new Set(row.scopes.filter(isApiScope)),
       hash: row.secretHash,
       expiresAt: row.expiresAt?.getTime() ?? null,
       revoked: row.revokedAt !== null,
-      usedAt: row.lastUsedAt?.getTime() ?? 0,
+      // This instance's own lastUsedAt write may not have landed yet: do not write it again.
+      usedAt: Math.max(row.lastUsedAt?.getTime() ?? 0, previous?.usedAt ?? 0),
+      checkedAt,
     };
     if (generation !== this.generation) return entry; // used once, not kept: a revocation came meanwhile
+    this.entries.delete(prefix); // re-inserted last: the oldest read goes first when full
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(prefix, entry);
     return entry;
@@ -129,3 +164,6 @@ export class ApiKeys {
     this.pending.add(write);
   }
 }
+
+/** Neither revoked nor past its expiry (the row's time, on this instance's clock). */
+const usable = (entry: Entry) => !entry.revoked && (entry.expiresAt === null || entry.expiresAt > Date.now());

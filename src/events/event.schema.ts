@@ -108,7 +108,7 @@ const RECHECK_MS = 30_000;
 
 /** A user still in the account, or a key not revoked or expired since the stream began (its account never changes). */
 const stillAllowed = async (ctx: Context, viewer: Viewer, accountId: string) =>
-  viewer.apiKey ? ctx.apiKeys.isLive(viewer.id) : (await loadRole(ctx.db, accountId, viewer.id)) !== null;
+  viewer.apiKey ? ctx.apiKeys.isLive(viewer.apiKey, true) : (await loadRole(ctx.db, accountId, viewer.id)) !== null;
 
 builder.subscriptionField('accountEvents', (t) =>
   t.field({

@@ -2,8 +2,8 @@
  * Behind PgBouncer in transaction mode (docs/scaling.md#pgbouncer): Debian's pgbouncer in front of
  * a private PostgreSQL (initdb in a temp dir, free ports). Two instances start at the same moment on
  * an empty database, one with DATABASE_DIRECT_URL and one with nothing but the pooled URL; every
- * endpoint of the contract then answers through the pooler; a lock left behind makes a starting
- * instance give up with one line and exit 1.
+ * endpoint of the contract then answers through the pooler; a key revoked on one is refused by the
+ * other within a second; a lock left behind makes a starting instance give up with one line and exit 1.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -25,6 +25,8 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 240_000 });
 const READY_WITHIN_MS = 60_000;
 /** Short, so a statement can outrun it; the client's own deadline comes CLIENT_GRACE_MS later. */
 const STATEMENT_TIMEOUT_MS = 1_500;
+/** A generous ceiling for docs/decisions.md §24's one second on a loaded machine (scripts/bench/revocation.ts measures it). */
+const REFUSED_WITHIN_MS = 3_000;
 const MISSING = !PG_BIN ? 'PostgreSQL server binaries (initdb, pg_ctl)' : !PGBOUNCER_BIN ? 'pgbouncer (apt-get install pgbouncer)' : null;
 
 describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind PgBouncer in transaction mode', () => {
@@ -177,6 +179,43 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
     expect(count).toEqual({ n: 2499 });
     expect(await advisoryLocks(postgres.url('crm'))).toEqual([]);
   }, 180_000);
+
+  it('a key revoked through one instance is refused by the other within a second, though no notice reaches it through the pooler (no DATABASE_DIRECT_URL, no Redis); a key whose expires_at passes is refused by both', async () => {
+    const token = await mintToken(TEST_SECRET, { sub: randomUUID() });
+    const gql = async (query: string, variables: object = {}) => {
+      const r = await fetch(`${a!.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+      const body = (await r.json()) as any;
+      expect(body.errors, JSON.stringify(body)).toBeUndefined();
+      return body.data;
+    };
+    const accountId = (await gql('mutation { createAccount(input: { name: "Keys" }) { id } }')).createAccount.id as string;
+    const newKey = async (expiresAt?: number) =>
+      (await gql('mutation ($i: CreateApiKeyInput!) { createApiKey(input: $i) { apiKey { id } secret } }', {
+        i: { accountId, name: randomUUID(), scopes: ['CONTACTS_READ'], ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}) },
+      })).createApiKey as { apiKey: { id: string }; secret: string };
+    const status = async (server: ServerProcess, secret: string) => {
+      const r = await fetch(`${server.baseUrl}/api/v1/contacts?account_id=${accountId}`, { headers: { authorization: `Bearer ${secret}` } });
+      await r.arrayBuffer();
+      return r.status;
+    };
+
+    const revoked = await newKey();
+    for (const server of [a!, b!]) expect(await status(server, revoked.secret)).toBe(200); // warm in both caches
+    await gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', { id: revoked.apiKey.id });
+    const answered = Date.now();
+    expect(await status(a!, revoked.secret)).toBe(401); // the revoking instance: at once
+    await waitFor('the other instance to refuse the revoked key', async () => (await status(b!, revoked.secret)) === 401, REFUSED_WITHIN_MS - (Date.now() - answered), 50);
+
+    const expiresAt = Date.now() + 5_000; // room to warm both first on a loaded machine
+    const expiring = await newKey(expiresAt);
+    for (const server of [a!, b!]) expect(await status(server, expiring.secret)).toBe(200);
+    await waitFor('the key to expire', () => Date.now() > expiresAt, 10_000);
+    for (const server of [a!, b!]) expect(await status(server, expiring.secret)).toBe(401);
+  });
 
   it('a migration lock left behind (a session holding it through a pooled connection): a starting instance logs the holder, gives up with one line and exits 1', async () => {
     const holder = new pg.Client({ connectionString: postgres.url('crm_locked') });
