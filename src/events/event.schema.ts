@@ -11,7 +11,7 @@ import { checked } from '../graphql/rules.js';
 import type { Context } from '../context.js';
 import type { Viewer } from '../auth/viewer.js';
 import { fromEnvelope, type Envelope, type EventRow } from './envelope.js';
-import { visibleEventTypes } from './visibility.js';
+import { visibleEventTypes, visibleTo } from './visibility.js';
 
 const EventActor = builder.objectRef<{ type: string; id: string | null }>('EventActor').implement({
   description: 'Who caused the change: user (id = user id), api_key (id = the API key\'s id), visitor (a public form) or system (CLI, worker).',
@@ -101,14 +101,21 @@ builder.queryField('event', (t) =>
 const accountEventsArgs = z.object({ accountId: uuid, types: eventTypes });
 type AccountEventsArgs = z.output<typeof accountEventsArgs>;
 
-/** Events that may take the subscriber's access away: access is checked again on each of them. */
+/** Events that may take the subscriber's access away, or the owner's part of it: it is read again on each. */
 const ACCESS_CHANGES = new Set(['member.removed', 'ownership.transferred', 'api_key.revoked']);
-/** Other events re-check access at most this often, so a lost membership ends the stream soon. */
-const RECHECK_MS = 30_000;
+/** Otherwise it is read again once the last reading is a second old (docs/decisions.md §24), as a request's key check. */
+const RECHECK_MS = 1_000;
 
-/** A user still in the account, or a key not revoked or expired since the stream began (its account never changes). */
-const stillAllowed = async (ctx: Context, viewer: Viewer, accountId: string) =>
-  viewer.apiKey ? ctx.apiKeys.isLive(viewer.apiKey, true) : (await loadRole(ctx.db, accountId, viewer.id)) !== null;
+/**
+ * What the subscriber may read now: the event types (null: all), or false once it has left the
+ * account or its key is revoked or expired. The role is read again, never the stream's first answer,
+ * so an owner handed down to member stops hearing the owner's events. `now`: the key's row too.
+ */
+async function accessNow(ctx: Context, viewer: Viewer, accountId: string, now: boolean): Promise<Set<string> | null | false> {
+  if (viewer.apiKey) return (await ctx.apiKeys.isLive(viewer.apiKey, now)) && visibleTo(viewer, null);
+  const role = await loadRole(ctx.db, accountId, viewer.id);
+  return role !== null && visibleTo(viewer, role);
+}
 
 builder.subscriptionField('accountEvents', (t) =>
   t.field({
@@ -121,14 +128,17 @@ builder.subscriptionField('accountEvents', (t) =>
       const source = ctx.events.bus.subscribe('accountEvents', input.accountId);
       const wanted = input.types ? new Set(input.types) : null;
       return (async function* () {
-        let checkedAt = Date.now();
+        let checkedAt = performance.now();
         try {
-          const visible = await visibleEventTypes(ctx, input.accountId);
+          let visible = await visibleEventTypes(ctx, input.accountId);
           for await (const text of source) {
             const event = JSON.parse(text) as Envelope;
-            if (ACCESS_CHANGES.has(event.type) || Date.now() - checkedAt > RECHECK_MS) {
-              if (!(await stillAllowed(ctx, viewer!, input.accountId))) return; // the stream completes
-              checkedAt = Date.now();
+            const change = ACCESS_CHANGES.has(event.type);
+            if (change || performance.now() - checkedAt >= RECHECK_MS) {
+              const access = await accessNow(ctx, viewer!, input.accountId, change);
+              if (access === false) return; // the stream completes
+              visible = access;
+              checkedAt = performance.now();
             }
             if ((!wanted || wanted.has(event.type)) && (!visible || visible.has(event.type))) yield event;
           }

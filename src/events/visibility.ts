@@ -1,4 +1,6 @@
+import type { Role } from '../auth/access.js';
 import type { ApiScope } from '../auth/scopes.js';
+import type { Viewer } from '../auth/viewer.js';
 import type { Context } from '../context.js';
 import { EVENT_TYPES, type EventType, type RecordKind } from './types.js';
 
@@ -39,6 +41,11 @@ const kindOf = (type: EventType) => type.slice(0, type.indexOf('.')) as RecordKi
  */
 export async function visibleEventTypes(ctx: Context, accountId: string): Promise<Set<string> | null> {
   const viewer = await ctx.viewer();
+  return visibleTo(viewer, viewer.apiKey ? null : await ctx.role(accountId));
+}
+
+/** The same, for a role the caller has just read (a live stream's re-check after a team change). */
+export function visibleTo(viewer: Viewer, role: Role | null): Set<string> | null {
   const keyScopes = viewer.apiKey?.scopes;
   if (keyScopes) {
     return new Set(EVENT_TYPES.filter((type) => {
@@ -46,6 +53,6 @@ export async function visibleEventTypes(ctx: Context, accountId: string): Promis
       return scope !== false && keyScopes.has(scope);
     }));
   }
-  if ((await ctx.role(accountId)) === 'owner') return null;
+  if (role === 'owner') return null;
   return new Set(EVENT_TYPES.filter((type) => !OWNER_ONLY.has(kindOf(type))));
 }
