@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { queryTooComplex, rateLimited } from '../errors.js';
 import type { BudgetResult, BudgetRule, RateLimiter } from '../ratelimit/limiter.js';
 import { GRAPHQL_LIMITS } from './armor.js';
-import { documentCost, type Cost } from './cost.js';
+import { documentCost } from './cost.js';
 
 /** Each user's cost budget (docs/decisions.md §11): 20,000 points a minute, leaking back steadily. */
 export const COST_BUDGET: BudgetRule = { name: 'graphql-cost', points: 20_000, window: '1m' };
@@ -15,8 +15,8 @@ export type CostExtension = { requested: number; remaining: number; limit: numbe
 /**
  * The §11 cost limits on /graphql, per operation (so each operation of a batch counts): the cost is
  * computed before anything runs; past the ceiling the operation is refused (QUERY_TOO_COMPLEX, with
- * its cost) before any SQL; else its charged part is spent from the caller's budget (Redis when
- * configured, shared by every instance), and an operation that does not fit is RATE_LIMITED with
+ * its cost) before any SQL; else its whole cost is spent from the caller's budget (Redis when
+ * configured, shared by every instance), root fields with REST limits of their own included, and an operation that does not fit is RATE_LIMITED with
  * `retryAfter`. REST runs its own fixed operations under its endpoints' limits and is not charged.
  */
 export function useCost(limiter: RateLimiter): Plugin {
@@ -26,13 +26,13 @@ export function useCost(limiter: RateLimiter): Plugin {
       const ctx = args.contextValue as unknown as Context;
       if (new URL(ctx.request.url).pathname !== '/graphql') return;
       const cost = documentCost(args.schema, args.document, args.operationName, (args.variableValues ?? {}) as Record<string, unknown>);
-      if (!cost) return;
-      if (cost.total > GRAPHQL_LIMITS.maxCost) {
+      if (cost === null) return;
+      if (cost > GRAPHQL_LIMITS.maxCost) {
         const budget = await spend(ctx, 0);
-        setResultAndStopExecution({ errors: [queryTooComplex(cost.total, GRAPHQL_LIMITS.maxCost)], extensions: { cost: shown(cost, budget) } });
+        setResultAndStopExecution({ errors: [queryTooComplex(cost, GRAPHQL_LIMITS.maxCost)], extensions: { cost: shown(0, budget) } }); // refused: nothing spent
         return;
       }
-      const budget = await spend(ctx, cost.charged);
+      const budget = await spend(ctx, cost);
       if (!budget.allowed) {
         // The Retry-After and RateLimit-* headers say the same as the error (src/app.ts useResponseHeaders).
         ctx.state.rateLimit = { allowed: false, limit: budget.limit, remaining: budget.remaining, resetSeconds: budget.retryAfter };
@@ -59,8 +59,8 @@ async function spendFrom(limiter: RateLimiter, ctx: Context, points: number): Pr
   return limiter.spend(COST_BUDGET, identity, points);
 }
 
-const shown = (cost: Cost, budget: BudgetResult): CostExtension => ({
-  requested: cost.charged,
+const shown = (requested: number, budget: BudgetResult): CostExtension => ({
+  requested,
   remaining: budget.remaining,
   limit: budget.limit,
   resetSeconds: budget.resetSeconds,

@@ -15,18 +15,10 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
-import { rulesOf } from './rules.js';
 
 /** The page size a connection is charged for when it names none (docs/decisions.md §11: `first: 25`). */
 export const DEFAULT_PAGE = 25;
 const PAGE_ARGS = ['first', 'last', 'pageSize'];
-
-export type Cost = {
-  /** Every object the document can return: compared with the ceiling (GRAPHQL_LIMITS.maxCost). */
-  total: number;
-  /** The part charged to the caller's budget: all but what §9 fields with their own `limit` return. */
-  charged: number;
-};
 
 /**
  * A document's cost before it runs (docs/decisions.md §11, docs/graphql.md#cost-and-budget), as
@@ -34,10 +26,11 @@ export type Cost = {
  * `pageSize` (a §9 page) returns that many of each list in it (`edges`, `nodes`), so nested
  * connections multiply; leaves are free. A plain list (not in a connection or page) returns as many
  * as it can hold, and what is under it multiplies the same way: its own `first` when it takes one
- * (`search`), else the `maxItems` its field declares (listBound). Root fields whose rules
- * declare a `limit` are charged to that limit, not to the budget: their objects count toward the
- * ceiling only. Decided by types and arguments, so connections added anywhere are covered; a plain
- * list added anywhere must say its bound, or the schema does not build (unboundedLists).
+ * (`search`), else the `maxItems` its field declares (listBound). The one number is both held to
+ * the ceiling and charged to the budget, root fields with a REST limit of their own included: that
+ * limit counts calls, not what a call returns (docs/graphql.md#cost-and-budget). Decided by types and
+ * arguments, so connections added anywhere are covered; a plain list added anywhere must say its
+ * bound, or the schema does not build (unboundedLists).
  *
  * Written here rather than taken from a library: graphql-armor's cost-limit weighs depth, not the
  * page a field asks for, and @pothos/plugin-complexity needs a multiplier declared on every field.
@@ -47,7 +40,7 @@ export function documentCost(
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown>,
-): Cost | null {
+): number | null {
   const operation = getOperationAST(document, operationName);
   const root = operation && (operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType());
   if (!operation || !root) return null;
@@ -55,20 +48,20 @@ export function documentCost(
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
-  const cost: Cost = { total: 0, charged: 0 };
+  let cost = 0;
 
-  const visit = (set: SelectionSetNode, type: GraphQLCompositeType, count: number, page: number | undefined, charged: boolean, seen: string[]) => {
+  const visit = (set: SelectionSetNode, type: GraphQLCompositeType, count: number, page: number | undefined, seen: string[]) => {
     for (const selection of set.selections) {
       if (selection.kind === Kind.INLINE_FRAGMENT) {
         const on = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
-        if (on && isCompositeType(on)) visit(selection.selectionSet, on, count, page, charged, seen);
+        if (on && isCompositeType(on)) visit(selection.selectionSet, on, count, page, seen);
         continue;
       }
       if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = fragments.get(selection.name.value);
         const on = fragment && schema.getType(fragment.typeCondition.name.value);
         if (fragment && on && isCompositeType(on) && !seen.includes(fragment.name.value)) {
-          visit(fragment.selectionSet, on, count, page, charged, [...seen, fragment.name.value]);
+          visit(fragment.selectionSet, on, count, page, [...seen, fragment.name.value]);
         }
         continue;
       }
@@ -79,13 +72,11 @@ export function documentCost(
       // A list bounded by its own argument (search's `first`) holds that many; its items page nothing.
       const own = list ? pageOf(field, selection, variables) : undefined;
       const objects = count * (!list ? 1 : (own ?? page ?? listBound(field)));
-      const chargedHere = charged && !(type === root && rulesOf(field)?.limit);
-      cost.total += objects;
-      if (chargedHere) cost.charged += objects;
-      visit(selection.selectionSet, named, objects, own === undefined ? pageOf(field, selection, variables) : undefined, chargedHere, seen);
+      cost += objects;
+      visit(selection.selectionSet, named, objects, own === undefined ? pageOf(field, selection, variables) : undefined, seen);
     }
   };
-  visit(operation.selectionSet, root, 1, undefined, true, []);
+  visit(operation.selectionSet, root, 1, undefined, []);
   return cost;
 }
 
