@@ -8,6 +8,7 @@ import type { ApiScope } from '../auth/scopes.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { idempotencyKeyProblems, once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';
+import { limitAddress } from '../http/client-ip.js';
 import { isUuid, toDetails } from '../validation.js';
 
 /**
@@ -222,7 +223,7 @@ export async function admit(ctx: Context, field: string, rules: FieldRules, resp
   done.add(responseKey);
   const { limit } = rules;
   if (limit && limit.per !== 'account') {
-    await ctx.charge({ name: limitName(field, limit), max: limit.max, window: limit.window }, limit.per === 'ip' ? ctx.clientIp : viewer!.id);
+    await ctx.charge({ name: limitName(field, limit), max: limit.max, window: limit.window }, limit.per === 'ip' ? limitAddress(ctx.clientIp) : viewer!.id);
   }
   return viewer;
 }

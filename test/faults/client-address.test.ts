@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientIpOf } from '../../src/http/client-ip.js';
+import { clientIpOf, limitAddress } from '../../src/http/client-ip.js';
 import { once, scopeKey } from '../../src/idempotency/idempotency.service.js';
 import { createAccount, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -26,8 +26,24 @@ describe('clientIpOf', () => {
     expect(clientIpOf(request(), socket, 1)).toBe('192.0.2.9');
   });
 
+  it('fewer entries than trusted proxies: the socket address, never the left-most entry the client wrote', () => {
+    expect(clientIpOf(request('198.51.100.7'), socket, 2)).toBe('192.0.2.9');
+    expect(clientIpOf(request('198.51.100.7, 10.0.0.1'), socket, 3)).toBe('192.0.2.9');
+  });
+
   it('with TRUST_PROXY=0 the header is ignored', () => {
     expect(clientIpOf(request('198.51.100.7'), socket, 0)).toBe('192.0.2.9');
+  });
+});
+
+describe('limitAddress: what a per-address limit counts', () => {
+  it('an IPv6 address by its /64, however spelt; IPv4 (and IPv4-mapped IPv6) as it is', () => {
+    for (const ip of ['2001:db8:1:2::1', '2001:DB8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2:0::9', '2001:db8:1:2::1%eth0']) {
+      expect(limitAddress(ip), ip).toBe('2001:db8:1:2::/64');
+    }
+    expect(limitAddress('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
+    expect(limitAddress('::ffff:198.51.100.7')).toBe('198.51.100.7');
+    expect(limitAddress('198.51.100.7')).toBe('198.51.100.7');
   });
 });
 

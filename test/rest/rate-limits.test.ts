@@ -206,12 +206,33 @@ describe('POST /api/v1/forms/{form_id}/submit: 5 per minute per client IP', () =
     for (let i = 0; i < 3; i++) expectLimited(await row0.ok(f, { as: null, ip: `${randomUUID()}, 198.18.${i}.1, ${ip}` }), row0.rule);
   });
 
+  it('an IPv6 address counts by its /64: six addresses of one /64, however spelt, are limited as one; the next /64 is not', async () => {
+    const net = `2001:db8:${(++ipSeq).toString(16)}`; // a /64 of this run: 2001:db8:<n>:0::/64
+    const six = [`${net}::1`, `${net}:0::2`, `${net.toUpperCase()}:0:0:0:0:3`, `${net}::abcd:4`, `${net}:0:1:2:3:4`, `${net}:0:ffff:ffff:ffff:ffff`];
+    for (let i = 0; i < 5; i++) expectAccepted(await row0.ok(f, { as: null, ip: six[i]! }), row0, 4 - i);
+    expectLimited(await row0.ok(f, { as: null, ip: six[5]! }), row0.rule);
+    expectAccepted(await row0.ok(f, { as: null, ip: `${net}:1::1` }), row0, 4);
+  });
+
   it('429 comes before 404 and 400: an unknown form or an invalid payload is a 429 while limited', async () => {
     expectLimited(await submit(randomUUID(), { data: {} })(f, { as: null, ip }), row0.rule);
     expectLimited(await row0.invalid(f, { as: null, ip }), row0.rule);
     const fresh = newIp();
     expect((await submit(randomUUID(), { data: {} })(f, { as: null, ip: fresh })).status).toBe(404);
     expect((await row0.invalid(f, { as: null, ip: fresh })).status).toBe(400);
+  });
+});
+
+describe('TRUST_PROXY=2 and fewer X-Forwarded-For entries than trusted proxies', () => {
+  const row0 = row('POST /api/v1/forms/{form_id}/submit');
+  let f: Fixture;
+  beforeAll(async () => void (f = await fixture({ env: { TRUST_PROXY: '2' } })));
+  afterAll(() => f?.t.close());
+
+  it("the socket address counts, not the client's own left-most entry: the 6th submit from one socket is a 429", async () => {
+    // One entry each, written by the client itself (no second proxy appended to it): only the socket (127.0.0.1) may count.
+    for (let i = 0; i < 5; i++) expectAccepted(await row0.ok(f, { as: null, ip: newIp() }), row0, 4 - i);
+    expectLimited(await row0.ok(f, { as: null, ip: newIp() }), row0.rule);
   });
 });
 
