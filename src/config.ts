@@ -40,7 +40,7 @@ export type Config = {
   /** GraphQL introspection and GraphiQL; on by default outside production. */
   introspection: boolean;
   logLevel: LogLevel;
-  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`; production refuses to start without it. */
   metricsToken?: string;
   /** RATE_LIMITS=off lifts every rate limit: load tests only (scripts/bench). On unless set so. */
   rateLimits: boolean;
@@ -221,6 +221,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (production && !config.auth.jwtSecret && !config.auth.jwksUrl) {
     problems.push('NODE_ENV=production needs AUTH_JWT_SECRET or AUTH_JWKS_URL');
+  }
+  // /metrics shares the API's port: open, it tells anyone the routes, error rates and pool (docs/observability.md).
+  if (production && !config.metricsToken) {
+    problems.push('NODE_ENV=production needs METRICS_TOKEN (GET /metrics then asks for it as a bearer token)');
   }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;

@@ -9,6 +9,8 @@ export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 
 /** HS256 secret of the bench run only (both servers and the token minting use it). */
 export const BENCH_JWT_SECRET = 'bench-only-secret-0123456789abcdefghijklmnopqrstuvwxyz';
+/** Production refuses to start without a METRICS_TOKEN (docs/startup-errors.md); the bench reads no metrics. */
+export const BENCH_METRICS_TOKEN = 'bench-only-metrics-token-0123456789';
 
 export const DEFAULT_CONTACTS = 100_000;
 

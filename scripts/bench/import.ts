@@ -22,7 +22,7 @@ import { seedBench } from '../../src/cli/seed-bench.js';
 import { openDatabase } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { MAX_IMPORT_ROWS } from '../../src/imports/intake.js';
-import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, numberFlag, parseFlags } from './common.js';
+import { BENCH_JWT_SECRET, BENCH_METRICS_TOKEN, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, numberFlag, parseFlags } from './common.js';
 import { ensureDataset, removeBenchWrites, sizeFor } from './dataset.js';
 import { copyLimit, IMPORT_DOMAIN, writeImportCsv } from './import-data.js';
 import { formatImportReport, verdicts, type ImportReport, type Latencies } from './import-report.js';
@@ -184,7 +184,7 @@ async function main() {
   // 60 s: ~1,000 idle requests, so the idle p99 is not one slow request among 175 (as with 10 s).
   const idleSeconds = numberFlag(flags, 'idle', 60, 1, 300);
   const serviceEnv = {
-    AUTH_JWT_SECRET: BENCH_JWT_SECRET, DATABASE_POOL_MAX: String(intFlag(flags, 'pool', 10, 1, 200)),
+    AUTH_JWT_SECRET: BENCH_JWT_SECRET, METRICS_TOKEN: BENCH_METRICS_TOKEN, DATABASE_POOL_MAX: String(intFlag(flags, 'pool', 10, 1, 200)),
     NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: flags['log-level'] ?? 'info',
   };
   const startedAt = new Date().toISOString();

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { mintToken } from '../../src/auth/token.js';
-import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, parseFlags } from './common.js';
+import { BENCH_JWT_SECRET, BENCH_METRICS_TOKEN, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, parseFlags } from './common.js';
 import { ensureDataset, sizeFor } from './dataset.js';
 import { listLatencies, serviceTimed } from './import.js';
 import { startServer } from './processes.js';
@@ -71,7 +71,7 @@ async function main() {
   const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-neighbour-'));
   const server = await startServer({
     name: 'service', cwd: ROOT, logFile: path.join(work, 'service.log'), args: ['--import', 'tsx', 'src/main.ts'],
-    env: { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: 'info' },
+    env: { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, METRICS_TOKEN: BENCH_METRICS_TOKEN, NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: 'info' },
   });
   try {
     const token = await mintToken(BENCH_JWT_SECRET, { sub: dataset.ownerId, expiresIn: '6h' });

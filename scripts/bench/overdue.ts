@@ -17,7 +17,7 @@ import { mintToken } from '../../src/auth/token.js';
 import { seedBench } from '../../src/cli/seed-bench.js';
 import { openDatabase } from '../../src/db/client.js';
 import { markOverdueInvoices } from '../../src/invoices/overdue.js';
-import { BENCH_JWT_SECRET, benchDatabaseUrl, ensureMigrated, intFlag, parseFlags } from './common.js';
+import { BENCH_JWT_SECRET, BENCH_METRICS_TOKEN, benchDatabaseUrl, ensureMigrated, intFlag, parseFlags } from './common.js';
 import { startServer, type Server } from './processes.js';
 import { pgVersion, ROOT } from './run.js';
 
@@ -131,7 +131,7 @@ async function main() {
   if (settled) log(`moved ${settled} invoices already due before measuring`);
 
   const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-overdue-'));
-  const env = { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: flags['log-level'] ?? 'warn' };
+  const env = { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, METRICS_TOKEN: BENCH_METRICS_TOKEN, NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: flags['log-level'] ?? 'warn' };
   // The service's own overdue worker waits a day: the rounds' job runs in the other process only.
   const server = await startServer({ name: 'service', cwd: ROOT, logFile: path.join(work, 'service.log'), args: ['--import', 'tsx', 'src/main.ts'], env: { ...env, OVERDUE_INTERVAL_MS: '86400000' } });
   try {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { mintToken } from '../../src/auth/token.js';
-import { BENCH_JWT_SECRET, benchDatabaseUrl, intFlag, numberFlag, parseFlags } from './common.js';
+import { BENCH_JWT_SECRET, BENCH_METRICS_TOKEN, benchDatabaseUrl, intFlag, numberFlag, parseFlags } from './common.js';
 import { DATA_FLAGS, sizeFromFlags } from './data.js';
 import { ensureDataset } from './dataset.js';
 import { startServer } from './processes.js';
@@ -85,7 +85,7 @@ async function main() {
   const server = await startServer({
     name: 'service', cwd: checkout, logFile: path.join(dir, 'service.log'),
     args: [...(profiling ? ['--cpu-prof', '--cpu-prof-dir', dir] : []), '--import', 'tsx', 'src/main.ts'],
-    env: { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, DATABASE_POOL_MAX: '10', NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: 'info' },
+    env: { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, METRICS_TOKEN: BENCH_METRICS_TOKEN, DATABASE_POOL_MAX: '10', NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: 'info' },
   });
   let requests = 0;
   let window: [number, number] = [0, 0];

@@ -21,7 +21,7 @@ import { compareAnswers, type Answer } from './answers.js';
 import { benchApiKey } from './api-key.js';
 import { deepCursor } from './cursor.js';
 import { ListContactsDocument } from '../../src/rest/operations/generated.js';
-import { BENCH_JWT_SECRET, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, namedBenchDatabaseUrl, numberFlag, parseFlags } from './common.js';
+import { BENCH_JWT_SECRET, BENCH_METRICS_TOKEN, benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, namedBenchDatabaseUrl, numberFlag, parseFlags } from './common.js';
 import { DATA_FLAGS, progressBar, sizeFromFlags } from './data.js';
 import { ensureDataset, removeBenchWrites, type Dataset, type DatasetSize } from './dataset.js';
 import { postgraphileTwins, summarize, type Twin } from './postgraphile-cases.js';
@@ -386,7 +386,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     const beforeDir = opts.before ? checkoutToCompare(opts.before) : null;
     log(`starting the service, the floor${withPostGraphile ? ' and PostGraphile' : ''}${beforeDir ? `, and the service of ${beforeDir} (${revisions.before})` : ''}`);
     // Both services alike: tsx over their own sources, the same database, secret and settings.
-    const serviceEnv = { ...common, RATE_LIMITS: 'off', LOG_LEVEL: opts.logLevel };
+    const serviceEnv = { ...common, METRICS_TOKEN: BENCH_METRICS_TOKEN, RATE_LIMITS: 'off', LOG_LEVEL: opts.logLevel };
     const started = await Promise.allSettled([
       startServer({ name: 'service', cwd: ROOT, logFile: path.join(logDir, 'service.log'), args: ['--import', 'tsx', 'src/main.ts'], env: serviceEnv }),
       startServer({ name: 'floor', cwd: ROOT, logFile: path.join(logDir, 'floor.log'), args: ['--import', 'tsx', 'scripts/bench/floor.ts'], env: common }),

@@ -221,7 +221,7 @@ export async function startServer(
   const args = ['--import', 'tsx', ...preload.flatMap((p) => ['--import', p]), 'src/main.ts'];
   const proc = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', METRICS_TOKEN: 'harness-metrics-token-0123456789', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

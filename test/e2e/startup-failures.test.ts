@@ -58,6 +58,11 @@ describe('start-up failures: one line on stderr naming the fix, exit 1', () => {
     expect(r).toMatchObject({ code: 1, stderr: ['config: PORT must be an integer from 0 to 65535 (got "abc")'] });
   });
 
+  it('production without METRICS_TOKEN refuses to start, naming it: /metrics is never open on the API port', async () => {
+    const r = await start({ DATA_DIR: dir, NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32) });
+    expect(r).toMatchObject({ code: 1, stderr: ['config: NODE_ENV=production needs METRICS_TOKEN (GET /metrics then asks for it as a bearer token)'] });
+  });
+
   it('a port in use names PORT', async () => {
     const holder: Server = createServer().listen(0, '127.0.0.1');
     await once(holder, 'listening');

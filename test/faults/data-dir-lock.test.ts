@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killServer, ROOT, startServer, type ServerProcess } from '../../scripts/soak/services.js';
 import { DataDirLockedError, LOCK_FILE, lockDataDir } from '../../src/db/lock.js';
-import { TEST_SECRET } from '../helpers/app.js';
+import { TEST_METRICS_TOKEN, TEST_SECRET } from '../helpers/app.js';
 
 /** Runs `node --import tsx <script> ...args` to its end: exit code and output. */
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -34,7 +34,7 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
 describe('a lock on DATA_DIR held by the process that opened the embedded database', () => {
   let dir: string;
   let server: ServerProcess;
-  const env = () => ({ DATA_DIR: dir, AUTH_JWT_SECRET: TEST_SECRET, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1' });
+  const env = () => ({ DATA_DIR: dir, AUTH_JWT_SECRET: TEST_SECRET, METRICS_TOKEN: TEST_METRICS_TOKEN, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1' });
   const cli = () => run(['src/cli/index.ts', 'account:create', '--owner', randomUUID(), '--name', 'Locked'], env());
 
   beforeAll(async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 import { GRAPHQL_LIMITS } from '../../src/graphql/armor.js';
 import { createAccount, type TestAccount } from '../factories/index.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, TEST_METRICS_TOKEN, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 let prod: TestApp;
@@ -17,7 +17,7 @@ let acc: TestAccount;
 let formId: string;
 
 beforeAll(async () => {
-  [t, prod] = await Promise.all([createTestApp(), createTestApp({ env: { NODE_ENV: 'production' } })]);
+  [t, prod] = await Promise.all([createTestApp(), createTestApp({ env: { NODE_ENV: 'production', METRICS_TOKEN: TEST_METRICS_TOKEN } })]);
   acc = await createAccount(t);
   const form = await t.db.leadForm.create({
     data: { accountId: acc.id, name: 'Errors', fields: { create: [{ key: 'email', label: 'E-mail', type: 'email', mapsTo: 'email', position: 0 }] } },

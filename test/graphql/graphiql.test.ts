@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { mintToken } from '../../src/auth/token.js';
 import { DEMO, seedDemo } from '../../src/demo.js';
 import { EXAMPLES } from '../../src/graphiql.js';
-import { createTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
+import { createTestApp, TEST_METRICS_TOKEN, TEST_SECRET, type TestApp } from '../helpers/app.js';
 
 // GraphiQL at GET /graphql (Accept: text/html) outside production, self-contained (no CDN).
 
@@ -56,7 +56,7 @@ describe('GraphiQL', () => {
   });
 
   it('is not served in production', async () => {
-    const config = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: TEST_SECRET });
+    const config = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: TEST_SECRET, METRICS_TOKEN: TEST_METRICS_TOKEN });
     const app = createApp({ ...t.deps, config });
     const r = await app.fetch('http://localhost/graphql', { headers: { accept: 'text/html' } });
     const text = await r.text();

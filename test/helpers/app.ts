@@ -19,6 +19,8 @@ import { cloneDatabase } from './database.js';
 import { isApiPath, openApiChecker } from './openapi.js';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+/** What NODE_ENV=production needs for /metrics (docs/startup-errors.md). */
+export const TEST_METRICS_TOKEN = 'test-metrics-token-0123456789';
 export const TEST_ORIGIN = 'https://app.example.test';
 
 export type TestUser = { id: string; token: string };

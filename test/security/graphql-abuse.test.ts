@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_LIMITS } from '../../src/graphql/armor.js';
 import { createAccount, type TestAccount } from '../factories/index.js';
-import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { createTestApp, TEST_METRICS_TOKEN, type TestApp, type TestUser } from '../helpers/app.js';
 
 let t: TestApp;
 let prod: TestApp;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   [t, prod] = await Promise.all([
     createTestApp(),
     // src/config.ts: NODE_ENV=production turns introspection off (GRAPHQL_INTROSPECTION unset).
-    createTestApp({ env: { NODE_ENV: 'production' } }),
+    createTestApp({ env: { NODE_ENV: 'production', METRICS_TOKEN: TEST_METRICS_TOKEN } }),
   ]);
   acc = await createAccount(t);
 });

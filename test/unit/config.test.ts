@@ -61,11 +61,15 @@ describe('configuration', () => {
     expect(loadConfig({ ALLOWED_ORIGINS: 'https://App.example.com:443/path, https://app.example.com' }).allowedOrigins).toEqual(['https://app.example.com']);
   });
 
-  it('production needs an identity provider and turns introspection (and GraphiQL) off', () => {
-    expect(problems({ NODE_ENV: 'production' })).toEqual(['NODE_ENV=production needs AUTH_JWT_SECRET or AUTH_JWKS_URL']);
-    const config = loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32) });
-    expect(config.introspection).toBe(false);
-    expect(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32), GRAPHQL_INTROSPECTION: 'true' }).introspection).toBe(true);
+  it('production needs an identity provider and a METRICS_TOKEN, and turns introspection (and GraphiQL) off', () => {
+    expect(problems({ NODE_ENV: 'production' })).toEqual([
+      'NODE_ENV=production needs AUTH_JWT_SECRET or AUTH_JWKS_URL',
+      'NODE_ENV=production needs METRICS_TOKEN (GET /metrics then asks for it as a bearer token)',
+    ]);
+    const ready = { NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32), METRICS_TOKEN: 'm'.repeat(16) };
+    expect(loadConfig(ready).introspection).toBe(false);
+    expect(loadConfig({ ...ready, GRAPHQL_INTROSPECTION: 'true' }).introspection).toBe(true);
+    expect(loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32) }).metricsToken).toBeUndefined(); // development: /metrics open, as npm start serves it
   });
 
   it('LOG_LEVEL takes pino levels', () => {
@@ -112,6 +116,7 @@ describe('start-up', () => {
       'config: HOST must be an IP address or a host name (got "bad host")',
       'config: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
       'config: NODE_ENV=production needs AUTH_JWT_SECRET or AUTH_JWKS_URL',
+      'config: NODE_ENV=production needs METRICS_TOKEN (GET /metrics then asks for it as a bearer token)',
     ]);
   });
 });
