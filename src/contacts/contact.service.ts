@@ -4,7 +4,7 @@ import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, typ
 import { badInput } from '../errors.js';
 import { single, writeBatch, type BatchKind } from '../batches/batch.service.js';
 import { rowOf } from '../batches/set-write.js';
-import { scrubContactFromEvents } from '../events/erase.js';
+import { scrubContactFromEvents, scrubContactFromImports } from '../events/erase.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
@@ -92,9 +92,10 @@ export async function deleteContact(tx: Prisma.TransactionClient, contact: Conta
 /**
  * GDPR Art. 17, in the caller's transaction: every submission linked to the contact or carrying its
  * e-mail loses its values, metadata, client IP and user agent; stored idempotent answers that name
- * the contact or its e-mail are removed; deals and invoices stay, unlinked; the contact goes; and
- * an audit row records the erasure by contact id and counts only; earlier events of the person and
- * of those submissions keep ids only.
+ * the contact or its e-mail are removed; import rows carrying it (waiting, or in an errors file)
+ * lose their cells; deals and invoices stay, unlinked; the contact goes; and an audit row records
+ * the erasure by contact id and counts only; earlier events of the person and of those submissions
+ * keep ids only. Webhook deliveries store no payload: what they send is built from those events.
  */
 export async function eraseContact(tx: Prisma.TransactionClient, contact: ContactKey & { email: string | null }, erasedBy: string, actor: Actor) {
   const { id, accountId, email } = contact;
@@ -115,7 +116,8 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Contac
        AND (strpos(result::text, ${id}::text) > 0
             OR (${email}::text IS NOT NULL AND strpos(lower(result::text), lower(${email}::text)) > 0))`;
   const unlinked = await unlinkContact(tx, contact);
-  await tx.contact.delete({ where: { id } });
+  const { externalId } = await tx.contact.delete({ where: { id } });
+  await scrubContactFromImports(tx, accountId, { email, externalId });
   // docs/decisions.md §13: earlier events of the person keep ids only, those of others' submissions
   // that carried the address too; the erasure's own event carries the id alone.
   await scrubContactFromEvents(tx, accountId, contact, erased.map((s) => s.id));

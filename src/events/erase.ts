@@ -26,3 +26,36 @@ export async function scrubContactFromEvents(
   await tx.$executeRaw`UPDATE event_queue SET data = ${IDS_ONLY} WHERE ${about}`;
   return tx.$executeRaw`UPDATE events SET data = ${IDS_ONLY} WHERE ${about}`;
 }
+
+/**
+ * For eraseContact (docs/decisions.md §24 "Erasure reaches every copy"), in its transaction: the
+ * import rows that carry the person, waiting for the worker (import_rows) or refused (import_errors,
+ * the import's errors file), keep their place and width but lose every cell. A row carries the person
+ * when a cell holds their e-mail, or the column a contacts import reads external ids from holds
+ * theirs. An emptied waiting row is then refused (first_name: Required), never written. The text
+ * search only narrows the rows read: a cell must equal the value, so a longer address is not taken
+ * for it. Returns how many rows were emptied.
+ */
+export async function scrubContactFromImports(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  contact: { email: string | null; externalId: string | null },
+): Promise<number> {
+  const { email, externalId } = contact;
+  if (!email && !externalId) return 0;
+  // JSON text holds a value escaped as to_json writes it; its lower case, for the e-mail's search.
+  const needle = (value: string | null) => Prisma.sql`btrim(to_json(${value}::text)::text, '"')`;
+  let emptied = 0;
+  for (const table of [Prisma.raw('import_rows'), Prisma.raw('import_errors')]) {
+    emptied += await tx.$executeRaw`
+      UPDATE ${table} r SET cells = coalesce((SELECT json_agg(''::text) FROM json_array_elements(r.cells)), '[]'::json)
+        FROM imports i
+       WHERE r.account_id = ${accountId}::uuid AND i.account_id = r.account_id AND i.id = r.import_id
+         AND (strpos(lower(r.cells::text), lower(${needle(email)})) > 0 OR strpos(r.cells::text, ${needle(externalId)}) > 0)
+         AND EXISTS (SELECT 1 FROM json_array_elements_text(r.cells) WITH ORDINALITY AS c(value, n)
+                      WHERE lower(btrim(c.value)) = lower(${email}::text)
+                         OR (i.object = 'contacts' AND btrim(c.value) = ${externalId}::text
+                             AND i.columns ->> (c.n::int - 1) = 'externalId'))`;
+  }
+  return emptied;
+}

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, type TestAccount } from '../factories/index.js';
 import { envelope } from '../../src/events/envelope.js';
 import { createTestApp, errorOf, type TestApp } from '../helpers/app.js';
+import { whereFound as everywhere } from '../helpers/everywhere.js';
 
 // docs/decisions.md §12: eraseContact removes every stored copy of a person's data, in one transaction.
 
@@ -22,26 +23,7 @@ afterAll(() => t?.close());
 
 const key = () => ({ 'idempotency-key': randomUUID() });
 
-/** Every text-like column of every table (information_schema), searched for each needle. */
-async function whereFound(needles = NEEDLES): Promise<string[]> {
-  const columns = await t.db.$queryRaw<{ table_name: string; column_name: string }[]>`
-    SELECT c.table_name, c.column_name FROM information_schema.columns c
-      JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name
-     WHERE c.table_schema = 'public' AND tb.table_type = 'BASE TABLE'
-       AND (c.data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'USER-DEFINED'))`;
-  expect(columns.length).toBeGreaterThan(20);
-  const found: string[] = [];
-  for (const { table_name, column_name } of columns) {
-    for (const needle of needles) {
-      const [row] = await t.db.$queryRawUnsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM "${table_name}" WHERE strpos(lower("${column_name}"::text), $1) > 0`,
-        needle,
-      );
-      if (row!.n > 0) found.push(`${table_name}.${column_name}: ${needle}`);
-    }
-  }
-  return found;
-}
+const whereFound = (needles = NEEDLES) => everywhere(t.db, needles);
 
 describe('Mutation.eraseContact', () => {
   test('a person seeded everywhere is found nowhere after erasure: not in the account export, not in any column of any table', async () => {
