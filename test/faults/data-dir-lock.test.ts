@@ -75,13 +75,15 @@ describe('a lock on DATA_DIR held by the process that opened the embedded databa
 describe.runIf(existsSync('/proc/self/stat'))('a lock held by a zombie', () => {
   it("a holder that exited but is not yet reaped (a zombie: kill(pid, 0) still succeeds) is gone: its lock is taken over", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'crm-lock-zombie-'));
-    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it: a real zombie.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // sh starts a child, then becomes `sleep`, which never reaps it: the child exits once its parent
+    // is `sleep` (before that, sh itself might reap it), and stays a zombie.
+    const child = 'while [ "$(cat /proc/$PPID/comm)" != sleep ]; do sleep 0.01; done';
+    const parent = spawn('sh', ['-c', `sh -c '${child}' & echo $!; exec sleep 600`], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const [line] = (await once(parent.stdout, 'data')) as [Buffer];
       const pid = Number(line.toString().trim());
       const state = () => { const stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); return stat.charAt(stat.lastIndexOf(')') + 2); };
-      await expect.poll(state).toBe('Z');
+      await expect.poll(state, { timeout: 30_000 }).toBe('Z');
       expect(() => process.kill(pid, 0)).not.toThrow();
       writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid, command: 'node dist/src/main.js' }));
 
