@@ -43,7 +43,7 @@ export async function scrubContactFromImports(
 ): Promise<number> {
   const { email, externalId } = contact;
   if (!email && !externalId) return 0;
-  // JSON text holds a value escaped as to_json writes it; its lower case, for the e-mail's search.
+  // A value as it reads inside the cells' JSON text (escaped as to_json escapes it): what the text search looks for.
   const needle = (value: string | null) => Prisma.sql`btrim(to_json(${value}::text)::text, '"')`;
   let emptied = 0;
   for (const table of [Prisma.raw('import_rows'), Prisma.raw('import_errors')]) {
