@@ -5,6 +5,7 @@ import { KnownUsers } from './auth/viewer.js';
 import { ApiKeys } from './auth/api-keys.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/client.js';
+import { notificationsArrive, type Listen } from './db/listen.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations } from './db/migrate.js';
 import { openEvents } from './events/runtime.js';
@@ -14,6 +15,9 @@ import { startOverdueWorker } from './invoices/overdue-worker.js';
 import type { Logger } from './logger.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 import { memoryDocumentStore, redisDocumentStore } from './graphql/persisted.js';
+
+/** How long start-up's probe waits for its own notification (a direct connection hears it in milliseconds). */
+const NOTIFY_PROBE_MS = 5_000;
 
 /** True when the service runs with its own development secret (no identity provider configured). */
 export const usesDevAuth = (config: Config): boolean => !config.auth.jwtSecret && !config.auth.jwksUrl;
@@ -52,6 +56,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     // ...and invoices that fall due (docs/decisions.md §19 "Billing time"); its lock lets one instance at a time work.
     const overdue = config.events.worker ? startOverdueWorker(db.prisma, { ...config.overdue, log }) : null;
     const apiKeys = await new ApiKeys(db.prisma, log).start({ listen: db.listen, redisUrl: config.redisUrl });
+    if (db.kind === 'postgres' && !config.databaseDirectUrl) warnIfNotificationsLost(db, log);
     return {
       config,
       db,
@@ -100,4 +105,19 @@ export function noLimits(log: Logger): RateLimiter {
     spend: async (rule) => ({ allowed: true, limit: rule.points, remaining: rule.points, resetSeconds: 0, retryAfter: 0 }),
     close: async () => {},
   };
+}
+
+/**
+ * Says at start, without holding it up, when LISTEN over DATABASE_URL hears nothing (a transaction
+ * pooler in between): what then waits longer, and the variable that fixes it (docs/scaling.md).
+ */
+function warnIfNotificationsLost(db: { prisma: PrismaClient; listen: Listen }, log: Logger): void {
+  notificationsArrive(db.listen, (channel) => db.prisma.$executeRaw`SELECT pg_notify(${channel}, '')`, NOTIFY_PROBE_MS).then(
+    (arrive) => arrive || log.warn(
+      { waitedMs: NOTIFY_PROBE_MS },
+      'notifications sent over DATABASE_URL do not reach this instance (PgBouncer in transaction mode forwards none): set DATABASE_DIRECT_URL to PostgreSQL itself. ' +
+        'Until then live events wait for the poll (EVENT_POLL_MS) and a revoked API key is refused within a second by the key cache\'s own expiry',
+    ),
+    (err: unknown) => log.warn({ err }, 'could not check that notifications arrive'),
+  );
 }

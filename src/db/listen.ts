@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
@@ -57,4 +58,26 @@ export function listenOnPGlite(pglite: PGlite): Listen {
     const unlisten = await pglite.listen(channel, () => onNotify());
     return () => unlisten();
   };
+}
+
+/**
+ * Whether a notification sent by `notify` (through the pool) reaches `listen` within `timeoutMs`.
+ * Not behind PgBouncer in transaction mode when `listen` goes through it too: it forwards none
+ * (docs/scaling.md#set-ups-and-what-each-needs). The call each open makes is not counted.
+ */
+export async function notificationsArrive(listen: Listen, notify: (channel: string) => Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  const channel = `crm_probe_${randomUUID().replaceAll('-', '')}`;
+  let opened = false;
+  let heard = () => {};
+  const arrived = new Promise<boolean>((resolve) => (heard = () => resolve(true)));
+  const stop = await listen(channel, () => opened && heard());
+  opened = true;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await notify(channel);
+    return await Promise.race([arrived, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
+  } finally {
+    clearTimeout(timer);
+    await stop();
+  }
 }

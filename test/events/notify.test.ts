@@ -1,6 +1,7 @@
 // docs/events.md "Live events": committed events wake the worker through LISTEN/NOTIFY; the poll is the fallback.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notificationsArrive } from '../../src/db/listen.js';
 import { emit, emitMany } from '../../src/events/emit.js';
 import { EVENTS_CHANNEL } from '../../src/events/runtime.js';
 import { RELAY_BATCH } from '../../src/events/worker.js';
@@ -70,6 +71,12 @@ describe('events reach subscribers by notification', () => {
     } finally {
       await stop();
     }
+  });
+
+  it("start-up's probe hears its own notification sent through the pool, so it warns of nothing (behind PgBouncer it does not: test/scale/pgbouncer.test.ts)", async () => {
+    const { listen, prisma } = app.deps.db;
+    await expect(notificationsArrive(listen, (channel) => prisma.$executeRaw`SELECT pg_notify(${channel}, '')`, WAIT.timeout)).resolves.toBe(true);
+    await expect(notificationsArrive(listen, async () => undefined, 200)).resolves.toBe(false); // the open's own call is not counted
   });
 
   it('an event committed while the worker sleeps on a one-minute poll reaches the bus at once', async () => {

@@ -180,6 +180,13 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
     expect(await advisoryLocks(postgres.url('crm'))).toEqual([]);
   }, 180_000);
 
+  it('an instance whose LISTEN goes through the pooler (no DATABASE_DIRECT_URL) says so at start, naming DATABASE_DIRECT_URL; one with it does not', async () => {
+    const warning = 'do not reach this instance (PgBouncer in transaction mode forwards none): set DATABASE_DIRECT_URL';
+    await waitFor('the start-up warning', () => b!.output().includes(warning), 30_000);
+    expect(b!.output().split('\n').filter((line) => line.includes(warning))).toHaveLength(1);
+    expect(a!.output()).not.toContain('notifications sent over DATABASE_URL');
+  });
+
   it('a key revoked through one instance is refused by the other within a second, though no notice reaches it through the pooler (no DATABASE_DIRECT_URL, no Redis); a key whose expires_at passes is refused by both', async () => {
     const token = await mintToken(TEST_SECRET, { sub: randomUUID() });
     const gql = async (query: string, variables: object = {}) => {
