@@ -1,8 +1,8 @@
 /**
  * From an API key's revocation to another instance refusing it (docs/decisions.md §15 and §24 promise
  * within one second), by each path alone: PostgreSQL LISTEN/NOTIFY, Redis pub/sub when REDIS_URL is
- * set, and neither (an instance behind a transaction pooler: only the cache entry's one-second life
- * stops it). Two key registries on one database stand for two instances; the second has the key warm
+ * set, and neither (an instance behind a transaction pooler: only the cache entry's 0.9 s life stops
+ * it). Two key registries on one database stand for two instances; the second has the key warm
  * in its cache (test/auth/api-key-revocation.test.ts).
  *   DATABASE_URL=postgresql://... REDIS_URL=redis://... node --import tsx scripts/bench/revocation.ts [keys per path]
  * Without DATABASE_URL it measures the embedded database. Results: BENCHMARKS.md "API key revocation".
@@ -37,7 +37,7 @@ async function measure(hears: { listen?: boolean; redisUrl?: string }): Promise<
 
 const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
 console.log(`| database | path | keys | p50 ms | p90 ms | p99 ms | max ms |\n|---|---|---:|---:|---:|---:|---:|`);
-const paths: [string, { listen?: boolean; redisUrl?: string }][] = [['LISTEN/NOTIFY', { listen: true }], ['neither (1 s cache life)', {}]];
+const paths: [string, { listen?: boolean; redisUrl?: string }][] = [['LISTEN/NOTIFY', { listen: true }], ['neither (0.9 s cache life)', {}]];
 if (config.redisUrl) paths.push(['Redis pub/sub', { redisUrl: config.redisUrl }]);
 for (const [name, hears] of paths) {
   const sorted = await measure(hears);

@@ -13,11 +13,12 @@ export type ApiKeyGrant = { id: string; accountId: string; prefix: string; scope
 type Entry = ApiKeyGrant & { hash: string; expiresAt: number | null; revoked: boolean; usedAt: number; checkedAt: number };
 
 /**
- * How long a key's row, once read, is trusted without reading it again (docs/decisions.md §24): a
- * revocation or a changed expiry reaches every instance within it, whether or not a notice can (a
- * transaction pooler drops LISTEN's). One primary-key read a second per key busy on an instance.
+ * How long a key's row, once read, is trusted without reading it again (docs/decisions.md §24): with
+ * the read that refreshes it (tens of ms on a loaded machine), a revocation or a changed expiry
+ * reaches every instance within a second, whether or not a notice can (a transaction pooler drops
+ * LISTEN's). About one primary-key read a second per key in use on an instance.
  */
-export const KEY_FRESH_MS = 1_000;
+export const KEY_FRESH_MS = 900;
 
 /** The channel the api_keys trigger notifies, and the Redis channel revocations are published on. */
 export const API_KEYS_CHANNEL = 'crm_api_keys';

@@ -3,7 +3,7 @@
  * Two instances share one database; the second has the key warm in its cache when the first revokes
  * it. Each path is proved on its own: Redis pub/sub alone, PostgreSQL LISTEN/NOTIFY alone with Redis
  * down, and neither (an instance behind a transaction pooler hears no notice): then the cache entry's
- * one-second life is what stops it. The polls' ceilings are generous; how fast each path is (the
+ * 0.9 s life is what stops it. The polls' ceilings are generous; how fast each path is (the
  * promise is within one second) is measured by scripts/bench/revocation.ts. The same through a real
  * PgBouncer: test/scale/pgbouncer.test.ts. Runs on PGlite and on PostgreSQL (DATABASE_URL).
  */
@@ -73,7 +73,7 @@ describe('revoking an API key', () => {
     await revokeAndWait(t, acc, key, second, path);
   });
 
-  it('an instance that hears no notice stops the key within a second all the same (its cache trusts a key one second)', async () => {
+  it('an instance that hears no notice stops the key within a second all the same (its cache trusts a key 0.9 s)', async () => {
     const { t, acc, key, path } = await setUp();
     const deaf = await secondInstance(t, {});
     expect(await deaf.fetch(path, key)).toBe(200);
