@@ -25,7 +25,7 @@ import {
 builder.enumType(MemberRole, { name: 'MemberRole' });
 
 /** Accounts `userId` owns or belongs to. */
-const accountsOf = (userId: string) => ({ OR: [{ ownerId: userId }, { members: { some: { userId } } }] });
+export const accountsOf = (userId: string) => ({ OR: [{ ownerId: userId }, { members: { some: { userId } } }] });
 
 /**
  * What the cost (docs/graphql.md#cost-and-budget) counts User.accounts and Account.members as

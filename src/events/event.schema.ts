@@ -12,6 +12,7 @@ import type { Context } from '../context.js';
 import type { Viewer } from '../auth/viewer.js';
 import { fromEnvelope, type Envelope, type EventRow } from './envelope.js';
 import { visibleEventTypes, visibleTo } from './visibility.js';
+import { accountsOf } from '../accounts/account.schema.js';
 
 const EventActor = builder.objectRef<{ type: string; id: string | null }>('EventActor').implement({
   description: 'Who caused the change: user (id = user id), api_key (id = the API key\'s id), visitor (a public form) or system (CLI, worker).',
@@ -72,29 +73,41 @@ builder.prismaObjectField('Contact', 'timeline', eventConnection('contact_id', "
 
 pageField('events', events, 'EVENTS_READ', { fixed: { field: 'CREATED_AT', direction: 'ASC' }, nodeRef: EventRef, limit: READS_BEYOND_CONTRACT });
 
-const eventArgs = z.object({ accountId: uuid, id: uuid });
+const eventArgs = z.object({ accountId: uuid.nullish(), id: uuid });
+type EventArgs = z.output<typeof eventArgs>;
 
-// By account and id: the events table is keyed (and sharded, docs/scaling.md) by account.
+/**
+ * The event by id in the account named, else in the caller's accounts (a key's one account): the
+ * events table is keyed (and sharded, docs/scaling.md) by account, so each is one primary-key probe.
+ */
+async function eventById(ctx: Context, { accountId, id }: EventArgs) {
+  if (accountId) return ctx.db.event.findUnique({ where: { accountId_id: { accountId, id } }, select: EVENT_SELECT });
+  const viewer = await ctx.viewer();
+  const accounts = viewer.apiKey ? [viewer.apiKey.accountId] : (await ctx.db.account.findMany({ where: accountsOf(viewer.id), select: { id: true } })).map((a) => a.id);
+  return ctx.db.event.findFirst({ where: { accountId: { in: accounts }, id }, select: EVENT_SELECT });
+}
+
+// By id, like every other read by id; `accountId` is optional (docs/decisions.md §24).
 builder.queryField('event', (t) =>
   t.field({
     type: EventRef,
     nullable: true,
-    description: 'null when unknown or not in the account',
-    args: { accountId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    description: 'null when unknown, not in the account given, or not the caller\'s to see',
+    args: { accountId: t.arg.id({ description: 'Optional: the account the event is in' }), id: t.arg.id({ required: true }) },
     rules: {
       access: 'member',
       scope: 'EVENTS_READ',
       input: eventArgs,
       // The event itself: a by-id read answers null (REST: 404) for an unknown one and for one the caller may not see.
-      target: async (input: z.output<typeof eventArgs>, ctx: Context) => {
-        const event = await ctx.db.event.findUnique({ where: { accountId_id: { accountId: input.accountId, id: input.id } }, select: EVENT_SELECT });
-        const visible = event && (await visibleEventTypes(ctx, input.accountId));
+      target: async (input: EventArgs, ctx: Context) => {
+        const event = await eventById(ctx, input);
+        const visible = event && (await visibleEventTypes(ctx, event.accountId));
         return event && (!visible || visible.has(event.type)) ? event : null;
       },
       hidden: 'null',
       limit: READS_BEYOND_CONTRACT,
     },
-    resolve: (_root, _args, _ctx, info) => checked<z.output<typeof eventArgs>, EventRow | null>(info).target,
+    resolve: (_root, _args, _ctx, info) => checked<EventArgs, EventRow | null>(info).target,
   }),
 );
 

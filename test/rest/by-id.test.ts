@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createAccount, createContact, createUser, type TestAccount } from '../factories/index.js';
+import { createAccount, createApiKey, createContact, createUser, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 // docs/decisions.md §12, REST beyond the contract: GET/PATCH/DELETE /api/v1/contacts/{id} and
@@ -161,6 +161,34 @@ describe('/api/v1/deals/{id}', () => {
     expect(answer(await t.rest('DELETE', `/api/v1/deals/${deal.id}`, { as: acc.outsider }))).toEqual(NOT_FOUND);
     expect((await t.rest('DELETE', `/api/v1/deals/${deal.id}`, { as: acc.member })).status).toBe(204);
     expect(await t.db.deal.findUnique({ where: { id: deal.id } })).toBeNull();
+  });
+});
+
+describe('GET /api/v1/events/{id}', () => {
+  test('needs no account_id, like every other read by id: unknown, another account\'s or asked by an outsider is the same 404', async () => {
+    const c = await createContact(t, acc);
+    await t.rest('PATCH', `/api/v1/contacts/${c.id}`, { as: acc.member, body: { company: 'Evented' } });
+    const event = await t.db.event.findFirstOrThrow({ where: { accountId: acc.id, type: 'contact.updated', subjectId: c.id } });
+    const one = await t.rest('GET', `/api/v1/events/${event.id}`, { as: acc.member });
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.data).toMatchObject({ id: event.id, type: 'contact.updated', account_id: acc.id });
+    expect((await t.rest('GET', `/api/v1/events/${event.id}?account_id=${acc.id}`, { as: acc.member })).body).toEqual(one.body);
+    const gql = await t.gql('query ($id: ID!) { event(id: $id) { id type } }', { id: event.id }, { as: acc.member });
+    expect(gql.data).toEqual({ event: { id: event.id, type: 'contact.updated' } });
+    expect(answer(await t.rest('GET', `/api/v1/events/${randomUUID()}`, { as: acc.member }))).toEqual(NOT_FOUND);
+    expect(answer(await t.rest('GET', `/api/v1/events/${event.id}`, { as: acc.outsider }))).toEqual(NOT_FOUND);
+    const other = await createAccount(t);
+    expect(answer(await t.rest('GET', `/api/v1/events/${event.id}`, { as: other.owner }))).toEqual(NOT_FOUND);
+    expect((await t.rest('GET', `/api/v1/events/${event.id}`)).status).toBe(401);
+  });
+
+  test('an API key reads its own account\'s event by id with events:read, and the kinds its scopes read', async () => {
+    const c = await createContact(t, acc);
+    await t.rest('PATCH', `/api/v1/contacts/${c.id}`, { as: acc.member, body: { company: 'Keyed' } });
+    const event = await t.db.event.findFirstOrThrow({ where: { accountId: acc.id, type: 'contact.updated', subjectId: c.id } });
+    expect((await t.rest('GET', `/api/v1/events/${event.id}`, { as: await createApiKey(t, acc, ['EVENTS_READ', 'CONTACTS_READ']) })).status).toBe(200);
+    expect(answer(await t.rest('GET', `/api/v1/events/${event.id}`, { as: await createApiKey(t, acc, ['EVENTS_READ']) }))).toEqual(NOT_FOUND);
+    expect((await t.rest('GET', `/api/v1/events/${event.id}`, { as: await createApiKey(t, acc, ['CONTACTS_READ']) })).status).toBe(403);
   });
 });
 
