@@ -49,7 +49,14 @@ function resultTypes(name: string, recordField: string, ref: typeof ContactRef |
     fields: (t) => ({
       index: t.exposeInt('index'),
       status: t.field({ type: BatchItemStatusEnum, resolve: (item) => item.status }),
-      [recordField]: t.field({ type: ref as typeof ContactRef, nullable: true, resolve: (item) => item.record as never }),
+      id: t.id({ nullable: true, description: 'The record written or matched; null when FAILED', resolve: (item) => (item.record as { id?: string } | null)?.id ?? null }),
+      [recordField]: t.field({
+        type: ref as typeof ContactRef,
+        nullable: true,
+        // An answer's record: null to a key without its read scope (rules.plugin.ts), which reads ids and statuses only (docs/decisions.md §24).
+        description: `The ${recordField} written or matched; null when FAILED, and to an API key without its read scope`,
+        resolve: (item) => item.record as never,
+      }),
       details: t.field({ type: 'JSON', nullable: true, description: 'Why it failed, by REST field name (as REST answers 400s)', resolve: (item) => item.details }),
     }),
   });

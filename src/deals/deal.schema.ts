@@ -39,7 +39,8 @@ export const DealRef = builder.prismaObject('Deal', {
     closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When the deal left open; null while open.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    contact: t.relation('contact', { nullable: true, embedded: true }),
+    // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
+    contact: t.relation('contact', { nullable: true, embedded: ['id', 'firstName', 'lastName'] }),
     stage: t.relation('stage', { nullable: true }),
   }),
 });

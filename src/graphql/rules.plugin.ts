@@ -8,17 +8,20 @@ import SchemaBuilder, {
   type SchemaTypes,
   type TypeParam,
 } from '@pothos/core';
-import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
+import { getNamedType, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { Context } from '../context.js';
 import type { ApiScope } from '../auth/scopes.js';
+import type { Viewer } from '../auth/viewer.js';
 import { unboundedLists } from './cost.js';
-import { enforce, notHonoured, requireKeyScope, type FieldRules } from './rules.js';
+import { enforce, keyLacks, keyRefusal, notHonoured, type FieldRules } from './rules.js';
 
 /**
  * What an API key needs to read records of an object type through another type's field
  * (docs/decisions.md §15): a scope, `false` for never, `'public'` for anyone, or `{ of }` the type
  * whose records it wraps (a connection, edge or page). Every type of a Prisma model says which (the
- * build fails otherwise); others (results, summaries) are read as their parent is.
+ * build fails otherwise). Others are answers (a batch's items, a report's rows): a field of one
+ * leading to records answers null to a key without their scope (§24: a batch answers ids and
+ * statuses), or refuses it where it cannot be null.
  */
 export type KeyScope = ApiScope | false | 'public' | { of: ObjectRef<any, any> | string };
 
@@ -68,6 +71,12 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     for (const type of Object.values(schema.getTypeMap())) {
       const { pothosPrismaModel, pothosOptions } = (type.extensions ?? {}) as { pothosPrismaModel?: string; pothosOptions?: { keyScope?: KeyScope } };
       if (pothosPrismaModel && pothosOptions?.keyScope === undefined) throw new Error(`${type.name} declares no keyScope: what may an API key read of it? (docs/decisions.md §15)`);
+      for (const field of isObjectType(type) ? Object.values(type.getFields()) : []) {
+        const { embedded } = (field.extensions?.pothosOptions ?? {}) as { embedded?: readonly string[] };
+        const target = getNamedType(field.type);
+        const unknown = embedded && isObjectType(target) ? embedded.filter((name) => !target.getFields()[name]) : [];
+        if (unknown.length) throw new Error(`${type.name}.${field.name} embeds ${unknown.join(', ')}, which ${target.name} has not (docs/fields.md)`);
+      }
     }
     return schema;
   }
@@ -77,16 +86,7 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     fieldConfig: PothosOutputFieldConfig<Types>,
   ): GraphQLFieldResolver<unknown, Types['Context'], object> {
     const rules = rulesIn(fieldConfig);
-    if (!rules) {
-      const scope = this.keyNeeds(fieldConfig);
-      if (scope === undefined) return resolver;
-      return async (parent, args, context, info) => {
-        // A public root field's caller may have no credentials at all: then it is no key either.
-        const viewer = await (context as unknown as Context).viewer().catch(() => null);
-        if (viewer?.apiKey) requireKeyScope(scope, viewer);
-        return resolver(parent, args, context, info);
-      };
-    }
+    if (!rules) return this.keyReads(resolver, fieldConfig);
     if (fieldConfig.kind === 'Subscription') return resolver;
     return async (parent, args, context, info) => {
       await enforce(rules, args as Record<string, unknown>, context as unknown as Context, info);
@@ -95,23 +95,50 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   }
 
   /**
+   * What a key reads below the root, in the order a refusal names it: the scope of the records a
+   * field leads to (keyNeeds); an answer's records, null without their scope (answerNeeds); and of
+   * a record reached through an embedding, only the fields the embedding names (docs/decisions.md §24).
+   */
+  private keyReads(resolver: GraphQLFieldResolver<unknown, Types['Context'], object>, fieldConfig: PothosOutputFieldConfig<Types>) {
+    let wrapped = resolver;
+    // A record's fields (not a connection's, page's or answer's): what an embedding hands on. A WeakMap look-up, no await.
+    const own = this.ownKeyScope(fieldConfig.parentType);
+    if (own !== undefined && own !== 'public' && typeof own !== 'object') wrapped = embeddedFieldsOnly(wrapped, fieldConfig.name);
+    const embedded = (fieldConfig.pothosOptions as { embedded?: readonly string[] }).embedded;
+    if (embedded) wrapped = embedding(wrapped, this.keyScopeOf(leafOf(fieldConfig.type).ref) ?? false, new Set(embedded));
+    const answer = this.answerNeeds(fieldConfig);
+    if (answer !== undefined) wrapped = withKey(wrapped, (key) => keyLacks(answer, key) && (fieldConfig.type.nullable ? NOTHING : keyRefusal(answer)));
+    const needs = this.keyNeeds(fieldConfig);
+    if (needs !== undefined) wrapped = withKey(wrapped, (key) => keyLacks(needs, key) && keyRefusal(needs));
+    return wrapped;
+  }
+
+  /**
    * The scope a key needs to follow this field, or undefined when the root field's own scope covers
    * it: the field leads to records of another kind (Contact.deals needs DEALS_READ), or to what a key
    * may never read (User.accounts). A relation its parent's representation embeds (`embedded`: a
-   * deal's contact) is read with the parent.
+   * deal's contact) is followed with the parent, and shows the fields it names.
    */
   private keyNeeds(fieldConfig: PothosOutputFieldConfig<Types>): ApiScope | false | undefined {
-    if ((fieldConfig.pothosOptions as { embedded?: boolean }).embedded) return undefined;
-    let type = fieldConfig.type;
-    while (type.kind === 'List') type = type.type;
-    const needs = this.keyScopeOf(type.ref);
+    if ((fieldConfig.pothosOptions as { embedded?: readonly string[] }).embedded) return undefined;
+    const needs = this.keyScopeOf(leafOf(fieldConfig.type).ref);
     if (needs === undefined) return undefined;
     const parent = this.keyScopeOf(fieldConfig.parentType);
     return needs === false || (parent !== undefined && needs !== parent) ? needs : undefined;
   }
 
+  /** An answer's (a type declaring no keyScope) field leading to records: the scope they need. */
+  private answerNeeds(fieldConfig: PothosOutputFieldConfig<Types>): ApiScope | false | undefined {
+    if (fieldConfig.kind === 'Query' || fieldConfig.kind === 'Mutation' || fieldConfig.kind === 'Subscription') return undefined;
+    return this.ownKeyScope(fieldConfig.parentType) === undefined ? this.keyScopeOf(leafOf(fieldConfig.type).ref) : undefined;
+  }
+
+  private ownKeyScope(type: OutputType<Types> | string): KeyScope | undefined {
+    return (this.buildCache.getTypeConfig(type).pothosOptions as { keyScope?: KeyScope }).keyScope;
+  }
+
   private keyScopeOf(type: OutputType<Types> | string): ApiScope | false | undefined {
-    const { keyScope } = this.buildCache.getTypeConfig(type).pothosOptions as { keyScope?: KeyScope };
+    const keyScope = this.ownKeyScope(type);
     if (keyScope && typeof keyScope === 'object') return this.keyScopeOf(keyScope.of as OutputType<Types>);
     return keyScope === 'public' ? undefined : keyScope;
   }
@@ -133,6 +160,57 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
 const rulesIn = (fieldConfig: { pothosOptions: object }) =>
   (fieldConfig.pothosOptions as { rules?: FieldRules }).rules;
 
+type Resolver = GraphQLFieldResolver<unknown, any, object>;
+type ApiKeyGrant = NonNullable<Viewer['apiKey']>;
+
+/** The type a field's (possibly nested) list holds. */
+const leafOf = (type: { kind: string }): { ref: any } => {
+  let leaf = type as { kind: string; type?: { kind: string }; ref?: unknown };
+  while (leaf.kind === 'List') leaf = leaf.type!;
+  return leaf as { ref: any };
+};
+
+/** A key's answer stands in for the field's: null. */
+const NOTHING = Symbol('null');
+
+/**
+ * Runs the resolver unless the caller is a key that `judge` stops: a refusal to throw, or NOTHING
+ * for null. A public root field's caller may have no credentials at all: then it is no key either.
+ */
+function withKey(resolver: Resolver, judge: (key: ApiKeyGrant) => false | typeof NOTHING | Error): Resolver {
+  return async (parent, args, context, info) => {
+    const key = (await (context as Context).viewer().catch(() => null))?.apiKey;
+    const verdict = key ? judge(key) : false;
+    if (verdict === NOTHING) return null;
+    if (verdict) throw verdict;
+    return resolver(parent, args, context, info);
+  };
+}
+
+/** Records a key reached through an embedding without their own scope: what it may read of each, or the refusal. */
+const embeddedOnly = new WeakMap<object, { fields: ReadonlySet<string>; scope: ApiScope | false }>();
+
+/**
+ * An embedded relation (a deal's contact): to a key without the record's scope, the record shows
+ * the fields the embedding names; its others refuse it, naming the scope (docs/decisions.md §24).
+ */
+function embedding(resolver: Resolver, scope: ApiScope | false, fields: ReadonlySet<string>): Resolver {
+  return async (parent, args, context, info) => {
+    const found: unknown = await resolver(parent, args, context, info);
+    const key = found ? (await (context as Context).viewer().catch(() => null))?.apiKey : undefined;
+    if (key && keyLacks(scope, key)) for (const record of [found].flat()) if (record && typeof record === 'object') embeddedOnly.set(record, { fields, scope });
+    return found;
+  };
+}
+
+function embeddedFieldsOnly(resolver: Resolver, name: string): Resolver {
+  return (parent, args, context, info) => {
+    const only = parent && typeof parent === 'object' ? embeddedOnly.get(parent) : undefined;
+    if (only && !only.fields.has(name)) throw keyRefusal(only.scope);
+    return resolver(parent, args, context, info);
+  };
+}
+
 SchemaBuilder.registerPlugin('rules', RulesPlugin);
 
 declare global {
@@ -153,8 +231,12 @@ declare global {
       ResolveShape = unknown,
       ResolveReturnShape = unknown,
     > {
-      /** Part of the parent's representation (the contract embeds it): an API key reads it with the parent. */
-      embedded?: true;
+      /**
+       * A relation the parent's representation embeds (REST's `contacts: {id, first_name, last_name}`
+       * in a deal): the fields of the record an API key reads with the parent; the record's others
+       * need its own scope (docs/decisions.md §24). Names the build checks against the record's type.
+       */
+      embedded?: readonly string[];
       /**
        * A plain list's most items (not a connection's or page's, nor one bounded by its own `first`):
        * the cost counts it as that many, and multiplies what is selected under it by as many

@@ -314,9 +314,13 @@ function requireScope(rules: FieldRules, viewer: Viewer): void {
 
 /** A key needs `scope` (false: no key may): 403 naming it. */
 export function requireKeyScope(scope: ApiScope | false, viewer: Viewer): void {
-  if (!scope) throw forbidden(MESSAGES.notForKeys);
-  if (!viewer.apiKey!.scopes.has(scope)) throw lacksScope(scope);
+  if (keyLacks(scope, viewer.apiKey!)) throw keyRefusal(scope);
 }
+
+export const keyLacks = (scope: ApiScope | false, key: { scopes: ReadonlySet<ApiScope> }) => scope === false || !key.scopes.has(scope);
+
+/** The 403 of a key without `scope`: naming it, or saying no key may. */
+export const keyRefusal = (scope: ApiScope | false) => (scope ? lacksScope(scope) : forbidden(MESSAGES.notForKeys));
 
 function remember(info: GraphQLResolveInfo, result: Checked): Checked {
   checks.set(info, result);

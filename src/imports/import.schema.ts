@@ -39,7 +39,7 @@ export const ImportRef = builder.prismaObject('Import', {
     updated: t.exposeInt('updated'),
     unchanged: t.exposeInt('unchanged'),
     failed: t.exposeInt('failed'),
-    createdBy: t.relation('createdBy', { nullable: true, embedded: true }),
+    createdBy: t.relation('createdBy', { nullable: true, embedded: ['id'] }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),

@@ -41,7 +41,8 @@ export const InvoiceRef = builder.prismaObject('Invoice', {
     externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    contact: t.relation('contact', { nullable: true, embedded: true }),
+    // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
+    contact: t.relation('contact', { nullable: true, embedded: ['id', 'firstName', 'lastName'] }),
   }),
 });
 

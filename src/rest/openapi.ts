@@ -322,16 +322,20 @@ function variantsBody(route: Route) {
   return { required: true, content: { 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } } };
 }
 
-/** A batch item has its `data` or its `details`, never both (src/rest/plugin.ts, batchAnswer). */
+/**
+ * A batch item has its `id` (and `data`, for a caller with the read scope) or its `details`, never
+ * both (src/rest/plugin.ts, batchAnswer).
+ */
 function batchSchema(selection: JsonSchema): JsonSchema {
   const items = (selection.properties as Record<string, JsonSchema>).data!.items as JsonSchema;
-  const only = (key: string) => ({ ...items, required: ['index', 'status', key] });
-  const withoutOther = (drop: string) => {
-    const { [drop]: _dropped, ...properties } = items.properties as Record<string, JsonSchema>;
-    return { ...only(drop === 'data' ? 'details' : 'data'), properties };
-  };
+  const { details, ...written } = items.properties as Record<string, JsonSchema>;
+  const { id: _id, data: _data, ...failed } = items.properties as Record<string, JsonSchema>;
+  const oneOf = [
+    { ...items, properties: written, required: ['index', 'status', 'id'] },
+    { ...items, properties: { ...failed, details }, required: ['index', 'status', 'details'] },
+  ];
   const object = Array.isArray(selection.type) ? { ...selection, type: 'object' } : selection;
-  return { ...object, properties: { ...(object.properties as object), data: { type: 'array', items: { oneOf: [withoutOther('details'), withoutOther('data')] } } } };
+  return { ...object, properties: { ...(object.properties as object), data: { type: 'array', items: { oneOf } } } };
 }
 
 function success(answer: Answer, selection: JsonSchema, limited: boolean) {

@@ -296,17 +296,19 @@ function refusedRecords(reader: VariableReader, variables: Record<string, unknow
   return refused;
 }
 
-type BatchAnswer = { data: { index: number; status: string; data: unknown; details: unknown }[]; created: number; updated: number; unchanged: number; failed: number };
+type BatchAnswer = { data: { index: number; status: string; id: string | null; data: unknown; details: unknown }[]; created: number; updated: number; unchanged: number; failed: number };
 
 /**
- * The core's batch answer (its enums already as REST shows them: `failed`) with each item's `data`
- * or its `details`, refused records named by the reader.
+ * The core's batch answer (its enums already as REST shows them: `failed`) with each item's `id`
+ * and `data` (which the core gives only to a caller with the read scope), or its `details`,
+ * refused records named by the reader.
  */
 function batchAnswer(result: BatchAnswer, refused: Map<number, ErrorDetails>) {
-  const data = result.data.map(({ index, status, data: written, details: problems }) => {
+  const data = result.data.map(({ index, status, id, data: written, details: problems }) => {
     const details = refused.get(index) ?? problems;
     if (refused.has(index) && status !== 'failed') throw new Error(`batch: refused record ${index} was written`);
-    return details == null ? { index, status, data: written } : { index, status, details };
+    if (details != null) return { index, status, details };
+    return written == null ? { index, status, id } : { index, status, id, data: written };
   });
   return { data, created: result.created, updated: result.updated, unchanged: result.unchanged, failed: result.failed };
 }

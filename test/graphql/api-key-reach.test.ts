@@ -80,3 +80,93 @@ describe('a key reaches records of another kind only with their scope', () => {
     expect(JSON.stringify(reach.data)).not.toContain(acc.id);
   });
 });
+
+// docs/decisions.md §24, "Scopes hold on every path": what a key reads through a relation or an answer.
+// Its own account: the owner's createApiKey budget (10 a minute) is the other tests'.
+let own: TestAccount;
+let ownContactId: string;
+beforeAll(async () => {
+  own = await createAccount(t);
+  ownContactId = (await createContact(t, own, { firstName: 'Margaret', lastName: 'Hamilton' })).id;
+  await t.db.deal.create({ data: { accountId: own.id, title: 'Apollo', contactId: ownContactId } });
+  await t.db.invoice.create({ data: { accountId: own.id, invoiceNumber: 'INV-1', amount: 10, dueDate: new Date('2030-01-01'), contactId: ownContactId } });
+});
+
+describe("a deal's or invoice's contact shows a key without contacts:read its id and name only", () => {
+  const CONTACT = 'contact { id firstName lastName email phone }';
+
+  it("a deals:read key reads a deal's contact's id, first and last name; its e-mail and phone are refused naming CONTACTS_READ", async () => {
+    const key = await createApiKey(t, own, ['DEALS_READ']);
+    const r = await t.gql(`query ($a: ID!) { deals(accountId: $a) { nodes { ${CONTACT} } } }`, { a: own.id }, { as: key });
+    expect(refusals(r)).toEqual([
+      ['deals.nodes.0.contact.email', 'FORBIDDEN', 'CONTACTS_READ'],
+      ['deals.nodes.0.contact.phone', 'FORBIDDEN', 'CONTACTS_READ'],
+    ]);
+    expect(r.data.deals.nodes[0].contact).toEqual({ id: ownContactId, firstName: 'Margaret', lastName: 'Hamilton', email: null, phone: null });
+  });
+
+  it("an invoices:read key is refused an invoice's contact's e-mail the same way, on the page and by id", async () => {
+    const key = await createApiKey(t, own, ['INVOICES_READ']);
+    const page = await t.gql(`query ($a: ID!) { invoices(accountId: $a) { nodes { id ${CONTACT} } } }`, { a: own.id }, { as: key });
+    expect(refusals(page).map(([path, , scope]) => [path, scope])).toEqual([
+      ['invoices.nodes.0.contact.email', 'CONTACTS_READ'],
+      ['invoices.nodes.0.contact.phone', 'CONTACTS_READ'],
+    ]);
+    const byId = await t.gql(`query ($id: ID!) { invoice(id: $id) { contact { firstName email } } }`, { id: page.data.invoices.nodes[0].id }, { as: key });
+    expect(refusals(byId)).toEqual([['invoice.contact.email', 'FORBIDDEN', 'CONTACTS_READ']]);
+    expect(byId.data.invoice.contact).toEqual({ firstName: 'Margaret', email: null });
+  });
+
+  it("a field the contact cannot answer null for (contactType) refuses the contact: nothing of it shows beyond its name", async () => {
+    const key = await createApiKey(t, own, ['DEALS_READ']);
+    const r = await t.gql(`query ($a: ID!) { deals(accountId: $a) { nodes { title contact { id contactType createdAt } } } }`, { a: own.id }, { as: key });
+    expect(refusals(r).map(([path, , scope]) => [path, scope])).toContainEqual(['deals.nodes.0.contact.contactType', 'CONTACTS_READ']);
+    expect(r.data.deals.nodes[0]).toEqual({ title: 'Apollo', contact: null });
+  });
+
+  it("a deals:write key is refused the contact's e-mail in its own write's answer", async () => {
+    const key = await createApiKey(t, own, ['DEALS_WRITE']);
+    const r = await t.gql(`mutation ($i: CreateDealInput!) { createDeal(input: $i) { title ${CONTACT} } }`, { i: { accountId: own.id, title: 'Gemini', contactId: ownContactId } }, { as: key });
+    expect(refusals(r).map(([path, , scope]) => [path, scope])).toEqual([['createDeal.contact.email', 'CONTACTS_READ'], ['createDeal.contact.phone', 'CONTACTS_READ']]);
+    expect(r.data.createDeal.contact.lastName).toBe('Hamilton');
+  });
+
+  it('a key with contacts:read too reads the whole contact, and a person as before', async () => {
+    const key = await createApiKey(t, own, ['DEALS_READ', 'CONTACTS_READ']);
+    for (const as of [key, own.member]) {
+      const r = await t.gql(`query ($a: ID!) { deals(accountId: $a) { nodes { ${CONTACT} } } }`, { a: own.id }, { as });
+      expect(r.errors).toBeUndefined();
+      expect(r.data.deals.nodes[0].contact).toMatchObject({ id: ownContactId, email: expect.stringContaining('@') });
+    }
+  });
+});
+
+describe('a batch or upsert answered to a key without the read scope carries ids and statuses only', () => {
+  it("a deals:write key upserting a deal it names by external id reads its id and status, not the deal nor its contact", async () => {
+    const ext = `apollo-${ownContactId.slice(0, 8)}`;
+    await t.db.deal.create({ data: { accountId: own.id, title: 'Skylab', externalId: ext, contactId: ownContactId } });
+    const key = await createApiKey(t, own, ['DEALS_WRITE']);
+    const upsert = (as: TestUser) =>
+      t.gql('mutation ($a: ID!, $i: [BatchDealInput!]!) { upsertDeals(accountId: $a, inputs: $i) { unchanged items { index id status deal { title contact { email } } } } }', { a: own.id, i: [{ externalId: ext }] }, { as });
+    const r = await upsert(key);
+    expect(r.errors).toBeUndefined();
+    const deal = await t.db.deal.findFirstOrThrow({ where: { accountId: own.id, externalId: ext } });
+    expect(r.data.upsertDeals).toEqual({ unchanged: 1, items: [{ index: 0, id: deal.id, status: 'UNCHANGED', deal: null }] });
+    const reader = await upsert(await createApiKey(t, own, ['DEALS_WRITE', 'DEALS_READ', 'CONTACTS_READ']));
+    expect(reader.data.upsertDeals.items[0].deal).toEqual({ title: 'Skylab', contact: { email: expect.stringContaining('@') } });
+  });
+
+  it('a contacts:write key upserting by e-mail learns which contact holds it (id, UNCHANGED), never its fields', async () => {
+    const { email } = await t.db.contact.findUniqueOrThrow({ where: { id: ownContactId } });
+    const key = await createApiKey(t, own, ['CONTACTS_WRITE']);
+    const r = await t.gql(
+      'mutation ($a: ID!, $i: [BatchContactInput!]!) { upsertContacts(accountId: $a, matchOn: EMAIL, inputs: $i) { items { id status contact { firstName phone externalId } } } }',
+      { a: own.id, i: [{ email }] },
+      { as: key },
+    );
+    expect(r.errors).toBeUndefined();
+    expect(r.data.upsertContacts.items).toEqual([{ id: ownContactId, status: 'UNCHANGED', contact: null }]);
+    const created = await t.gql('mutation ($a: ID!) { createContacts(accountId: $a, inputs: [{firstName: "Neil"}]) { items { id status contact { id } } } }', { a: own.id }, { as: key });
+    expect(created.data.createContacts.items).toEqual([{ id: expect.any(String), status: 'CREATED', contact: null }]);
+  });
+});

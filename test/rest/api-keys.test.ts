@@ -90,6 +90,51 @@ describe('exports with an API key', () => {
   });
 });
 
+// docs/decisions.md §24, "Scopes hold on every path": the side doors a one-scope key must not open.
+describe('what a key reads through an embedded contact or a batch answer', () => {
+  // Its own account: the owner's createApiKey budget (10 a minute) is the other tests'.
+  let acc: TestAccount;
+  beforeAll(async () => void (acc = await createAccount(t)));
+
+  it("GET /api/v1/deals and /invoices embed the contact as id, first_name, last_name only, to a key without contacts:read", async () => {
+    const contact = await createContact(t, acc, { firstName: 'Katherine', lastName: 'Johnson', phone: '555' });
+    await t.db.deal.create({ data: { accountId: acc.id, title: 'Orbit', contactId: contact.id } });
+    await t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: `INV-${contact.id.slice(0, 8)}`, amount: 1, dueDate: new Date('2030-01-01'), contactId: contact.id } });
+    for (const [path, scope] of [['deals', 'DEALS_READ'], ['invoices', 'INVOICES_READ']]) {
+      const r = await t.rest('GET', `/api/v1/${path}?account_id=${acc.id}&contact_id=${contact.id}`, { as: await createApiKey(t, acc, [scope!]) });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.data[0].contacts).toEqual({ id: contact.id, first_name: 'Katherine', last_name: 'Johnson' });
+    }
+  });
+
+  it('a deals:write key upserting by external_id gets index, status and id, not the deal nor its contact, which GET refuses it', async () => {
+    const contact = await createContact(t, acc);
+    const deal = await t.db.deal.create({ data: { accountId: acc.id, title: 'Hidden', externalId: `ext-${contact.id}`, contactId: contact.id } });
+    const writer = await createApiKey(t, acc, ['DEALS_WRITE']);
+    expect((await t.rest('GET', `/api/v1/deals/${deal.id}`, { as: writer })).status).toBe(403);
+    const r = await t.rest('POST', '/api/v1/deals/batch', { as: writer, body: { account_id: acc.id, mode: 'upsert', records: [{ external_id: deal.externalId }] } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data).toEqual([{ index: 0, status: 'unchanged', id: deal.id }]);
+    expect(r.text).not.toContain(contact.email!);
+  });
+
+  it('a contacts:write key upserting by e-mail gets index, status and id, never the contact it matched', async () => {
+    const contact = await createContact(t, acc, { phone: '+1 555 0100', externalId: 'crm-secret' });
+    const writer = await createApiKey(t, acc, ['CONTACTS_WRITE']);
+    const r = await t.rest('POST', '/api/v1/contacts/batch', { as: writer, body: { account_id: acc.id, mode: 'upsert', match_on: 'email', records: [{ email: contact.email }, { first_name: 'New', email: `new-${contact.id}@example.com` }] } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data).toEqual([{ index: 0, status: 'unchanged', id: contact.id }, { index: 1, status: 'created', id: expect.any(String) }]);
+    expect(r.text).not.toContain('crm-secret');
+  });
+
+  it('a key with the read scope too gets each item\'s data beside its id, as a person does', async () => {
+    const contact = await createContact(t, acc);
+    const both = await createApiKey(t, acc, ['CONTACTS_WRITE', 'CONTACTS_READ']);
+    const r = await t.rest('POST', '/api/v1/contacts/batch', { as: both, body: { account_id: acc.id, mode: 'upsert', match_on: 'email', records: [{ email: contact.email }] } });
+    expect(r.body.data).toEqual([{ index: 0, status: 'unchanged', id: contact.id, data: expect.objectContaining({ id: contact.id, email: contact.email }) }]);
+  });
+});
+
 describe('the OpenAPI document', () => {
   it('declares both schemes and each operation\'s scope', async () => {
     const doc = (await t.rest('GET', '/api/v1/openapi.json')).body;

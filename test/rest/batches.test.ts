@@ -17,14 +17,15 @@ const contacts = (body: Record<string, unknown>, as?: TestUser, headers?: Record
   post('/api/v1/contacts/batch', { account_id: acc.id, ...body }, as, headers);
 
 describe('POST /api/v1/contacts/batch', () => {
-  it('answers 200 {data: [{index, status, data | details}], created, updated, unchanged, failed}; data is the list item', async () => {
+  it('answers 200 {data: [{index, status, id, data | details}], created, updated, unchanged, failed}; data is the list item', async () => {
     const ext = unique('rest');
     const r = await contacts({ mode: 'create', records: [{ first_name: 'Ada', external_id: ext }, { first_name: '' }] });
     expect(r.status, r.text).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['created', 'data', 'failed', 'unchanged', 'updated']);
     expect(r.body).toMatchObject({ created: 1, updated: 0, unchanged: 0, failed: 1 });
     expect(r.body.data[0]).toMatchObject({ index: 0, status: 'created', data: { first_name: 'Ada', external_id: ext, contact_type: 'lead', source: 'other' } });
-    expect(Object.keys(r.body.data[0]).sort()).toEqual(['data', 'index', 'status']);
+    expect(Object.keys(r.body.data[0]).sort()).toEqual(['data', 'id', 'index', 'status']);
+    expect(r.body.data[0].id).toBe(r.body.data[0].data.id);
     expect(r.body.data[1]).toEqual({ index: 1, status: 'failed', details: { first_name: ['Required'] } });
   });
 

@@ -123,7 +123,10 @@ type GqlRow = {
   hidden?: 'not-found' | 'null';
   /** The owner is refused with this code (leaveAccount: the owner cannot leave). */
   ownerRefused?: string;
-  /** The scopes a key also needs for the records of other kinds the selection reaches (docs/decisions.md §15). */
+  /**
+   * The scopes a key also needs for the records of other kinds the selection reaches (docs/decisions.md §15),
+   * an embedded contact's fields beyond its name included (§24).
+   */
   nestedScopes?: ApiScope[];
 };
 
@@ -249,8 +252,8 @@ const CHANGES: Record<string, GqlRow> = {
 
 const GQL: Record<string, GqlRow> = {
   'Query.contact': readRow('contact', 'updatedAt deals { nodes { id accountId } } invoices { totalCount } submissions { nodes { id accountId } }', (f) => f.contactId, ['DEALS_READ', 'INVOICES_READ', 'FORMS_READ']),
-  'Query.deal': readRow('deal', 'updatedAt contact { id accountId } stage { id accountId }', (f) => f.dealId),
-  'Query.invoice': readRow('invoice', 'updatedAt contact { id accountId }', (f) => f.invoiceId),
+  'Query.deal': readRow('deal', 'updatedAt contact { id accountId } stage { id accountId }', (f) => f.dealId, ['CONTACTS_READ']),
+  'Query.invoice': readRow('invoice', 'updatedAt contact { id accountId }', (f) => f.invoiceId, ['CONTACTS_READ']),
   'Query.pipelineStage': readRow('pipelineStage', 'updatedAt deals { nodes { id accountId } }', (f) => f.stageId),
   'Query.leadForm': readRow('leadForm', 'updatedAt fields { key } submissions { nodes { id accountId } }', (f) => f.formId),
   'Query.formSubmission': readRow('formSubmission', 'data isSpam form { id accountId } contact { id accountId }', (f) => f.submissionId, ['CONTACTS_READ']),
@@ -273,11 +276,13 @@ const GQL: Record<string, GqlRow> = {
     role: 'member',
     doc: 'query ($a: ID!) { deals(accountId: $a) { total nodes { id accountId contact { id accountId } stage { id accountId } } } }',
     vars: (_f, a) => ({ a }),
+    nestedScopes: ['CONTACTS_READ'],
   },
   'Query.invoices': {
     role: 'member',
     doc: 'query ($a: ID!) { invoices(accountId: $a) { total nodes { id accountId contact { id accountId } } } }',
     vars: (_f, a) => ({ a }),
+    nestedScopes: ['CONTACTS_READ'],
   },
   // The events feed (docs/decisions.md §18): members, keys with EVENTS_READ.
   'Query.events': { role: 'member', doc: 'query ($a: ID!) { events(accountId: $a) { nodes { id accountId } nextCursor } }', vars: (_f, a) => ({ a }) },
@@ -319,6 +324,7 @@ const GQL: Record<string, GqlRow> = {
   'Mutation.createDeal': {
     role: 'member',
     doc: 'mutation ($input: CreateDealInput!) { createDeal(input: $input) { id accountId contact { id accountId } stage { id accountId } } }',
+    nestedScopes: ['CONTACTS_READ'],
     vars: (f, a) => input(f, a, { title: 'Matrix', ...(a === f.acc.id ? { contactId: f.contactId, stageId: f.stageId } : {}) }),
     smuggle: (f) => ({
       vars: { input: { accountId: f.acc.id, title: 'Smuggled', contactId: f.other.contactId, stageId: f.other.stageId } },
@@ -329,21 +335,25 @@ const GQL: Record<string, GqlRow> = {
   'Mutation.createContacts': {
     role: 'member',
     doc: 'mutation ($accountId: ID!, $inputs: [BatchContactInput!]!) { createContacts(accountId: $accountId, inputs: $inputs) { created items { contact { id accountId } } } }',
+    nestedScopes: ['CONTACTS_READ'], // a batch answers its records to a key that reads them (docs/decisions.md §24)
     vars: (_f, a) => ({ accountId: a, inputs: [{ firstName: 'Matrix' }] }),
   },
   'Mutation.upsertContacts': {
     role: 'member',
     doc: 'mutation ($accountId: ID!, $inputs: [BatchContactInput!]!) { upsertContacts(accountId: $accountId, matchOn: EXTERNAL_ID, inputs: $inputs) { created items { contact { id accountId } } } }',
+    nestedScopes: ['CONTACTS_READ'], // a batch answers its records to a key that reads them (docs/decisions.md §24)
     vars: (_f, a) => ({ accountId: a, inputs: [{ firstName: 'Matrix', externalId: unique('matrix') }] }),
   },
   'Mutation.createDeals': {
     role: 'member',
     doc: 'mutation ($accountId: ID!, $inputs: [BatchDealInput!]!) { createDeals(accountId: $accountId, inputs: $inputs) { created items { deal { id accountId } } } }',
+    nestedScopes: ['DEALS_READ'], // a batch answers its records to a key that reads them (docs/decisions.md §24)
     vars: (_f, a) => ({ accountId: a, inputs: [{ title: 'Matrix' }] }),
   },
   'Mutation.upsertDeals': {
     role: 'member',
     doc: 'mutation ($accountId: ID!, $inputs: [BatchDealInput!]!) { upsertDeals(accountId: $accountId, inputs: $inputs) { created items { deal { id accountId } } } }',
+    nestedScopes: ['DEALS_READ'], // a batch answers its records to a key that reads them (docs/decisions.md §24)
     vars: (_f, a) => ({ accountId: a, inputs: [{ title: 'Matrix', externalId: unique('matrix') }] }),
   },
   'Mutation.deleteContacts': {
@@ -365,6 +375,7 @@ const GQL: Record<string, GqlRow> = {
   'Mutation.createInvoice': {
     role: 'member',
     doc: 'mutation ($input: CreateInvoiceInput!) { createInvoice(input: $input) { id accountId contact { id accountId } } }',
+    nestedScopes: ['CONTACTS_READ'],
     vars: (f, a) => withContact(f, a, { amount: 12.5, dueDate: '2030-06-30' }),
     smuggle: foreignContact('contactId', () => ({ amount: 1, dueDate: '2030-06-30' })),
   },
