@@ -14,6 +14,8 @@ import { deleteContacts, type DeleteResult } from './delete.service.js';
 export const ContactMatchEnum = builder.enumType('ContactMatch', {
   values: { EMAIL: { value: 'email', description: 'Case-insensitive; the oldest contact if several' }, EXTERNAL_ID: { value: 'externalId', description: 'Exact' } } as const,
 });
+// Deals match on their external id alone; the argument lets one envelope serve both collections (docs/decisions.md §24).
+const DealMatchEnum = builder.enumType('DealMatch', { values: { EXTERNAL_ID: { value: 'externalId', description: 'Exact' } } as const });
 const BatchItemStatusEnum = builder.enumType('BatchItemStatus', { values: ['CREATED', 'UPDATED', 'UNCHANGED', 'FAILED'] as const });
 
 const BatchContactInput = builder.inputType('BatchContactInput', {
@@ -133,7 +135,7 @@ builder.mutationFields((t) => ({
     type: DealBatchResult,
     nullable: true,
     description: 'Up to 100 deals matched on externalId: a match updates only the fields given; no match creates.',
-    args: { ...common(t), inputs: t.arg({ type: [BatchDealInput], required: true }) },
+    args: { ...common(t), matchOn: t.arg({ type: DealMatchEnum, description: 'Only EXTERNAL_ID, the default' }), inputs: t.arg({ type: [BatchDealInput], required: true }) },
     rules: dealRules,
     resolve: (_root, _args, _ctx, info) => runBatch(dealBatch, () => ({ mode: 'upsert', on: 'externalId' }), info),
   }),

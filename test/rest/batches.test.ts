@@ -124,4 +124,16 @@ describe('POST /api/v1/deals/batch', () => {
     const up = await post('/api/v1/deals/batch', { account_id: acc.id, mode: 'upsert', records: [{ external_id: ext, probability: 90 }] });
     expect(up.body).toMatchObject({ updated: 1, data: [{ status: 'updated', data: { title: 'Ok', probability: 90 } }] });
   });
+
+  it('accepts "match_on": "external_id", as the contacts\' envelope does, and refuses "email" naming match_on', async () => {
+    const ext = unique('deal');
+    const body = (match_on: string) => ({ account_id: acc.id, mode: 'upsert', match_on, records: [{ title: 'Synced', external_id: ext }] });
+    const r = await post('/api/v1/deals/batch', body('external_id'));
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ created: 1, data: [{ status: 'created', data: { title: 'Synced', external_id: ext } }] });
+    const refused = await post('/api/v1/deals/batch', body('email'));
+    expect(refused.status).toBe(400);
+    expect(Object.keys(refused.body.details)).toEqual(['match_on']);
+    expect(await t.db.deal.count({ where: { accountId: acc.id, externalId: ext } })).toBe(1);
+  });
 });
