@@ -1,4 +1,4 @@
-import { getOperationAST, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { getOperationAST, NoSchemaIntrospectionCustomRule } from 'graphql/index.js';
 import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
 import { useCrossSiteRule } from './auth/cross-site.plugin.js';

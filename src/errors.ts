@@ -1,4 +1,4 @@
-import { GraphQLError, type ASTNode } from 'graphql';
+import { GraphQLError, type ASTNode } from 'graphql/index.js';
 import { restScope, type ApiScope } from './auth/scopes.js';
 
 /**

@@ -1,5 +1,5 @@
 /** GraphiQL at GET /graphql (Accept: text/html), outside production: self-contained, no CDN. */
-import { getOperationAST, parse } from 'graphql';
+import { getOperationAST, parse } from 'graphql/index.js';
 import type { GraphiQLOptions } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { DEMO } from './demo.js';

@@ -1,4 +1,4 @@
-import { lexicographicSortSchema, printSchema } from 'graphql';
+import { lexicographicSortSchema, printSchema } from 'graphql/index.js';
 import { builder } from './graphql/builder.js';
 import './graphql/scalars.js';
 import './accounts/account.schema.js';

@@ -14,7 +14,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon, { type RawResult } from 'autocannon';
-import { print } from 'graphql';
+import { print } from 'graphql/index.js';
 import pg from 'pg';
 import { mintToken } from '../../src/auth/token.js';
 import { compareAnswers, type Answer } from './answers.js';

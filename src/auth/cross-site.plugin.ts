@@ -4,7 +4,7 @@
  * refused whole, before anything executes: HTTP 403 with a GraphQL error body. Bearer requests and
  * queries are not concerned (a query meets the per-field rule in resolveViewer).
  */
-import { getOperationAST, Kind, parse, type DocumentNode } from 'graphql';
+import { getOperationAST, Kind, parse, type DocumentNode } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import { crossSiteRefusal } from '../errors.js';
 import { isRefusedCrossSite } from './origin.js';

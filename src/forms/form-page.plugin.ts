@@ -1,7 +1,7 @@
 // GET /forms/{form_id}: the embeddable lead-form page, its data read through Query.publicLeadForm;
 // GET /forms/embed.js: the snippet that frames it on another site (src/forms/form-page-embed.ts).
 import { randomBytes } from 'node:crypto';
-import { parse, validate, type GraphQLError } from 'graphql';
+import { parse, validate, type GraphQLError } from 'graphql/index.js';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
 import type { Context, ServerContext } from '../context.js';

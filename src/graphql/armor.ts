@@ -2,7 +2,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError } from 'graphql';
+import { GraphQLError } from 'graphql/index.js';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { HTTP_STATUS, isAppError, notAJsonObject, withCode } from '../errors.js';
 import { readJson } from '../http/body.js';

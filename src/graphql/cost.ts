@@ -14,7 +14,7 @@ import {
   type GraphQLField,
   type GraphQLSchema,
   type SelectionSetNode,
-} from 'graphql';
+} from 'graphql/index.js';
 
 /** The page size a connection is charged for when it names none (docs/decisions.md §11: `first: 25`). */
 export const DEFAULT_PAGE = 25;

@@ -1,4 +1,4 @@
-import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import { internalError, isAppError, MESSAGES, notFound, sameLocation, unavailable } from '../errors.js';
 import { isDatabaseUnavailable } from '../db/client.js';

@@ -6,7 +6,7 @@
  * speaks the protocol Apollo does: each event a part `{"payload": <result>}`, `{}` as a heartbeat, a
  * failure mid-stream a last part `{"payload": null, "errors": [...]}`, then the closing delimiter.
  */
-import type { ExecutionResult } from 'graphql';
+import type { ExecutionResult } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import { maskError, shownError, shownResult } from './mask.js';

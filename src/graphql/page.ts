@@ -1,7 +1,7 @@
 // Pages (`<Model>Page { nodes total page pageSize nextCursor }`, REST's lists) of a collection
 // (collection.ts): the account's own list (list.ts), numbered (OFFSET) or after a cursor (keyset.ts,
 // docs/decisions.md §18), in any of its orders.
-import { Kind, type GraphQLResolveInfo } from 'graphql';
+import { Kind, type GraphQLResolveInfo } from 'graphql/index.js';
 import type { z } from 'zod';
 import { badInput } from '../errors.js';
 import { listArgs } from '../validation.js';

@@ -8,7 +8,7 @@ import SchemaBuilder, {
   type SchemaTypes,
   type TypeParam,
 } from '@pothos/core';
-import { getNamedType, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { getNamedType, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql/index.js';
 import type { Context } from '../context.js';
 import type { ApiScope } from '../auth/scopes.js';
 import type { Viewer } from '../auth/viewer.js';

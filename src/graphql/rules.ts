@@ -1,4 +1,4 @@
-import type { GraphQLField, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import type { GraphQLField, GraphQLResolveInfo, GraphQLSchema } from 'graphql/index.js';
 import type { z } from 'zod';
 import type { Role } from '../auth/access.js';
 import type { Viewer } from '../auth/viewer.js';

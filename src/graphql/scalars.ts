@@ -1,4 +1,4 @@
-import { Kind, type ValueNode } from 'graphql';
+import { Kind, type ValueNode } from 'graphql/index.js';
 import { invalidValue } from '../errors.js';
 import { builder } from './builder.js';
 import { calendarDay, formatDate, inStorableYears, parseCalendarDate } from '../dates.js';

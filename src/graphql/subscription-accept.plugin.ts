@@ -8,7 +8,7 @@
  * its upgrade's headers say, is not judged: only requests that came through Yoga's HTTP handling are.
  */
 import { processRegularResult, type Plugin } from 'graphql-yoga';
-import type { ExecutionResult } from 'graphql';
+import type { ExecutionResult } from 'graphql/index.js';
 import type { Context } from '../context.js';
 import { subscriptionNeedsStream } from '../errors.js';
 import { acceptsSubscriptionSpec } from './multipart.plugin.js';

@@ -16,7 +16,7 @@ import {
   type OperationDefinitionNode,
   type ValidationContext,
   type ValueNode,
-} from 'graphql';
+} from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import { invalidLiteral, invalidVariables, isAppError, validationFailed, type ErrorDetails } from '../errors.js';
 import { withoutSuggestions } from './armor.js';

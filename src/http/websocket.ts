@@ -5,7 +5,7 @@
  * those of a POST /graphql; an operation is, for the checks, that POST with the upgrade's headers.
  */
 import type { IncomingMessage, Server } from 'node:http';
-import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql/index.js';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';

@@ -1,6 +1,6 @@
 /** GET /metrics: Prometheus text format, one registry per app instance. */
 import { timingSafeEqual } from 'node:crypto';
-import { getOperationAST } from 'graphql';
+import { getOperationAST } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';

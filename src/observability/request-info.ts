@@ -1,4 +1,4 @@
-import { getOperationAST } from 'graphql';
+import { getOperationAST } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 

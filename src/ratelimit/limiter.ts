@@ -1,4 +1,4 @@
-import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql/index.js';
 import { getGraphQLRateLimiter } from 'graphql-rate-limit';
 import { currentCall, type AtomicStore, type CallState } from './atomic-store.js';
 import { MemoryStore } from './memory-store.js';

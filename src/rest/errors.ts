@@ -1,5 +1,5 @@
 import { Response } from '../http/response.js';
-import type { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql/index.js';
 import { HTTP_STATUS, MESSAGES, UNAVAILABLE_RETRY_SECONDS, type ErrorCode, type ErrorDetails } from '../errors.js';
 
 /** Failures only the REST routing can have: the path names no operation. */

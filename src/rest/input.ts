@@ -10,7 +10,7 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
-} from 'graphql';
+} from 'graphql/index.js';
 import type { ErrorDetails } from '../errors.js';
 import { TYPE_MESSAGES } from '../validation.js';
 

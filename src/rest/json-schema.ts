@@ -19,7 +19,7 @@ import {
   type GraphQLOutputType,
   type GraphQLScalarType,
   type SelectionSetNode,
-} from 'graphql';
+} from 'graphql/index.js';
 import { z } from 'zod';
 import { uuid } from '../validation.js';
 import { restEnum, toSnake } from './input.js';

@@ -12,7 +12,7 @@ import {
   type GraphQLInputType,
   type OperationDefinitionNode,
   type VariableDefinitionNode,
-} from 'graphql';
+} from 'graphql/index.js';
 import { HTTP_STATUS, lacksScopeMessage, MESSAGES, type ErrorCode } from '../errors.js';
 import { restScope } from '../auth/scopes.js';
 import { notHonoured, rootRules, type FieldRules } from '../graphql/rules.js';

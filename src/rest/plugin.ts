@@ -1,4 +1,4 @@
-import { getOperationAST, Kind, validate, type DocumentNode, type FieldNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, Kind, validate, type DocumentNode, type FieldNode, type GraphQLError, type OperationDefinitionNode } from 'graphql/index.js';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Context, ServerContext } from '../context.js';
 import { isAppError, notFound, type ErrorDetails } from '../errors.js';

@@ -4,7 +4,7 @@
 // answer is the first upload's: docs/imports.md#retries). REST decides nothing here: the refusals
 // are the core's (the operations) or the body's own (not UTF-8, empty, too large: src/imports/intake.ts).
 import type { Response } from '../http/response.js';
-import type { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql/index.js';
 import type { Context } from '../context.js';
 import type { Database } from '../db/client.js';
 import { isAppError } from '../errors.js';

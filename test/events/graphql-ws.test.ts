@@ -1,6 +1,6 @@
 // docs/graphql.md "Subscriptions": graphql-ws (Apollo's GraphQLWsLink, urql) on /graphql, with the
 // authentication, access checks and fan-out of SSE.
-import type { FormattedExecutionResult } from 'graphql';
+import type { FormattedExecutionResult } from 'graphql/index.js';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';

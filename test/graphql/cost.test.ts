@@ -3,7 +3,7 @@
  * before it runs, a request over the ceiling is refused before any SQL, each user spends a budget of
  * 20,000 points a minute, and every answer carries extensions.cost.
  */
-import { buildSchema, isObjectType, parse } from 'graphql';
+import { buildSchema, isObjectType, parse } from 'graphql/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_LIMITS } from '../../src/graphql/armor.js';
 import { COST_BUDGET } from '../../src/graphql/cost.plugin.js';

@@ -1,4 +1,4 @@
-import { buildSchema, DangerousChangeType, findBreakingChanges, findDangerousChanges, printSchema } from 'graphql';
+import { buildSchema, DangerousChangeType, findBreakingChanges, findDangerousChanges, printSchema } from 'graphql/index.js';
 import { describe, expect, test } from 'vitest';
 import { schema } from '../../src/schema.js';
 

@@ -3,7 +3,7 @@
 // answeredWithoutSelection), the relations asked for still come, through the plugin's fallback, and
 // nothing is printed: a developer sees the warning only where there is something to fix.
 import { randomUUID } from 'node:crypto';
-import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql/index.js';
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
 import { builder } from '../../src/graphql/builder.js';
 import { createAccount, createContact, type TestAccount } from '../factories/index.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, inject } from 'vitest';
+import { expect, inject, vi } from 'vitest';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { createTokenVerifier } from '../../src/auth/token.js';
 import { KnownUsers } from '../../src/auth/viewer.js';
@@ -17,6 +17,10 @@ import { serveGraphqlWs } from '../../src/http/websocket.js';
 import { OPENAPI_PATH } from '../../src/rest/docs.js';
 import { cloneDatabase } from './database.js';
 import { isApiPath, openApiChecker } from './openapi.js';
+import { TIMEOUTS } from './timeouts.js';
+
+// No global setup ran: the file was started without test/vitest.config.ts (see ./timeouts.ts).
+if (inject('template') === undefined) vi.setConfig(TIMEOUTS);
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 /** What NODE_ENV=production needs for /metrics (docs/startup-errors.md). */

@@ -54,8 +54,19 @@ export async function dropTemplate(template: TemplateRef): Promise<void> {
   }
 }
 
+/**
+ * The run's template, or, when no global setup made one (a file run without test/vitest.config.ts,
+ * e.g. `npx vitest run <file>` from the root as IDEs do), one of this file's own, dropped with its copy.
+ */
+async function templateFor(run: TemplateRef | undefined): Promise<{ template: TemplateRef; dropOwn(): Promise<void> }> {
+  if (run) return { template: run, dropOwn: async () => {} };
+  const own = await createTemplate();
+  return { template: own, dropOwn: () => dropTemplate(own) };
+}
+
 /** A fresh database for one test file (with these waits, else the defaults), and how to throw it away. */
-export async function cloneDatabase(template: TemplateRef, bounds: Partial<Bounds> = {}): Promise<{ db: Database; drop(): Promise<void> }> {
+export async function cloneDatabase(run: TemplateRef | undefined, bounds: Partial<Bounds> = {}): Promise<{ db: Database; drop(): Promise<void> }> {
+  const { template, dropOwn } = await templateFor(run);
   if (template.kind === 'postgres') {
     const name = `crm_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     await admin(template.url, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template.name}`));
@@ -65,6 +76,7 @@ export async function cloneDatabase(template: TemplateRef, bounds: Partial<Bound
       drop: async () => {
         await db.close();
         await admin(template.url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+        await dropOwn();
       },
     };
   }
@@ -76,6 +88,7 @@ export async function cloneDatabase(template: TemplateRef, bounds: Partial<Bound
     drop: async () => {
       await db.close();
       await rm(dir, { recursive: true, force: true });
+      await dropOwn();
     },
   };
 }
@@ -85,16 +98,23 @@ export async function cloneDatabase(template: TemplateRef, bounds: Partial<Bound
  * it there (DATABASE_URL, or DATA_DIR for PGlite, which only that process may then open), and how
  * to throw it away once the process has exited.
  */
-export async function cloneDatabaseForProcess(template: TemplateRef): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+export async function cloneDatabaseForProcess(run: TemplateRef | undefined): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const { template, dropOwn } = await templateFor(run);
   if (template.kind === 'postgres') {
     const name = `crm_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     await admin(template.url, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template.name}`));
     return {
       env: { DATABASE_URL: withDatabase(template.url, name) },
-      drop: () => admin(template.url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+      drop: async () => {
+        await admin(template.url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+        await dropOwn();
+      },
     };
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'crm-test-'));
   await cp(template.dir, dir, { recursive: true });
-  return { env: { DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+  return { env: { DATA_DIR: dir }, drop: async () => {
+    await rm(dir, { recursive: true, force: true });
+    await dropOwn();
+  } };
 }

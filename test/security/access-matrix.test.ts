@@ -9,7 +9,7 @@
  * without a row here fails the first tests of this file.
  */
 import { randomUUID } from 'node:crypto';
-import { getNamedType, getOperationAST, isInputObjectType, type FieldNode, type GraphQLArgument, type GraphQLInputType } from 'graphql';
+import { getNamedType, getOperationAST, isInputObjectType, type FieldNode, type GraphQLArgument, type GraphQLInputType } from 'graphql/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rootRules } from '../../src/graphql/rules.js';
 import { schema } from '../../src/schema.js';

@@ -1,4 +1,4 @@
-import { buildSchema, getOperationAST, GraphQLError, parse, type GraphQLInputType } from 'graphql';
+import { buildSchema, getOperationAST, GraphQLError, parse, type GraphQLInputType } from 'graphql/index.js';
 import { describe, expect, it } from 'vitest';
 import { AppError, HTTP_STATUS, type ErrorCode } from '../../src/errors.js';
 import { rootRules } from '../../src/graphql/rules.js';
