@@ -9,6 +9,7 @@ import { maskError, useErrorCodes, useMalformedRequestStatus } from './graphql/m
 import { useVariableErrors } from './graphql/variables.js';
 import { useCost } from './graphql/cost.plugin.js';
 import { useMultipartSubscriptions } from './graphql/multipart.plugin.js';
+import { useSseSingleConnection } from './graphql/sse.plugin.js';
 import { useSubscriptionAccept } from './graphql/subscription-accept.plugin.js';
 import { memoryDocumentStore, useAutomaticPersistedQueries, useTrustedDocuments } from './graphql/persisted.js';
 import { GRAPHQL_LIMITS } from './graphql/armor.js';
@@ -29,7 +30,7 @@ export type App = ReturnType<typeof createApp>;
 
 /** The whole service as one fetch handler: GraphQL at /graphql, the REST contract under /api/v1. */
 export function createApp(deps: AppDeps) {
-  return createYoga<ServerContext, Context>({
+  const yoga = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     context: ({ request, ...server }) => createContext(deps, request, server),
@@ -55,6 +56,11 @@ export function createApp(deps: AppDeps) {
       useMalformedRequestStatus(),
       useSubscriptionAccept(), // a subscription by HTTP must ask for a stream: else 406, before it starts
       useMultipartSubscriptions(deps.log), // Apollo Client's HttpLink subscriptions (SSE is Yoga's own)
+      // graphql-sse's single connection mode; each operation goes back through this Yoga as a POST.
+      useSseSingleConnection({
+        signedIn: (request, server) => createContext(deps, request, server).viewer().then(() => true, () => false),
+        run: async (request, server): Promise<Response> => yoga.fetch(request, server),
+      }),
       useResponseHeaders(),
       useCrossSiteRule({ cookieName: deps.config.auth.cookieName, allowedOrigins: deps.config.allowedOrigins }),
       useHealth(deps),
@@ -64,6 +70,7 @@ export function createApp(deps: AppDeps) {
       useAuthChallenge(deps.config.auth.cookieName),
     ],
   });
+  return yoga;
 }
 
 /** What the request logs and metrics may name: bounded labels, from the REST table and GraphiQL's examples. */
