@@ -3,7 +3,6 @@ import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
 import { useCrossSiteRule } from './auth/cross-site.plugin.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
-import { baseUrlOf } from './config.js';
 import type { AppDeps } from './deps.js';
 import { maskError, useErrorCodes, useMalformedRequestStatus } from './graphql/mask.js';
 import { useVariableErrors } from './graphql/variables.js';
@@ -64,7 +63,7 @@ export function createApp(deps: AppDeps) {
       useResponseHeaders(),
       useCrossSiteRule({ cookieName: deps.config.auth.cookieName, allowedOrigins: deps.config.allowedOrigins }),
       useHealth(deps),
-      useApiReference({ cookieName: deps.config.auth.cookieName, serverUrl: baseUrlOf(deps.config.host, deps.config.port) }),
+      useApiReference({ cookieName: deps.config.auth.cookieName, publicUrl: deps.config.publicUrl, trustProxy: deps.config.trustProxy }),
       useRest({ log: deps.log, db: deps.db, nudgeImports: () => deps.imports?.nudge() }),
       useFormPage({ log: deps.log }),
       useAuthChallenge(deps.config.auth.cookieName),

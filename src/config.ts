@@ -37,6 +37,8 @@ export type Config = {
   allowedOrigins: string[];
   /** How many proxy hops of X-Forwarded-For to trust; 0 = use the socket address. */
   trustProxy: number;
+  /** Where clients reach the service (PUBLIC_URL): the OpenAPI document's server; else each request's host. */
+  publicUrl?: string;
   /** GraphQL introspection and GraphiQL; on by default outside production. */
   introspection: boolean;
   logLevel: LogLevel;
@@ -189,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     allowedOrigins: origins(env.ALLOWED_ORIGINS),
     trustProxy: int('TRUST_PROXY', 0, 0, 10),
+    publicUrl: url('PUBLIC_URL', ['https:', 'http:'])?.replace(/\/+$/, ''),
     introspection: oneOf('GRAPHQL_INTROSPECTION', ['true', 'false'], production ? 'false' : 'true') === 'true',
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     metricsToken: env.METRICS_TOKEN || undefined,

@@ -55,9 +55,31 @@ const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-
 const file = (body: BodyInit, type: string, cache: string, extra: Record<string, string> = {}) =>
   new Response(body, { status: 200, headers: { 'Content-Type': type, 'Cache-Control': cache, ...extra } });
 
-/** Serves the OpenAPI document (built once, at start) and the interactive reference; no CDN. */
-export function useApiReference(options: { cookieName: string; serverUrl: string }): Plugin {
-  const document = JSON.stringify(buildOpenApi(options));
+/** A forwarded header's value as set by the outermost trusted proxy (as src/http/client-ip.ts reads X-Forwarded-For). */
+function forwarded(request: Request, name: string, trustProxy: number): string | undefined {
+  if (trustProxy === 0) return undefined;
+  const hops = (request.headers.get(name) ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+  return hops[hops.length - trustProxy] ?? hops[0];
+}
+
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
+
+/**
+ * Where clients reach the service: PUBLIC_URL when set, else the host the request was sent to: the
+ * one a trusted proxy forwards (X-Forwarded-Host/-Proto, as far as TRUST_PROXY trusts), else `Host`.
+ */
+export function serverUrlOf(request: Request, url: URL, options: { publicUrl?: string; trustProxy: number }): string {
+  if (options.publicUrl) return options.publicUrl;
+  const host = forwarded(request, 'x-forwarded-host', options.trustProxy);
+  const proto = forwarded(request, 'x-forwarded-proto', options.trustProxy);
+  if (host && HOST.test(host)) return `${proto === 'https' || proto === 'http' ? proto : url.protocol.slice(0, -1)}://${host}`;
+  return url.origin;
+}
+
+/** Serves the OpenAPI document (built once, at start; its server per request) and the interactive reference; no CDN. */
+export function useApiReference(options: { cookieName: string; publicUrl?: string; trustProxy: number }): Plugin {
+  const built = buildOpenApi({ cookieName: options.cookieName, serverUrl: '' });
+  const document = (serverUrl: string) => JSON.stringify({ ...built, servers: [{ ...(built.servers as object[])[0], url: serverUrl }] });
   const assets = new Map<string, Promise<Buffer>>();
   const asset = (name: string) => {
     let content = assets.get(name);
@@ -72,7 +94,7 @@ export function useApiReference(options: { cookieName: string; serverUrl: string
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return endResponse(restErrorResponse(fromHttpError('METHOD_NOT_ALLOWED', ['GET', 'HEAD'])));
       }
-      if (pathname === OPENAPI_PATH) return endResponse(file(document, 'application/json; charset=utf-8', 'no-cache'));
+      if (pathname === OPENAPI_PATH) return endResponse(file(document(serverUrlOf(request, url, options)), 'application/json; charset=utf-8', 'no-cache'));
       if (pathname === DOCS_PATH) {
         return endResponse(file(PAGE, 'text/html; charset=utf-8', 'no-cache', { 'Content-Security-Policy': CSP }));
       }

@@ -75,10 +75,18 @@ const describe = (schema: JsonSchema, description: string | null | undefined): J
 
 type Fragments = Record<string, FragmentDefinitionNode>;
 
+/**
+ * The OpenAPI document's `components.schemas`, filled as answers are described: a record selected
+ * as one fragment (`{ ...ContactRecord }`) is that fragment's schema, named once and referenced, so
+ * generated clients have a named type (`<Type>Record` is the record itself: `Contact`).
+ */
+export type Named = Record<string, JsonSchema>;
+const componentName = (fragment: string) => fragment.replace(/Record$/, '');
+
 /** What an operation answers for `type` and its selection set: exactly the selected keys. */
-export function outputSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments = {}): JsonSchema {
-  if (isNonNullType(type)) return nonNullOutput(type.ofType, selectionSet, fragments);
-  return orNull(nonNullOutput(type, selectionSet, fragments));
+export function outputSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments = {}, named?: Named): JsonSchema {
+  if (isNonNullType(type)) return nonNullOutput(type.ofType, selectionSet, fragments, named);
+  return orNull(nonNullOutput(type, selectionSet, fragments, named));
 }
 
 /**
@@ -86,14 +94,21 @@ export function outputSchema(type: GraphQLOutputType, selectionSet: SelectionSet
  * only so that a failing one is null beside its error (docs/decisions.md §9 amended); REST answers
  * that error instead, and a by-id read's null is its 404, so an answer that is sent has a value.
  */
-export function answerSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments = {}): JsonSchema {
-  return nonNullOutput(getNullableType(type), selectionSet, fragments);
+export function answerSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments = {}, named?: Named): JsonSchema {
+  return nonNullOutput(getNullableType(type), selectionSet, fragments, named);
 }
 
-function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments): JsonSchema {
-  if (isListType(type)) return { type: 'array', items: outputSchema(type.ofType, selectionSet, fragments) };
+function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Fragments, named?: Named): JsonSchema {
+  if (isListType(type)) return { type: 'array', items: outputSchema(type.ofType, selectionSet, fragments, named) };
   if (isScalarType(type)) return scalarSchema(type, 'output');
   if (isEnumType(type)) return enumSchema(type);
+  const [only, ...others] = selectionSet?.selections ?? [];
+  // A record (a type with an id) selected as one fragment: its schema once, by name.
+  if (named && isObjectType(type) && type.getFields().id && only?.kind === Kind.FRAGMENT_SPREAD && others.length === 0) {
+    const name = componentName(only.name.value);
+    named[name] ??= nonNullOutput(type, fragments[only.name.value]!.selectionSet, fragments, named);
+    return { $ref: `#/components/schemas/${name}` };
+  }
   if (isObjectType(type) && selectionSet) {
     const properties: Record<string, JsonSchema> = {};
     const visit = (set: SelectionSetNode) => {
@@ -105,7 +120,7 @@ function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode |
           if (selection.name.value === '__typename') properties[key] = { type: 'string', const: type.name };
           else {
             const field = type.getFields()[selection.name.value]!;
-            properties[key] = describe(outputSchema(field.type, selection.selectionSet, fragments), field.description);
+            properties[key] = describe(outputSchema(field.type, selection.selectionSet, fragments, named), field.description);
           }
         }
       }

@@ -21,7 +21,7 @@ import { changesState } from '../auth/origin.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
 import { rateLimitHeaders } from './headers.js';
 import { restEnum, toSnake } from './input.js';
-import { answerSchema, inputSchema, nonNullInput, zodField, type JsonSchema } from './json-schema.js';
+import { answerSchema, inputSchema, nonNullInput, zodField, type JsonSchema, type Named } from './json-schema.js';
 import { FILE_VARIABLES, routes, type Answer, type Route } from './routes.js';
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../imports/intake.js';
 
@@ -112,13 +112,15 @@ const TAGS: Record<string, string> = {
 
 /**
  * The OpenAPI 3.1 document of /api/v1, built from the same sources the REST layer runs on.
- * `serverUrl` is where this instance listens, so generated clients have a base URL to call.
+ * `serverUrl` is where clients reach it (src/rest/docs.ts picks it per request), so generated
+ * clients have a base URL to call.
  */
 export function buildOpenApi(options: { cookieName: string; serverUrl: string }): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
+  const named: Named = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
-    (paths[path] ??= {})[route.method.toLowerCase()] = describeRoute(route);
+    (paths[path] ??= {})[route.method.toLowerCase()] = describeRoute(route, named);
   }
   return {
     openapi: '3.1.0',
@@ -149,10 +151,11 @@ export function buildOpenApi(options: { cookieName: string; serverUrl: string })
         'An unknown, revoked or expired key: 401 `{"error":"Unauthorized"}`. Rate limits count per key, with the numbers shown.',
       ].join('\n'),
     },
-    servers: [{ url: options.serverUrl, description: 'This instance (behind a proxy, use its public address)' }],
+    servers: [{ url: options.serverUrl, description: 'This service (PUBLIC_URL, else the address this document was asked at)' }],
     tags: [...new Set(routes.map(tagOf))].map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,
     components: {
+      schemas: Object.fromEntries(Object.entries(named).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A session token of the identity provider' },
         apiKey: {
@@ -200,7 +203,7 @@ const rootField = (document: DocumentNode) => (getOperationAST(document) as Oper
 const fragmentsOf = (document: DocumentNode) =>
   Object.fromEntries(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
 
-function describeRoute(route: Route): JsonSchema {
+function describeRoute(route: Route, named: Named): JsonSchema {
   const operation = getOperationAST(route.operation) as OperationDefinitionNode;
   const root = operation.selectionSet.selections[0] as FieldNode;
   const rootType = operation.operation === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
@@ -246,7 +249,7 @@ function describeRoute(route: Route): JsonSchema {
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: {
-      ...success(route.answer, answerSchema(field.type, root.selectionSet, fragments), limit !== undefined),
+      ...byName(success(route.answer, answerSchema(field.type, root.selectionSet, fragments, named), limit !== undefined, named), `${operation.name!.value}Response`, named),
       ...errorResponses(route, { ...rules, idempotent }, limit !== undefined, exampleField),
     },
     'x-graphql-operation': operation.name!.value,
@@ -254,6 +257,20 @@ function describeRoute(route: Route): JsonSchema {
     ...(route.extension ? { 'x-contract-extension': true } : {}),
   };
 }
+
+/** A success answer's JSON body as a named schema (`ListContactsResponse`), referenced: generators name its type. */
+function byName<T extends object>(responses: T, name: string, named: Named): T {
+  for (const response of Object.values(responses) as ({ content?: Record<string, { schema: JsonSchema }> } | undefined)[]) {
+    const media = response?.content?.['application/json'];
+    if (!media) continue;
+    named[name] = media.schema;
+    media.schema = { $ref: `#/components/schemas/${name}` };
+  }
+  return responses;
+}
+
+/** A GraphQL description as REST says it: a field it names in backticks by its REST name (`nextCursor` -> `next_cursor`). */
+const restWords = (text: string) => text.replace(/`([a-z]+[A-Z][A-Za-z]*)`/g, (_, name: string) => `\`${toSnake(name)}\``);
 
 /** The argument of the root field a variable is passed to (its default, its description, its zod rule). */
 function argumentOf(root: FieldNode, field: GraphQLField<unknown, unknown>, variable: string) {
@@ -276,7 +293,7 @@ function parameter(definition: VariableDefinitionNode, where: 'path' | 'query', 
     name: toSnake(variable),
     in: where,
     required: where === 'path' || isNonNullType(type),
-    ...(arg?.description ? { description: arg.description } : {}),
+    ...(arg?.description ? { description: restWords(arg.description) } : {}),
     schema: ['string', 'number', 'boolean'].includes(typeof fallback) ? { ...value, default: fallback } : value,
   };
 }
@@ -338,7 +355,7 @@ function batchSchema(selection: JsonSchema): JsonSchema {
   return { ...object, properties: { ...(object.properties as object), data: { type: 'array', items: { oneOf } } } };
 }
 
-function success(answer: Answer, selection: JsonSchema, limited: boolean) {
+function success(answer: Answer, selection: JsonSchema, limited: boolean, named: Named) {
   const extra = limited ? LIMITED : [];
   switch (answer.kind) {
     case 'batch':
@@ -374,7 +391,7 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean) {
     case 'upload': {
       const queueRoot = rootField(answer.queue);
       const queueField = schema.getMutationType()!.getFields()[queueRoot.name.value]!;
-      const data = answerSchema(queueField.type, queueRoot.selectionSet, fragmentsOf(answer.queue));
+      const data = answerSchema(queueField.type, queueRoot.selectionSet, fragmentsOf(answer.queue), named);
       const wrapped = { type: 'object', properties: { data }, required: ['data'], additionalProperties: false };
       return { 202: { description: STATUS_TEXT[202], headers: headers(['Location', ...extra]), content: { 'application/json': { schema: wrapped } } } };
     }

@@ -10,20 +10,29 @@ type Response = { headers?: Record<string, unknown>; content?: Record<string, { 
 type Operation = { responses: Record<string, Response> };
 type Doc = {
   paths: Record<string, Record<string, Operation>>;
-  components: { responses: Record<string, Response>; headers?: Record<string, Header> };
+  components: { responses: Record<string, Response>; headers?: Record<string, Header>; schemas?: Record<string, object> };
 };
 
 type Compiled = { headers: string[]; content: Map<string, z.ZodType | null> };
 
 type Header = { $ref?: string; required?: boolean };
 
+/** `schema` with each `#/components/schemas/...` reference replaced by what it names (zod reads no references). */
+export function inline(schema: unknown, schemas: Record<string, object>): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => inline(s, schemas));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const { $ref, ...rest } = schema as { $ref?: string };
+  const named = typeof $ref === 'string' ? inline(schemas[$ref.replace('#/components/schemas/', '')], schemas) as object : {};
+  return { ...named, ...Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, inline(v, schemas)])) };
+}
+
 // Headers a response declares `required` must be on every such answer; optional ones may be absent.
-const compileResponse = (response: Response, components: Record<string, Header>): Compiled => ({
+const compileResponse = (response: Response, components: Record<string, Header>, schemas: Record<string, object> = {}): Compiled => ({
   headers: Object.entries((response.headers ?? {}) as Record<string, Header>)
     .filter(([, h]) => (h.$ref ? components[h.$ref.split('/').pop()!]?.required : h.required) === true)
     .map(([name]) => name),
   content: new Map(
-    Object.entries(response.content ?? {}).map(([type, media]) => [type, media.schema ? z.fromJSONSchema(media.schema as never) : null]),
+    Object.entries(response.content ?? {}).map(([type, media]) => [type, media.schema ? z.fromJSONSchema(inline(media.schema, schemas) as never) : null]),
   ),
 });
 
@@ -47,7 +56,7 @@ export function openApiChecker(doc: Doc) {
     operations: Object.fromEntries(
       Object.entries(operations).map(([method, op]) => [
         method.toUpperCase(),
-        Object.fromEntries(Object.entries(op.responses).map(([status, r]) => [status, compileResponse(r, headerComponents)])),
+        Object.fromEntries(Object.entries(op.responses).map(([status, r]) => [status, compileResponse(r, headerComponents, doc.components.schemas)])),
       ]),
     ),
   }));

@@ -16,9 +16,11 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
-/** The integrator's script: create a contact, read it back by id, with no `!` anywhere. */
+/** The integrator's script: create a contact, read it back by id, with no `!` anywhere; the record by its name. */
 const CLIENT = `import createClient from 'openapi-fetch';
-import type { paths } from './api.js';
+import type { components, paths } from './api.js';
+
+type Contact = components['schemas']['Contact'];
 
 export async function createThenRead(baseUrl: string, token: string, accountId: string): Promise<{ created: string; read: string; name: string }> {
   const client = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${token}\` } });
@@ -27,8 +29,9 @@ export async function createThenRead(baseUrl: string, token: string, accountId: 
   const id: string = created.data.data.id;
   const read = await client.GET('/api/v1/contacts/{id}', { params: { path: { id } } });
   if (read.error) throw new Error(read.error.error);
-  const name: string = read.data.data.first_name;
-  return { created: id, read: read.data.data.id, name };
+  const contact: Contact = read.data.data;
+  const name: string = contact.first_name;
+  return { created: id, read: contact.id, name };
 }
 `;
 

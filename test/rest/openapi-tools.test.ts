@@ -4,6 +4,8 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createContact, type TestAccount } from '../factories/index.js';
 import { createTestApp, type RestResult, type TestApp } from '../helpers/app.js';
+import { inline } from '../helpers/openapi.js';
+import { serverUrlOf } from '../../src/rest/docs.js';
 
 // docs/rest.md "The OpenAPI document": what integrators' own tools (Redocly's linter, ajv) make of it.
 
@@ -11,6 +13,7 @@ type Doc = {
   servers?: { url: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: object }> }> }>>;
+  components: { schemas: Record<string, object> };
 };
 
 let t: TestApp;
@@ -31,8 +34,38 @@ describe('the OpenAPI document, as standard tools read it', () => {
     expect(problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
   });
 
-  it('names a server, so a generated client has a base URL', () => {
-    expect(doc.servers?.[0]?.url).toMatch(/^http:\/\//);
+  it('names a server, so a generated client has a base URL: the address the document was asked at', () => {
+    expect(doc.servers?.[0]?.url).toBe(t.baseUrl);
+  });
+
+  it("names the server a trusted proxy forwards (X-Forwarded-Host/-Proto; the test app trusts one hop)", async () => {
+    const headers = { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' };
+    const forwarded = (await (await fetch(`${t.baseUrl}/api/v1/openapi.json`, { headers })).json()) as Doc;
+    expect(forwarded.servers).toEqual([expect.objectContaining({ url: 'https://api.example.com' })]);
+  });
+
+  it('PUBLIC_URL wins; forwarded headers count only as far as TRUST_PROXY trusts; a host that is not one is ignored', () => {
+    const request = (headers: Record<string, string>) => new Request('http://10.0.0.5:3000/api/v1/openapi.json', { headers });
+    const url = new URL('http://10.0.0.5:3000/api/v1/openapi.json');
+    const proxied = { 'x-forwarded-host': 'evil.example, api.example.com', 'x-forwarded-proto': 'https' };
+    expect(serverUrlOf(request(proxied), url, { publicUrl: 'https://crm.example.com', trustProxy: 1 })).toBe('https://crm.example.com');
+    expect(serverUrlOf(request(proxied), url, { trustProxy: 1 })).toBe('https://api.example.com');
+    expect(serverUrlOf(request(proxied), url, { trustProxy: 2 })).toBe('https://evil.example');
+    expect(serverUrlOf(request(proxied), url, { trustProxy: 0 })).toBe('http://10.0.0.5:3000');
+    expect(serverUrlOf(request({ 'x-forwarded-host': 'a.example/<script>' }), url, { trustProxy: 1 })).toBe('http://10.0.0.5:3000');
+  });
+
+  it('names each record and each answer in components.schemas, and the answers refer to them', () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Contact', 'Deal', 'Invoice', 'Import', 'WebhookEndpoint', 'ListContactsResponse', 'ContactByIdResponse']));
+    const byId = doc.paths['/api/v1/contacts/{id}']!.get!.responses['200']!.content!['application/json']!.schema;
+    expect(byId).toEqual({ $ref: '#/components/schemas/ContactByIdResponse' });
+    expect(doc.components.schemas.ContactByIdResponse).toMatchObject({ properties: { data: { $ref: '#/components/schemas/Contact' } } });
+  });
+
+  it("says `next_cursor`, REST's name, where a parameter's description names GraphQL's nextCursor", () => {
+    const cursor = (doc.paths['/api/v1/contacts']!.get as unknown as { parameters: { name: string; description: string }[] }).parameters.find((p) => p.name === 'cursor')!;
+    expect(cursor.description).toContain('`next_cursor`');
+    expect(JSON.stringify(doc)).not.toContain('nextCursor');
   });
 
   it('describes every tag', () => {
@@ -79,7 +112,7 @@ describe('real answers validate with ajv against the document', () => {
     const response = doc.paths[path]![method]!.responses[String(r.status)]!;
     const schema = response.content?.['application/json']?.schema;
     expect(schema, `${method} ${path} ${r.status} has a JSON schema`).toBeDefined();
-    const ok = ajv.validate(schema!, r.body);
+    const ok = ajv.validate(inline(schema, doc.components.schemas) as object, r.body);
     expect(ok, JSON.stringify(ajv.errors)).toBe(true);
   };
 
