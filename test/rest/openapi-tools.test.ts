@@ -34,6 +34,16 @@ describe('the OpenAPI document, as standard tools read it', () => {
     expect(problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
   });
 
+  it("leaves only the Redocly warnings docs/rest.md explains (who runs the service; the answers of no operation)", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+    expect(problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}`).sort()).toEqual([
+      'info-license #/info',
+      'no-unused-components #/components/responses/MethodNotAllowed',
+      'no-unused-components #/components/responses/RouteNotFound',
+    ]);
+  });
+
   it('names a server, so a generated client has a base URL: the address the document was asked at', () => {
     expect(doc.servers?.[0]?.url).toBe(t.baseUrl);
   });
