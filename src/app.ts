@@ -7,6 +7,7 @@ import type { AppDeps } from './deps.js';
 import { maskError, useErrorCodes, useMalformedRequestStatus } from './graphql/mask.js';
 import { useVariableErrors } from './graphql/variables.js';
 import { useCost } from './graphql/cost.plugin.js';
+import { useReplayedExtension } from './graphql/replayed.plugin.js';
 import { useMultipartSubscriptions } from './graphql/multipart.plugin.js';
 import { useSseSingleConnection } from './graphql/sse.plugin.js';
 import { useSubscriptionAccept } from './graphql/subscription-accept.plugin.js';
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps) {
       graphqlBodyLimit(),
       useVariableErrors(deps.config.production),
       useCost(deps.limiter),
+      useReplayedExtension(),
       useErrorCodes(deps.log),
       useMalformedRequestStatus(),
       useSubscriptionAccept(), // a subscription by HTTP must ask for a stream: else 406, before it starts
@@ -95,7 +97,7 @@ function corsFor(request: Request, allowedOrigins: string[]): CORSOptions {
     credentials: true,
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'X-Request-Id'],
-    exposedHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id', 'Content-Disposition', 'ETag'],
+    exposedHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id', 'Content-Disposition', 'ETag', 'Idempotent-Replayed'],
   };
 }
 
@@ -112,6 +114,7 @@ function useResponseHeaders(): Plugin {
       response.headers.set('X-Content-Type-Options', 'nosniff');
       if (!response.headers.has('Cache-Control')) response.headers.set('Cache-Control', 'no-store');
       for (const [name, value] of Object.entries(rateLimitHeaders(state.rateLimit))) response.headers.set(name, value);
+      if (state.replayed) response.headers.set('Idempotent-Replayed', 'true'); // the core said so (src/graphql/replayed.plugin.ts)
     },
   };
 }

@@ -24,8 +24,11 @@ export type Context = {
   userAgent: string | null;
   viewer(): Promise<Viewer>;
   role(accountId: string): Promise<Role | null>;
-  /** Counts one call against `rule` for `identity`; throws RATE_LIMITED past the limit. */
-  charge(rule: LimitRule, identity: string): Promise<void>;
+  /**
+   * Counts one call against `rule` for `identity`; throws RATE_LIMITED past the limit. Answers how
+   * to take the call back: an idempotent replay is not charged again (docs/rest.md#idempotency).
+   */
+  charge(rule: LimitRule, identity: string): Promise<() => Promise<void>>;
   state: RequestState;
   /** Live events, webhook secrets and the target policy (src/events/runtime.ts). */
   events: AppDeps['events'];
@@ -38,6 +41,8 @@ export type RequestState = {
   requestId: string;
   /** The tightest limit met by this request, for the RateLimit-* headers (see `outranks`). */
   rateLimit: LimitResult | null;
+  /** The answer is one stored for its Idempotency-Key (the Idempotent-Replayed header). */
+  replayed?: boolean;
 };
 
 // Yoga copies the context object, so mutable per-request state lives here, found by the request.
@@ -93,6 +98,12 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
       if (!result.allowed) {
         throw rateLimited(result.resetSeconds);
       }
+      return async () => {
+        if (!result.undo) return;
+        await result.undo();
+        // The headers say what is left with this call taken back: what the first answer said.
+        if (state.rateLimit === result) state.rateLimit = { ...result, remaining: Math.min(result.limit, result.remaining + 1) };
+      };
     },
     state,
     events: deps.events,

@@ -9,6 +9,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { idempotencyKeyProblems, once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';
 import { limitAddress } from '../http/client-ip.js';
+import { markReplayed } from './replayed.plugin.js';
 import { isUuid, toDetails } from '../validation.js';
 
 /**
@@ -209,7 +210,14 @@ async function reachableAccount(rules: FieldRules, parsed: unknown, details: Err
 // Root-field calls already admitted in this operation (by response key; keyed by the operation's
 // context, so each operation of a batch is charged on its own): REST admits before it reads
 // the body (decisions §2: 429 before 415/413/400); the resolver then does not charge again.
-const admitted = new WeakMap<Context, Set<string>>();
+// Each keeps how to take its charge back, should its answer be a replay.
+const admitted = new WeakMap<Context, Map<string, () => Promise<void>>>();
+
+/** An answer stored for the Idempotency-Key, given again: said so, and its call not charged again (docs/rest.md#idempotency). */
+async function replayed(ctx: Context, responseKey: string): Promise<void> {
+  markReplayed(ctx, responseKey);
+  await admitted.get(ctx)?.get(responseKey)?.();
+}
 
 /**
  * The checks before any input is read: 401 for a non-public field, then the per-user or per-IP
@@ -218,12 +226,12 @@ const admitted = new WeakMap<Context, Set<string>>();
 export async function admit(ctx: Context, field: string, rules: FieldRules, responseKey = field): Promise<Viewer | null> {
   const viewer = rules.access === 'public' ? null : await ctx.viewer();
   let done = admitted.get(ctx);
-  if (!done) admitted.set(ctx, (done = new Set()));
+  if (!done) admitted.set(ctx, (done = new Map()));
   if (done.has(responseKey)) return viewer;
-  done.add(responseKey);
+  done.set(responseKey, async () => {});
   const { limit } = rules;
   if (limit && limit.per !== 'account') {
-    await ctx.charge({ name: limitName(field, limit), max: limit.max, window: limit.window }, limit.per === 'ip' ? limitAddress(ctx.clientIp) : viewer!.id);
+    done.set(responseKey, await ctx.charge({ name: limitName(field, limit), max: limit.max, window: limit.window }, limit.per === 'ip' ? limitAddress(ctx.clientIp) : viewer!.id));
   }
   return viewer;
 }
@@ -257,6 +265,7 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
       if (replay) {
         const answer = async () => {
           withoutSelection.add(info);
+          await replayed(ctx, info.path.key as string);
           return replay.answer as never;
         };
         return remember(info, { viewer, input, role: null, target: null, write: answer });
@@ -291,7 +300,10 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
       wrote = true;
       return work(tx);
     });
-    if (!wrote) withoutSelection.add(info);
+    if (!wrote) {
+      withoutSelection.add(info);
+      await replayed(ctx, info.path.key as string);
+    }
     return answer;
   };
   const write: Checked['write'] = (work, claim) => ctx.queue.run(rules.line?.(input, target) ?? null, () => transaction(work, claim));

@@ -84,7 +84,7 @@ export function useRequestInfo(paths: readonly string[]): Plugin<Context> {
         },
         charge: async (rule, identity) => {
           try {
-            await charge(rule, identity);
+            return await charge(rule, identity);
           } catch (error) {
             if ((error as { extensions?: { code?: unknown } }).extensions?.code === 'RATE_LIMITED') info.rateLimited.push(rule.name);
             throw error;

@@ -10,6 +10,8 @@ export type HitResult = {
   resetMs: number;
   /** Counted timestamps before this call: what graphql-rate-limit gets back from getForIdentity. */
   before: number[];
+  /** Allowed: takes this call back out of the window (an idempotent replay is not a new call). */
+  undo?: () => void | Promise<void>;
 };
 
 /** What a store decided for one weighted take from a budget (a leaky bucket), atomically. */

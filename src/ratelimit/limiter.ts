@@ -6,6 +6,8 @@ import { RedisStore, type Logger } from './redis-store.js';
 
 export type LimitRule = { name: string; max: number; window: string /* '1m', '1h' */ };
 export type LimitResult = { allowed: boolean; limit: number; remaining: number; resetSeconds: number };
+/** One call counted: `undo` (when the store can) takes it back, for an answer that turns out to be a replay. */
+export type Charge = LimitResult & { undo?: () => Promise<void> };
 /** A budget of points per window spent by weight (docs/decisions.md §11: 20,000 cost points a minute). */
 export type BudgetRule = { name: string; points: number; window: string };
 export type BudgetResult = {
@@ -18,7 +20,7 @@ export type BudgetResult = {
   retryAfter: number;
 };
 export interface RateLimiter {
-  consume(rule: LimitRule, identity: string): Promise<LimitResult>;
+  consume(rule: LimitRule, identity: string): Promise<Charge>;
   /** Spends `cost` points of `rule`'s budget for `identity`, all or nothing; cost 0 only reads it. */
   spend(rule: BudgetRule, identity: string, cost: number): Promise<BudgetResult>;
   close(): Promise<void>;
@@ -91,6 +93,7 @@ export function createRateLimiter(opts: RateLimiterOptions = {}): RateLimiter {
         limit: max,
         remaining: Math.max(0, max - hit.count),
         resetSeconds: Math.max(1, Math.ceil(hit.resetMs / 1000)),
+        undo: hit.undo && (async () => void (await hit.undo!())),
       };
     },
     async spend(rule, identity, cost) {

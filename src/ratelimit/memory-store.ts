@@ -54,7 +54,15 @@ export class MemoryStore extends AtomicStore {
       const lru = this.entries.keys().next().value as string;
       this.entries.delete(lru);
     }
-    return { allowed, count: stamps.length, resetMs: stamps[0]! + windowMs - now, before: live };
+    const undo = allowed ? () => this.forget(key, now) : undefined;
+    return { allowed, count: stamps.length, resetMs: stamps[0]! + windowMs - now, before: live, undo };
+  }
+
+  /** Takes one call recorded at `at` back out of `key`'s window. */
+  private forget(key: string, at: number): void {
+    const stamps = this.entries.get(key)?.stamps;
+    const i = stamps?.lastIndexOf(at) ?? -1;
+    if (i >= 0) stamps!.splice(i, 1);
   }
 
   take(key: string, cost: number, capacity: number, windowMs: number): TakeResult {

@@ -156,10 +156,12 @@ export class RedisStore extends AtomicStore {
       const clock: [number] | [] = this.now ? [this.now()] : [];
       const reply = this.client.rlHit(this.prefix + key, windowMs, max, member, ...clock);
       const [allowed, count, resetMs, before] = await loopAwareDeadline(reply, this.timeoutMs, this.watch);
+      if (allowed !== 1) return { allowed: false, count, resetMs, before };
       // The fallback counts this instance's calls all along, so an outage (or a Redis that came back
       // empty) never hands it a fresh budget: a call must pass both.
-      if (allowed === 1 && !(await this.fallback.hit(key, max, windowMs)).allowed) return { allowed: false, count: max, resetMs, before };
-      return { allowed: allowed === 1, count, resetMs, before };
+      const local = await this.fallback.hit(key, max, windowMs);
+      if (!local.allowed) return { allowed: false, count: max, resetMs, before };
+      return { allowed: true, count, resetMs, before, undo: () => this.undo(key, member, local) };
     } catch (err) {
       // A loop stalled for long says nothing about Redis: this one call is decided here, Redis stays in use.
       if (!(err instanceof PeerTimeout && err.stalled)) this.markDown(err);
@@ -180,6 +182,13 @@ export class RedisStore extends AtomicStore {
       if (!(err instanceof PeerTimeout && err.stalled)) this.markDown(err);
       return this.fallback.take(key, cost, capacity, windowMs);
     }
+  }
+
+  /** Takes a call back out of both windows; one Redis could not take back stays counted (never lifts a limit). */
+  private async undo(key: string, member: string, local: HitResult): Promise<void> {
+    await local.undo?.();
+    if (this.down) return;
+    await loopAwareDeadline(this.client.zrem(this.prefix + key, member), this.timeoutMs, this.watch).catch(() => undefined);
   }
 
   private markDown(err: unknown): void {

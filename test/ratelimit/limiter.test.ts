@@ -48,6 +48,18 @@ for (const [name, make] of Object.entries(stores) as [keyof typeof stores, () =>
     expect(results[3]!.resetSeconds).toBeLessThanOrEqual(60);
   });
 
+  it('a call taken back (an idempotent replay) no longer counts: the full window lets one more through', async () => {
+    limiter = await make();
+    const r = rule(2, '1m');
+    await limiter.consume(r, 'u');
+    const second = await limiter.consume(r, 'u');
+    expect(second.remaining).toBe(0);
+    await second.undo!();
+    const third = await limiter.consume(r, 'u');
+    expect([third.allowed, third.remaining]).toEqual([true, 0]);
+    expect((await limiter.consume(r, 'u')).allowed).toBe(false);
+  });
+
   it('a different identity, or a different rule, is not affected', async () => {
     limiter = await make();
     const r = rule(1, '1m');

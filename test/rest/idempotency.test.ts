@@ -402,3 +402,63 @@ describe('Idempotency-Key scope on the public submit: per client IP and per form
     expect(await t.db.formSubmission.count({ where: { formId: formA } })).toBe(before);
   });
 });
+
+describe('Replays say so: an answer replayed for an Idempotency-Key carries Idempotent-Replayed and is not charged again', () => {
+  // Real limits here (the file's app lifts them): memory, or Redis when REDIS_URL is set.
+  let limited: TestApp;
+  let a: TestAccount;
+  beforeAll(async () => {
+    limited = await createTestApp();
+    a = await createAccount(limited);
+  });
+  afterAll(() => limited?.close());
+  const send = (method: string, path: string, k: string | null, body?: unknown) =>
+    limited.rest(method, path, { as: a.owner, body, headers: k ? { 'idempotency-key': k } : {} });
+
+  it('POST /api/v1/contacts: each replay says Idempotent-Replayed: true and leaves RateLimit-Remaining where the first answer left it', async () => {
+    const k = key();
+    const body = { account_id: a.id, first_name: 'Once', email: `${unique('replay')}@example.com` };
+    const first = await send('POST', '/api/v1/contacts', k, body);
+    expect([first.status, first.headers.get('idempotent-replayed'), first.headers.get('ratelimit-remaining')]).toEqual([201, null, '29']);
+    for (let i = 0; i < 3; i++) {
+      const replay = await send('POST', '/api/v1/contacts', k, body);
+      expect([replay.status, replay.body]).toEqual([201, first.body]);
+      expect([replay.headers.get('idempotent-replayed'), replay.headers.get('ratelimit-remaining')]).toEqual(['true', '29']);
+    }
+    // The next new call is the second one charged.
+    const next = await send('POST', '/api/v1/contacts', key(), { account_id: a.id, first_name: 'Two' });
+    expect([next.status, next.headers.get('idempotent-replayed'), next.headers.get('ratelimit-remaining')]).toEqual([201, null, '28']);
+  });
+
+  it('DELETE /api/v1/contacts/{id}: the retry of a delete (its record gone) says so and is not charged again', async () => {
+    const id = (await send('POST', '/api/v1/contacts', null, { account_id: a.id, first_name: 'Gone' })).body.data.id;
+    const k = key();
+    const first = await send('DELETE', `/api/v1/contacts/${id}`, k);
+    expect([first.status, first.headers.get('idempotent-replayed'), first.headers.get('ratelimit-remaining')]).toEqual([204, null, '29']);
+    const replay = await send('DELETE', `/api/v1/contacts/${id}`, k);
+    expect([replay.status, replay.headers.get('idempotent-replayed'), replay.headers.get('ratelimit-remaining')]).toEqual([204, 'true', '29']);
+  });
+
+  it('a reused key with another body is no replay: 422, no Idempotent-Replayed, and it is charged', async () => {
+    const k = key();
+    const first = await send('POST', '/api/v1/contacts', k, { account_id: a.id, first_name: 'Kept' });
+    const other = await send('POST', '/api/v1/contacts', k, { account_id: a.id, first_name: 'Other' });
+    expect([other.status, other.headers.get('idempotent-replayed')]).toEqual([422, null]);
+    expect(Number(other.headers.get('ratelimit-remaining'))).toBe(Number(first.headers.get('ratelimit-remaining')) - 1);
+  });
+
+  it('GraphQL: a replayed createContact says so in extensions.idempotentReplayed (and the header), and is not charged against its limit again', async () => {
+    const k = key();
+    const doc = 'mutation ($input: CreateContactInput!) { createContact(input: $input) { id } }';
+    const input = { accountId: a.id, firstName: 'Gql', email: `${unique('gql')}@example.com` };
+    const first = await limited.gql(doc, { input }, { as: a.owner, headers: { 'idempotency-key': k } });
+    expect(first.errors).toBeUndefined();
+    expect(first.extensions?.idempotentReplayed).toBeUndefined();
+    const replay = await limited.gql(doc, { input }, { as: a.owner, headers: { 'idempotency-key': k } });
+    expect(replay.data.createContact.id).toBe(first.data.createContact.id);
+    expect(replay.extensions?.idempotentReplayed).toEqual(['createContact']);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+    expect(replay.headers.get('ratelimit-remaining')).toBe(first.headers.get('ratelimit-remaining'));
+  });
+});
