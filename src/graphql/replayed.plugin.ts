@@ -15,7 +15,7 @@ export function markReplayed(ctx: Context, responseKey: string): void {
   ctx.state.replayed = true;
   let keys = replays.get(ctx);
   if (!keys) replays.set(ctx, (keys = []));
-  keys.push(responseKey);
+  if (!keys.includes(responseKey)) keys.push(responseKey);
 }
 
 /** `extensions.idempotentReplayed: ["createContact", ...]` on an operation that replayed any. */

@@ -216,7 +216,10 @@ const admitted = new WeakMap<Context, Map<string, () => Promise<void>>>();
 /** An answer stored for the Idempotency-Key, given again: said so, and its call not charged again (docs/rest.md#idempotency). */
 async function replayed(ctx: Context, responseKey: string): Promise<void> {
   markReplayed(ctx, responseKey);
-  await admitted.get(ctx)?.get(responseKey)?.();
+  const done = admitted.get(ctx);
+  const undo = done?.get(responseKey);
+  done?.set(responseKey, async () => {}); // taken back once, however many writes the field replays
+  await undo?.();
 }
 
 /**
