@@ -1,4 +1,4 @@
-import type { ExecutionResult } from 'graphql';
+import type { ExecutionResult } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 
