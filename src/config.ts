@@ -44,6 +44,8 @@ export type Config = {
   logLevel: LogLevel;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; production refuses to start without it. */
   metricsToken?: string;
+  /** CURSOR_SECRET: signs list cursors (docs/configuration.md); else AUTH_JWT_SECRET's, else a dev key outside production. */
+  cursorSecret?: string;
   /** RATE_LIMITS=off lifts every rate limit: load tests only (scripts/bench). On unless set so. */
   rateLimits: boolean;
   /** After SIGTERM, how long to keep accepting (readiness already 503) before closing the listener. */
@@ -195,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: oneOf('GRAPHQL_INTROSPECTION', ['true', 'false'], production ? 'false' : 'true') === 'true',
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     metricsToken: env.METRICS_TOKEN || undefined,
+    cursorSecret: env.CURSOR_SECRET || undefined,
     rateLimits: oneOf('RATE_LIMITS', ['on', 'off'], 'on') === 'on',
     shutdownDelayMs: int('SHUTDOWN_DELAY_MS', 0, 0, 60_000),
     trustedDocuments: trustedDocuments(),
@@ -215,6 +218,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (config.events.webhookSecretKey !== undefined && config.events.webhookSecretKey.length < 32) {
     problems.push('WEBHOOK_SECRET_KEY must be at least 32 characters');
+  }
+  if (config.cursorSecret !== undefined && config.cursorSecret.length < 32) {
+    problems.push('CURSOR_SECRET must be at least 32 characters');
+  }
+  if (production && config.auth.jwksUrl && !config.auth.jwtSecret && !config.cursorSecret) {
+    problems.push('NODE_ENV=production with AUTH_JWKS_URL alone needs CURSOR_SECRET (the key that signs list cursors)');
   }
   if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
     problems.push('METRICS_TOKEN must be at least 16 characters');

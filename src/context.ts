@@ -34,6 +34,8 @@ export type Context = {
   events: AppDeps['events'];
   /** API keys: a revocation tells the cache (src/auth/api-keys.ts). */
   apiKeys: AppDeps['apiKeys'];
+  /** Signs and checks list cursors (src/graphql/keyset.ts). */
+  cursorKey: Buffer;
 };
 
 /** Per-request facts the HTTP layers read back after execution (headers). */
@@ -108,6 +110,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
     state,
     events: deps.events,
     apiKeys: deps.apiKeys,
+    cursorKey: deps.cursorKey,
   };
   return context;
 }

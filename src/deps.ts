@@ -26,6 +26,8 @@ export type AppDeps = {
   documents?: DocumentStore;
   /** Live events, webhook secrets and the delivery worker (src/events/runtime.ts). */
   events: Events;
+  /** Signs and checks list cursors (src/graphql/keyset.ts loadCursorKey). */
+  cursorKey: Buffer;
   /** The import worker (src/imports/worker.ts), where this instance runs one. */
   imports?: ImportWorker | null;
 };

@@ -15,6 +15,7 @@ import { startOverdueWorker } from './invoices/overdue-worker.js';
 import type { Logger } from './logger.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 import { memoryDocumentStore, redisDocumentStore } from './graphql/persisted.js';
+import { loadCursorKey } from './graphql/keyset.js';
 
 /** How long start-up's probe waits for its own notification (a direct connection hears it in milliseconds). */
 const NOTIFY_PROBE_MS = 5_000;
@@ -46,6 +47,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     });
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
     const jwtSecret = usesDevAuth(config) ? await loadOrCreateDevSecret(config.dataDir) : config.auth.jwtSecret;
+    const cursorKey = await loadCursorKey(config);
     const limiter = config.rateLimits
       ? createRateLimiter({ redisUrl: config.redisUrl, log: (msg: string, err?: unknown) => log.warn({ err }, msg) })
       : noLimits(log);
@@ -67,6 +69,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       verifyToken: createTokenVerifier({ ...config.auth, jwtSecret }),
       knownUsers: new KnownUsers(),
       apiKeys,
+      cursorKey,
       log,
       close: async () => {
         await imports?.close(); // the chunk under way commits; the import is resumed by the next claim

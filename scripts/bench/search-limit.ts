@@ -34,7 +34,7 @@ const capture = {
   },
 } as unknown as PrismaClient;
 const account = { accountId: rows[0]!.account_id, id: rows[0]!.account_id };
-const plan = planOf(contacts, null, account, { filter: { search }, order: { field: 'CREATED_AT', direction: 'DESC' }, size: 25 });
+const plan = planOf(contacts, null, account, { filter: { search }, order: { field: 'CREATED_AT', direction: 'DESC' }, size: 25, cursorKey: Buffer.alloc(32) });
 await readSlices(capture, plan, [account], { total: true, rows: true, nodes: {} });
 
 // pgbench runs text: the parameters become literals.

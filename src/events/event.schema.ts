@@ -71,7 +71,7 @@ builder.prismaObjectField('Contact', 'timeline', eventConnection('contact_id', "
 
 // ---- the events feed on REST (docs/decisions.md §18): oldest first, for systems without webhooks ----
 
-pageField('events', events, 'EVENTS_READ', { fixed: { field: 'CREATED_AT', direction: 'ASC' }, nodeRef: EventRef, limit: READS_BEYOND_CONTRACT });
+pageField('events', events, 'EVENTS_READ', { fixed: { field: 'CREATED_AT', direction: 'ASC' }, nodeRef: EventRef, follow: true, limit: READS_BEYOND_CONTRACT });
 
 const eventArgs = z.object({ accountId: uuid.nullish(), id: uuid });
 type EventArgs = z.output<typeof eventArgs>;

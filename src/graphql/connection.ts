@@ -124,7 +124,7 @@ export function defineCollection<Node extends { id: string }, Filter>(spec: Coll
           const order = args.orderBy ?? { field: 'CREATED_AT', direction: 'DESC' };
           if (!spec.orders[order.field]) throw badInput({ 'orderBy.field': ['Not an ordering of this connection'] });
           const size = paging.first ?? paging.last ?? DEFAULT_PAGE;
-          const plan = planOf(spec, by, parent, { filter, order, size, backward: paging.last != null, after: ['after', paging.after], before: ['before', paging.before] });
+          const plan = planOf(spec, by, parent, { filter, order, size, backward: paging.last != null, after: ['after', paging.after], before: ['before', paging.before], cursorKey: ctx.cursorKey });
           return { plan, parent };
         },
       });

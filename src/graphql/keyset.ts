@@ -2,7 +2,11 @@
 // REST's cursor pages (page.ts). A cursor carries the row's ordering value and id, so paging
 // survives inserts and deletes, and a fingerprint of what it pages (collection, ordering, filter and,
 // for an account's own lists, the account), so a cursor of another list is refused, not followed.
-import { createHash } from 'node:crypto';
+// Cursors are signed (HMAC-SHA256 with the service's cursor key, docs/configuration.md): a forged or
+// edited one is refused before its values reach SQL (docs/decisions.md §24 "Cursors are signed").
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { loadOrCreateDevSecret } from '../auth/dev-secret.js';
+import type { Config } from '../config.js';
 import { badInput } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
@@ -33,22 +37,44 @@ const canonical = (value: unknown): unknown => {
 export const fingerprintOf = (collection: string, order: Order, filter: object | null, accountId: string | null) =>
   digest(JSON.stringify([collection, order.field, order.direction, canonical(filter ?? {}), accountId]), 12);
 
-// A checksum, not a signature: a cursor grants nothing (the account is checked on every request);
-// the sum only turns an edited or truncated cursor into BAD_USER_INPUT instead of a strange page.
-export function encodeCursor(fingerprint: string, cursor: Cursor): string {
-  const body = JSON.stringify([fingerprint, cursor.value, cursor.id]);
-  return Buffer.from(JSON.stringify([fingerprint, cursor.value, cursor.id, digest(body, 8)])).toString('base64url');
+/**
+ * The key that signs cursors: CURSOR_SECRET, else derived from AUTH_JWT_SECRET (every instance has
+ * it), else outside production a development key in DATA_DIR (config.ts refuses production without one).
+ * HKDF keeps it apart from the token secret it may come from.
+ */
+export async function loadCursorKey(config: Config): Promise<Buffer> {
+  return cursorKeyOf(config.cursorSecret ?? config.auth.jwtSecret ?? (await loadOrCreateDevSecret(config.dataDir, 'dev-cursor-key')));
 }
 
+export const cursorKeyOf = (material: string) => Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), 'list cursors v1', 32));
+
+/** The signature of a cursor's parts: 128 bits of HMAC-SHA256 under the service's cursor key. */
+const sign = (key: Buffer, parts: unknown[]) => createHmac('sha256', key).update(JSON.stringify(parts)).digest('base64url').slice(0, 22);
+
+/** A cursor grants nothing (the account is checked on every request); the signature keeps its values the service's own. */
+export function encodeCursor(key: Buffer, fingerprint: string, cursor: Cursor): string {
+  const parts = [fingerprint, cursor.value, cursor.id];
+  return Buffer.from(JSON.stringify([...parts, sign(key, parts)])).toString('base64url');
+}
+
+const signedBy = (key: Buffer, parts: unknown[], signature: unknown) => {
+  if (typeof signature !== 'string') return false;
+  const [given, expected] = [Buffer.from(signature), Buffer.from(sign(key, parts))];
+  return given.length === expected.length && timingSafeEqual(given, expected);
+};
+
+// A real calendar's ranges (month 01-12, day 01-31, hour 00-23, ...), so a value PostgreSQL cannot
+// cast never reaches it: a second line behind the signature.
+const DAY = String.raw`\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])`;
 const VALUE_SHAPE: Record<OrderColumn['type'], RegExp> = {
-  timestamptz: /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/,
-  date: /^\d{4}-\d{2}-\d{2}$/,
+  timestamptz: new RegExp(String.raw`^${DAY}[ T]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$`),
+  date: new RegExp(`^${DAY}$`),
   numeric: /^-?\d{1,20}(\.\d{1,10})?$/,
   text: /^[^\u0000]*$/,
 };
 
 /** The cursor `text` given as argument `name`, or BAD_USER_INPUT on `name` when it is not one of this list's. */
-export function decodeCursor(name: string, text: string | null | undefined, list: { fingerprint: string; column: OrderColumn }): Cursor | null {
+export function decodeCursor(name: string, text: string | null | undefined, list: { key: Buffer; fingerprint: string; column: OrderColumn }): Cursor | null {
   if (text == null) return null;
   const refuse = (message: string) => badInput({ [name]: [message] });
   let parts: unknown;
@@ -59,7 +85,7 @@ export function decodeCursor(name: string, text: string | null | undefined, list
   }
   if (!Array.isArray(parts) || parts.length !== 4) throw refuse('Not a cursor of this list');
   const [fingerprint, value, id, sum] = parts as unknown[];
-  if (sum !== digest(JSON.stringify([fingerprint, value, id]), 8)) throw refuse('Not a cursor of this list');
+  if (!signedBy(list.key, [fingerprint, value, id], sum)) throw refuse('Not a cursor of this list');
   if (fingerprint !== list.fingerprint) throw refuse('The cursor belongs to another ordering, filter or account');
   const valid = (value === null || (typeof value === 'string' && VALUE_SHAPE[list.column.type].test(value))) && uuid.safeParse(id).success;
   if (!valid) throw refuse('Not a cursor of this list');

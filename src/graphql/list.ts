@@ -11,6 +11,7 @@ import { rawRead } from '../db/raw.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { col, ident, rowJson, rowsById, totalSql, type Collection, type OrderColumn } from './collection.js';
 import { beyond, decodeCursor, encodeCursor, fingerprintOf, orderSql, type Cursor, type Order } from './keyset.js';
+import { followsTime, horizonOf } from './horizon.js';
 
 /** What a list hangs off: its account, and the parent row's id (the account's own id for the account's lists). */
 export type Parent = { accountId: string; id: string };
@@ -33,6 +34,8 @@ export type Plan = {
   before: Cursor | null;
   /** Read where REST's lists read (a replica when healthy; docs/scaling.md#read-replicas), else the primary. */
   replica: boolean;
+  /** The service's cursor key: signs this list's cursors and checks the given ones (keyset.ts). */
+  cursorKey: Buffer;
   key: string;
 };
 
@@ -46,17 +49,18 @@ type PlanArgs = {
   after?: [string, string | null | undefined];
   before?: [string, string | null | undefined];
   replica?: boolean;
+  cursorKey: Buffer;
 };
 
 /** The plan of a list; its cursors must be of this list (an account's own list fingerprints the account too). */
 export function planOf(collection: Collection, by: string | null, parent: Parent, a: PlanArgs): Plan {
   const column = collection.orders[a.order.field]!;
   const fingerprint = fingerprintOf(collection.name, a.order, a.filter, by === null ? parent.accountId : null);
-  const decode = (arg?: [string, string | null | undefined]) => (arg ? decodeCursor(arg[0], arg[1], { fingerprint, column }) : null);
-  const { filter, order, size, offset = 0, backward = false, replica = false } = a;
+  const { filter, order, size, offset = 0, backward = false, replica = false, cursorKey } = a;
+  const decode = (arg?: [string, string | null | undefined]) => (arg ? decodeCursor(arg[0], arg[1], { key: cursorKey, fingerprint, column }) : null);
   const [after, before] = [decode(a.after), decode(a.before)];
   const key = JSON.stringify([collection.name, by, fingerprint, size, offset, backward, after, before, replica]);
-  return { collection, by, filter, order, column, fingerprint, size, offset, backward, after, before, replica, key };
+  return { collection, by, filter, order, column, fingerprint, size, offset, backward, after, before, replica, cursorKey, key };
 }
 
 export type Row = { k: string | null; id: string; node: Record<string, unknown> };
@@ -64,7 +68,7 @@ export type Row = { k: string | null; id: string; node: Record<string, unknown> 
 export type Slice = { rows: Row[]; more: boolean; total: number };
 
 /** The cursor of a row of this list. */
-export const cursorOf = (plan: Plan, row: Row) => encodeCursor(plan.fingerprint, { value: row.k, id: row.id });
+export const cursorOf = (plan: Plan, row: Row) => encodeCursor(plan.cursorKey, plan.fingerprint, { value: row.k, id: row.id });
 
 /**
  * What the fields of a list asked for: the total, the rows, and the Prisma selection of the nodes
@@ -82,9 +86,10 @@ function toOne(query: Record<string, unknown>): string[] | null {
 
 /**
  * The slices of these parents, one statement (a second reads the rows by id when they are not read
- * as JSON). Exported for the property test that compares a page with Prisma's own paging.
+ * as JSON); rows stamped at or after `horizon` (horizon.ts) are left for a later page. Exported for
+ * the property test that compares a page with Prisma's own paging.
  */
-export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly Parent[], wants: Wants): Promise<Slice[]> {
+export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly Parent[], wants: Wants, horizon: string | null = null): Promise<Slice[]> {
   const { collection, column, order, backward } = plan;
   const own = plan.by ? Prisma.sql`t.account_id = p.account_id AND ${col(plan.by)} = p.id` : Prisma.sql`t.account_id = p.account_id`;
   const where = Prisma.join([own, ...(plan.filter ? collection.filter!.sql(plan.filter) : [])], ' AND ');
@@ -92,6 +97,7 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   const bounds = [
     ...(plan.after ? [beyond(column, plan.after, ascending ? 'greater' : 'less')] : []),
     ...(plan.before ? [beyond(column, plan.before, ascending ? 'less' : 'greater')] : []),
+    ...(horizon ? [Prisma.sql`${col(column.column)} < CAST(${horizon} AS timestamptz)`] : []),
   ];
   const dir = ascending !== backward ? 'ASC' : 'DESC';
   const include = toOne((wants.nodes ?? {}) as Record<string, unknown>);
@@ -136,9 +142,13 @@ function entryOf(ctx: Context, plan: Plan, key: string): Entry {
   if (!entry) {
     const wants: Wants = { total: false, rows: false };
     // The batch waits for the end of the pass that resolves the fields, so that it knows all they want.
-    const read = (parents: readonly Parent[]) => {
+    const read = async (parents: readonly Parent[]) => {
       wants.sent = true;
-      return readSlices(plan.replica ? ctx.reader.$replica() : ctx.db, plan, parents, wants);
+      // A list followed forward in time stops at the horizon, read on the primary first; its rows are
+      // then read where every write committed before it is (the primary, or a replica caught up).
+      const horizon = followsTime(plan.order, plan.column) ? await horizonOf(ctx.db) : null;
+      const db = !plan.replica ? ctx.db : horizon ? await ctx.reader.$caughtUp() : ctx.reader.$replica();
+      return readSlices(db, plan, parents, wants, horizon);
     };
     const loader = new DataLoader<Parent, Slice, string>(read, {
       cacheKeyFn: (p) => `${p.accountId}/${p.id}`,

@@ -26,7 +26,7 @@ type PageSource = { plan: Plan; parent: Parent; page: number | null };
  * `<Model>Page { nodes total page pageSize nextCursor }`. `nodes` is a Prisma field so the plugin
  * hands over the selected relations; `total` counts the same filter; one statement answers all.
  */
-function definePage(collection: Collection & { model: string }, nodeRef?: any) {
+function definePage(collection: Collection & { model: string }, nodeRef: any, follow: boolean) {
   const slice = (source: PageSource, ctx: Context, want: Want) => sliceOf(ctx, source.plan, source.parent, want);
   return builder.objectRef<PageSource>(`${collection.model}Page`).implement({
     keyScope: { of: nodeRef ?? collection.model },
@@ -44,10 +44,15 @@ function definePage(collection: Collection & { model: string }, nodeRef?: any) {
       pageSize: t.int({ resolve: (source) => source.plan.size }),
       nextCursor: t.string({
         nullable: true,
-        description: 'Pass as `cursor` for the rows after this page (same sort, order and filter); null on the last page',
+        description: follow
+          ? 'Pass as `cursor` for the rows after this page; the last page gives one too, to poll from (null only when there is no row yet)'
+          : 'Pass as `cursor` for the rows after this page (same sort, order and filter); null on the last page',
         resolve: async (source, _args, ctx) => {
+          const { plan } = source;
           const { rows, more } = await slice(source, ctx, { rows: true });
-          return more ? cursorOf(source.plan, rows.at(-1)!) : null;
+          const last = rows.at(-1) ?? (plan.after && { k: plan.after.value, id: plan.after.id, node: {} });
+          // A feed's follower polls from its last page's end (docs/decisions.md §24): never by time again.
+          return more || (follow && last) ? cursorOf(plan, last!) : null;
         },
       }),
     }),
@@ -66,16 +71,17 @@ const asArgs = (t: { arg: object }) => ({ ...t.arg, field: t.arg });
  * the collection filter's entries declared with `page` (collection.ts); the `...Since` arguments are
  * its updatedAfter and createdAfter. Options: `fixed` fixes the order, and leaves out `sort`,
  * `order` and the `...Since` arguments, for a list that is not dated so; `nodeRef` is the node type
- * when it is not the Prisma model's; `limit` the rate limit (the contract's 60 a minute unless said). Answers the page's
+ * when it is not the Prisma model's; `follow`: the last page gives a cursor too (a feed polled
+ * forward: the events); `limit` the rate limit (the contract's 60 a minute unless said). Answers the page's
  * rules and how its judged arguments become the collection's filter.
  */
 export function pageField(
   name: string,
   collection: Collection & { model: string; filter: Filters },
   scope: FieldRules['scope'],
-  { fixed, nodeRef, limit = { max: 60, window: '1m', per: 'user' } }: { fixed?: Order; nodeRef?: any; limit?: FieldRules['limit'] } = {},
+  { fixed, nodeRef, follow = false, limit = { max: 60, window: '1m', per: 'user' } }: { fixed?: Order; nodeRef?: any; follow?: boolean; limit?: FieldRules['limit'] } = {},
 ) {
-  const type = definePage(collection, nodeRef);
+  const type = definePage(collection, nodeRef, follow);
   const input = listArgs.extend(collection.filter.page.shape);
   const { filter } = collection.filter.page;
   builder.queryField(name, (t) =>
@@ -106,7 +112,7 @@ export function pageField(
         const where = collection.narrow ? await collection.narrow(asked, ctx, a.accountId) : asked;
         const page = a.cursor == null ? (a.page ?? 1) : null;
         const parent = { accountId: a.accountId, id: a.accountId };
-        const args = { filter: where, order, size: a.pageSize, offset: ((page ?? 1) - 1) * a.pageSize, after: ['cursor', a.cursor] as [string, string | null], replica: true };
+        const args = { filter: where, order, size: a.pageSize, offset: ((page ?? 1) - 1) * a.pageSize, after: ['cursor', a.cursor] as [string, string | null], replica: true, cursorKey: ctx.cursorKey };
         return { plan: planOf(collection, null, parent, args), parent, page };
       },
     }),

@@ -175,7 +175,7 @@ async function expectSamePage(db: PrismaClient, model: Model, where: object, fil
   const accountId = (where as { accountId: string }).accountId;
   const account = { accountId, id: accountId };
   const newestFirst = { field: 'CREATED_AT', direction: 'DESC' as const };
-  const plan = planOf(collections[model], null, account, { filter, order: newestFirst, size: c.pageSize, offset: (c.page - 1) * c.pageSize });
+  const plan = planOf(collections[model], null, account, { filter, order: newestFirst, size: c.pageSize, offset: (c.page - 1) * c.pageSize, cursorKey: Buffer.alloc(32) });
   const [slice] = await readSlices(db, plan, [account], { total: c.withTotal, rows: true, nodes: c.query });
   const fast = slice && { nodes: slice.rows.map((r) => r.node), total: slice.total };
   expect(fast, `the page's statement takes ${label}`).not.toBeNull();

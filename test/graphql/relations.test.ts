@@ -79,7 +79,7 @@ describe('no N+1: a page of contacts with their deals and the deals\' stages', (
     const { planOf, sliceOf } = await import('../../src/graphql/list.js');
     const ctx = { state: {}, db: t.db, reader: { $replica: () => t.db } } as never;
     const account = { accountId: acc.id, id: acc.id };
-    const plan = planOf(contacts, null, account, { filter: null, order: { field: 'CREATED_AT', direction: 'DESC' }, size: 5 });
+    const plan = planOf(contacts, null, account, { filter: null, order: { field: 'CREATED_AT', direction: 'DESC' }, size: 5, cursorKey: Buffer.alloc(32) });
     const first = await sliceOf(ctx, plan, account, { nodes: {} });
     expect(first.rows).toHaveLength(5);
     expect((await sliceOf(ctx, plan, account, { total: true })).total).toBe(100);

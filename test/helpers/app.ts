@@ -15,6 +15,7 @@ import { createRateLimiter } from '../../src/ratelimit/limiter.js';
 import { noLimits } from '../../src/runtime.js';
 import { serveGraphqlWs } from '../../src/http/websocket.js';
 import { OPENAPI_PATH } from '../../src/rest/docs.js';
+import { loadCursorKey } from '../../src/graphql/keyset.js';
 import { cloneDatabase } from './database.js';
 import { isApiPath, openApiChecker } from './openapi.js';
 import { TIMEOUTS } from './timeouts.js';
@@ -88,6 +89,7 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     limiter,
     verifyToken: createTokenVerifier(config.auth),
     knownUsers: new KnownUsers(),
+    cursorKey: await loadCursorKey(config),
     // Revocations heard as in production: LISTEN/NOTIFY, and Redis where REDIS_URL is set.
     apiKeys: await new ApiKeys(db.prisma, log).start({ listen: db.listen, redisUrl: config.redisUrl }),
     log,

@@ -10,7 +10,7 @@ import { restResource } from '../helpers/rest.js';
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const LIST_ITEM_KEYS = ['contacts', 'expected_close_date', 'external_id', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'value'];
+const LIST_ITEM_KEYS = ['contacts', 'expected_close_date', 'external_id', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'];
 const CREATED_KEYS = ['created_at', 'external_id', 'id', 'probability', 'status', 'title', 'value'];
 const NOT_IN_ACCOUNT = ['Not found in this account'];
 
@@ -49,7 +49,7 @@ describe('GET /api/v1/deals', () => {
     expect(r.body).toMatchObject({ total: 2, page: 1, page_size: 25 });
   });
 
-  it('each item has exactly id, title, value, probability, status, expected_close_date, external_id, contacts, pipeline_stages', async () => {
+  it('each item has exactly id, title, value, probability, status, expected_close_date, external_id, contacts, pipeline_stages, updated_at', async () => {
     const r = await list(acc.id, acc.owner);
     for (const item of r.body.data) expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
   });
@@ -66,6 +66,7 @@ describe('GET /api/v1/deals', () => {
       external_id: null,
       contacts: { id: contact.id, first_name: 'Ada', last_name: 'Lovelace' },
       pipeline_stages: { id: qualified.id, name: 'Qualified' },
+      updated_at: expect.stringMatching(ISO_Z),
     });
   });
 

@@ -69,7 +69,8 @@ export async function sync(baseUrl: string, token: string, accountId: string, si
     const feed = await client.GET('/api/v1/events', { params: { query: { account_id: accountId, types: ['contact.created', 'invoice.created'], page_size: 2, ...(after ? { cursor: after } : {}) } } });
     if (feed.error) throw new Error(feed.error.error);
     for (const event of feed.data.data) events.push(\`\${event.type} \${event.id}\`);
-    after = feed.data.next_cursor ?? undefined;
+    after = feed.data.next_cursor ?? undefined; // the last page's too: where the next poll starts
+    if (feed.data.data.length < 2) break;
   } while (after);
   return { contacts, pages, invoice: { id: invoice.data.data.id, status: sent.data.data.status }, events };
 }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createApiKey, createContact, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { restResource } from '../helpers/rest.js';
+import { createHash } from 'node:crypto';
+import { cursorKeyOf, encodeCursor } from '../../src/graphql/keyset.js';
 
 // REST for systems that sync (docs/decisions.md §18, docs/rest.md#paging-by-cursor): cursor pages,
 // sort and order, changes since, and the filters beside the contract's. Every answer is checked
@@ -103,6 +105,34 @@ describe('what a cursor refuses: 400 on cursor', () => {
     const [fingerprint, , id, sum] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
     const edited = Buffer.from(JSON.stringify([fingerprint, '2020-01-01 00:00:00+00', id, sum])).toString('base64url');
     expect(refused(await contacts.list(acc.id, acc.member, { cursor: edited }))).toEqual(onCursor('Not a cursor of this list'));
+  });
+
+  test('cursors are signed: one forged with a recomputed checksum around an impossible time, or signed with another key, is a 400 on cursor on every list, REST and GraphQL', async () => {
+    const [fingerprint, , id] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    // What a checksum allowed: edit the value, recompute the sum (a 500 once PostgreSQL read 2026-13-45).
+    const parts = [fingerprint, '2026-13-45 25:61:61+00', id];
+    const sum = createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 8);
+    const forged = Buffer.from(JSON.stringify([...parts, sum])).toString('base64url');
+    // A real position, signed by a key that is not the service's.
+    const [, value] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    const otherKey = encodeCursor(cursorKeyOf('not-the-service-key-not-the-service-key'), fingerprint, { value, id });
+    for (const bad of [forged, otherKey]) {
+      for (const path of ['/api/v1/contacts', '/api/v1/deals', '/api/v1/invoices', '/api/v1/events']) {
+        const r = await t.rest('GET', `${path}?account_id=${acc.id}&cursor=${bad}`, { as: acc.owner });
+        expect(refused(r), path).toEqual(onCursor('Not a cursor of this list'));
+      }
+      const q = await t.gql(
+        `query ($id: ID!, $c: String) { contacts(accountId: $id, cursor: $c) { total } account(id: $id) {
+           contacts(after: $c) { totalCount } deals(after: $c) { totalCount } invoices(after: $c) { totalCount } events(after: $c) { totalCount } } }`,
+        { id: acc.id, c: bad },
+        { as: acc.owner },
+      );
+      expect(q.errors?.length).toBeGreaterThan(0);
+      for (const error of q.errors!) {
+        expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+        expect(Object.values(error.extensions!.details as object)).toEqual([['Not a cursor of this list']]);
+      }
+    }
   });
 
   test("another account's, another sort's or order's, another filter's, another collection's", async () => {
@@ -266,7 +296,7 @@ describe('GET /api/v1/events: the feed for systems without webhooks (docs/decisi
     expect(r.body.data[0]).toMatchObject({ type: 'contact.created', account_id: e.id, actor: { type: 'user', id: e.owner.id } });
   });
 
-  test('types is a comma-separated list; since is inclusive; pages follow next_cursor', async () => {
+  test('types is a comma-separated list; since is inclusive; pages follow next_cursor, and the last page gives one to poll from', async () => {
     const all = await feed({ types: 'contact.created,contact.updated' });
     expect(all.body.data.map((ev: { type: string }) => ev.type)).toEqual(['contact.created', 'contact.created', 'contact.created', 'contact.updated']);
     const since = all.body.data[2].occurred_at;
@@ -275,7 +305,10 @@ describe('GET /api/v1/events: the feed for systems without webhooks (docs/decisi
     const first = await feed({ types: 'contact.created,contact.updated', page_size: 3 });
     const rest = await feed({ types: 'contact.created,contact.updated', page_size: 3, cursor: first.body.next_cursor });
     expect([...first.body.data, ...rest.body.data].map((ev: { id: string }) => ev.id)).toEqual(all.body.data.map((ev: { id: string }) => ev.id));
-    expect(rest.body.next_cursor).toBeNull();
+    // The last page's next_cursor is its last event's: polling from it answers nothing new, and no event twice.
+    expect(rest.body.next_cursor).toEqual(expect.any(String));
+    const polled = await feed({ types: 'contact.created,contact.updated', page_size: 3, cursor: rest.body.next_cursor });
+    expect(polled.body).toMatchObject({ data: [], next_cursor: rest.body.next_cursor });
   });
 
   test('GET /api/v1/events/{id}?account_id= answers one; unknown, another account\'s or asked by an outsider: 404', async () => {
