@@ -105,7 +105,7 @@ export const EXPORT_NAMES = ['export-csv', 'export-json'];
 /** The dashboard reports' cases and their routes under /api/v1/reports. */
 const REPORT_CASES = [['report-pipeline', 'pipeline'], ['report-deals', 'deals'], ['report-receivables', 'receivables'], ['report-contacts', 'contacts']] as const;
 
-export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-search', 'graphql-connection', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
+export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-sync', 'events-feed', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-search', 'graphql-connection', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
 
 /** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
 const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
@@ -141,6 +141,12 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
       name: 'contacts-cursor-deep', label: `GET /contacts (cursor at page ${opts.deepPage})`, kind: 'list', method: 'GET',
       path: `/api/v1/contacts?account_id=${a}&cursor=${cursor}`, headers: auth, expect: 200,
     },
+    {
+      // docs/rest.md#following-changes: a follower's read, oldest change first; it stops at the horizon (src/graphql/horizon.ts).
+      name: 'contacts-sync', label: 'GET /contacts (sort=updated_at, order=asc, updated_since)', kind: 'list', method: 'GET',
+      path: `/api/v1/contacts?account_id=${a}&sort=updated_at&order=asc&updated_since=2000-01-01T00:00:00Z`, headers: auth, floorCase: null, expect: 200,
+    },
+    { name: 'events-feed', label: 'GET /events (page 1)', kind: 'list', method: 'GET', path: `/api/v1/events?account_id=${a}`, headers: auth, floorCase: null, expect: 200 },
     { name: 'contacts-search', label: `GET /contacts (search "${opts.search}")`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&search=${encodeURIComponent(opts.search)}`, headers: auth, expect: 200 },
     { name: 'contacts-type', label: `GET /contacts (type=${opts.type})`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&type=${opts.type}`, headers: auth, expect: 200 },
     { name: 'deals', label: 'GET /deals (page 1)', kind: 'list', method: 'GET', path: `/api/v1/deals?account_id=${a}`, headers: auth, expect: 200 },
