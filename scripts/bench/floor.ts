@@ -139,7 +139,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     }
     return list(
       'contacts',
-      `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, t.external_id, ${ISO('t.created_at')} AS created_at`,
+      `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, t.external_id, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
       '', where, params, pages,
     );
   }
@@ -159,7 +159,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
       'deals',
       `t.id, t.title, t.value::float8 AS value, t.probability, t.status, to_char(t.expected_close_date, 'YYYY-MM-DD') AS expected_close_date, t.external_id,
        CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
-       CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object('id', s.id, 'name', s.name) END AS pipeline_stages`,
+       CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object('id', s.id, 'name', s.name) END AS pipeline_stages, ${ISO('t.updated_at')} AS updated_at`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id LEFT JOIN pipeline_stages s ON s.account_id = t.account_id AND s.id = t.stage_id',
       where, params, pages,
     );
@@ -180,7 +180,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
       'invoices',
       `t.id, t.invoice_number, t.amount::float8 AS amount, t.status, to_char(t.due_date, 'YYYY-MM-DD') AS due_date, t.external_id,
        CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
-       ${ISO('t.created_at')} AS created_at`,
+       ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id',
       where, params, pages,
     );
