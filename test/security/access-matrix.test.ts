@@ -1100,18 +1100,18 @@ describe('object properties (OWASP API3): no mass assignment, no extra data', ()
     expect(Object.keys(r.errors![0]!.extensions!.details!)).toEqual(['status']);
   });
 
-  it('REST list items carry exactly the contract\'s fields (and external_id, docs/decisions.md §16)', async () => {
+  it('REST list items carry exactly the contract\'s fields (and external_id, docs/decisions.md §16; updated_at, §24)', async () => {
     const contacts = await t.rest('GET', `/api/v1/contacts?account_id=${f.acc.id}`, { as: f.acc.owner });
     expect(Object.keys(contacts.body.data[0]).sort()).toEqual(
-      ['company', 'contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'phone', 'source'],
+      ['company', 'contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'phone', 'source', 'updated_at'],
     );
     const deals = await t.rest('GET', `/api/v1/deals?account_id=${f.acc.id}`, { as: f.acc.owner });
     expect(Object.keys(deals.body.data[0]).sort()).toEqual(
-      ['contacts', 'expected_close_date', 'external_id', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'value'],
+      ['contacts', 'expected_close_date', 'external_id', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'],
     );
     expect(Object.keys(deals.body.data[0].contacts).sort()).toEqual(['first_name', 'id', 'last_name']);
     const invoices = await t.rest('GET', `/api/v1/invoices?account_id=${f.acc.id}`, { as: f.acc.owner });
-    expect(Object.keys(invoices.body.data[0]).sort()).toEqual(['amount', 'contacts', 'created_at', 'due_date', 'external_id', 'id', 'invoice_number', 'status']);
+    expect(Object.keys(invoices.body.data[0]).sort()).toEqual(['amount', 'contacts', 'created_at', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at']);
   });
 });
 
