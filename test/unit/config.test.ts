@@ -72,6 +72,13 @@ describe('configuration', () => {
     expect(loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32) }).metricsToken).toBeUndefined(); // development: /metrics open, as npm start serves it
   });
 
+  it('CURSOR_SECRET is at least 32 characters; production with AUTH_JWKS_URL alone needs it (no secret to derive the cursor key from)', () => {
+    expect(problems({ CURSOR_SECRET: 'short' })).toEqual(['CURSOR_SECRET must be at least 32 characters']);
+    const jwks = { NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks.json' };
+    expect(problems(jwks)).toEqual(['NODE_ENV=production with AUTH_JWKS_URL alone needs CURSOR_SECRET (the key that signs list cursors)']);
+    expect(loadConfig({ ...jwks, CURSOR_SECRET: 'c'.repeat(32) }).cursorSecret).toBe('c'.repeat(32));
+  });
+
   it('LOG_LEVEL takes pino levels', () => {
     for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
   });
