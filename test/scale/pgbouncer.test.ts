@@ -109,6 +109,11 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
       const deal = await call('POST', '/api/v1/deals', { account_id: accountId, title: 'Pooled deal', contact_id: contact.json().data.id, value: 100 });
       expect(deal.status, deal.text).toBe(201);
       expect((await call('GET', `/api/v1/deals?${q}`)).json()).toMatchObject({ total: 1 });
+      // A follower's page reads the horizon first (src/graphql/horizon.ts), through the pooler too; the feed's last page gives a cursor.
+      const follow = await call('GET', `/api/v1/contacts?${q}&sort=updated_at&order=asc&updated_since=2000-01-01T00:00:00Z`);
+      expect(follow.json().data.map((c: { id: string }) => c.id), follow.text).toEqual([contact.json().data.id]);
+      const feed = await call('GET', `/api/v1/events?${q}&types=deal.created`);
+      expect(feed.json(), feed.text).toMatchObject({ data: [{ type: 'deal.created' }], next_cursor: expect.any(String) });
 
       await gql('mutation ($input: CreateInvoiceInput!) { createInvoice(input: $input) { id } }', {
         input: { accountId, contactId: contact.json().data.id, amount: 42.5, dueDate: '2030-01-31' },
