@@ -55,7 +55,7 @@ export type Config = {
   /** Events, webhooks and subscriptions (docs/events.md, docs/configuration.md). */
   events: EventsConfig;
   /**
-   * Imports (docs/imports.md): IMPORT_LEASE_MS, how long a running import is kept from other instances after its last chunk (a crash frees it after this);
+   * Imports (docs/imports.md): IMPORT_LEASE_MS, how long a worker's heartbeat (renewed every third of it) keeps its running import from other instances (a crash frees it after this);
    * IMPORT_THREAD_HEAP_MB, the import thread's old generation cap on PostgreSQL.
    */
   imports: { leaseMs: number; threadHeapMb: number };
@@ -210,7 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: int('EVENT_POLL_MS', 2_000, 10, 60_000),
       worker: oneOf('EVENT_WORKER', ['on', 'off'], 'on') === 'on',
     },
-    imports: { leaseMs: int('IMPORT_LEASE_MS', 60_000, 100, 3_600_000), threadHeapMb: int('IMPORT_THREAD_HEAP_MB', 96, 32, 4096) },
+    imports: { leaseMs: int('IMPORT_LEASE_MS', 10_000, 100, 3_600_000), threadHeapMb: int('IMPORT_THREAD_HEAP_MB', 96, 32, 4096) },
     overdue: { intervalMs: int('OVERDUE_INTERVAL_MS', 60_000, 100, 86_400_000), batchSize: int('OVERDUE_BATCH_SIZE', 500, 1, 10_000) },
   };
   if (config.auth.jwtSecret !== undefined && config.auth.jwtSecret.length < 32) {

@@ -93,7 +93,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
  */
 function startImports(config: Config, db: PrismaClient, log: Logger): ImportWorker {
   const timing = { leaseMs: config.imports.leaseMs, pollMs: config.events.pollMs };
-  if (!config.databaseUrl) return startImportWorker(db, { ...timing, log });
+  if (!config.databaseUrl) return startImportWorker(db, { ...timing, log, sole: true });
   return startImportThread({
     ...timing, databaseUrl: config.databaseUrl, heapMb: config.imports.threadHeapMb, logLevel: config.logLevel, log, db,
     bounds: { poolTimeoutMs: config.databasePoolTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs },

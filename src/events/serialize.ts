@@ -36,7 +36,7 @@ const SHAPES: Record<RecordKind, Shape> = {
   booking: {},
   workflow: {},
   export: {},
-  import: { omit: ['headers', 'columns', 'doneSeq', 'leaseOwner', 'leaseUntil'] },
+  import: { omit: ['headers', 'columns', 'doneSeq', 'leaseOwner', 'attempts', 'attemptError'] },
   member: {},
   ownership: {},
   webhook_endpoint: { omit: ['secretCiphertext', 'previousSecretCiphertext', 'previousSecretExpiresAt', 'failingSince'] },

@@ -42,7 +42,7 @@ export const COLLECTIONS: readonly Collection[] = [
   { key: 'webhook_messages', table: 'webhook_messages', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
   { key: 'webhook_deliveries', table: 'webhook_deliveries', orderBy: ['attempted_at', 'id'] },
   // docs/imports.md: the account's imports (not which instance held them) and the rows they refused.
-  { key: 'imports', table: 'imports', orderBy: ['created_at', 'id'], omit: ['lease_owner', 'lease_until'] },
+  { key: 'imports', table: 'imports', orderBy: ['created_at', 'id'], omit: ['lease_owner', 'attempts', 'attempt_error'] },
   { key: 'import_errors', table: 'import_errors', orderBy: ['import_id', 'line'] },
   // docs/decisions.md §15: the account's API keys, never the hash of their secrets.
   { key: 'api_keys', table: 'api_keys', orderBy: ['created_at', 'id'], omit: ['secret_hash'] },

@@ -18,6 +18,15 @@ import { inputOf } from './columns.js';
 import { finishImport } from './import.service.js';
 
 export const CHUNK_ROWS = 1000;
+/**
+ * The job side's own bounds (docs/security.md#what-a-job-holds), whatever a stored row holds (the
+ * intake's bounds aside): a row's cells larger than RECORD_BYTES are never read into the worker (the
+ * row fails, named by its line), and a chunk stops at the row that takes it past CHUNK_BYTES, so a
+ * chunk's strings, its statement's parameters and its failures' JSON stay a few MB (1,000 rows of a
+ * usual file are ~0.2 MB).
+ */
+export const CHUNK_LIMITS = { recordBytes: 1024 * 1024, chunkBytes: 2 * 1024 * 1024 };
+export type ChunkLimits = typeof CHUNK_LIMITS;
 const KINDS: Record<string, BatchKind> = { contacts: contactBatch, deals: dealBatch };
 /** A chunk of 1,000 upserts may wait on locks a while; it is one transaction all the same. */
 const CHUNK_TRANSACTION = { maxWait: 10_000, timeout: 120_000 };
@@ -26,11 +35,13 @@ export type ChunkOutcome = 'more' | 'finished' | 'lost';
 
 /** The import as a chunk reads it (locked): what never changes after the intake, and its progress. */
 type ImportRow = Pick<Import, 'id' | 'accountId' | 'object' | 'status' | 'matchOn' | 'columns' | 'doneSeq' | 'createdById' | 'apiKeyId' | 'leaseOwner'>;
-type StoredRow = { seq: number; line: number; cells: string };
+/** `cells` null: larger than `recordBytes` (`size`), left in the database. */
+type StoredRow = { seq: number; line: number; cells: string | null; size: number };
 type Failure = { line: number; cells: string; details: ErrorDetails };
+type ReadRow = StoredRow & { cells: string };
 
 /** The stored rows after `from`, judged: `judged[i]` is the batch item of `sources[i]`; ragged rows are failures already. */
-export type JudgedChunk = { from: number; rows: StoredRow[]; failures: Failure[]; sources: StoredRow[]; judged: Judged[] };
+export type JudgedChunk = { from: number; rows: StoredRow[]; failures: Failure[]; sources: ReadRow[]; judged: Judged[] };
 
 const modeOf = (row: ImportRow): BatchMode => (row.matchOn ? { mode: 'upsert', on: row.matchOn as 'email' | 'externalId' } : { mode: 'create' });
 
@@ -38,29 +49,41 @@ const modeOf = (row: ImportRow): BatchMode => (row.matchOn ? { mode: 'upsert', o
  * The next CHUNK_ROWS stored rows after `from`. The intake numbers them 1, 2, 3... without gaps,
  * so this is a bounded range: with `seq > done` alone, statistics taken while import_rows was small
  * planned a bitmap scan of every row still to come, sorted for its first 1,000 (1.2 s a chunk,
- * 800,000 rows left).
+ * 800,000 rows left). Fewer when their cells pass `chunkBytes`; a row's cells past `recordBytes` stay behind.
  */
-function readStored(tx: Prisma.TransactionClient, row: ImportRow, from: number): Promise<StoredRow[]> {
+function readStored(tx: Prisma.TransactionClient, row: ImportRow, from: number, { recordBytes, chunkBytes }: ChunkLimits): Promise<StoredRow[]> {
   return tx.$queryRaw<StoredRow[]>`
-    SELECT seq, line, cells::text AS cells FROM import_rows
-    WHERE account_id = ${row.accountId}::uuid AND import_id = ${row.id}::uuid
-      AND seq > ${from}::int AND seq <= ${from + CHUNK_ROWS}::int
+    SELECT seq, line, CASE WHEN size <= ${recordBytes} THEN cells END AS cells, size FROM (
+      SELECT seq, line, cells, size,
+             sum(CASE WHEN size <= ${recordBytes} THEN size ELSE 0 END) OVER (ORDER BY seq) - CASE WHEN size <= ${recordBytes} THEN size ELSE 0 END AS before
+      FROM (SELECT seq, line, cells::text AS cells, octet_length(cells::text) AS size FROM import_rows
+            WHERE account_id = ${row.accountId}::uuid AND import_id = ${row.id}::uuid
+              AND seq > ${from}::int AND seq <= ${from + CHUNK_ROWS}::int) r) w
+    WHERE before < ${chunkBytes}
     ORDER BY seq`;
 }
 
+/** A stored row's cells, or why it cannot be imported (too large, or not an array of strings: never written by the intake). */
+function cellsOf(r: StoredRow, limits: ChunkLimits): string[] | string {
+  if (r.cells === null) return `Too large: ${r.size} bytes; a row may have at most ${limits.recordBytes} bytes`;
+  const cells: unknown = JSON.parse(r.cells);
+  return Array.isArray(cells) && cells.every((c) => typeof c === 'string') ? cells : 'Not a row of text cells';
+}
+
 /** Stored rows as batch items, judged by the object's rules (no database). */
-async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[]): Promise<JudgedChunk> {
+async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[], limits: ChunkLimits): Promise<JudgedChunk> {
   const columns = row.columns as (string | null)[];
   const failures: Failure[] = [];
   const inputs: Record<string, unknown>[] = [];
-  const sources: StoredRow[] = [];
+  const sources: ReadRow[] = [];
   for (const r of rows) {
-    const cells = JSON.parse(r.cells) as string[];
+    const cells = cellsOf(r, limits);
+    if (typeof cells === 'string') failures.push({ line: r.line, cells: '[]', details: { row: [cells] } });
     // A ragged row (docs/decisions.md §17) fails whole: which cell is which is unknown.
-    if (cells.length !== columns.length) failures.push({ line: r.line, cells: r.cells, details: { row: [`Has ${cells.length} cells; the header has ${columns.length}`] } });
+    else if (cells.length !== columns.length) failures.push({ line: r.line, cells: r.cells!, details: { row: [`Has ${cells.length} cells; the header has ${columns.length}`] } });
     else {
       inputs.push(inputOf(columns, cells));
-      sources.push(r);
+      sources.push(r as ReadRow);
     }
   }
   return { from, rows, failures, sources, judged: await judgeBatch(KINDS[row.object]!, row.accountId, inputs, modeOf(row)) };
@@ -73,10 +96,11 @@ export type ChunkRun = {
 };
 
 /**
- * Writes the next chunk of `importId` for the worker `owner`, extending its lease; 'lost' when it
- * is no longer its own. `ahead`: the chunk the previous run judged, used if it begins at `done_seq`.
+ * Writes the next chunk of `importId` for the worker `owner`; 'lost' when it is no longer its own.
+ * A commit is progress: the attempts start again at this one (docs/imports.md#attempts).
+ * `ahead`: the chunk the previous run judged, used if it begins at `done_seq`.
  */
-export function runChunk(db: PrismaClient, importId: string, owner: string, leaseMs: number, ahead: JudgedChunk | null = null): Promise<ChunkRun> {
+export function runChunk(db: PrismaClient, importId: string, owner: string, ahead: JudgedChunk | null = null, limits = CHUNK_LIMITS): Promise<ChunkRun> {
   return db.$transaction(async (tx): Promise<ChunkRun> => {
     const [row] = await tx.$queryRaw<ImportRow[]>`
       SELECT id, account_id AS "accountId", object, status, match_on AS "matchOn", columns, done_seq AS "doneSeq",
@@ -84,7 +108,7 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, leas
       FROM imports WHERE id = ${importId}::uuid FOR UPDATE`;
     if (!row || row.status !== 'running' || row.leaseOwner !== owner) return { outcome: 'lost', next: null };
     const actor = row.apiKeyId ? userActor({ id: row.apiKeyId, apiKey: {} }) : userActor(row.createdById ? { id: row.createdById } : null);
-    const chunk = ahead?.from === row.doneSeq ? ahead : await judgeChunk(row, row.doneSeq, await readStored(tx, row, row.doneSeq));
+    const chunk = ahead?.from === row.doneSeq ? ahead : await judgeChunk(row, row.doneSeq, await readStored(tx, row, row.doneSeq, limits), limits);
     if (chunk.rows.length === 0) {
       await finishImport(tx, (await tx.import.findUniqueOrThrow({ where: { id: importId } })), 'completed', null, actor);
       return { outcome: 'finished', next: null };
@@ -93,11 +117,11 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, leas
     const last = chunk.rows[chunk.rows.length - 1]!.seq;
     // The next chunk's rows now (one index range, ~10 ms); judged once this chunk's statement is
     // sent (a turn later, so the statement leaves first), or at once if there is none to send.
-    const nextRows = await readStored(tx, row, last);
+    const nextRows = await readStored(tx, row, last, limits);
     let next: Promise<JudgedChunk | null> | null = null;
     const judgeNext = () => {
       if (next || nextRows.length === 0) return;
-      next = nextTurn().then(() => judgeChunk(row, last, nextRows)).catch(() => null);
+      next = nextTurn().then(() => judgeChunk(row, last, nextRows, limits)).catch(() => null);
     };
     // The counters and failures are all a chunk needs of the answer: no records back (docs/batches.md).
     const how = { ...modeOf(row), allOrNothing: false, records: false, whileWriting: judgeNext };
@@ -117,7 +141,7 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, leas
       UPDATE imports SET done_seq = ${last}, rows_processed = rows_processed + ${chunk.rows.length},
         created = created + ${result?.created ?? 0}, updated = updated + ${result?.updated ?? 0},
         unchanged = unchanged + ${result?.unchanged ?? 0}, failed = failed + ${failures.length},
-        lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+        attempts = 1, attempt_error = NULL
       WHERE id = ${importId}::uuid`;
     return { outcome: 'more', next };
   }, CHUNK_TRANSACTION);

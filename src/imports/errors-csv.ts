@@ -4,8 +4,17 @@
 // a formula-looking cell is guarded as in exports (docs/decisions.md §6).
 import { csvCell } from '../exports/contacts-csv.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { CHUNK_LIMITS } from './chunk.js';
 
 const PAGE = 1000;
+/**
+ * A page stops at the row that takes its cells past this, and a stored row's cells past the chunk's
+ * record bound are left out (never written by the worker, which stores a too-large row's cells as
+ * []): a page, and the text made of it, stays a few MB (docs/security.md#what-a-job-holds).
+ */
+const PAGE_BYTES = CHUNK_LIMITS.chunkBytes;
+const { recordBytes } = CHUNK_LIMITS;
+type StoredError = { line: number; cells: string | null; details: Record<string, string[]> };
 const row = (cells: string[]) => `${cells.map(csvCell).join(',')}\r\n`;
 
 /** "field: message" for each failing field, `; ` between them. */
@@ -21,6 +30,18 @@ function fitted(cells: string[], width: number, errors: string): string[] {
   if (cells.length < width) return [...cells, ...Array<string>(width - cells.length).fill(''), errors];
   if (cells.length === width) return [...cells, errors];
   return [...cells.slice(0, width), `${errors}; beyond the header: ${JSON.stringify(cells.slice(width))}`];
+}
+
+/** The next page of errors after `after`, bounded in rows and bytes (the LIMIT first, so a page reads PAGE rows at most). */
+function readPage(db: PrismaClient, accountId: string, importId: string, after: number): Promise<StoredError[]> {
+  return db.$queryRaw<StoredError[]>`
+    SELECT line, CASE WHEN size <= ${recordBytes} THEN cells END AS cells, details FROM (
+      SELECT line, cells, details, size, sum(least(size, ${recordBytes})) OVER (ORDER BY line) - least(size, ${recordBytes}) AS before
+      FROM (SELECT line, cells::text AS cells, details, octet_length(cells::text) AS size FROM import_errors
+            WHERE account_id = ${accountId}::uuid AND import_id = ${importId}::uuid AND line > ${after}::int
+            ORDER BY line LIMIT ${PAGE}) e) w
+    WHERE before < ${PAGE_BYTES}
+    ORDER BY line`;
 }
 
 /** The CSV as a web stream, a page of rows per pull (memory holds one page whatever the number of errors). */
@@ -39,15 +60,11 @@ export function importErrorsCsvStream(db: PrismaClient, accountId: string, impor
           text += row(['line', ...headers, 'errors']);
           headerSent = true;
         }
-        const page = await db.importError.findMany({
-          where: { accountId, importId, line: { gt: after } },
-          orderBy: { line: 'asc' },
-          take: PAGE,
-        });
-        for (const e of page) text += row([String(e.line), ...fitted(e.cells as string[], headers.length, messagesOf(e.details as Record<string, string[]>))]);
+        const page = await readPage(db, accountId, importId, after);
+        for (const e of page) text += row([String(e.line), ...fitted(e.cells === null ? [] : (JSON.parse(e.cells) as string[]), headers.length, messagesOf(e.details))]);
         if (page.length) after = page[page.length - 1]!.line;
         if (text) controller.enqueue(encoder.encode(text));
-        if (page.length < PAGE) controller.close();
+        if (page.length === 0) controller.close();
       },
     },
     { highWaterMark: 0 },

@@ -8,6 +8,7 @@ import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { Import } from '../generated/prisma/client.js';
 import { byIdArgs, uuid } from '../validation.js';
+import { workerAlive } from './worker.js';
 import { cancelImport, dropCancelledRows, dropImport, queueImport, startImport, startImportArgs, uploadIdentity, type StartImportArgs } from './import.service.js';
 
 const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' } } as const });
@@ -44,6 +45,11 @@ export const ImportRef = builder.prismaObject('Import', {
     startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
     error: t.exposeString('error', { nullable: true }),
+    waitingToResume: t.boolean({
+      description:
+        'True while a RUNNING import has no live worker (its instance died, or an attempt failed): another takes it up within 15 s and resumes after its last committed chunk (docs/imports.md#waiting-to-resume)',
+      resolve: async (i, _args, ctx) => i.status === 'running' && !(await workerAlive(ctx.db, i.leaseOwner)),
+    }),
   }),
 });
 

@@ -76,7 +76,7 @@ export async function dropImport(db: PrismaClient, importId: string): Promise<vo
 export async function cancelImport(tx: Prisma.TransactionClient, accountId: string, id: string): Promise<void> {
   await tx.import.updateMany({
     where: { id, accountId, status: { in: ['queued', 'running'] } },
-    data: { status: 'cancelled', finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+    data: { status: 'cancelled', finishedAt: new Date(), leaseOwner: null },
   });
 }
 
@@ -92,7 +92,7 @@ export async function dropCancelledRows(db: PrismaClient, accountId: string, id:
 export async function finishImport(tx: Prisma.TransactionClient, row: Import, status: 'completed' | 'failed', error: string | null, actor: Actor = SYSTEM) {
   const done = await tx.import.update({
     where: { id: row.id },
-    data: { status, error, finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+    data: { status, error, finishedAt: new Date(), leaseOwner: null },
   });
   await tx.importRow.deleteMany({ where: { accountId: row.accountId, importId: row.id } });
   await emit(tx, { type: `import.${status}`, accountId: row.accountId, actor, object: done });
@@ -107,7 +107,7 @@ const SWEEP_BATCH = 100;
  * What an instance that died mid-way leaves behind, in bounded batches: imports whose file never
  * finished arriving are removed, as a refused file is (the client never had its 202); a cancelled
  * import's stored rows, which the cancel drops after its commit, are dropped. Safe on any number
- * of instances at once: an import another one is removing is skipped.
+ * of instances at once: an import another one is removing is skipped. Dead workers' heartbeats go too.
  */
 export async function sweepImports(db: PrismaClient, now = new Date()): Promise<void> {
   const cutoff = new Date(now.getTime() - ABANDONED_UPLOAD_MS);
@@ -122,4 +122,6 @@ export async function sweepImports(db: PrismaClient, now = new Date()): Promise<
       WHERE i.status = 'cancelled' AND i.created_at > ${new Date(now.getTime() - 2 * 86_400_000)}::timestamptz
         AND EXISTS (SELECT 1 FROM import_rows r WHERE r.account_id = i.account_id AND r.import_id = i.id)
       LIMIT ${SWEEP_BATCH})`;
+  // Heartbeats of workers dead a day (a SIGKILL leaves its row; a shutdown deletes its own).
+  await db.$executeRaw`DELETE FROM import_workers WHERE alive_until < ${new Date(now.getTime() - 86_400_000)}::timestamptz`;
 }

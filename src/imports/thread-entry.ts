@@ -41,7 +41,7 @@ const db = await openDatabase({
   databaseUrl: data.databaseUrl, dataDir: '', poolMax: POOL_MAX, bounds: data.bounds,
   onConnectionError: (err) => log.warn({ err }, 'database connection error'),
 });
-const worker = startImportWorker(db.prisma, { leaseMs: data.leaseMs, pollMs: data.pollMs, log }, data.owner);
+const worker = startImportWorker(db.prisma, { leaseMs: data.leaseMs, pollMs: data.pollMs, log, limits: data.limits }, data.owner);
 log.info('import thread started');
 
 port.on('message', (message: ToImportThread) => {

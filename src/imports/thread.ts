@@ -14,10 +14,11 @@ import pino from 'pino';
 import type { Bounds } from '../db/bounds.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
-import { handBackImports, type ImportWorker } from './worker.js';
+import type { ChunkLimits } from './chunk.js';
+import { handBackImports, reasonOf, REASONS, type ImportWorker } from './worker.js';
 
 /** What the thread is started with (its `workerData`). */
-export type ImportThreadData = { databaseUrl: string; bounds: Partial<Bounds>; leaseMs: number; pollMs: number; logLevel: string; owner: string };
+export type ImportThreadData = { databaseUrl: string; bounds: Partial<Bounds>; leaseMs: number; pollMs: number; logLevel: string; owner: string; limits?: ChunkLimits };
 export type ToImportThread = { type: 'nudge' } | { type: 'close' };
 export type FromImportThread = { type: 'log'; line: string } | { type: 'closed' };
 
@@ -60,14 +61,20 @@ export function startImportThread(options: ImportThreadOptions): ImportWorker & 
     });
     const importThread = thread.threadId; // -1 once it has exited
     running = true;
+    // Why it died, for its import's attempt: out of its heap (resourceLimits), an uncaught error, or stopped.
+    let reason: string = REASONS.died;
     thread.on('message', (message: FromImportThread) => (message.type === 'log' ? relayLine(message.line) : closed?.()));
-    thread.on('error', (err) => log.error({ err, importThread }, 'import thread died'));
+    thread.on('error', (err) => {
+      reason = reasonOf(err);
+      log.error({ err, importThread }, 'import thread died');
+    });
     thread.once('exit', (code) => {
       running = false;
       if (closing) return closed?.();
-      log.warn({ code, importThread }, 'import thread exited; restarting it');
-      // Its import is resumed at once (after its open chunk, which died with it), here or elsewhere.
-      void handBackImports(db, owner)
+      log.warn({ code, importThread, reason }, 'import thread exited; restarting it');
+      // The attempt failed with its reason; the import is resumed at once (after its open chunk, which
+      // died with it), here or elsewhere, or fails if that was its last attempt (docs/imports.md#attempts).
+      void handBackImports(db, owner, reason)
         .catch((err: unknown) => log.warn({ err }, 'import thread: lease not handed back; it lapses'))
         // A pause: a thread that dies as it starts must not take a core starting again and again.
         .then(() => sleep(RESTART_DELAY_MS))

@@ -5,91 +5,177 @@
 // over instances.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
-import { runChunk, type JudgedChunk } from './chunk.js';
+import { runChunk, type ChunkLimits, type JudgedChunk } from './chunk.js';
 import { forgetChunkQueries } from './debug-history.js';
 import { finishImport, sweepImports } from './import.service.js';
 
-export type ImportWorkerOptions = { leaseMs: number; pollMs: number; log: Logger };
-/** A chunk failing this many times in a row (not a lost lease) fails its import. */
-const MAX_ATTEMPTS = 3;
+/** `limits`: what a chunk may hold (src/imports/chunk.ts); tests raise them to make a thread run out of memory. */
+export type ImportWorkerOptions = { leaseMs: number; pollMs: number; log: Logger; limits?: ChunkLimits };
+/** A claim is an attempt at the chunk due; the claim after this many without a commit fails the import. */
+export const MAX_ATTEMPTS = 3;
 /** How often each worker sweeps what dead instances left (sweepImports). */
 const SWEEP_EVERY_MS = 60_000;
+/** `attempt_error` is a varchar(500); the import's `error` quotes it. */
+const REASON_CHARS = 300;
 
-/** Takes one import for `owner`, or null when none is due. */
+/** Why an attempt stopped, as the import's `error` may say it: no internals (those are logged). */
+export const REASONS = {
+  died: 'its worker stopped mid-chunk (its instance died or restarted)',
+  memory: 'ran out of memory',
+  error: 'an internal error',
+} as const;
+
+/** The worker's heartbeat: `owner` is alive for `leaseMs` more (docs/imports.md#lease-and-heartbeat). */
+export async function beat(db: Pick<PrismaClient, '$executeRaw'>, owner: string, leaseMs: number): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO import_workers (id, alive_until) VALUES (${owner}::uuid, now() + make_interval(secs => ${leaseMs / 1000}))
+    ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until`;
+}
+
+/** Whether `owner`'s heartbeat is current (by the database's clock, as the claim judges it). */
+export async function workerAlive(db: Pick<PrismaClient, '$queryRaw'>, owner: string | null): Promise<boolean> {
+  if (!owner) return false;
+  const [row] = await db.$queryRaw<{ alive: boolean }[]>`SELECT EXISTS (SELECT 1 FROM import_workers WHERE id = ${owner}::uuid AND alive_until > now()) AS alive`;
+  return row?.alive ?? false;
+}
+
+/** What a running import needs to be claimable: no live worker holds it. */
+const NO_LIVE_WORKER = Prisma.sql`NOT EXISTS (SELECT 1 FROM import_workers w WHERE w.id = c.lease_owner AND w.alive_until > now())`;
+
+/**
+ * Takes one import for `owner`, or null when none is due. Each claim counts an attempt, in the
+ * database, so the count holds across restarts and instances: an import whose chunk was claimed
+ * MAX_ATTEMPTS times without committing ends `failed` with the last attempt's reason here instead
+ * (docs/imports.md#attempts): a chunk that kills its worker is never a crash loop.
+ */
 export async function claimImport(db: PrismaClient, owner: string, leaseMs: number): Promise<string | null> {
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('imports:claim', 0))::text`;
-    const [claimed] = await tx.$queryRaw<{ id: string }[]>`
-      UPDATE imports i SET status = 'running', lease_owner = ${owner}::uuid,
-        lease_until = now() + make_interval(secs => ${leaseMs / 1000}), started_at = coalesce(i.started_at, now())
-      WHERE i.id = (
-        SELECT c.id FROM imports c
+    for (;;) {
+      const [due] = await tx.$queryRaw<{ id: string; attempts: number }[]>`
+        SELECT c.id::text, c.attempts FROM imports c
         WHERE c.rows_total IS NOT NULL AND (
-          (c.status = 'running' AND c.lease_until < now())
+          (c.status = 'running' AND ${NO_LIVE_WORKER})
           OR (c.status = 'queued' AND NOT EXISTS (SELECT 1 FROM imports o WHERE o.account_id = c.account_id AND o.status = 'running')))
-        ORDER BY c.created_at, c.id LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING i.id::text`;
-    return claimed?.id ?? null;
+        ORDER BY c.created_at, c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED`;
+      if (!due) return null;
+      if (due.attempts >= MAX_ATTEMPTS) {
+        const row = await tx.import.findUniqueOrThrow({ where: { id: due.id } });
+        const reason = `Stopped after ${MAX_ATTEMPTS} failed attempts (the last: ${row.attemptError ?? REASONS.died}); the rows before it are written`;
+        await finishImport(tx, row, 'failed', reason);
+        continue;
+      }
+      await beat(tx, owner, leaseMs);
+      // A running import found here was left without a word by a worker that died: that is its attempt's reason.
+      await tx.$executeRaw`
+        UPDATE imports SET status = 'running', lease_owner = ${owner}::uuid, attempts = attempts + 1,
+          attempt_error = CASE WHEN status = 'running' THEN coalesce(attempt_error, ${REASONS.died}) END,
+          started_at = coalesce(started_at, now())
+        WHERE id = ${due.id}::uuid`;
+      return due.id;
+    }
   });
 }
 
-/** Runs claimed imports to their end, chunk by chunk; returns when none is due. */
+/**
+ * Ends `owner`'s hold on the import: another claim may take it at once. With a `reason` the attempt
+ * failed (it stays counted); without, the worker stopped on purpose (shutdown) and the attempt is given back.
+ */
+async function letGo(db: PrismaClient, id: string, owner: string, reason: string | null): Promise<void> {
+  await db.$executeRaw`
+    UPDATE imports SET lease_owner = NULL,
+      attempt_error = CASE WHEN ${reason}::text IS NULL THEN attempt_error ELSE ${reason?.slice(0, REASON_CHARS) ?? null}::text END,
+      attempts = CASE WHEN ${reason}::text IS NULL THEN greatest(attempts - 1, 0) ELSE attempts END
+    WHERE id = ${id}::uuid AND lease_owner = ${owner}::uuid AND status = 'running'`;
+}
+
+/** An error's reason for the import: a V8 allocation refused is running out of memory too. */
+export function reasonOf(err: unknown): string {
+  const memory = err instanceof RangeError && /Invalid (string|array) length|Array buffer allocation failed/.test(err.message);
+  return memory || (err as { code?: string } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? REASONS.memory : REASONS.error;
+}
+
+/**
+ * Runs claimed imports to their end, chunk by chunk; returns when none is due. While it holds one,
+ * its heartbeat is renewed every third of the lease, whatever a chunk is doing. A chunk that throws
+ * ends the attempt with its reason; the next claim (here or anywhere) tries again, or fails the import.
+ */
 export async function drainImports(db: PrismaClient, owner: string, options: ImportWorkerOptions, running: () => boolean): Promise<number> {
   let done = 0;
   for (let id = await claimImport(db, owner, options.leaseMs); id && running(); id = await claimImport(db, owner, options.leaseMs)) {
     options.log.info({ importId: id }, 'import claimed');
-    let attempts = 0;
-    // The chunk the last one judged while its statement ran (src/imports/chunk.ts).
-    let ahead: JudgedChunk | null = null;
-    for (;;) {
-      if (!running()) return done;
-      try {
-        const started = performance.now();
-        const { outcome, next } = await runChunk(db, id, owner, options.leaseMs, ahead);
-        const ms = Math.round(performance.now() - started);
-        forgetChunkQueries();
-        attempts = 0;
-        ahead = next ? await next : null;
-        // `ms`: the transaction; `waitedMs`: for the next chunk's judging after it (0 when it kept up).
-        options.log.debug({ importId: id, outcome, ms, waitedMs: Math.round(performance.now() - started) - ms }, 'import chunk committed');
-        if (outcome !== 'more') {
-          options.log.info({ importId: id, outcome }, 'import left');
-          break;
-        }
-      } catch (err) {
-        ahead = null;
-        options.log.warn({ err, importId: id }, 'import chunk failed');
-        if (++attempts >= MAX_ATTEMPTS) {
-          await db.$transaction(async (tx) => {
-            const row = await tx.import.findUnique({ where: { id } });
-            if (row?.status === 'running' && row.leaseOwner === owner) await finishImport(tx, row, 'failed', 'Stopped by an internal error; the rows before it are written');
-          });
-          break;
-        }
-      }
+    const heartbeat = setInterval(() => {
+      beat(db, owner, options.leaseMs).catch((err: unknown) => options.log.warn({ err, importId: id }, 'import heartbeat failed'));
+    }, options.leaseMs / 3);
+    heartbeat.unref();
+    try {
+      await runImport(db, id, owner, options, running);
+    } finally {
+      clearInterval(heartbeat);
     }
     done++;
   }
   return done;
 }
 
-/**
- * Makes the imports `owner` holds claimable now rather than when their lease lapses: its worker
- * stopped (shutdown, or its thread died). Safe while a chunk of it might still be open: a chunk
- * locks the import's row and a claim skips locked rows, so a claim waits for that chunk's end.
- */
-export async function handBackImports(db: PrismaClient, owner: string): Promise<void> {
-  await db.$executeRaw`UPDATE imports SET lease_until = now() WHERE lease_owner = ${owner}::uuid AND status = 'running'`;
+/** Chunks of one claimed import until it ends, is lost, fails an attempt, or the worker stops. */
+async function runImport(db: PrismaClient, id: string, owner: string, options: ImportWorkerOptions, running: () => boolean): Promise<void> {
+  // The chunk the last one judged while its statement ran (src/imports/chunk.ts).
+  let ahead: JudgedChunk | null = null;
+  while (running()) {
+    try {
+      const started = performance.now();
+      const { outcome, next } = await runChunk(db, id, owner, ahead, options.limits);
+      const ms = Math.round(performance.now() - started);
+      forgetChunkQueries();
+      ahead = next ? await next : null;
+      // `ms`: the transaction; `waitedMs`: for the next chunk's judging after it (0 when it kept up).
+      options.log.debug({ importId: id, outcome, ms, waitedMs: Math.round(performance.now() - started) - ms }, 'import chunk committed');
+      if (outcome !== 'more') {
+        options.log.info({ importId: id, outcome }, 'import left');
+        return;
+      }
+    } catch (err) {
+      options.log.warn({ err, importId: id }, 'import chunk failed');
+      await letGo(db, id, owner, reasonOf(err));
+      return;
+    }
+  }
 }
 
-/** `owner`: the lease owner it claims as (a new one unless the caller must hand its leases back itself). */
-export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions, owner: string = randomUUID()) {
+/**
+ * Makes the imports `owner` held claimable now rather than when its heartbeat lapses: its worker
+ * stopped (shutdown: `reason` null, the attempt is given back) or its thread died (`reason`: why).
+ * Safe while a chunk of it might still be open: a chunk locks the import's row and a claim skips
+ * locked rows, so a claim waits for that chunk's end.
+ */
+export async function handBackImports(db: PrismaClient, owner: string, reason: string | null = null): Promise<void> {
+  const held = await db.$queryRaw<{ id: string }[]>`SELECT id::text FROM imports WHERE lease_owner = ${owner}::uuid AND status = 'running'`;
+  for (const { id } of held) await letGo(db, id, owner, reason);
+  await db.$executeRaw`DELETE FROM import_workers WHERE id = ${owner}::uuid`;
+}
+
+/**
+ * PGlite: this process alone opens the data directory (src/db/client.ts), so any worker holding an
+ * import is a run of it that died: its imports are resumed at once, not after its heartbeat lapses.
+ */
+async function handBackDead(db: PrismaClient): Promise<void> {
+  await db.$executeRaw`UPDATE imports SET lease_owner = NULL WHERE status = 'running' AND lease_owner IS NOT NULL`;
+  await db.$executeRaw`DELETE FROM import_workers`;
+}
+
+/**
+ * `owner`: the lease owner it claims as (a new one unless the caller must hand its leases back itself).
+ * `sole`: no other process can run workers on this database (PGlite).
+ */
+export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions & { sole?: boolean }, owner: string = randomUUID()) {
   let running = true;
   let wake: (() => void) | null = null;
   let sweptAt = 0;
   const loop = (async () => {
+    if (options.sole) await handBackDead(db).catch((err: unknown) => options.log.warn({ err }, 'import worker: a dead run\'s imports wait for its heartbeat to lapse'));
     while (running) {
       try {
         await drainImports(db, owner, options, () => running);
@@ -117,7 +203,7 @@ export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions
       running = false;
       wake?.();
       await loop;
-      await handBackImports(db, owner).catch(() => undefined);
+      await handBackImports(db, owner).catch(() => undefined); // or its heartbeat lapses
     },
   };
 }

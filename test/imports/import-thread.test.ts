@@ -29,9 +29,9 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 /** An import thread on the test's database whose records (its own and the main side's) are kept in `records`. */
-function startThread(records: LogRecord[]) {
+function startThread(records: LogRecord[], options: Partial<Parameters<typeof startImportThread>[0]> = {}) {
   const log = createLogger({ level: 'debug', destination: { write: (line: string) => void records.push(JSON.parse(line) as LogRecord) } });
-  return startImportThread({ databaseUrl, bounds: {}, leaseMs: 60_000, pollMs: 50, logLevel: 'debug', heapMb: 96, log, db: t.db });
+  return startImportThread({ databaseUrl, bounds: {}, leaseMs: 60_000, pollMs: 50, logLevel: 'debug', heapMb: 96, log, db: t.db, ...options });
 }
 
 const csvOf = (rows: number, domain: string) => `first_name,email\r\n${Array.from({ length: rows }, (_, i) => `P${i},p${i}@${domain}\r\n`).join('')}`;
@@ -110,5 +110,39 @@ describe.skipIf(template.kind !== 'postgres')('the import thread (PostgreSQL)', 
     const [written] = await t.db.$queryRaw<{ n: number; emails: number }[]>`
       SELECT count(*)::int AS n, count(DISTINCT email)::int AS emails FROM contacts WHERE account_id = ${a.id}::uuid`;
     expect(written).toEqual({ n: rows, emails: rows });
+  });
+
+  it('a stored row that makes the thread run out of memory ends the thread, not the process: each attempt fails as "ran out of memory", and the third fails the import; the next import runs', async () => {
+    const a = await createAccount(t);
+    // A 20 MB cell stored as is (the intake refuses one; a row stored before its bounds, or written
+    // straight into import_rows, is not), and the chunk's own bounds lifted, so the thread's
+    // 64 MB heap cannot hold its chunk.
+    const poisoned = await t.db.import.create({
+      data: { accountId: a.id, object: 'contacts', headers: ['first_name'], columns: ['firstName'], unknownColumns: [], rowsTotal: 2 },
+    });
+    await t.db.importRow.createMany({
+      data: [['Ann'], ['x'.repeat(20 * 1024 * 1024)]].map((cells, i) => ({ accountId: a.id, importId: poisoned.id, seq: i + 1, line: i + 2, cells })),
+    });
+    const records: LogRecord[] = [];
+    const unbounded = { recordBytes: 2 ** 31 - 1, chunkBytes: 2 ** 31 - 1 };
+    const imports = startThread(records, { heapMb: 64, limits: unbounded });
+    try {
+      imports.nudge();
+      expect(await ended(poisoned.id)).toMatchObject({
+        status: 'failed', attempts: 3,
+        error: 'Stopped after 3 failed attempts (the last: ran out of memory); the rows before it are written',
+      });
+      const deaths = records.filter((r) => r.msg === 'import thread exited; restarting it') as (LogRecord & { reason?: string })[];
+      expect(deaths.map((r) => r.reason)).toEqual(['ran out of memory', 'ran out of memory', 'ran out of memory']);
+      expect(await t.db.event.count({ where: { accountId: a.id, type: 'import.failed', subjectId: poisoned.id } })).toBe(1);
+
+      // The restarted thread goes on with the next import.
+      const next = await importCsv(t, a.member, a.id, csvOf(10, 'after-oom.example'));
+      expect(next.status, next.text).toBe(202);
+      imports.nudge();
+      expect(await ended(next.body.data.id)).toMatchObject({ status: 'completed', created: 10 });
+    } finally {
+      await imports.close();
+    }
   });
 });

@@ -23,13 +23,13 @@ describe('imports: pipelined chunks', () => {
     const owner = crypto.randomUUID();
     expect(await claimImport(t.db, owner, 60_000)).toBe(started.body.data.id);
 
-    const first = await runChunk(t.db, started.body.data.id, owner, 60_000);
+    const first = await runChunk(t.db, started.body.data.id, owner);
     expect(first.outcome).toBe('more');
     const ahead = await first.next!;
     expect(ahead).toMatchObject({ from: CHUNK_ROWS });
     expect(ahead!.rows).toHaveLength(10);
-    expect((await runChunk(t.db, started.body.data.id, owner, 60_000, ahead)).outcome).toBe('more');
-    expect((await runChunk(t.db, started.body.data.id, owner, 60_000)).outcome).toBe('finished');
+    expect((await runChunk(t.db, started.body.data.id, owner, ahead)).outcome).toBe('more');
+    expect((await runChunk(t.db, started.body.data.id, owner)).outcome).toBe('finished');
 
     const contacts = await t.db.contact.findMany({ where: { accountId: a.id }, select: { firstName: true, email: true } });
     expect(contacts).toHaveLength(CHUNK_ROWS + 10);
@@ -44,11 +44,11 @@ describe('imports: pipelined chunks', () => {
     expect(await claimImport(t.db, owner, 60_000)).toBe(started.body.data.id);
     // Judged for another place in the file: were it used, "Stale" would be written in place of P0..P2.
     const stale: JudgedChunk = {
-      from: 1000, rows: [{ seq: 1001, line: 1002, cells: '["Stale","stale@pipelined.example"]' }], failures: [],
-      sources: [{ seq: 1001, line: 1002, cells: '["Stale","stale@pipelined.example"]' }], judged: [{ index: 0, data: { firstName: 'Stale', email: 'stale@pipelined.example' } }],
+      from: 1000, rows: [{ seq: 1001, line: 1002, cells: '["Stale","stale@pipelined.example"]', size: 35 }], failures: [],
+      sources: [{ seq: 1001, line: 1002, cells: '["Stale","stale@pipelined.example"]', size: 35 }], judged: [{ index: 0, data: { firstName: 'Stale', email: 'stale@pipelined.example' } }],
     };
-    expect((await runChunk(t.db, started.body.data.id, owner, 60_000, stale)).outcome).toBe('more');
-    expect((await runChunk(t.db, started.body.data.id, owner, 60_000)).outcome).toBe('finished');
+    expect((await runChunk(t.db, started.body.data.id, owner, stale)).outcome).toBe('more');
+    expect((await runChunk(t.db, started.body.data.id, owner)).outcome).toBe('finished');
 
     const names = (await t.db.contact.findMany({ where: { accountId: a.id }, orderBy: { firstName: 'asc' } })).map((c) => c.firstName);
     expect(names).toEqual(['P0', 'P1', 'P2']);

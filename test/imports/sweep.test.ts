@@ -49,6 +49,16 @@ describe('what a dead instance leaves is swept', () => {
     expect((await t.db.import.findUniqueOrThrow({ where: { id } })).status).toBe('cancelled');
   });
 
+  it("a dead worker's heartbeat is deleted a day after it lapsed; a live one stays", async () => {
+    const [dead, alive] = [randomUUID(), randomUUID()];
+    await t.db.importWorker.createMany({ data: [
+      { id: dead, aliveUntil: new Date(Date.now() - 86_400_000 - 60_000) },
+      { id: alive, aliveUntil: new Date(Date.now() + 60_000) },
+    ] });
+    await sweepImports(t.db);
+    expect((await t.db.importWorker.findMany({ where: { id: { in: [dead, alive] } } })).map((w) => w.id)).toEqual([alive]);
+  });
+
   it("every instance's worker sweeps, without being asked", async () => {
     const cutOff = await begun(ABANDONED_UPLOAD_MS + 60_000, 1);
     const worker = startImportWorker(t.db, { leaseMs: 60_000, pollMs: 600_000, log: silentLog }, randomUUID());
