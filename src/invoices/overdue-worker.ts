@@ -18,6 +18,7 @@ export function startOverdueWorker(db: PrismaClient, options: OverdueWorkerOptio
       try {
         const run = await markOverdueInvoices(db, { batchSize: options.batchSize, running: () => running });
         if (run.moved > 0) options.log.info({ moved: run.moved, batches: run.batches }, 'invoices fell due');
+        for (const { id, err } of run.setAside) options.log.error({ err, invoiceId: id }, 'overdue job: an invoice could not move; set aside until the next run');
       } catch (err) {
         if (running) options.log.warn({ err }, 'overdue job failed; retrying at the next interval');
       }

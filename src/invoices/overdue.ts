@@ -28,7 +28,8 @@ export type OverdueOptions = {
   running?: () => boolean;
 };
 
-export type OverdueRun = { moved: number; batches: number; lockedOut: boolean };
+/** `setAside`: invoices whose move failed in this run (the next run tries them again), each with why. */
+export type OverdueRun = { moved: number; batches: number; lockedOut: boolean; setAside: { id: string; err: unknown }[] };
 
 /**
  * Moves every invoice in a state that can fall due whose due date is before today's UTC date (a
@@ -39,21 +40,37 @@ export type OverdueRun = { moved: number; batches: number; lockedOut: boolean };
  */
 export async function markOverdueInvoices(db: PrismaClient, options: OverdueOptions): Promise<OverdueRun> {
   const today = (options.asOf ?? new Date()).toISOString().slice(0, 10);
-  const run: OverdueRun = { moved: 0, batches: 0, lockedOut: false };
+  const run: OverdueRun = { moved: 0, batches: 0, lockedOut: false, setAside: [] };
+  // One invoice whose move fails must not hold back its batch, and every run after it, for ever:
+  // its batch is moved again one invoice a transaction, and the one that fails is set aside.
+  let size = options.batchSize;
   while (options.running?.() ?? true) {
-    const moved = await db.$transaction(async (tx) => {
-      const [lock] = await tx.$queryRaw<{ got: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtextextended(${LOCK_KEY}, 0)) AS got`;
-      if (!lock?.got) return null;
-      const due = await tx.$queryRaw<InvoiceToMove[]>`
-        SELECT i.id::text AS id, i.status::text AS status FROM invoices i
-        WHERE i.status IN (${FALLS_DUE_SQL}) AND i.due_date < ${today}::date
-        ORDER BY i.due_date, i.id LIMIT ${options.batchSize} FOR UPDATE SKIP LOCKED`;
-      return setInvoicesStatus(tx, due, InvoiceStatus.overdue, SYSTEM);
-    }, WRITE_TRANSACTION);
+    let picked: string[] = [];
+    let moved: number | null;
+    try {
+      moved = await db.$transaction(async (tx) => {
+        const [lock] = await tx.$queryRaw<{ got: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtextextended(${LOCK_KEY}, 0)) AS got`;
+        if (!lock?.got) return null;
+        const due = await tx.$queryRaw<InvoiceToMove[]>`
+          SELECT i.id::text AS id, i.status::text AS status FROM invoices i
+          WHERE i.status IN (${FALLS_DUE_SQL}) AND i.due_date < ${today}::date AND NOT (i.id::text = ANY(${run.setAside.map((a) => a.id)}::text[]))
+          ORDER BY i.due_date, i.id LIMIT ${size} FOR UPDATE SKIP LOCKED`;
+        picked = due.map((d) => d.id);
+        return setInvoicesStatus(tx, due, InvoiceStatus.overdue, SYSTEM);
+      }, WRITE_TRANSACTION);
+    } catch (err) {
+      if (picked.length === 0) throw err; // not an invoice's doing (the database): the next run tries again
+      if (size > 1) size = 1;
+      else {
+        run.setAside.push({ id: picked[0]!, err });
+        size = options.batchSize;
+      }
+      continue;
+    }
     if (moved === null) return { ...run, lockedOut: true };
     run.moved += moved;
     if (moved > 0) run.batches++;
-    if (moved < options.batchSize) break;
+    if (moved < size) break;
   }
   return run;
 }

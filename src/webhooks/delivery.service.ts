@@ -37,6 +37,14 @@ export function claimDue(db: PrismaClient, limit: number, leaseMs: number): Prom
     RETURNING m.account_id, m.id, m.endpoint_id, m.event_id, m.attempts, m.created_at`;
 }
 
+/**
+ * A message that throws before it is sent (a secret that will not open, an event that will not
+ * serialize) is a failed attempt with this reason, on its retry schedule; its third ends it
+ * (docs/events.md): one message never stops the worker or loops for three days.
+ */
+export const INTERNAL_ERROR = 'Internal error: not sent';
+const MAX_INTERNAL_ERRORS = 3;
+
 /** Messages claimed per step of the event worker. */
 export const DELIVERY_BATCH = 10;
 
@@ -57,10 +65,15 @@ export async function deliverClaimed(db: PrismaClient, claimed: Claimed[], optio
     const event = events.find((e) => e.id === message.event_id);
     if (!endpoint || !event) return; // deleted meanwhile: the cascade took the message too
     let result: SendResult;
-    if (!endpoint.enabled) result = { succeeded: false, statusCode: null, durationMs: 0, error: 'Endpoint disabled' };
-    else {
-      const secrets = signingSecrets(options.box, endpoint);
-      result = await sendWebhook({ url: endpoint.url, secrets }, { id: event.id, body: JSON.stringify(envelope(event)) }, options.policy, signal);
+    try {
+      if (!endpoint.enabled) result = { succeeded: false, statusCode: null, durationMs: 0, error: 'Endpoint disabled' };
+      else {
+        const secrets = signingSecrets(options.box, endpoint);
+        result = await sendWebhook({ url: endpoint.url, secrets }, { id: event.id, body: JSON.stringify(envelope(event)) }, options.policy, signal);
+      }
+    } catch (err) {
+      options.log.error({ err, messageId: message.id, endpointId: endpoint.id }, 'webhook: a message could not be sent');
+      result = { succeeded: false, statusCode: null, durationMs: 0, error: INTERNAL_ERROR };
     }
     await recordAttempt(db, message, endpoint, result, options).catch((err: unknown) => options.log.error({ err }, 'webhook: recording an attempt failed'));
   }));
@@ -85,7 +98,10 @@ async function recordAttempt(
       if (endpoint.failingSince) await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { failingSince: null } });
       return;
     }
-    const giveUp = !endpoint.enabled || now.getTime() - message.created_at.getTime() >= RETRY_FOR_MS;
+    const internalErrors = result.error === INTERNAL_ERROR
+      ? await tx.webhookDelivery.count({ where: { accountId: message.account_id, endpointId: endpoint.id, eventId: message.event_id, error: INTERNAL_ERROR } })
+      : 0;
+    const giveUp = !endpoint.enabled || internalErrors >= MAX_INTERNAL_ERRORS || now.getTime() - message.created_at.getTime() >= RETRY_FOR_MS;
     await tx.webhookMessage.updateMany({
       where: ours,
       data: giveUp ? { status: 'failed', lockedUntil: null } : { nextAttemptAt: new Date(now.getTime() + retryDelay(message.attempts, options.retryBaseMs)), lockedUntil: null },

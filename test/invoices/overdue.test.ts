@@ -92,7 +92,7 @@ describe('the overdue job', () => {
     await invoices(account, [{ status: 'sent', dueDate: YESTERDAY }]);
     expect((await run()).moved).toBeGreaterThanOrEqual(1);
     const before = await t.db.event.count();
-    expect(await run()).toEqual({ moved: 0, batches: 0, lockedOut: false });
+    expect(await run()).toEqual({ moved: 0, batches: 0, lockedOut: false, setAside: [] });
     expect(await t.db.event.count()).toBe(before);
     expect(await statusEvents(account.id)).toHaveLength(1);
   });
@@ -100,7 +100,7 @@ describe('the overdue job', () => {
   it('a batch smaller than the number due still moves every invoice, across batches', async () => {
     const account = await createAccount(t);
     await invoices(account, Array.from({ length: 23 }, (_, i) => ({ status: 'sent' as const, dueDate: new Date(YESTERDAY.getTime() - i * DAY) })));
-    expect(await run(5)).toEqual({ moved: 23, batches: 5, lockedOut: false });
+    expect(await run(5)).toEqual({ moved: 23, batches: 5, lockedOut: false, setAside: [] });
     expect(await t.db.invoice.count({ where: { accountId: account.id, status: 'overdue' } })).toBe(23);
     expect(await statusEvents(account.id)).toHaveLength(23);
   });
@@ -226,5 +226,26 @@ describe('the overdue worker', () => {
     await expect.poll(() => t.db.invoice.count({ where: { accountId: account.id, status: 'overdue' } }), WAIT).toBe(1);
     await worker.close();
     expect(await statusEvents(account.id)).toHaveLength(1);
+  });
+});
+
+describe('the overdue job: an invoice that cannot move', () => {
+  it('an invoice whose move fails is set aside with its reason; the others of its batch and after it move, and the run ends', async () => {
+    const account = await createAccount(t);
+    const due = await invoices(account, Array.from({ length: 5 }, () => ({ status: 'sent' as InvoiceStatus, dueDate: LONG_AGO })));
+    const poison = due[2]!.id;
+    // A real failure of that one invoice's update, every time.
+    await t.db.$executeRawUnsafe(`CREATE FUNCTION refuse_overdue() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.id = '${poison}'::uuid AND NEW.status = 'overdue' THEN RAISE EXCEPTION 'cannot move'; END IF; RETURN NEW; END $$`);
+    await t.db.$executeRawUnsafe('CREATE TRIGGER refuse_overdue BEFORE UPDATE ON invoices FOR EACH ROW EXECUTE FUNCTION refuse_overdue()');
+    try {
+      const result = await run(3);
+      expect(result.setAside.map((a) => a.id)).toEqual([poison]);
+      const after = await t.db.invoice.findMany({ where: { accountId: account.id }, select: { id: true, status: true } });
+      expect(after.filter((i) => i.status === 'overdue').map((i) => i.id).sort()).toEqual(due.map((i) => i.id).filter((id) => id !== poison).sort());
+      expect(after.find((i) => i.id === poison)!.status).toBe('sent');
+    } finally {
+      await t.db.$executeRawUnsafe('DROP TRIGGER refuse_overdue ON invoices');
+    }
   });
 });
