@@ -14,6 +14,7 @@ import { dealBatch } from '../deals/deal.service.js';
 import type { ErrorDetails } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { userActor } from '../events/types.js';
+import { oversizedCells } from './bounds.js';
 import { inputOf } from './columns.js';
 import { finishImport } from './import.service.js';
 
@@ -34,7 +35,7 @@ const CHUNK_TRANSACTION = { maxWait: 10_000, timeout: 120_000 };
 export type ChunkOutcome = 'more' | 'finished' | 'lost';
 
 /** The import as a chunk reads it (locked): what never changes after the intake, and its progress. */
-type ImportRow = Pick<Import, 'id' | 'accountId' | 'object' | 'status' | 'matchOn' | 'columns' | 'doneSeq' | 'createdById' | 'apiKeyId' | 'leaseOwner'>;
+type ImportRow = Pick<Import, 'id' | 'accountId' | 'object' | 'status' | 'matchOn' | 'columns' | 'headers' | 'doneSeq' | 'createdById' | 'apiKeyId' | 'leaseOwner'>;
 /** `cells` null: larger than `recordBytes` (`size`), left in the database. */
 type StoredRow = { seq: number; line: number; cells: string | null; size: number };
 type Failure = { line: number; cells: string; details: ErrorDetails };
@@ -79,11 +80,15 @@ async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[], limit
   for (const r of rows) {
     const cells = cellsOf(r, limits);
     if (typeof cells === 'string') failures.push({ line: r.line, cells: '[]', details: { row: [cells] } });
-    // A ragged row (docs/decisions.md §17) fails whole: which cell is which is unknown.
-    else if (cells.length !== columns.length) failures.push({ line: r.line, cells: r.cells!, details: { row: [`Has ${cells.length} cells; the header has ${columns.length}`] } });
     else {
-      inputs.push(inputOf(columns, cells));
-      sources.push(r as ReadRow);
+      const oversized = oversizedCells(cells, row.headers); // docs/imports.md#bounds
+      if (oversized) failures.push({ line: r.line, cells: r.cells!, details: oversized });
+      // A ragged row (docs/decisions.md §17) fails whole: which cell is which is unknown.
+      else if (cells.length !== columns.length) failures.push({ line: r.line, cells: r.cells!, details: { row: [`Has ${cells.length} cells; the header has ${columns.length}`] } });
+      else {
+        inputs.push(inputOf(columns, cells));
+        sources.push(r as ReadRow);
+      }
     }
   }
   return { from, rows, failures, sources, judged: await judgeBatch(KINDS[row.object]!, row.accountId, inputs, modeOf(row)) };
@@ -103,7 +108,7 @@ export type ChunkRun = {
 export function runChunk(db: PrismaClient, importId: string, owner: string, ahead: JudgedChunk | null = null, limits = CHUNK_LIMITS): Promise<ChunkRun> {
   return db.$transaction(async (tx): Promise<ChunkRun> => {
     const [row] = await tx.$queryRaw<ImportRow[]>`
-      SELECT id, account_id AS "accountId", object, status, match_on AS "matchOn", columns, done_seq AS "doneSeq",
+      SELECT id, account_id AS "accountId", object, status, match_on AS "matchOn", columns, headers, done_seq AS "doneSeq",
              created_by AS "createdById", api_key_id AS "apiKeyId", lease_owner::text AS "leaseOwner"
       FROM imports WHERE id = ${importId}::uuid FOR UPDATE`;
     if (!row || row.status !== 'running' || row.leaseOwner !== owner) return { outcome: 'lost', next: null };

@@ -10,6 +10,7 @@ import { parse } from 'csv-parse';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from '../db/client.js';
 import { AppError, badInput, payloadTooLarge, unsupportedMediaType } from '../errors.js';
+import { MAX_RECORD_BYTES } from './bounds.js';
 
 export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 1_000_000;
@@ -36,6 +37,8 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
   let headers: string[] | null = null;
   let seq = 0;
   let line = 1; // the line the next record starts on
+  // The row being stored: a refusal waits for it, so nothing it opens (the import, a COPY) outlives the refusal.
+  let storing: Promise<void> = Promise.resolve();
   const digest = createHash('sha256');
   const sink = new Writable({
     objectMode: true,
@@ -49,13 +52,14 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
         return done();
       }
       if (++seq > MAX_IMPORT_ROWS) return done(payloadTooLarge());
-      (async () => {
+      storing = (async () => {
         if (!stager) {
           staged = await begin(headers!);
           stager = await openStager(db, staged);
         }
         await stager.add(seq, at, record);
-      })().then(() => done(), done);
+      })();
+      storing.then(() => done(), done);
     },
     final(done) {
       if (!headers) return done(badFile('Empty file'));
@@ -67,18 +71,23 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
     await pipeline(
       Readable.from(bytesOf(request.body)),
       utf8Text(digest),
-      parse({ bom: true, raw: true, relax_column_count: true, relax_quotes: true }),
+      // max_record_size: the parser holds at most one record's bytes, however long a cell or line runs.
+      parse({ bom: true, raw: true, relax_column_count: true, relax_quotes: true, max_record_size: MAX_RECORD_BYTES }),
       sink,
     );
   } catch (error) {
+    await storing.catch(() => undefined);
     await (stager as Stager | null)?.abort();
     if (error instanceof AppError) throw error;
+    if (csvCode(error) === 'CSV_MAX_RECORD_SIZE') throw badFile(`Line ${(error as { lines: number }).lines}: a record longer than 1 MB (${MAX_RECORD_BYTES} bytes)`);
     // csv-parse's own errors (an unclosed quote): the file's problem, said by the parser.
-    if (error instanceof Error && 'code' in error && String(error.code).startsWith('CSV_')) throw badFile(`Not valid CSV: ${error.message}`);
+    if (csvCode(error)?.startsWith('CSV_')) throw badFile(`Not valid CSV: ${(error as Error).message}`);
     throw error;
   }
   return { ...staged!, sha256: digest.digest('hex') };
 }
+
+const csvCode = (error: unknown) => (error instanceof Error && 'code' in error ? String(error.code) : undefined);
 
 /** The body's chunks as they arrive (Yoga's request body is a ponyfilled stream, which Readable.fromWeb refuses). */
 async function* bytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
@@ -201,13 +210,21 @@ async function copyStager(pool: NonNullable<Database['pool']>, { importId, accou
   };
 }
 
-/** PGlite: CHUNK rows per INSERT, each its own statement (the intake's rows are removed with the import if it fails). */
+/** Characters of cells per INSERT at most: rows may be up to MAX_RECORD_BYTES each. */
+const INSERT_BATCH_CHARS = 4 * 1024 * 1024;
+
+/**
+ * PGlite: CHUNK rows (or INSERT_BATCH_CHARS) per INSERT, each its own statement (the intake's rows
+ * are removed with the import if it fails).
+ */
 function insertStager(db: Database, { importId, accountId }: Staged): Stager {
   let rows: { seq: number; line: number; cells: string[] }[] = [];
+  let chars = 0;
   const flush = async () => {
     if (rows.length === 0) return;
     const batch = JSON.stringify(rows);
     rows = [];
+    chars = 0;
     await db.prisma.$executeRaw`
       INSERT INTO import_rows (account_id, import_id, seq, line, cells)
       SELECT ${accountId}::uuid, ${importId}::uuid, r.seq, r.line, r.cells FROM json_to_recordset(${batch}::json) AS r(seq int, line int, cells json)`;
@@ -215,7 +232,8 @@ function insertStager(db: Database, { importId, accountId }: Staged): Stager {
   return {
     async add(seq, line, cells) {
       rows.push({ seq, line, cells });
-      if (rows.length >= CHUNK) await flush();
+      for (const cell of cells) chars += cell.length;
+      if (rows.length >= CHUNK || chars >= INSERT_BATCH_CHARS) await flush();
     },
     end: flush,
     async abort() {

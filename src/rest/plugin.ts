@@ -87,7 +87,10 @@ export function useRest({ log, db, nudgeImports }: { log: Logger; db: Database; 
         endResponse(restErrorResponse(fromHttpError(allow.length ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND', allow)));
         return;
       }
-      endResponse(await run(yoga, { log, db, nudgeImports }, found.entry, found.params, request, url, serverContext as ServerContext));
+      const response = await run(yoga, { log, db, nudgeImports }, found.entry, found.params, request, url, serverContext as ServerContext);
+      // An upload refused: the connection closes after the answer, so the rest of its body is never read (docs/imports.md#intake).
+      if (found.entry.route.answer.kind === 'upload' && response.status >= 400) response.headers.set('Connection', 'close');
+      endResponse(response);
     },
   };
 }
