@@ -3,6 +3,7 @@ import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
 import { useCrossSiteRule } from './auth/cross-site.plugin.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
+import { releaseUpload } from './imports/upload-slots.js';
 import type { AppDeps } from './deps.js';
 import { maskError, useErrorCodes, useMalformedRequestStatus } from './graphql/mask.js';
 import { useVariableErrors } from './graphql/variables.js';
@@ -63,6 +64,8 @@ export function createApp(deps: AppDeps) {
         run: async (request, server): Promise<Response> => yoga.fetch(request, server),
       }),
       useResponseHeaders(),
+      // An upload's places are given back with its answer, however it ended (src/imports/upload-slots.ts).
+      { onResponse: ({ request }) => releaseUpload(request) } satisfies Plugin,
       useCrossSiteRule({ cookieName: deps.config.auth.cookieName, allowedOrigins: deps.config.allowedOrigins }),
       useHealth(deps),
       useApiReference({ cookieName: deps.config.auth.cookieName, publicUrl: deps.config.publicUrl, trustProxy: deps.config.trustProxy }),

@@ -10,6 +10,7 @@ import type { Reader } from './db/replicas.js';
 import type { KeyQueue } from './db/queue-by-key.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { LimitResult, LimitRule } from './ratelimit/limiter.js';
+import { memoryUploadSlots, type UploadSlots } from './imports/upload-slots.js';
 
 /** What every resolver gets: the database and who is asking, checked lazily and at most once. */
 export type Context = {
@@ -36,6 +37,8 @@ export type Context = {
   apiKeys: AppDeps['apiKeys'];
   /** Signs and checks list cursors (src/graphql/keyset.ts). */
   cursorKey: Buffer;
+  /** Uploads under way (src/imports/upload-slots.ts). */
+  uploads: UploadSlots;
 };
 
 /** Per-request facts the HTTP layers read back after execution (headers). */
@@ -111,6 +114,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
     events: deps.events,
     apiKeys: deps.apiKeys,
     cursorKey: deps.cursorKey,
+    uploads: (deps.uploads ??= memoryUploadSlots()),
   };
   return context;
 }

@@ -6,6 +6,7 @@ import type { Database } from './db/client.js';
 import type { DocumentStore } from './graphql/persisted.js';
 import type { Events } from './events/runtime.js';
 import type { ImportWorker } from './imports/worker.js';
+import type { UploadSlots } from './imports/upload-slots.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 
@@ -30,4 +31,6 @@ export type AppDeps = {
   cursorKey: Buffer;
   /** The import worker (src/imports/worker.ts), where this instance runs one. */
   imports?: ImportWorker | null;
+  /** Uploads under way, per caller and account (Redis when configured); in this process's memory when absent. */
+  uploads?: UploadSlots;
 };

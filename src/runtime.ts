@@ -13,6 +13,7 @@ import { startImportThread } from './imports/thread.js';
 import { startImportWorker, type ImportWorker } from './imports/worker.js';
 import { startOverdueWorker } from './invoices/overdue-worker.js';
 import type { Logger } from './logger.js';
+import { memoryUploadSlots, redisUploadSlots } from './imports/upload-slots.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 import { memoryDocumentStore, redisDocumentStore } from './graphql/persisted.js';
 import { loadCursorKey } from './graphql/keyset.js';
@@ -52,6 +53,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       ? createRateLimiter({ redisUrl: config.redisUrl, log: (msg: string, err?: unknown) => log.warn({ err }, msg) })
       : noLimits(log);
     const documents = config.redisUrl ? redisDocumentStore(config.redisUrl) : memoryDocumentStore();
+    const uploads = config.redisUrl ? redisUploadSlots(config.redisUrl) : memoryUploadSlots();
     const events = await openEvents(config, db.prisma, log, { listen: db.listen });
     // Every instance that runs workers takes imports too (docs/imports.md#the-worker).
     const imports = config.events.worker ? startImports(config, db.prisma, log) : null;
@@ -66,6 +68,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       imports,
       limiter,
       documents,
+      uploads,
       verifyToken: createTokenVerifier({ ...config.auth, jwtSecret }),
       knownUsers: new KnownUsers(),
       apiKeys,
@@ -78,6 +81,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
         await events.close(); // the worker finishes or releases its deliveries first
         await limiter.close();
         await documents.close();
+        await uploads.close();
         await db.close();
       },
     };

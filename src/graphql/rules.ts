@@ -30,6 +30,11 @@ export type FieldRules = {
    * stands in for `owner` (EXPORTS allows the account export).
    */
   scope?: ApiScope;
+  /**
+   * A scope a key needs beside `scope`, chosen by the parsed input (an import writes its object's
+   * records: CONTACTS_WRITE or DEALS_WRITE); `may` lists every one it can name, for the reference.
+   */
+  inputScope?: { of: (input: any) => ApiScope; may: ApiScope[] };
   /** Parses the arguments (`from: 'args'`, the default) or the `input` argument; 400 with details. */
   input?: z.ZodType;
   from?: 'args' | 'input';
@@ -239,6 +244,15 @@ export async function admit(ctx: Context, field: string, rules: FieldRules, resp
   return viewer;
 }
 
+const accountCharged = new WeakMap<Context, Set<string>>();
+function firstAccountCharge(ctx: Context, responseKey: string): boolean {
+  let done = accountCharged.get(ctx);
+  if (!done) accountCharged.set(ctx, (done = new Set()));
+  if (done.has(responseKey)) return false;
+  done.add(responseKey);
+  return true;
+}
+
 /**
  * Every check a field declares, in the order of docs/decisions.md §2:
  * signed-in fields 401 -> 429 -> 400 -> 403 (-> 429 per account, so only those with access spend it);
@@ -258,6 +272,7 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
   const input = own.data;
 
   if (viewer?.apiKey) requireScope(rules, viewer);
+  if (viewer?.apiKey && rules.inputScope) requireKeyScope(rules.inputScope.of(own.data), viewer);
   let role: Role | null = null;
   let accountId: string | undefined;
   if (rules.access === 'member' || rules.access === 'owner') {
@@ -283,7 +298,8 @@ export async function enforce(rules: FieldRules, args: Record<string, unknown>, 
     if (!role) throw rules.target && rules.hidden === 'not-found' ? notFound(MESSAGES.notFound) : forbidden(MESSAGES.noAccess);
     if (rules.access === 'owner' && role !== 'owner' && !viewer?.apiKey) throw forbidden(rules.forbidden ?? MESSAGES.ownerOnly);
   }
-  if (rules.limit?.per === 'account') {
+  // Once per response key and request, like admit(): an upload's admitImport and startImport run under one key.
+  if (rules.limit?.per === 'account' && firstAccountCharge(ctx, info.path.key as string)) {
     const { max, window } = rules.limit;
     await ctx.charge({ name: limitName(field, rules.limit), max, window }, accountId!);
   }

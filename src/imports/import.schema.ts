@@ -1,4 +1,4 @@
-/** Query.import · Query.imports · Account.imports · Mutation.startImport · Mutation.queueImport · Mutation.cancelImport (docs/decisions.md §17, docs/imports.md) */
+/** Query.import · Query.imports · Account.imports · Mutation.admitImport · Mutation.startImport · Mutation.queueImport · Mutation.cancelImport (docs/decisions.md §17, docs/imports.md) */
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { ContactMatchEnum } from '../batches/batch.schema.js';
@@ -6,9 +6,14 @@ import { builder } from '../graphql/builder.js';
 import { defineCollection } from '../graphql/connection.js';
 import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { checked, ownRow } from '../graphql/rules.js';
+import type { ApiScope } from '../auth/scopes.js';
+import type { Viewer } from '../auth/viewer.js';
+import type { Context } from '../context.js';
+import { rateLimited } from '../errors.js';
 import type { Import } from '../generated/prisma/client.js';
 import { byIdArgs, uuid } from '../validation.js';
 import { workerAlive } from './worker.js';
+import { holdUpload, uploadCounters } from './upload-slots.js';
 import { cancelImport, dropCancelledRows, dropImport, queueImport, startImport, startImportArgs, uploadIdentity, type StartImportArgs } from './import.service.js';
 
 const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' } } as const });
@@ -71,8 +76,34 @@ const queueArgs = z.object({ id: uuid, fileSha256: z.string().regex(/^[0-9a-f]{6
 const target = ({ id }: { id: string }, ctx: { db: { import: { findUnique(a: object): Promise<{ accountId: string } | null> } } }) =>
   ctx.db.import.findUnique({ where: { id }, select: { accountId: true } });
 
-/** docs/decisions.md §17: 20 imports started an hour per account, counted after access. */
-const START_LIMIT = { max: 20, window: '1h', per: 'account' } as const;
+/**
+ * docs/decisions.md §17: 20 imports started an hour per account, counted after access. One bucket
+ * for admitImport and startImport: an upload runs both under one response key, and is counted once.
+ */
+const START_LIMIT = { max: 20, window: '1h', per: 'account', name: 'startImport' } as const;
+
+/**
+ * An import writes records of its object: a key needs that object's write scope as well as IMPORTS
+ * (docs/decisions.md §24; an imports-only key overwrote contacts it could not write by POST).
+ */
+const WRITES: Record<'contacts' | 'deals', ApiScope> = { contacts: 'CONTACTS_WRITE', deals: 'DEALS_WRITE' };
+const objectScope = { of: (input: { object: 'contacts' | 'deals' }) => WRITES[input.object], may: Object.values(WRITES) };
+
+/** What an upload is judged by before its body is read: the query, without the file's header. */
+const admitArgs = startImportArgs.omit({ columns: true });
+
+/** Seconds a caller refused a place for a concurrent upload is told to wait (Retry-After). */
+const UPLOAD_RETRY_SECONDS = 5;
+
+/**
+ * One of the caller's and the account's places for a concurrent upload (docs/imports.md#bounds),
+ * held until the request's answer: 429 with Retry-After when either is full.
+ */
+async function takeUploadPlace(ctx: Context, viewer: Viewer, accountId: string) {
+  if (await holdUpload(ctx.uploads, ctx.request, uploadCounters(viewer.id, accountId))) return;
+  ctx.state.rateLimit = { allowed: false, limit: 0, remaining: 0, resetSeconds: UPLOAD_RETRY_SECONDS };
+  throw rateLimited(UPLOAD_RETRY_SECONDS);
+}
 
 /** Query.imports answers the latest this many (Account.imports pages through all). */
 const LATEST_IMPORTS = 100;
@@ -93,6 +124,25 @@ builder.queryField('imports', (t) =>
 );
 
 builder.mutationFields((t) => ({
+  admitImport: t.boolean({
+    description:
+      "Admits an upload of a file to import from what is known before its body: access, the API key's scopes (IMPORTS and the object's write scope), " +
+      "the 20 imports an hour, and a place among the caller's 2 and the account's 3 uploads under way, held until the request is answered. " +
+      'POST /api/v1/imports runs it before reading the body, then startImport once the header is in (counted once between them).',
+    args: {
+      accountId: t.arg.id({ required: true }),
+      object: t.arg({ type: ImportObjectEnum, required: true }),
+      matchOn: t.arg({ type: ImportMatchEnum }),
+      mapping: t.arg.string(),
+      fileName: t.arg.string(),
+    },
+    rules: { access: 'member', scope: 'IMPORTS', inputScope: objectScope, input: admitArgs, limit: START_LIMIT, notIdempotent: 'it begins nothing; startImport and queueImport do' },
+    resolve: async (_root, _args, ctx, info) => {
+      const { input, viewer } = checked<z.output<typeof admitArgs>>(info);
+      await takeUploadPlace(ctx, viewer!, input.accountId);
+      return true;
+    },
+  }),
   startImport: t.prismaField({
     type: 'Import',
     description:
@@ -109,6 +159,7 @@ builder.mutationFields((t) => ({
     rules: {
       access: 'member',
       scope: 'IMPORTS',
+      inputScope: objectScope,
       input: startImportArgs,
       limit: START_LIMIT,
       notIdempotent: 'it begins an import whose file is yet to come; queueImport takes the key, once the file is stored and known',

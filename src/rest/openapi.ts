@@ -237,7 +237,7 @@ function describeRoute(route: Route, named: Named): JsonSchema {
     route.extension && EXTENSION,
     queue ? field.description?.replace(`\n\n${notHonoured(rules)}`, '') : field.description,
     limit && `Rate limit: ${limit.max} per ${windowText(limit.window)} ${per[limit.per]}${limit.per === 'user' ? ' (per API key for a key)' : ''}.`,
-    rules.scope ? `API keys: needs the scope \`${restScope(rules.scope)}\`.` : rules.access !== 'public' && 'API keys: not allowed (a session token only).',
+    rules.scope ? `API keys: needs the scope \`${restScope(rules.scope)}\`${rules.inputScope ? ` and, by the input, one of ${rules.inputScope.may.map((s) => `\`${restScope(s)}\``).join(', ')}` : ''}.` : rules.access !== 'public' && 'API keys: not allowed (a session token only).',
   ].filter(Boolean);
   return {
     operationId: operation.name!.value,
@@ -426,6 +426,7 @@ function errorResponses(route: Route, rules: FieldRules, limited: boolean, examp
   if (rules.access === 'owner') refusals.push(core('FORBIDDEN', rules.forbidden ?? MESSAGES.ownerOnly));
   if (rules.scope) refusals.push(core('FORBIDDEN', lacksScopeMessage(rules.scope)));
   else if (rules.access !== 'public') refusals.push(core('FORBIDDEN', MESSAGES.notForKeys));
+  for (const scope of rules.inputScope?.may ?? []) refusals.push(core('FORBIDDEN', lacksScopeMessage(scope)));
   if (rules.access === 'public' && rules.target) refusals.push(core('NOT_FOUND', rules.missing ?? 'Not found'));
   if (rules.access !== 'public' && rules.target && rules.hidden) refusals.push(core('NOT_FOUND', MESSAGES.notFound));
   if (route.ifMatch) refusals.push(fromHttpError('PRECONDITION_FAILED'));

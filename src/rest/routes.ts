@@ -32,6 +32,7 @@ import {
   ListImportsDocument,
   QueueImportDocument,
   StartImportDocument,
+  AdmitImportDocument,
   ExportAccountDocument,
   ExportContactsDocument,
   LeadFormToSubmitDocument,
@@ -77,11 +78,12 @@ export type Answer =
   /** 200 with `{data: <the list>}`: a list that is the whole answer (no paging), or a report. */
   | { kind: 'list' }
   /**
-   * 202 with `{data: <queue's selection>}` and a Location: the operation begins the work once the
+   * 202 with `{data: <queue's selection>}` and a Location: `admit` (a mutation of the query's
+   * variables) judges the upload from its headers before its body is read; the operation begins the work once the
    * file's header is in (src/rest/upload.ts), the file is stored, and `queue` (a mutation of the
    * begun work's id and the file's SHA-256, honouring Idempotency-Key) hands it on and answers it.
    */
-  | { kind: 'upload'; queue: TypedDocumentNode<any, any>; location: string };
+  | { kind: 'upload'; admit: TypedDocumentNode<any, any>; queue: TypedDocumentNode<any, any>; location: string };
 
 export type Route = {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -147,7 +149,7 @@ export const routes: Route[] = [
   // Imports, beyond the contract (docs/decisions.md §17, docs/imports.md): the file is the body.
   {
     method: 'POST', path: '/api/v1/imports', operation: StartImportDocument, input: 'query-with-file',
-    answer: { kind: 'upload', queue: QueueImportDocument, location: '/api/v1/imports/:id' }, extension: true,
+    answer: { kind: 'upload', admit: AdmitImportDocument, queue: QueueImportDocument, location: '/api/v1/imports/:id' }, extension: true,
   },
   { method: 'GET', path: '/api/v1/imports', operation: ListImportsDocument, input: 'query', answer: LIST, extension: true },
   { method: 'GET', path: '/api/v1/imports/:id', operation: ImportByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },

@@ -11,6 +11,7 @@ import { isAppError } from '../errors.js';
 import { readIdempotencyKey } from '../idempotency/idempotency.service.js';
 import { dropImport } from '../imports/import.service.js';
 import { receiveCsv, type Staged } from '../imports/intake.js';
+import { releaseUpload } from '../imports/upload-slots.js';
 import { fromCoreError, json, type RestError } from './errors.js';
 import { restEnumsOf } from './json-schema.js';
 import type { Route } from './routes.js';
@@ -50,8 +51,11 @@ export async function upload(
   try {
     // The key's form is the core's rule (queueImport checks it again), judged before the file is read.
     readIdempotencyKey(ctx.request.headers);
+    // Admitted from the headers before a byte of the body is read: access, scopes, limits and a place
+    // among the uploads under way (docs/imports.md#intake).
+    const fileName = ctx.request.headers.get('x-file-name');
+    answerOf(await execute(route.answer.admit, { ...variables, ...(fileName ? { fileName } : {}) }));
     const received = await receiveCsv(db, ctx.request, async (headers) => {
-      const fileName = ctx.request.headers.get('x-file-name');
       const begun = answerOf<{ id: string; accountId: string }>(await execute(route.operation, { ...variables, columns: headers, ...(fileName ? { fileName } : {}) }));
       staged = { importId: begun.id, accountId: begun.accountId };
       return staged;
@@ -69,5 +73,7 @@ export async function upload(
     if (error instanceof Refused) return fromCoreError(error.error, sourceOf(error.error), renameField);
     if (isAppError(error)) return fromCoreError(error, 'body', renameField);
     throw error;
+  } finally {
+    await releaseUpload(ctx.request);
   }
 }

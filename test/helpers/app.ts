@@ -9,6 +9,7 @@ import { ApiKeys } from '../../src/auth/api-keys.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { openEvents } from '../../src/events/runtime.js';
+import { memoryUploadSlots, redisUploadSlots } from '../../src/imports/upload-slots.js';
 import { createLogger } from '../../src/logger.js';
 import type { AtomicStore } from '../../src/ratelimit/atomic-store.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
@@ -95,6 +96,8 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     log,
     // The delivery worker and relay run only where a test asks for them (test/events/).
     events: await openEvents(config, db.prisma, log, { worker: overrides.worker ?? false, listen: db.listen }),
+    // Uploads under way are counted in Redis where REDIS_URL is set, as every instance would.
+    uploads: config.redisUrl ? redisUploadSlots(config.redisUrl) : memoryUploadSlots(),
   };
   const app = createApp(deps);
   // A real HTTP server on a free loopback port: tests drive the service as clients do.
@@ -164,6 +167,7 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
       await deps.events.close();
       await deps.apiKeys.close();
       await limiter.close();
+      await deps.uploads?.close();
       await drop();
     },
   };

@@ -51,7 +51,7 @@ describe('POST /api/v1/imports', () => {
 
   it('an IMPORTS key starts an import, and every record it writes names the key as actor (docs/decisions.md §15); a key without the scope is a 403 naming it', async () => {
     const a = await createAccount(t);
-    const key = await createApiKey(t, a, ['IMPORTS']);
+    const key = await createApiKey(t, a, ['IMPORTS', 'CONTACTS_WRITE']); // and the object's write scope (docs/decisions.md §24)
     const refused = await importCsv(t, await createApiKey(t, a, ['CONTACTS_WRITE']), a.id, 'first_name\r\nNo\r\n');
     expect([refused.status, refused.body]).toEqual([403, { error: 'Forbidden: this API key lacks the scope imports' }]);
     const r = await importCsv(t, key, a.id, 'first_name\r\nKeyed\r\n');
