@@ -69,7 +69,7 @@ export function createApp(deps: AppDeps) {
       useCrossSiteRule({ cookieName: deps.config.auth.cookieName, allowedOrigins: deps.config.allowedOrigins }),
       useHealth(deps),
       useApiReference({ cookieName: deps.config.auth.cookieName, publicUrl: deps.config.publicUrl, trustProxy: deps.config.trustProxy }),
-      useRest({ log: deps.log, db: deps.db, nudgeImports: () => deps.imports?.nudge() }),
+      useRest({ log: deps.log, db: deps.db, nudgeImports: () => deps.imports?.nudge(), uploadPace: deps.config.uploadPace }),
       useFormPage({ log: deps.log }),
       useAuthChallenge(deps.config.auth.cookieName),
     ],

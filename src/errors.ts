@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'IDEMPOTENCY_CONFLICT'
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'PAYLOAD_TOO_LARGE'
+  | 'REQUEST_TIMEOUT'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR'
@@ -47,6 +48,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   IDEMPOTENCY_CONFLICT: 422,
   IDEMPOTENCY_IN_PROGRESS: 409,
   PAYLOAD_TOO_LARGE: 413,
+  REQUEST_TIMEOUT: 408,
   UNSUPPORTED_MEDIA_TYPE: 415,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
@@ -93,6 +95,7 @@ export const MESSAGES = {
   unavailable: 'Service unavailable',
   internal: 'Internal server error',
   payloadTooLarge: 'Payload too large',
+  requestTimeout: 'Request timeout: the body arrived too slowly',
   unsupportedMediaType: 'Unsupported media type',
   idempotencyConflict: 'Idempotency key reused with a different payload',
   idempotencyInProgress: 'A request with this idempotency key is still in progress',
@@ -139,6 +142,8 @@ export const invalidLiteral = (path: string, message: string, node: ASTNode) =>
 export const idempotencyConflict = () => new AppError('IDEMPOTENCY_CONFLICT', MESSAGES.idempotencyConflict);
 export const idempotencyInProgress = () => new AppError('IDEMPOTENCY_IN_PROGRESS', MESSAGES.idempotencyInProgress);
 // These two judge the HTTP message itself, so they carry their status for /graphql's answer too.
+/** A body slower than the service's floor (docs/imports.md#bounds): cut off. */
+export const requestTimeout = () => new AppError('REQUEST_TIMEOUT', MESSAGES.requestTimeout, undefined, { http: { status: 408 } });
 export const payloadTooLarge = () => new AppError('PAYLOAD_TOO_LARGE', MESSAGES.payloadTooLarge, undefined, { http: { status: 413 } });
 export const unsupportedMediaType = () =>
   new AppError('UNSUPPORTED_MEDIA_TYPE', MESSAGES.unsupportedMediaType, undefined, { http: { status: 415 } });

@@ -1,15 +1,20 @@
-// Receiving an import's file (docs/imports.md#intake): the request body is parsed as it arrives
-// (csv-parse) and stored as it is parsed, COPY into import_rows on PostgreSQL (pg-copy-streams),
-// multi-row INSERTs of CHUNK rows on PGlite, with backpressure all the way back to the socket:
-// memory holds a chunk, never the file.
+// Receiving an import's file (docs/imports.md#intake): the request body is spooled to a temporary
+// file as it arrives (bounded in size and pace), holding no database connection however slowly it
+// comes; the file is then parsed (csv-parse) and stored as it is parsed, COPY into import_rows on
+// PostgreSQL (pg-copy-streams), multi-row INSERTs of CHUNK rows on PGlite, with backpressure all the
+// way back to the disk: memory holds a chunk, never the file.
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from '../db/client.js';
-import { AppError, badInput, payloadTooLarge, unsupportedMediaType } from '../errors.js';
+import { AppError, badInput, payloadTooLarge, requestTimeout, unsupportedMediaType } from '../errors.js';
 import { MAX_RECORD_BYTES } from './bounds.js';
 
 export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;
@@ -23,15 +28,31 @@ export type Received = Staged & { sha256: string };
 /** 400 on `body`: a file this service cannot read as CSV at all (not UTF-8, empty, header only, broken quoting). */
 const badFile = (message: string) => badInput({ body: [message] });
 
+/** A body slower than `minBytes` in any `windowMs` is cut off (408: docs/imports.md#bounds). */
+export type Pace = { windowMs: number; minBytes: number };
+
 /**
- * Reads `request`'s CSV body: `begin(headers)` runs once the header and a first row are in (it
- * creates the import, or throws the refusal), then every row is stored under that import. A file
- * refused after `begin` throws; the caller removes what was stored.
+ * Reads `request`'s CSV body: spooled to a temporary file first (removed afterwards in every case),
+ * then parsed: `begin(headers)` runs once the header and a first row are in (it creates the import,
+ * or throws the refusal), then every row is stored under that import. A file refused after `begin`
+ * throws; the caller removes what was stored.
  */
-export async function receiveCsv(db: Database, request: Request, begin: (headers: string[]) => Promise<Staged>): Promise<Received> {
+export async function receiveCsv(db: Database, request: Request, begin: (headers: string[]) => Promise<Staged>, pace: Pace, gone: AbortSignal): Promise<Received> {
   checkCsvMessage(request);
   if (!request.body) throw badFile('Empty file');
+  const dir = await mkdtemp(join(tmpdir(), 'import-'));
+  try {
+    const file = join(dir, 'body.csv');
+    const digest = createHash('sha256');
+    await pipeline(bodyOf(request.body, gone), metered(digest, pace), createWriteStream(file));
+    return { ...(await storeCsv(db, file, begin)), sha256: digest.digest('hex') };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
+/** The spooled file parsed and stored under the import `begin` makes. */
+async function storeCsv(db: Database, file: string, begin: (headers: string[]) => Promise<Staged>): Promise<Staged> {
   let staged: Staged | null = null;
   let stager: Stager | null = null;
   let headers: string[] | null = null;
@@ -39,7 +60,6 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
   let line = 1; // the line the next record starts on
   // The row being stored: a refusal waits for it, so nothing it opens (the import, a COPY) outlives the refusal.
   let storing: Promise<void> = Promise.resolve();
-  const digest = createHash('sha256');
   const sink = new Writable({
     objectMode: true,
     highWaterMark: CHUNK,
@@ -69,8 +89,8 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
   });
   try {
     await pipeline(
-      Readable.from(bytesOf(request.body)),
-      utf8Text(digest),
+      createReadStream(file),
+      utf8Text(),
       // max_record_size: the parser holds at most one record's bytes, however long a cell or line runs.
       parse({ bom: true, raw: true, relax_column_count: true, relax_quotes: true, max_record_size: MAX_RECORD_BYTES }),
       sink,
@@ -84,20 +104,57 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
     if (csvCode(error)?.startsWith('CSV_')) throw badFile(`Not valid CSV: ${(error as Error).message}`);
     throw error;
   }
-  return { ...staged!, sha256: digest.digest('hex') };
+  return staged!;
 }
 
 const csvCode = (error: unknown) => (error instanceof Error && 'code' in error ? String(error.code) : undefined);
 
-/** The body's chunks as they arrive (Yoga's request body is a ponyfilled stream, which Readable.fromWeb refuses). */
-async function* bytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+/**
+ * The body's chunks as they arrive (Yoga's request body is a ponyfilled stream, which Readable.fromWeb
+ * refuses); destroyed (a refusal, a cut-off), it cancels the body at once, even mid-read.
+ */
+function bodyOf(body: ReadableStream<Uint8Array>, signal: AbortSignal): Readable {
   const reader = body.getReader();
-  try {
-    for (let next = await reader.read(); !next.done; next = await reader.read()) yield next.value;
-  } finally {
-    // Stopped early (a refusal): the rest of the body is not wanted.
-    await reader.cancel().catch(() => undefined);
-  }
+  const source: Readable = new Readable({
+    read() {
+      reader.read().then((next) => this.push(next.done ? null : next.value), (error: Error) => this.destroy(error));
+    },
+    destroy(error, done) {
+      reader.cancel().catch(() => undefined);
+      done(error);
+    },
+  });
+  // A client gone mid-body: a pending read may never settle, so the signal ends the upload.
+  const gone = () => source.destroy(new Error('the client closed the upload'));
+  if (signal.aborted) gone();
+  else signal.addEventListener('abort', gone, { once: true });
+  source.on('close', () => signal.removeEventListener('abort', gone));
+  return source;
+}
+
+/**
+ * Counts the body's bytes (413 past MAX_IMPORT_BYTES) into `digest`, and cuts it off (408) when a
+ * window of `pace.windowMs` brings fewer than `pace.minBytes`.
+ */
+function metered(digest: Hash, pace: Pace): Transform {
+  let bytes = 0;
+  let inWindow = 0;
+  const meter: Transform = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.byteLength;
+      inWindow += chunk.byteLength;
+      if (bytes > MAX_IMPORT_BYTES) return done(payloadTooLarge());
+      digest.update(chunk);
+      done(null, chunk);
+    },
+  });
+  const timer = setInterval(() => {
+    if (inWindow < pace.minBytes) meter.destroy(requestTimeout());
+    inWindow = 0;
+  }, pace.windowMs);
+  meter.on('close', () => clearInterval(timer));
+  meter.on('finish', () => clearInterval(timer));
+  return meter;
 }
 
 /**
@@ -110,19 +167,12 @@ export function checkCsvMessage(request: Request): void {
   if (Number(request.headers.get('content-length') ?? 0) > MAX_IMPORT_BYTES) throw payloadTooLarge();
 }
 
-/**
- * UTF-8 bytes to text, refusing bytes that are not UTF-8 (400) and a body past MAX_IMPORT_BYTES (413);
- * every byte also goes into `digest`.
- */
-function utf8Text(digest: Hash): Transform {
+/** UTF-8 bytes to text, refusing bytes that are not UTF-8 (400). */
+function utf8Text(): Transform {
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  let bytes = 0;
   return new Transform({
     readableObjectMode: false,
     transform(chunk: Buffer, _enc, done) {
-      bytes += chunk.byteLength;
-      if (bytes > MAX_IMPORT_BYTES) return done(payloadTooLarge());
-      digest.update(chunk);
       try {
         done(null, decoder.decode(chunk, { stream: true }));
       } catch {

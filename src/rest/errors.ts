@@ -45,6 +45,7 @@ export function fromCoreError(error: CoreError, source: InputSource, renameField
     case 'IDEMPOTENCY_CONFLICT':
     case 'IDEMPOTENCY_IN_PROGRESS':
     case 'PAYLOAD_TOO_LARGE':
+    case 'REQUEST_TIMEOUT':
     case 'UNSUPPORTED_MEDIA_TYPE':
       return { status: HTTP_STATUS[code], body: { error: error.message } };
     // Request-level failures of a GraphQL document: REST runs fixed, checked operations, so these

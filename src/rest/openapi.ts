@@ -418,7 +418,7 @@ function errorResponses(route: Route, rules: FieldRules, limited: boolean, examp
   if (route.input !== 'query') refusals.push(core('PAYLOAD_TOO_LARGE', MESSAGES.payloadTooLarge), core('UNSUPPORTED_MEDIA_TYPE', MESSAGES.unsupportedMediaType));
   refusals.push(invalidInput(source, { [exampleField]: ['Required'] }));
   // The file's own problems (not UTF-8, no rows, a required field without a column) are the body's.
-  if (route.input === 'query-with-file') refusals.push(invalidInput('body', { body: ['Empty file'] }));
+  if (route.input === 'query-with-file') refusals.push(invalidInput('body', { body: ['Empty file'] }), core('REQUEST_TIMEOUT', MESSAGES.requestTimeout));
   if (rules.access !== 'public') {
     refusals.push(core('UNAUTHENTICATED', MESSAGES.unauthorized), core('FORBIDDEN', MESSAGES.noAccess));
     if (changesState(route.method, getOperationAST(route.operation)?.operation)) refusals.push(core('FORBIDDEN', MESSAGES.crossSite));

@@ -13,13 +13,22 @@ import { fromCoreError, fromHttpError, invalidInput, json, restErrorResponse, ty
 import { restFieldName } from './field-names.js';
 import { coercedVariables, restEnum, toCamel, toSnake, VariableReader } from './input.js';
 import { FILE_VARIABLES, routes, type Route } from './routes.js';
-import { checkCsvMessage } from '../imports/intake.js';
+import { checkCsvMessage, type Pace } from '../imports/intake.js';
 import type { Database } from '../db/client.js';
 import { upload } from './upload.js';
 import { restEnumsOf } from './json-schema.js';
 
 type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string; responseKey: string };
 type Compiled = Operation & { route: Route; rules: FieldRules; target?: Operation; segments: string[]; variants?: Record<string, Compiled> };
+
+/** Aborts when the client closes the connection before its request's body is complete (an upload given up). */
+function clientGone({ req }: ServerContext): AbortSignal {
+  const gone = new AbortController();
+  req?.once('close', () => {
+    if (!req.complete) gone.abort();
+  });
+  return gone.signal;
+}
 
 /** Checked once at start: every REST operation is valid, names one root field, and that field declares rules. */
 export function compileRoute(route: Route): Compiled {
@@ -67,7 +76,7 @@ function match(table: Compiled[], method: string, pathname: string) {
 }
 
 /** Serves /api/v1 inside Yoga, so REST runs the same plugins (context, masking) as /graphql. */
-export function useRest({ log, db, nudgeImports }: { log: Logger; db: Database; nudgeImports?: () => void }): Plugin<Context> {
+export function useRest({ log, db, nudgeImports, uploadPace }: { log: Logger; db: Database; nudgeImports?: () => void; uploadPace: Pace }): Plugin<Context> {
   const table = routes.map(compileRoute);
   let yoga: YogaServerInstance<ServerContext, Context>;
   return {
@@ -87,7 +96,7 @@ export function useRest({ log, db, nudgeImports }: { log: Logger; db: Database; 
         endResponse(restErrorResponse(fromHttpError(allow.length ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND', allow)));
         return;
       }
-      const response = await run(yoga, { log, db, nudgeImports }, found.entry, found.params, request, url, serverContext as ServerContext);
+      const response = await run(yoga, { log, db, nudgeImports, uploadPace }, found.entry, found.params, request, url, serverContext as ServerContext);
       // An upload refused: the connection closes after the answer, so the rest of its body is never read (docs/imports.md#intake).
       if (found.entry.route.answer.kind === 'upload' && response.status >= 400) response.headers.set('Connection', 'close');
       endResponse(response);
@@ -97,7 +106,7 @@ export function useRest({ log, db, nudgeImports }: { log: Logger; db: Database; 
 
 async function run(
   yoga: YogaServerInstance<ServerContext, Context>,
-  { log, db, nudgeImports }: { log: Logger; db: Database; nudgeImports?: () => void },
+  { log, db, nudgeImports, uploadPace }: { log: Logger; db: Database; nudgeImports?: () => void; uploadPace: Pace },
   compiled: Compiled,
   pathParams: Record<string, string>,
   request: Request,
@@ -122,7 +131,7 @@ async function run(
       const execute = (document: Route['operation'], variableValues: Record<string, unknown>) =>
         enveloped.execute({ schema, document, variableValues, contextValue: ctx }) as never;
       const queryParams = [...url.searchParams.keys()];
-      const answered = await upload(route as never, input.variables, ctx, db, execute, renameField, queryParams, nudgeImports);
+      const answered = await upload(route as never, input.variables, ctx, db, execute, renameField, queryParams, uploadPace, clientGone(serverContext), nudgeImports);
       return answered instanceof Response ? answered : restErrorResponse(answered);
     }
 

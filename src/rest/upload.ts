@@ -10,7 +10,7 @@ import type { Database } from '../db/client.js';
 import { isAppError } from '../errors.js';
 import { readIdempotencyKey } from '../idempotency/idempotency.service.js';
 import { dropImport } from '../imports/import.service.js';
-import { receiveCsv, type Staged } from '../imports/intake.js';
+import { receiveCsv, type Pace, type Staged } from '../imports/intake.js';
 import { releaseUpload } from '../imports/upload-slots.js';
 import { fromCoreError, json, type RestError } from './errors.js';
 import { restEnumsOf } from './json-schema.js';
@@ -40,6 +40,8 @@ export async function upload(
   execute: Execute,
   renameField: (key: string) => string,
   queryParams: string[],
+  pace: Pace,
+  gone: AbortSignal,
   nudge?: () => void,
 ): Promise<Response | RestError> {
   let staged: Staged | null = null;
@@ -59,7 +61,7 @@ export async function upload(
       const begun = answerOf<{ id: string; accountId: string }>(await execute(route.operation, { ...variables, columns: headers, ...(fileName ? { fileName } : {}) }));
       staged = { importId: begun.id, accountId: begun.accountId };
       return staged;
-    });
+    }, pace, gone);
     const answer = answerOf<{ id: string }>(await execute(route.answer.queue, { id: received.importId, fileSha256: received.sha256 }));
     // This instance's worker is woken once the answer is read, so that the answer shows the import
     // queued; another instance's worker, polling, may still have claimed it (then: running).
