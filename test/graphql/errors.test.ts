@@ -106,7 +106,7 @@ const CASES: Case[] = [
   { name: 'a body over 1 MiB', raw: { body: JSON.stringify(q(`{ me { id } } # ${'x'.repeat(1024 * 1024)}`)) }, code: 'PAYLOAD_TOO_LARGE' },
   { name: 'a mutation over GET', raw: GET('mutation { createAccount(input: { name: "x" }) { id } }'), code: 'BAD_REQUEST' },
   { name: 'a GET with no query', raw: { method: 'GET', headers: { accept: 'application/json' } }, code: 'BAD_REQUEST' },
-  { name: 'a PUT', raw: { method: 'PUT', body: JSON.stringify(q('{ me { id } }')) }, code: 'BAD_REQUEST' },
+  { name: 'a PATCH (PUT and DELETE reserve and stop graphql-sse streams: docs/graphql.md#subscriptions)', raw: { method: 'PATCH', body: JSON.stringify(q('{ me { id } }')) }, code: 'BAD_REQUEST' },
   { name: 'a subscription asked for as one JSON answer', body: q('subscription ($a: ID!) { accountEvents(accountId: $a) { id } }', { a: randomUUID() }), raw: { headers: { accept: 'application/json' } }, code: 'BAD_REQUEST' },
   { name: 'a malformed Idempotency-Key', body: q(CREATE, { i: { accountId: randomUUID(), firstName: 'A' } }), raw: { headers: { 'idempotency-key': 'k'.repeat(256) } }, code: 'BAD_USER_INPUT', details: { idempotency_key: [expect.any(String)] } },
   { name: 'two operations and no operationName', body: q('query A { me { id } } query B { me { id } }'), code: 'OPERATION_RESOLUTION_FAILURE' },

@@ -74,7 +74,7 @@ describe('configuration', () => {
 
   it('CURSOR_SECRET is at least 32 characters; production with AUTH_JWKS_URL alone needs it (no secret to derive the cursor key from)', () => {
     expect(problems({ CURSOR_SECRET: 'short' })).toEqual(['CURSOR_SECRET must be at least 32 characters']);
-    const jwks = { NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks.json' };
+    const jwks = { NODE_ENV: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks.json', METRICS_TOKEN: 'm'.repeat(16) };
     expect(problems(jwks)).toEqual(['NODE_ENV=production with AUTH_JWKS_URL alone needs CURSOR_SECRET (the key that signs list cursors)']);
     expect(loadConfig({ ...jwks, CURSOR_SECRET: 'c'.repeat(32) }).cursorSecret).toBe('c'.repeat(32));
   });
