@@ -46,12 +46,26 @@ export const InvoiceRef = builder.prismaObject('Invoice', {
   }),
 });
 
+// docs/decisions.md §20: an invoice's lines; their bounds and rounding are in invoice-money.ts and money.ts.
+const InvoiceLineInput = builder.inputType('InvoiceLineInput', {
+  fields: (t) => ({
+    description: t.string({ required: true, description: '1 to 500 characters' }),
+    quantity: t.float({ description: 'Greater than 0, at most 1000000, at most 4 decimals; 1 when absent' }),
+    unitPrice: t.float({ required: true, description: '0 to 9999999999.99, in the minor units of the currency' }),
+    discountPercent: t.float({ description: '0 to 100, at most 3 decimals; 0 when absent' }),
+    taxRate: t.float({ description: '0 to 100, at most 3 decimals; 0 when absent' }),
+  }),
+});
+
 const CreateInvoiceInputType = builder.inputType('CreateInvoiceInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
     contactId: t.id(),
     invoiceNumber: t.string({ description: 'Unique in the account; assigned (INV-000001, ...) when absent.' }),
-    amount: t.float({ required: true }),
+    amount: t.float({ description: 'The total of an invoice without lines; give amount or lines' }),
+    currency: t.string({ description: 'ISO 4217 (lower case is upper-cased); USD when absent' }),
+    lines: t.field({ type: [InvoiceLineInput], description: '1 to 100 lines; the total is computed from them. Not with amount' }),
+    memo: t.string({ description: 'At most 2000 characters' }),
     dueDate: t.field({ type: 'Date', required: true }),
     status: t.field({ type: InvoiceStatusEnum, description: 'Only draft (the default) on create.' }),
     externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
@@ -102,7 +116,10 @@ const UpdateInvoiceInputType = builder.inputType('UpdateInvoiceInput', {
   fields: (t) => ({
     contactId: t.id(),
     invoiceNumber: t.string({ description: 'Unique in the account.' }),
-    amount: t.float(),
+    amount: t.float({ description: 'Replaces the lines' }),
+    currency: t.string({ description: 'ISO 4217 (lower case is upper-cased); USD when absent' }),
+    lines: t.field({ type: [InvoiceLineInput], description: '1 to 100 lines; the total is computed from them. Not with amount' }),
+    memo: t.string({ description: 'At most 2000 characters' }),
     dueDate: t.field({ type: 'Date' }),
     externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
   }),

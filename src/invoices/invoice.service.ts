@@ -7,16 +7,22 @@ import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
 import { emit, emitMany } from '../events/emit.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, money, optionalText, uuid } from '../validation.js';
+import type { LineInput, PricedLine } from './money.js';
+import { externalId, optionalText, uuid } from '../validation.js';
+import { amount as moneyAmount, assertMoney, currency, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
 import { camelCase } from '../names.js';
 
 export const NUMBER_TAKEN = TAKEN;
 
-export const createInvoiceInput = z.object({
+const createInvoiceFields = z.object({
   accountId: uuid,
   contactId: uuid.nullish().transform((value) => value ?? null),
   invoiceNumber: optionalText(50),
-  amount: money,
+  // docs/decisions.md §20: `amount` or `lines`, in the currency's minor units (invoice-money.ts).
+  amount: moneyAmount.nullish(),
+  currency: currency.nullish().transform((code) => code ?? 'USD'),
+  lines: lines.nullish(),
+  memo: optionalText(2000),
   dueDate: z.date(),
   externalId,
   // Every invoice starts as a draft; later states are reached only through setInvoiceStatus.
@@ -26,6 +32,13 @@ export const createInvoiceInput = z.object({
     .refine((value) => value == null || value === InvoiceStatus.draft, 'A new invoice must be draft; use setInvoiceStatus to move it on')
     .transform(() => InvoiceStatus.draft),
 });
+
+/** Adds the money's problems (moneyProblems) to the form's, so one 400 names every field. */
+const withMoneyChecks = <T extends MoneyInput>(input: T, ctx: z.RefinementCtx) => {
+  for (const issue of moneyProblems(input)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+};
+
+export const createInvoiceInput = createInvoiceFields.superRefine(withMoneyChecks);
 
 export type CreateInvoiceInput = z.output<typeof createInvoiceInput>;
 
@@ -44,19 +57,39 @@ const ATTEMPTS = 5;
  * taken is a 400 on invoiceNumber.
  */
 export async function createInvoice(tx: Prisma.TransactionClient, input: CreateInvoiceInput, actor: Actor, query: Query = {}): Promise<Invoice> {
-  const { invoiceNumber, ...data } = input;
+  const { invoiceNumber, lines, amount, ...data } = input;
   await assertInAccount(tx, data.accountId, data);
+  const { lines: priced, total: _total, ...money } = priceInvoice({ currency: data.currency, amount, lines });
   for (let attempt = 1; ; attempt++) {
     const number = invoiceNumber ?? (await takeNextNumber(tx, data.accountId));
-    const [created] = await tx.invoice.createManyAndReturn({ ...(withColumns('Invoice', query) as object), data: [{ ...data, invoiceNumber: number }], skipDuplicates: true });
+    const row = { ...data, ...money, invoiceNumber: number };
+    const [created] = await tx.invoice.createManyAndReturn({ ...(withColumns('Invoice', withoutLines(query)) as object), data: [row], skipDuplicates: true });
     if (created) {
+      await writeLines(tx, created.id, priced);
       await emitRow(tx, 'invoice.created', 'Invoice', actor, created);
-      return created as Invoice;
+      return readsLines(query) ? tx.invoice.findUniqueOrThrow({ ...query, where: { id: created.id } }) : (created as Invoice);
     }
     if (data.externalId && (await externalIdTaken(tx, data.accountId, data.externalId))) throw badInput({ externalId: [TAKEN] });
     if (invoiceNumber) throw badInput({ invoiceNumber: [NUMBER_TAKEN] });
     if (attempt >= ATTEMPTS) throw new Error(`createInvoice: no free number after ${ATTEMPTS} attempts`);
   }
+}
+
+/** Whether a resolver's query reads the lines (written after the invoice row, so read after them). */
+const readsLines = (query: Query): boolean => Boolean((query.include as { lines?: unknown } | undefined)?.lines ?? (query.select as { lines?: unknown } | undefined)?.lines);
+const withoutLines = (query: Query): Query => {
+  if (!readsLines(query)) return query;
+  const strip = (part: object | undefined) => part && Object.fromEntries(Object.entries(part).filter(([key]) => key !== 'lines'));
+  return { ...(query.include ? { include: strip(query.include) } : {}), ...(query.select ? { select: strip(query.select) } : {}) };
+};
+
+/** Stores an invoice's priced lines (after removing any it had: an update replaces every line). */
+async function writeLines(tx: Prisma.TransactionClient, invoiceId: string, priced: PricedLine[], replace = false) {
+  if (replace) await tx.invoiceLine.deleteMany({ where: { invoiceId } });
+  if (priced.length === 0) return;
+  // String(number) is the number's shortest decimal text: NUMERIC stores exactly what the client sent.
+  const data = priced.map((l) => ({ invoiceId, position: l.position, description: l.description, quantity: String(l.quantity), unitPrice: String(l.unitPrice), discountPercent: String(l.discountPercent), taxRate: String(l.taxRate), amount: l.amount, tax: l.tax }));
+  await tx.invoiceLine.createMany({ data });
 }
 
 /** Whether another invoice of the account holds `externalId` (which unique index refused a row). */
@@ -138,7 +171,8 @@ const asFields = (row: Record<string, unknown>) => Object.fromEntries(Object.ent
 export const NOT_DRAFT = 'Only a draft invoice can change or be deleted; cancel or refund it through setInvoiceStatus';
 
 // The status moves only through setInvoiceStatus: the update input has every other create field.
-export const updateInvoiceInput = updateInputOf(createInvoiceInput.omit({ status: true }), 'Invoice');
+// `lines: null` is Required (an invoice keeps its lines or `amount`); the money is judged against the stored invoice.
+export const updateInvoiceInput = updateInputOf(createInvoiceFields.omit({ status: true }), 'Invoice', ['lines']);
 export type UpdateInvoiceInput = z.output<typeof updateInvoiceInput>;
 export const updateInvoiceArgs = updateArgs(updateInvoiceInput);
 export type UpdateInvoiceArgs = UpdateArgs<UpdateInvoiceInput>;
@@ -168,18 +202,44 @@ async function refusedUnlessDraft(tx: Prisma.TransactionClient, error: unknown, 
 
 export async function updateInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey, args: UpdateInvoiceArgs, query: Query, actor: Actor) {
   if (invoice.status !== InvoiceStatus.draft) throw conflict(NOT_DRAFT);
-  const { invoiceNumber, ...data } = args.input;
-  await assertInAccount(tx, invoice.accountId, data);
+  const { invoiceNumber, lines, ...input } = args.input;
+  await assertInAccount(tx, invoice.accountId, input);
+  const money = await repriced(tx, invoice.id, { ...input, lines });
+  const data = { ...input, ...(money ? { currency: money.currency, amount: money.amount, subtotal: money.subtotal, discountTotal: money.discountTotal, taxTotal: money.taxTotal } : {}) };
   const change = invoiceNumber === undefined ? data : { ...data, invoiceNumber };
   // The draft condition is part of the UPDATE: a concurrent setInvoiceStatus cannot slip between.
   const spec = { type: 'invoice.updated', model: 'Invoice', table: 'invoices', actor } as const;
   return updatedWithEvent(tx, spec, invoice, changedFields(change), () =>
-    updateGuarded<Invoice>(tx.invoice, invoice, change, withColumns('Invoice', query), args.expectedUpdatedAt, { status: InvoiceStatus.draft }),
+    updateGuarded<Invoice>(tx.invoice, invoice, change, withColumns('Invoice', money ? withoutLines(query) : query), args.expectedUpdatedAt, { status: InvoiceStatus.draft }).then(async (row) => {
+      if (!money) return row;
+      await writeLines(tx, invoice.id, money.lines, true);
+      return readsLines(query) ? { ...row, ...(await tx.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } })) } : row;
+    }),
   ).catch((error) => {
     // The transaction ends with a unique violation: nothing more is read in it.
     if (isUniqueViolation(error)) return refusedAsTaken(error, change);
     return refusedUnlessDraft(tx, error, invoice.id);
   });
+}
+
+type MoneyChange = { currency?: string; amount?: number | null; lines?: LineInput[] | null };
+
+/**
+ * A draft's money after an update touching currency, amount or lines (else null): new lines replace
+ * every line, an `amount` replaces the lines, a new currency re-prices what is kept.
+ */
+async function repriced(tx: Prisma.TransactionClient, id: string, change: MoneyChange) {
+  if (change.currency === undefined && change.amount === undefined && change.lines === undefined) return null;
+  const now = await tx.invoice.findUniqueOrThrow({ where: { id }, select: { currency: true, amount: true, lines: { orderBy: { position: 'asc' } } } });
+  const kept = now.lines.map((l) => ({ description: l.description, quantity: Number(l.quantity), unitPrice: Number(l.unitPrice), discountPercent: Number(l.discountPercent), taxRate: Number(l.taxRate) }));
+  const touched = change.amount != null || change.lines != null;
+  const money = {
+    currency: change.currency ?? now.currency,
+    amount: touched ? (change.amount ?? null) : kept.length ? null : Number(now.amount),
+    lines: touched ? (change.lines ?? null) : kept.length ? kept : null,
+  };
+  assertMoney(money);
+  return priceInvoice(money);
 }
 
 export async function deleteInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey, actor: Actor) {

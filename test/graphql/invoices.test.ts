@@ -173,8 +173,8 @@ describe('Mutation.createInvoice', () => {
     expectDetails(await create(acc, { status: 'paid' }), { status: ['A new invoice must be draft; use setInvoiceStatus to move it on'] });
   });
 
-  test('amount has at most two decimals and lies from 0 to 9999999999.99', async () => {
-    expectDetails(await create(acc, { amount: 10.001 }), { amount: ['Must have at most two decimals'] });
+  test('amount has at most the currency\'s decimals (two in USD) and lies from 0 to 9999999999.99', async () => {
+    expectDetails(await create(acc, { amount: 10.001 }), { amount: ['Must have at most 2 decimals in USD'] });
     expectDetails(await create(acc, { amount: 1e13 }), { amount: ['Must be from 0 to 9999999999.99'] });
     expectDetails(await create(acc, { amount: -0.01 }), { amount: ['Must be from 0 to 9999999999.99'] });
     const result = await create(acc, { amount: 9999999999.99 });
@@ -183,10 +183,10 @@ describe('Mutation.createInvoice', () => {
     expect(row.amount.toFixed(2)).toBe('9999999999.99');
   });
 
-  test('amount and dueDate are required; dueDate must be a real date (2025-02-30 is refused)', async () => {
+  test('amount (or lines) and dueDate are required; dueDate must be a real date (2025-02-30 is refused)', async () => {
     const missing = await t.gql(CREATE, { input: { accountId: acc.id, dueDate: DUE } }, { as: acc.owner });
     expect(missing.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    expect(Object.values(missing.errors?.[0]?.extensions?.details ?? {}).flat().join('\n')).toContain('"amount"');
+    expect(Object.values(missing.errors?.[0]?.extensions?.details ?? {}).flat().join('\n')).toContain('Required (or lines)');
     const badDate = await create(acc, { invoiceNumber: 'BAD-DATE', dueDate: '2025-02-30' });
     expect(Object.values(badDate.errors?.[0]?.extensions?.details ?? {}).flat().join('\n')).toContain('Must be a real date in the form YYYY-MM-DD');
     expect(await t.db.invoice.count({ where: { invoiceNumber: 'BAD-DATE' } })).toBe(0);
@@ -211,7 +211,7 @@ describe('Mutation.createInvoice', () => {
 
   test('validation comes before access, and access before the contact check', async () => {
     const foreign = await createContact(t, other);
-    expectDetails(await create(acc, { amount: 1.234 }, acc.outsider), { amount: ['Must have at most two decimals'] });
+    expectDetails(await create(acc, { amount: 1.234 }, acc.outsider), { amount: ['Must have at most 2 decimals in USD'] });
     expectCode(await create(acc, { contactId: foreign.id }, acc.outsider), 'FORBIDDEN');
   });
 

@@ -9,7 +9,9 @@ import { restResource } from '../helpers/rest.js';
 // refused call writes nothing: test/security/access-matrix.test.ts.
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const LIST_ITEM_KEYS = ['amount', 'contacts', 'created_at', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at'];
+const LIST_ITEM_KEYS = ['amount', 'amount_due', 'contacts', 'created_at', 'currency', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at'];
+// GET by id and create answer the list item's keys and these (docs/decisions.md §20).
+const RECORD_KEYS = ['lines', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'memo', 'paid_at'];
 const STATES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'overdue', 'cancelled', 'refunded'] as const;
 
 let t: TestApp;
@@ -57,6 +59,8 @@ describe('GET /api/v1/invoices', () => {
       id: billed.id,
       invoice_number: 'INV-000002',
       amount: 1234.5,
+      currency: 'USD',
+      amount_due: 1234.5,
       status: 'sent',
       due_date: '2024-02-29',
       external_id: null,
@@ -168,7 +172,7 @@ describe('POST /api/v1/invoices', () => {
       body: { account_id: acc.id, amount: 250.5, due_date: '2030-06-30', contact_id: contact.id, external_id: 'bill-1' },
     });
     expect(r.status, r.text).toBe(201);
-    expect(Object.keys(r.body.data).sort()).toEqual(LIST_ITEM_KEYS);
+    expect(Object.keys(r.body.data).sort()).toEqual([...LIST_ITEM_KEYS, ...RECORD_KEYS].sort());
     expect(r.body.data).toMatchObject({
       invoice_number: 'INV-000001', amount: 250.5, status: 'draft', due_date: '2030-06-30', external_id: 'bill-1',
       contacts: { id: contact.id, first_name: 'Ada', last_name: 'Lovelace' },

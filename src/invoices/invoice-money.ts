@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { snakeCase } from '../names.js';
+import { requiredText, text, TYPE_MESSAGES } from '../validation.js';
+import { badInput, type ErrorDetails } from '../errors.js';
+import { decimalsOf, exponentOf, formatMinor, isCurrency, priceLines, QUANTITY_DECIMALS, RATE_DECIMALS, scaled, type LineInput, type PricedLine, type Totals } from './money.js';
+
+// The money fields of an invoice (docs/decisions.md §20): currency, lines and their bounds.
+
+const MAX_MONEY = 9_999_999_999.99;
+const MONEY_BOUNDS = 'Must be from 0 to 9999999999.99';
+const atMost = (decimals: number) => (value: number) => decimalsOf(value) <= decimals;
+const decimalsMessage = (decimals: number) => `Must have at most ${decimals} decimals`;
+
+/** ISO 4217: lower case is upper-cased; an unknown code is refused by name. */
+export const currency = text()
+  .trim()
+  .transform((code) => code.toUpperCase())
+  .superRefine((code, ctx) => {
+    if (!isCurrency(code)) ctx.addIssue({ code: 'custom', message: `Unknown ISO 4217 currency code: ${code}` });
+  });
+
+/** A money amount's bounds; its decimals depend on the currency (moneyProblems). */
+export const amount = z.number({ error: TYPE_MESSAGES.number }).min(0, MONEY_BOUNDS).max(MAX_MONEY, MONEY_BOUNDS);
+
+const rate = z
+  .number({ error: TYPE_MESSAGES.number })
+  .min(0, 'Must be from 0 to 100')
+  .max(100, 'Must be from 0 to 100')
+  .refine(atMost(RATE_DECIMALS), decimalsMessage(RATE_DECIMALS))
+  .nullish()
+  .transform((value) => value ?? 0);
+
+// Keys in REST's spelling, so a line's problem is `lines.0.unit_price` in GraphQL and REST alike.
+const line = z.object({
+  description: requiredText(500),
+  quantity: z
+    .number({ error: TYPE_MESSAGES.number })
+    .gt(0, 'Must be greater than 0 and at most 1000000')
+    .max(1_000_000, 'Must be greater than 0 and at most 1000000')
+    .refine(atMost(QUANTITY_DECIMALS), decimalsMessage(QUANTITY_DECIMALS))
+    .nullish()
+    .transform((value) => value ?? 1),
+  unit_price: amount,
+  discount_percent: rate,
+  tax_rate: rate,
+});
+
+const snakeKeys = (value: unknown) =>
+  value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [snakeCase(k), v])) : value;
+
+/** 1 to 100 lines, as the API's callers spell them (camelCase in GraphQL, snake_case in REST). */
+export const lines = z
+  .array(z.preprocess(snakeKeys, line), { error: 'Expected a list of lines' })
+  .min(1, 'Must have 1 to 100 lines')
+  .max(100, 'Must have 1 to 100 lines')
+  .transform((list) => list.map((l): LineInput => ({ description: l.description, quantity: l.quantity, unitPrice: l.unit_price, discountPercent: l.discount_percent, taxRate: l.tax_rate })));
+
+type Issue = { path: (string | number)[]; message: string };
+export type MoneyInput = { currency: string; amount?: number | null; lines?: LineInput[] | null };
+export type Priced = { currency: string; amount: string; lines: PricedLine[] } & Totals;
+
+/**
+ * What the currency makes wrong in an invoice's money: amounts with more decimals than it has,
+ * both `amount` and `lines` or neither, a total over the bound. Every problem, keyed by REST name.
+ */
+export function moneyProblems({ currency, amount, lines }: MoneyInput): Issue[] {
+  const exponent = exponentOf(currency);
+  const issues: Issue[] = [];
+  const tooPrecise = `Must have at most ${exponent} decimals in ${currency}`;
+  if (amount != null && lines != null) issues.push({ path: ['amount'], message: 'Give amount or lines, not both' });
+  if (amount == null && lines == null) issues.push({ path: ['amount'], message: 'Required (or lines)' });
+  if (amount != null && decimalsOf(amount) > exponent) issues.push({ path: ['amount'], message: tooPrecise });
+  // Read loosely: a zod refinement sees lines whose own checks failed (snake_case, untransformed).
+  const prices = (lines ?? []).map((l) => (l as { unitPrice?: unknown; unit_price?: unknown }).unitPrice ?? (l as { unit_price?: unknown }).unit_price);
+  prices.forEach((price, index) => {
+    if (typeof price === 'number' && decimalsOf(price) > exponent) issues.push({ path: ['lines', index, 'unit_price'], message: tooPrecise });
+  });
+  const wellFormed = lines?.every((l) => [l.quantity, l.unitPrice, l.discountPercent, l.taxRate].every((n) => typeof n === 'number' && Number.isFinite(n)));
+  if (issues.length === 0 && lines && wellFormed && priceLines(lines, currency).totalMinor > scaled(MAX_MONEY, exponent)) {
+    issues.push({ path: ['lines'], message: `The total must be at most ${formatMinor(scaled(MAX_MONEY, exponent), exponent)}` });
+  }
+  return issues;
+}
+
+/** The invoice's stored money: lines priced and totals, or `amount` alone (subtotal = total = amount). */
+export function priceInvoice(input: MoneyInput): Priced {
+  const { currency } = input;
+  if (input.lines) {
+    const { lines: priced, totals } = priceLines(input.lines, currency);
+    return { currency, amount: totals.total, lines: priced, ...totals };
+  }
+  const exponent = exponentOf(currency);
+  const total = formatMinor(scaled(input.amount ?? 0, exponent), exponent);
+  return { currency, amount: total, lines: [], subtotal: total, discountTotal: formatMinor(0n, exponent), taxTotal: formatMinor(0n, exponent), total };
+}
+
+/** moneyProblems as the 400 a service throws (an update's money is judged against the stored invoice). */
+export function assertMoney(input: MoneyInput): void {
+  const issues = moneyProblems(input);
+  if (issues.length === 0) return;
+  const details: ErrorDetails = {};
+  for (const issue of issues) (details[issue.path.join('.')] ??= []).push(issue.message);
+  throw badInput(details);
+}
