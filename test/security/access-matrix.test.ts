@@ -428,9 +428,16 @@ const GQL: Record<string, GqlRow> = {
   // Imports (docs/decisions.md §17): owner and members.
   'Query.import': { role: 'member', hidden: 'null', doc: 'query ($id: ID!) { import(id: $id) { id accountId } }', vars: async (f, a) => ({ id: await recordOf(f, a, newImport) }) },
   'Query.imports': { role: 'member', doc: 'query ($a: ID!) { imports(accountId: $a) { id accountId } }', vars: (_f, a) => ({ a }) },
+  'Mutation.admitImport': {
+    role: 'member',
+    doc: 'mutation ($a: ID!) { admitImport(accountId: $a, object: CONTACTS) }',
+    nestedScopes: ['CONTACTS_WRITE'], // an import writes its object's records: that write scope too (docs/decisions.md §24)
+    vars: (_f, a) => ({ a }),
+  },
   'Mutation.startImport': {
     role: 'member',
     doc: 'mutation ($a: ID!) { startImport(accountId: $a, object: CONTACTS, columns: ["first_name"]) { id accountId } }',
+    nestedScopes: ['CONTACTS_WRITE'], // an import writes its object's records: that write scope too (docs/decisions.md §24)
     vars: (_f, a) => ({ a }),
   },
   'Mutation.queueImport': {
@@ -855,7 +862,7 @@ const REST: Record<string, RestRow> = {
   'POST /api/v1/contacts/batch': {
     role: 'member', ok: 200, request: (_f, a) => ({ path: '/api/v1/contacts/batch', body: { account_id: a, records: [{ first_name: 'Matrix' }] } }),
   },
-  'POST /api/v1/imports': { role: 'member', ok: 202, request: (_f, a) => ({ path: `/api/v1/imports?account_id=${a}&object=contacts`, csv: 'first_name\r\nMatrix\r\n' }) },
+  'POST /api/v1/imports': { role: 'member', ok: 202, nestedScopes: ['CONTACTS_WRITE'], request: (_f, a) => ({ path: `/api/v1/imports?account_id=${a}&object=contacts`, csv: 'first_name\r\nMatrix\r\n' }) },
   'GET /api/v1/imports': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/imports?account_id=${a}` }) },
   'GET /api/v1/imports/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/imports', newImport) },
   'DELETE /api/v1/imports/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/imports', newImport) },
