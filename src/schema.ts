@@ -10,6 +10,7 @@ import './deals/deal-reads.schema.js';
 import './invoices/invoice.schema.js';
 import './invoices/invoice-reads.schema.js';
 import './invoices/invoice-lines.schema.js';
+import './invoices/payment.schema.js';
 import './forms/form.schema.js';
 import './forms/form-page.schema.js';
 import './forms/submission.schema.js';

@@ -28,6 +28,7 @@ const SHAPES: Record<RecordKind, Shape> = {
   contact: {},
   deal: { dates: ['expectedCloseDate'] },
   invoice: { dates: ['dueDate'] },
+  payment: {},
   pipeline_stage: {},
   form: {},
   proposal: {},

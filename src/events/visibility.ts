@@ -14,6 +14,7 @@ const KEY_SCOPE_OF: Record<RecordKind, ApiScope | false> = {
   deal: 'DEALS_READ',
   pipeline_stage: 'DEALS_READ',
   invoice: 'INVOICES_READ',
+  payment: 'INVOICES_READ',
   form: 'FORMS_READ',
   import: 'IMPORTS',
   export: 'EXPORTS',

@@ -8,6 +8,7 @@ import { emit, emitMany } from '../events/emit.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import type { LineInput, PricedLine } from './money.js';
+import { recordBalancingPayment } from './payment.service.js';
 import { externalId, optionalText, uuid } from '../validation.js';
 import { amount as moneyAmount, assertMoney, currency, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
 import { camelCase } from '../names.js';
@@ -141,6 +142,12 @@ export async function setInvoiceStatus(tx: Prisma.TransactionClient, invoice: In
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(INVOICE_MACHINE, from, to);
     const [object] = await tx.invoice.updateManyAndReturn({ where: { id: invoice.id, status: from }, data: { status: to } });
+    if (object && to === InvoiceStatus.paid) {
+      // docs/decisions.md §20: every paid invoice owes nothing; what was due is recorded as paid.
+      await recordBalancingPayment(tx, invoice.id, actor);
+      const settled = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
+      return emit(tx, { type: 'invoice.status_changed', accountId: object.accountId, actor, object: settled, previous: { status: from } });
+    }
     if (object) return emit(tx, { type: 'invoice.status_changed', accountId: object.accountId, actor, object, previous: { status: from } });
     from = (await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id }, select: { status: true } })).status;
   }

@@ -1,0 +1,77 @@
+/** Mutation.recordPayment · refundPayment · Invoice.payments · Payment (docs/decisions.md §20) */
+import { builder } from '../graphql/builder.js';
+import { moneyOf } from '../graphql/scalars.js';
+import { userActor } from '../events/types.js';
+import { checked } from '../graphql/rules.js';
+import { PaymentMethod, type Prisma } from '../generated/prisma/client.js';
+import { InvoiceRef } from './invoice.schema.js';
+import { recordPayment, recordPaymentArgs, refundPayment, refundPaymentArgs, type RecordPaymentArgs, type RefundPaymentArgs } from './payment.service.js';
+
+/** Payments are invoice writes: 30 a minute per caller (docs/decisions.md §18). */
+const WRITES = { max: 30, window: '1m', per: 'user' } as const;
+/** Invoice.payments answers the first 100, oldest first (a connection is not yet built). */
+export const PAYMENTS_SHOWN = 100;
+
+export const PaymentMethodEnum = builder.enumType(PaymentMethod, { name: 'PaymentMethod' });
+
+export const PaymentRef = builder.prismaObject('Payment', {
+  keyScope: 'INVOICES_READ',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    invoice: t.relation('invoice'),
+    amount: t.float({ resolve: (payment) => moneyOf(payment.amount) }),
+    currency: t.exposeString('currency'),
+    method: t.expose('method', { type: PaymentMethodEnum }),
+    reference: t.exposeString('reference', { nullable: true }),
+    paidAt: t.expose('paidAt', { type: 'DateTime' }),
+    refundedAmount: t.float({ resolve: (payment) => moneyOf(payment.refundedAmount) }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObjectField(InvoiceRef, 'payments', (t) =>
+  t.relation('payments', { description: 'Oldest first; the first 100', maxItems: PAYMENTS_SHOWN, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: PAYMENTS_SHOWN } }),
+);
+
+const RecordPaymentInput = builder.inputType('RecordPaymentInput', {
+  fields: (t) => ({
+    amount: t.float({ required: true, description: 'Greater than 0, at most amountDue, in the minor units of the invoice currency' }),
+    method: t.field({ type: PaymentMethodEnum, required: true }),
+    reference: t.string({ description: 'At most 255 characters' }),
+    paidAt: t.field({ type: 'DateTime', description: 'Now when absent' }),
+  }),
+});
+
+const invoiceOf = ({ invoiceId }: RecordPaymentArgs, ctx: { db: Prisma.TransactionClient }) =>
+  ctx.db.invoice.findUnique({ where: { id: invoiceId }, select: { id: true, accountId: true } });
+const paymentOf = ({ paymentId }: RefundPaymentArgs, ctx: { db: Prisma.TransactionClient }) =>
+  ctx.db.payment.findUnique({ where: { id: paymentId }, select: { id: true, accountId: true, invoiceId: true } });
+
+builder.mutationFields((t) => ({
+  recordPayment: t.prismaField({
+    type: 'Payment',
+    description: 'On a sent, viewed, partial or overdue invoice (else CONFLICT); the invoice becomes paid when nothing is due, else partial.',
+    args: { invoiceId: t.arg.id({ required: true }), input: t.arg({ type: RecordPaymentInput, required: true }) },
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: recordPaymentArgs, target: invoiceOf, hidden: 'not-found', line: (a: RecordPaymentArgs) => `row:${a.invoiceId}`, limit: WRITES, idempotent: true },
+    resolve: async (query, _root, _args, _ctx, info) => {
+      const { viewer, input, write } = checked<RecordPaymentArgs>(info);
+      return write(async (tx) => {
+        const payment = await recordPayment(tx, input.invoiceId, input.input, userActor(viewer));
+        return tx.payment.findUniqueOrThrow({ ...query, where: { id: payment.id } });
+      });
+    },
+  }),
+  refundPayment: t.prismaField({
+    type: 'Payment',
+    description: 'Gives back at most what is left of the payment (all of it when amount is absent); the invoice becomes refunded when nothing stays paid, else partial.',
+    args: { paymentId: t.arg.id({ required: true }), amount: t.arg.float() },
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: refundPaymentArgs, target: paymentOf, hidden: 'not-found', line: (a: RefundPaymentArgs) => `row:${a.paymentId}`, limit: WRITES, idempotent: true },
+    resolve: async (query, _root, _args, _ctx, info) => {
+      const { viewer, input, target, write } = checked<RefundPaymentArgs, { id: string; invoiceId: string }>(info);
+      return write(async (tx) => {
+        await refundPayment(tx, target, input.amount, userActor(viewer));
+        return tx.payment.findUniqueOrThrow({ ...query, where: { id: input.paymentId } });
+      });
+    },
+  }),
+}));

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { InvoiceStatus } from '../../src/generated/prisma/enums.js';
+import { createAccount, type TestAccount } from '../factories/index.js';
+import { createTestApp, errorOf, type GqlResult, type TestApp } from '../helpers/app.js';
+import { inTransaction } from '../../src/events/emit.js';
+import { SYSTEM } from '../../src/events/types.js';
+import { recordPayment } from '../../src/invoices/payment.service.js';
+
+// docs/decisions.md §20 "Payments move the invoice": recordPayment, refundPayment, a manual move to paid.
+
+const PAY = `mutation ($invoiceId: ID!, $input: RecordPaymentInput!) { recordPayment(invoiceId: $invoiceId, input: $input) { id amount currency method refundedAmount invoice { status amountPaid amountDue paidAt } } }`;
+const REFUND = `mutation ($paymentId: ID!, $amount: Float) { refundPayment(paymentId: $paymentId, amount: $amount) { id refundedAmount invoice { status amountPaid amountDue paidAt } } }`;
+const SET_STATUS = `mutation ($id: ID!, $status: InvoiceStatus!) { setInvoiceStatus(id: $id, status: $status) { status amountPaid amountDue payments { amount method } } }`;
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t?.close());
+
+let seeded = 0;
+const invoice = (acc: TestAccount, data: { status?: InvoiceStatus; amount?: number; currency?: string } = {}) =>
+  t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: `PAY-${++seeded}`, amount: 100, status: 'sent', dueDate: new Date('2027-01-31'), ...data } });
+const pay = (acc: TestAccount, invoiceId: string, input: Record<string, unknown>) => t.gql(PAY, { invoiceId, input: { method: 'card', ...input } }, { as: acc.owner });
+const ok = (r: GqlResult) => {
+  expect(r.errors).toBeUndefined();
+  return Object.values(r.data)[0] as Record<string, any>;
+};
+const codeOf = (r: GqlResult) => errorOf(r).extensions?.code;
+const eventsOf = (acc: TestAccount, type: string) => t.db.event.findMany({ where: { accountId: acc.id, type }, orderBy: { id: 'asc' } });
+
+describe('recordPayment', () => {
+  test('a part payment makes the invoice partial; paying the rest makes it paid with paidAt', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    const first = ok(await pay(acc, id, { amount: 87.5, reference: 'tx-1' }));
+    expect(first).toMatchObject({ amount: 87.5, currency: 'USD', method: 'card', refundedAmount: 0, invoice: { status: 'partial', amountPaid: 87.5, amountDue: 12.5, paidAt: null } });
+    expect(errorOf(await pay(acc, id, { amount: 12.51 })).extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { amount: ['Exceeds the amount due (12.50)'] } });
+    const second = ok(await pay(acc, id, { amount: 12.5, method: 'bank_transfer' }));
+    expect(second.invoice).toMatchObject({ status: 'paid', amountPaid: 100, amountDue: 0 });
+    expect(second.invoice.paidAt).toEqual(expect.any(String));
+    expect((await eventsOf(acc, 'payment.created')).length).toBe(2);
+    expect((await eventsOf(acc, 'invoice.status_changed')).map((e) => (e.data as any).object.status)).toEqual(['partial', 'paid']);
+  });
+
+  test('a payment on a draft, paid, cancelled or refunded invoice is CONFLICT', async () => {
+    const acc = await createAccount(t);
+    for (const status of ['draft', 'paid', 'cancelled', 'refunded'] as const) {
+      const { id } = await invoice(acc, { status });
+      expect(codeOf(await pay(acc, id, { amount: 1 }))).toBe('CONFLICT');
+    }
+    expect(await t.db.payment.count({ where: { accountId: acc.id } })).toBe(0);
+  });
+
+  test("an amount of 0, or with more decimals than the invoice's currency, is a 400 on amount", async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { currency: 'JPY', amount: 1000 });
+    expect(errorOf(await pay(acc, id, { amount: 0 })).extensions?.details).toEqual({ amount: ['Must be greater than 0'] });
+    expect(errorOf(await pay(acc, id, { amount: 1.5 })).extensions?.details).toEqual({ amount: ['Must have at most 0 decimals in JPY'] });
+  });
+
+  test('20 concurrent payments never take more than is due', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    const results = await Promise.all(Array.from({ length: 20 }, () => pay(acc, id, { amount: 10 })));
+    expect(results.filter((r) => !r.errors).length).toBe(10);
+    for (const refused of results.filter((r) => r.errors)) expect(['CONFLICT', 'BAD_USER_INPUT']).toContain(codeOf(refused));
+    const row = await t.db.invoice.findUniqueOrThrow({ where: { id } });
+    expect([row.amountPaid.toFixed(2), row.status]).toEqual(['100.00', 'paid']);
+    const sum = await t.db.payment.aggregate({ where: { invoiceId: id }, _sum: { amount: true } });
+    expect(sum._sum.amount?.toFixed(2)).toBe('100.00');
+  });
+  test('20 concurrent payments in as many transactions (as from many instances) never take more than is due', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    const one = () => inTransaction(t.db, (tx) => recordPayment(tx, id, { amount: 10, method: 'cash', reference: null, paidAt: null }, SYSTEM)).then(() => true, () => false);
+    const results = await Promise.all(Array.from({ length: 20 }, one));
+    expect(results.filter(Boolean).length).toBe(10);
+    const sum = await t.db.payment.aggregate({ where: { invoiceId: id }, _sum: { amount: true } });
+    const row = await t.db.invoice.findUniqueOrThrow({ where: { id } });
+    expect([sum._sum.amount?.toFixed(2), row.amountPaid.toFixed(2), row.status]).toEqual(['100.00', '100.00', 'paid']);
+  });
+});
+
+describe('refundPayment', () => {
+  test('a partial refund moves paid to partial; refunding what stays paid moves it to refunded', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 50 });
+    const payment = ok(await pay(acc, id, { amount: 50 }));
+    const part = ok(await t.gql(REFUND, { paymentId: payment.id, amount: 20 }, { as: acc.owner }));
+    expect(part).toMatchObject({ refundedAmount: 20, invoice: { status: 'partial', amountPaid: 30, amountDue: 20, paidAt: null } });
+    expect(errorOf(await t.gql(REFUND, { paymentId: payment.id, amount: 30.01 }, { as: acc.owner })).extensions?.details).toEqual({ amount: ['Exceeds what is left of the payment (30.00)'] });
+    const rest = ok(await t.gql(REFUND, { paymentId: payment.id }, { as: acc.owner }));
+    expect(rest).toMatchObject({ refundedAmount: 50, invoice: { status: 'refunded', amountPaid: 0 } });
+    expect(codeOf(await t.gql(REFUND, { paymentId: payment.id }, { as: acc.owner }))).toBe('CONFLICT');
+    expect((await eventsOf(acc, 'payment.refunded')).length).toBe(2);
+  });
+
+  test("another account's payment is NOT_FOUND", async () => {
+    const [acc, other] = await Promise.all([createAccount(t), createAccount(t)]);
+    const { id } = await invoice(acc);
+    const payment = ok(await pay(acc, id, { amount: 1 }));
+    expect(codeOf(await t.gql(REFUND, { paymentId: payment.id }, { as: other.owner }))).toBe('NOT_FOUND');
+    expect(codeOf(await pay(other, id, { amount: 1 }))).toBe('NOT_FOUND');
+  });
+});
+
+describe('a manual move to paid', () => {
+  test('records the balancing payment (method other), so a paid invoice owes nothing', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    ok(await pay(acc, id, { amount: 40 }));
+    const moved = ok(await t.gql(SET_STATUS, { id, status: 'paid' }, { as: acc.owner }));
+    expect(moved).toMatchObject({ status: 'paid', amountPaid: 100, amountDue: 0, payments: [{ amount: 40, method: 'card' }, { amount: 60, method: 'other' }] });
+  });
+});
