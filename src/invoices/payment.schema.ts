@@ -18,6 +18,7 @@ export const PaymentRef = builder.prismaObject('Payment', {
   keyScope: 'INVOICES_READ',
   fields: (t) => ({
     id: t.exposeID('id'),
+    invoiceId: t.exposeID('invoiceId'),
     invoice: t.relation('invoice'),
     amount: t.float({ resolve: (payment) => moneyOf(payment.amount) }),
     currency: t.exposeString('currency'),

@@ -10,6 +10,9 @@ import {
   UpdateInvoiceByIdDocument,
   DeleteInvoiceByIdDocument,
   SetInvoiceStatusByIdDocument,
+  InvoicePaymentsByIdDocument,
+  RecordPaymentByInvoiceIdDocument,
+  RefundPaymentByIdDocument,
   SetDealStatusByIdDocument,
   ListWebhookEndpointsDocument,
   ListEventsDocument,
@@ -177,6 +180,10 @@ export const routes: Route[] = [
   },
   { method: 'DELETE', path: '/api/v1/invoices/:id', operation: DeleteInvoiceByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
   { method: 'POST', path: '/api/v1/invoices/:id/status', operation: SetInvoiceStatusByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
+  // Payments move the invoice (docs/decisions.md §20).
+  { method: 'GET', path: '/api/v1/invoices/:id/payments', operation: InvoicePaymentsByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
+  { method: 'POST', path: '/api/v1/invoices/:id/payments', operation: RecordPaymentByInvoiceIdDocument, input: 'body-as-input', answer: CREATED, extension: true },
+  { method: 'POST', path: '/api/v1/payments/:id/refund', operation: RefundPaymentByIdDocument, input: 'body-as-variables', answer: UNVERSIONED, ...BY_ID },
   { method: 'POST', path: '/api/v1/deals/:id/status', operation: SetDealStatusByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
   // The events feed, for systems that cannot receive webhooks (docs/decisions.md §18).
   { method: 'GET', path: '/api/v1/events', operation: ListEventsDocument, input: 'query', answer: PAGE, extension: true },

@@ -142,6 +142,13 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
     });
   });
 
+  /**
+   * An invoice in a database as an older migration left it: in SQL, since the current client also
+   * writes the columns later migrations add (currency, ...: docs/decisions.md §20).
+   */
+  const oldInvoice = (db: { prisma: { $executeRaw: (q: TemplateStringsArray, ...v: unknown[]) => Promise<number> } }, i: { accountId: string; invoiceNumber: string; amount: number; dueDate: string; status: string }) =>
+    db.prisma.$executeRaw`INSERT INTO invoices (id, account_id, invoice_number, amount, due_date, status) VALUES (${randomUUID()}::uuid, ${i.accountId}::uuid, ${i.invoiceNumber}, ${i.amount}, ${i.dueDate}::date, ${i.status}::invoice_status)`;
+
   it('the record_counts migration counts the rows made before it, and its triggers every row after', async () => {
     const db = await databases.open();
     const all = await repoMigrations();
@@ -157,7 +164,7 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
       for (const [i, { id: accountId }] of accounts.entries()) {
         await db.prisma.contact.createMany({ data: ['lead', 'client', 'client', 'vendor'].slice(i).map((contactType) => ({ accountId, firstName: 'C', contactType: contactType as never })) });
         await db.prisma.deal.createMany({ data: ['open', 'won', 'won'].slice(i).map((status) => ({ accountId, title: 'D', status: status as never })) });
-        await db.prisma.invoice.createMany({ data: ['draft', 'paid'].map((status, n) => ({ accountId, invoiceNumber: `INV-${n}`, amount: 1, dueDate: new Date('2031-01-01'), status: status as never })) });
+        for (const [n, status] of ['draft', 'paid'].entries()) await oldInvoice(db, { accountId, invoiceNumber: `INV-${n}`, amount: 1, dueDate: '2031-01-01', status });
       }
 
       await copy(counters);
@@ -198,9 +205,7 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
             { accountId, title: 'D', value: 3, createdAt: new Date('2025-12-31T23:00:00Z') },
           ].slice(i) as never,
         });
-        await db.prisma.invoice.createMany({
-          data: ['draft', 'sent', 'overdue'].map((status, n) => ({ accountId, invoiceNumber: `INV-${n}`, amount: 1.25 * (n + 1), dueDate: new Date(`2026-0${n + 1}-01`), status: status as never })),
-        });
+        for (const [n, status] of ['draft', 'sent', 'overdue'].entries()) await oldInvoice(db, { accountId, invoiceNumber: `INV-${n}`, amount: 1.25 * (n + 1), dueDate: `2026-0${n + 1}-01`, status });
       }
 
       await copy(reports);

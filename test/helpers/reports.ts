@@ -34,13 +34,13 @@ export async function reportsBySql(db: PrismaClient, accountId: string, { from =
 
   const on = asOf ?? new Date().toISOString().slice(0, 10);
   const buckets = await db.$queryRaw<(Sum & { label: string })[]>`
-    SELECT b.label, count(i.id)::int AS n, coalesce(sum(i.amount), 0)::text AS value
+    SELECT b.label, count(i.id)::int AS n, coalesce(sum(i.amount - i.amount_paid), 0)::text AS value
     FROM (VALUES (1, 'current', -1000000, 0), (2, '1-30', 1, 30), (3, '31-60', 31, 60), (4, '61-90', 61, 90), (5, 'over-90', 91, 1000000)) AS b(ord, label, lo, hi)
     LEFT JOIN invoices i ON i.account_id = ${accountId}::uuid AND i.status IN ('sent', 'viewed', 'partial', 'overdue')
       AND ${on}::date - i.due_date BETWEEN b.lo AND b.hi
     GROUP BY b.ord, b.label ORDER BY b.ord`;
   const [outstanding] = await db.$queryRaw<Sum[]>`
-    SELECT count(*)::int AS n, coalesce(sum(amount), 0)::text AS value FROM invoices
+    SELECT count(*)::int AS n, coalesce(sum(amount - amount_paid), 0)::text AS value FROM invoices
     WHERE account_id = ${accountId}::uuid AND status IN ('sent', 'viewed', 'partial', 'overdue')`;
 
   const keyCounts = (column: 'contact_type' | 'source', type: 'contact_type' | 'contact_source') => db.$queryRawUnsafe<{ key: string; count: number }[]>(

@@ -114,3 +114,47 @@ describe('a manual move to paid', () => {
     expect(moved).toMatchObject({ status: 'paid', amountPaid: 100, amountDue: 0, payments: [{ amount: 40, method: 'card' }, { amount: 60, method: 'other' }] });
   });
 });
+
+describe('REST: /api/v1/invoices/{id}/payments and /api/v1/payments/{id}/refund', () => {
+  test('POST records a payment (201), GET lists them, POST refund gives money back; the invoice shows amount_paid and amount_due', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    const paid = await t.rest('POST', `/api/v1/invoices/${id}/payments`, { as: acc.owner, body: { amount: 60, method: 'bank_transfer', reference: 'SEPA-1' } });
+    expect(paid.status).toBe(201);
+    const payment = (paid.body as { data: Record<string, unknown> }).data;
+    expect(payment).toMatchObject({ invoice_id: id, amount: 60, currency: 'USD', method: 'bank_transfer', reference: 'SEPA-1', refunded_amount: 0 });
+    const over = await t.rest('POST', `/api/v1/invoices/${id}/payments`, { as: acc.owner, body: { amount: 40.01, method: 'card' } });
+    expect([over.status, (over.body as { details: unknown }).details]).toEqual([400, { amount: ['Exceeds the amount due (40.00)'] }]);
+    const refund = await t.rest('POST', `/api/v1/payments/${payment.id}/refund`, { as: acc.owner, body: { amount: 10 } });
+    expect([refund.status, (refund.body as { data: Record<string, unknown> }).data.refunded_amount]).toEqual([200, 10]);
+    const listed = await t.rest('GET', `/api/v1/invoices/${id}/payments`, { as: acc.owner });
+    expect(listed.status).toBe(200);
+    expect((listed.body as { data: unknown }).data).toMatchObject({ invoice_id: id, amount_paid: 50, amount_due: 50, payments: [{ id: payment.id, refunded_amount: 10 }] });
+    expect(((await t.rest('GET', `/api/v1/invoices/${id}`, { as: acc.owner })).body as { data: unknown }).data).toMatchObject({ status: 'partial', amount_paid: 50, amount_due: 50 });
+  });
+
+  test('a draft takes no payment (409); an unknown invoice or payment is 404', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { status: 'draft' });
+    expect((await t.rest('POST', `/api/v1/invoices/${id}/payments`, { as: acc.owner, body: { amount: 1, method: 'cash' } })).status).toBe(409);
+    const unknown = '0190a0a0-0000-7000-8000-000000000000';
+    expect((await t.rest('POST', `/api/v1/invoices/${unknown}/payments`, { as: acc.owner, body: { amount: 1, method: 'cash' } })).status).toBe(404);
+    expect((await t.rest('GET', `/api/v1/invoices/${unknown}/payments`, { as: acc.owner })).status).toBe(404);
+    expect((await t.rest('POST', `/api/v1/payments/${unknown}/refund`, { as: acc.owner, body: {} })).status).toBe(404);
+  });
+});
+
+describe('reports', () => {
+  test('receivables sum what is still due: a part payment lowers them, a refund raises them again', async () => {
+    const acc = await createAccount(t);
+    const total = async () => ((await t.rest('GET', `/api/v1/reports/receivables?account_id=${acc.id}`, { as: acc.owner })).body as { data: { total: number; count: number } }).data;
+    const { id } = await invoice(acc, { amount: 100 });
+    expect(await total()).toMatchObject({ total: 100, count: 1 });
+    const payment = ok(await pay(acc, id, { amount: 30.25 }));
+    expect(await total()).toMatchObject({ total: 69.75, count: 1 });
+    ok(await t.gql(REFUND, { paymentId: payment.id, amount: 0.25 }, { as: acc.owner }));
+    expect(await total()).toMatchObject({ total: 70, count: 1 });
+    ok(await pay(acc, id, { amount: 70 }));
+    expect(await total()).toMatchObject({ total: 0, count: 0 });
+  });
+});

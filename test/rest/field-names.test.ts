@@ -126,6 +126,14 @@ const CASES: Record<string, Case[]> = {
     details: () => ({ amount: ['Must be from 0 to 9999999999.99'], contact_id: ['Not found in this account'], due_date: ['Must be a real date in the form YYYY-MM-DD'] }),
   }],
   'DELETE /api/v1/invoices/:id': [{ path: () => '/api/v1/invoices/nope', details: () => null }],
+  // Payments (docs/decisions.md §20): paid_at, and a line's fields, by their REST names.
+  'GET /api/v1/invoices/:id/payments': [{ path: () => '/api/v1/invoices/nope/payments', details: () => null }],
+  'POST /api/v1/invoices/:id/payments': [{
+    path: () => `/api/v1/invoices/${invoiceId}/payments`,
+    body: () => ({ amount: 'ten', method: 'cheque', paid_at: 'yesterday' }),
+    details: () => ({ amount: ['Expected a number'], method: ONE_OF('bank_transfer, card, cash, check, other'), paid_at: [expect.any(String)] }),
+  }],
+  'POST /api/v1/payments/:id/refund': [{ path: () => `/api/v1/payments/${invoiceId}/refund`, body: () => ({ amount: 'ten' }), details: () => ({ amount: ['Expected a number'] }) }],
   'POST /api/v1/invoices/:id/status': [{
     path: () => `/api/v1/invoices/${invoiceId}/status`,
     body: () => ({ status: 'settled' }),

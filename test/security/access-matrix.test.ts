@@ -142,6 +142,14 @@ const readRow = (name: string, selection: string, id: (f: Fixture) => string, ne
 const newDeal = async (f: Fixture) => (await t.db.deal.create({ data: { accountId: f.acc.id, title: unique('Deal') } })).id;
 const newInvoice = async (f: Fixture) =>
   (await t.db.invoice.create({ data: { accountId: f.acc.id, invoiceNumber: unique('INV'), amount: 1, dueDate: new Date('2030-01-31') } })).id;
+/** A sent invoice of 100 (it takes payments) and a payment of 5 on another (docs/decisions.md §20). */
+const newSentInvoice = async (f: Fixture) =>
+  (await t.db.invoice.create({ data: { accountId: f.acc.id, invoiceNumber: unique('INV'), amount: 100, status: 'sent', dueDate: new Date('2030-01-31') } })).id;
+const newPayment = async (f: Fixture) => {
+  const invoiceId = await newSentInvoice(f);
+  await t.db.invoice.update({ where: { id: invoiceId }, data: { status: 'partial', amountPaid: 5 } });
+  return (await t.db.payment.create({ data: { accountId: f.acc.id, invoiceId, amount: 5, currency: 'USD', method: 'cash', paidAt: new Date() } })).id;
+};
 /** An endpoint to a loopback address: every send is refused by the target guard, so nothing leaves the machine. */
 const newEndpoint = async (f: Fixture) => {
   const id = randomUUID();
@@ -384,6 +392,18 @@ const GQL: Record<string, GqlRow> = {
     hidden: 'not-found',
     doc: 'mutation ($id: ID!, $status: InvoiceStatus!) { setInvoiceStatus(id: $id, status: $status) { id accountId status } }',
     vars: async (f, a) => ({ id: await recordOf(f, a, newInvoice), status: 'sent' }),
+  },
+  'Mutation.recordPayment': {
+    role: 'member',
+    hidden: 'not-found',
+    doc: 'mutation ($id: ID!) { recordPayment(invoiceId: $id, input: { amount: 1, method: cash }) { id invoice { id accountId } } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newSentInvoice) }),
+  },
+  'Mutation.refundPayment': {
+    role: 'member',
+    hidden: 'not-found',
+    doc: 'mutation ($id: ID!) { refundPayment(paymentId: $id) { id invoice { id accountId } } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newPayment) }),
   },
   'Mutation.createLeadForm': {
     role: 'member',
@@ -895,6 +915,15 @@ const REST: Record<string, RestRow> = {
     role: 'member', ok: 200, hidden: true,
     request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/status`, body: { status: 'sent' } }),
   },
+  'GET /api/v1/invoices/:id/payments': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/payments` }) },
+  'POST /api/v1/invoices/:id/payments': {
+    role: 'member', ok: 201, hidden: true,
+    request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newSentInvoice)}/payments`, body: { amount: 1, method: 'cash' } }),
+  },
+  'POST /api/v1/payments/:id/refund': {
+    role: 'member', ok: 200, hidden: true,
+    request: async (f, a) => ({ path: `/api/v1/payments/${await recordOf(f, a, newPayment)}/refund`, body: {} }),
+  },
   'GET /api/v1/webhook_endpoints': {
     role: 'owner', ok: 200, ownerOnlyMessage: OWNER_ONLY, request: (_f, a) => ({ path: `/api/v1/webhook_endpoints?account_id=${a}` }),
   },
@@ -1118,7 +1147,8 @@ describe('object properties (OWASP API3): no mass assignment, no extra data', ()
     );
     expect(Object.keys(deals.body.data[0].contacts).sort()).toEqual(['first_name', 'id', 'last_name']);
     const invoices = await t.rest('GET', `/api/v1/invoices?account_id=${f.acc.id}`, { as: f.acc.owner });
-    expect(Object.keys(invoices.body.data[0]).sort()).toEqual(['amount', 'contacts', 'created_at', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at']);
+    // docs/decisions.md §20: list items gain currency and amount_due.
+    expect(Object.keys(invoices.body.data[0]).sort()).toEqual(['amount', 'amount_due', 'contacts', 'created_at', 'currency', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at']);
   });
 });
 
