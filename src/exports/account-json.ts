@@ -21,6 +21,8 @@ export const COLLECTIONS: readonly Collection[] = [
   { key: 'contacts', table: 'contacts', orderBy: ['created_at', 'id'] },
   { key: 'deals', table: 'deals', orderBy: ['created_at', 'id'] },
   { key: 'invoices', table: 'invoices', orderBy: ['created_at', 'id'] },
+  // docs/decisions.md §20: money received for the account's invoices.
+  { key: 'payments', table: 'payments', orderBy: ['created_at', 'id'] },
   { key: 'proposals', table: 'proposals', orderBy: ['created_at', 'id'] },
   { key: 'contracts', table: 'contracts', orderBy: ['created_at', 'id'] },
   { key: 'galleries', table: 'galleries', orderBy: ['created_at', 'id'] },

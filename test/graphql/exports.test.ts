@@ -149,9 +149,10 @@ describe('account export document', () => {
     await db.deal.create({
       data: { accountId: acc.id, title: 'Deal', value: 1500.25, contactId: contact.id, stageId: stage.id, expectedCloseDate: new Date('2030-02-28') },
     });
-    await db.invoice.create({
+    const invoice = await db.invoice.create({
       data: { accountId: acc.id, contactId: contact.id, invoiceNumber: 'INV-000001', amount: 99.9, dueDate: new Date('2030-03-31') },
     });
+    await db.payment.create({ data: { accountId: acc.id, invoiceId: invoice.id, amount: 10, currency: 'USD', method: 'card', paidAt: new Date('2030-03-01') } });
     await db.proposal.create({ data: { accountId: acc.id, title: 'Proposal', amount: 10, contactId: contact.id } });
     await db.contract.create({ data: { accountId: acc.id, title: 'Contract' } });
     await db.gallery.create({ data: { accountId: acc.id, title: 'Gallery' } });
@@ -191,8 +192,8 @@ describe('account export document', () => {
     const doc = await read(accountExportStream(t.db, acc.id, exportedAt));
 
     expect(Object.keys(doc)).toEqual(['export_metadata', 'account', ...COLLECTIONS.map((c) => c.key)]);
-    expect(Object.keys(doc).slice(2, 16)).toEqual([
-      'contacts', 'deals', 'invoices', 'proposals', 'contracts', 'galleries', 'bookings', 'workflows',
+    expect(Object.keys(doc).slice(2, 17)).toEqual([
+      'contacts', 'deals', 'invoices', 'payments', 'proposals', 'contracts', 'galleries', 'bookings', 'workflows',
       'pipeline_stages', 'team_members', 'forms', 'form_fields', 'form_submissions', 'exports',
     ]);
     expect(doc.export_metadata).toEqual({
