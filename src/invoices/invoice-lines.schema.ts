@@ -25,7 +25,17 @@ export const InvoiceLineRef = builder.prismaObject('InvoiceLine', {
 builder.prismaObjectFields(InvoiceRef, (t) => ({
   currency: t.exposeString('currency', { description: 'ISO 4217, upper case' }),
   lines: t.relation('lines', { description: 'In position order; empty for an invoice made from amount alone', maxItems: LINES_PER_INVOICE, query: { orderBy: { position: 'asc' } } }),
-  subtotal: t.float({ select: { subtotal: true }, resolve: (invoice) => moneyOf(invoice.subtotal) }),
+  subtotal: t.float({
+    description: 'The sum of the lines\' gross amounts; the amount of an invoice without lines',
+    select: { amount: true, discountTotal: true, taxTotal: true, currency: true },
+    // From total = subtotal − discountTotal + taxTotal, so a row written without lines (the demo, a
+    // seed, the contract's amount-only create) shows subtotal = amount as §20 says.
+    resolve: (invoice) => {
+      const exponent = exponentOf(invoice.currency);
+      const minor = (value: { toString(): string }) => minorOf(value, exponent);
+      return Number(formatMinor(minor(invoice.amount) + minor(invoice.discountTotal) - minor(invoice.taxTotal), exponent));
+    },
+  }),
   discountTotal: t.float({ select: { discountTotal: true }, resolve: (invoice) => moneyOf(invoice.discountTotal) }),
   taxTotal: t.float({ select: { taxTotal: true }, resolve: (invoice) => moneyOf(invoice.taxTotal) }),
   total: t.float({ description: 'subtotal − discountTotal + taxTotal; the same as amount', select: { amount: true }, resolve: (invoice) => moneyOf(invoice.amount) }),

@@ -199,6 +199,8 @@ describe('GET /api/v1/invoices/{id}', () => {
     expect(r.body.data).toEqual({
       id: invoice.id, invoice_number: 'INV-BYID', amount: 10.5, status: 'draft', due_date: '2030-01-31', external_id: null, contacts: null,
       created_at: invoice.createdAt.toISOString(), updated_at: invoice.updatedAt.toISOString(),
+      // docs/decisions.md §20: an invoice from amount alone has no lines and subtotal = total = amount.
+      currency: 'USD', lines: [], subtotal: 10.5, discount_total: 0, tax_total: 0, total: 10.5, amount_paid: 0, amount_due: 10.5, memo: null, paid_at: null,
     });
     expect(r.headers.get('etag')).toBe(`"${invoice.updatedAt.toISOString()}"`);
     const user = await createUser(t);
