@@ -152,7 +152,7 @@ const answered = (nodes: unknown[]): unknown[] =>
     : value && typeof value === 'object' && !(value instanceof Date) ? answered([value])[0]
     : value,
   ])));
-const MONEY_FIELDS = new Set(['value', 'amount']);
+const MONEY_FIELDS = new Set(['value', 'amount', 'subtotal', 'discountTotal', 'taxTotal', 'amountPaid']);
 
 /** Prisma's own paging of `where`: the reference. */
 async function findPage(delegate: { findMany(args: object): Promise<unknown[]>; count(args: object): Promise<number> }, c: Case) {

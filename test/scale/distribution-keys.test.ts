@@ -9,7 +9,7 @@ import { cloneDatabase } from '../helpers/database.js';
 /** Tables whose primary key is still `id` alone: docs/scaling.md#toward-citus says what each becomes. */
 const PRIMARY_KEY_ID_ALONE = [
   'api_keys', 'bookings', 'contacts', 'contracts', 'deals', 'export_logs', 'form_submissions', 'galleries', 'idempotency_keys',
-  'imports', 'invoices', 'lead_forms', 'pipeline_stages', 'proposals', 'workflows',
+  'imports', 'invoices', 'lead_forms', 'payments', 'pipeline_stages', 'proposals', 'workflows',
 ];
 
 describe('keys ready for distribution by account_id', () => {
