@@ -66,7 +66,7 @@ export async function createInvoice(tx: Prisma.TransactionClient, input: CreateI
     const row = { ...data, ...money, invoiceNumber: number };
     const [created] = await tx.invoice.createManyAndReturn({ ...(withColumns('Invoice', withoutLines(query)) as object), data: [row], skipDuplicates: true });
     if (created) {
-      await writeLines(tx, created.id, priced);
+      await writeLines(tx, data.accountId, created.id, priced);
       await emitRow(tx, 'invoice.created', 'Invoice', actor, created);
       return readsLines(query) ? tx.invoice.findUniqueOrThrow({ ...query, where: { id: created.id } }) : (created as Invoice);
     }
@@ -85,11 +85,11 @@ const withoutLines = (query: Query): Query => {
 };
 
 /** Stores an invoice's priced lines (after removing any it had: an update replaces every line). */
-async function writeLines(tx: Prisma.TransactionClient, invoiceId: string, priced: PricedLine[], replace = false) {
-  if (replace) await tx.invoiceLine.deleteMany({ where: { invoiceId } });
+async function writeLines(tx: Prisma.TransactionClient, accountId: string, invoiceId: string, priced: PricedLine[], replace = false) {
+  if (replace) await tx.invoiceLine.deleteMany({ where: { accountId, invoiceId } });
   if (priced.length === 0) return;
   // String(number) is the number's shortest decimal text: NUMERIC stores exactly what the client sent.
-  const data = priced.map((l) => ({ invoiceId, position: l.position, description: l.description, quantity: String(l.quantity), unitPrice: String(l.unitPrice), discountPercent: String(l.discountPercent), taxRate: String(l.taxRate), amount: l.amount, tax: l.tax }));
+  const data = priced.map((l) => ({ accountId, invoiceId, position: l.position, description: l.description, quantity: String(l.quantity), unitPrice: String(l.unitPrice), discountPercent: String(l.discountPercent), taxRate: String(l.taxRate), amount: l.amount, tax: l.tax }));
   await tx.invoiceLine.createMany({ data });
 }
 
@@ -219,7 +219,7 @@ export async function updateInvoice(tx: Prisma.TransactionClient, invoice: Invoi
   return updatedWithEvent(tx, spec, invoice, changedFields(change), () =>
     updateGuarded<Invoice>(tx.invoice, invoice, change, withColumns('Invoice', money ? withoutLines(query) : query), args.expectedUpdatedAt, { status: InvoiceStatus.draft }).then(async (row) => {
       if (!money) return row;
-      await writeLines(tx, invoice.id, money.lines, true);
+      await writeLines(tx, invoice.accountId, invoice.id, money.lines, true);
       return readsLines(query) ? { ...row, ...(await tx.invoice.findUniqueOrThrow({ ...query, where: { id: invoice.id } })) } : row;
     }),
   ).catch((error) => {

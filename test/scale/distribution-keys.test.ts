@@ -9,7 +9,7 @@ import { cloneDatabase } from '../helpers/database.js';
 /** Tables whose primary key is still `id` alone: docs/scaling.md#toward-citus says what each becomes. */
 const PRIMARY_KEY_ID_ALONE = [
   'api_keys', 'bookings', 'contacts', 'contracts', 'deals', 'export_logs', 'form_submissions', 'galleries', 'idempotency_keys',
-  'imports', 'invoices', 'lead_forms', 'payments', 'pipeline_stages', 'proposals', 'workflows',
+  'imports', 'invoice_lines', 'invoices', 'lead_forms', 'payments', 'pipeline_stages', 'proposals', 'workflows',
 ];
 
 describe('keys ready for distribution by account_id', () => {
@@ -43,9 +43,10 @@ describe('keys ready for distribution by account_id', () => {
 
   it('every unique key of an account-scoped table contains account_id, except the keys docs/scaling.md lists', async () => {
     const without = (await uniqueKeys()).filter((k) => !k.columns.split(',').includes('account_id'));
-    // api_keys: a presented secret finds its account by its prefix. webhook_endpoints: keyed (account_id, id);
-    // unique (id) too, for the mutations that address an endpoint by id.
-    expect(without.filter((k) => !k.primary).map((k) => `${k.table}(${k.columns})`)).toEqual(['api_keys(prefix)', 'webhook_endpoints(id)']);
+    // api_keys: a presented secret finds its account by its prefix. invoices: the client's page finds its
+    // invoice by the page token alone. webhook_endpoints: keyed (account_id, id); unique (id) too, for the
+    // mutations that address an endpoint by id.
+    expect(without.filter((k) => !k.primary).map((k) => `${k.table}(${k.columns})`)).toEqual(['api_keys(prefix)', 'invoices(page_token)', 'webhook_endpoints(id)']);
     expect(without.filter((k) => k.primary).map((k) => `${k.table}(${k.columns})`)).toEqual(PRIMARY_KEY_ID_ALONE.map((t) => `${t}(id)`));
   });
 });
