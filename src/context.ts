@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AppDeps } from './deps.js';
 import { loadRole, type Role } from './auth/access.js';
 import type { OperationKind } from './auth/origin.js';
-import { clientIpOf } from './http/client-ip.js';
+import { clientIpOf, limitAddress } from './http/client-ip.js';
 import { resolveViewer, type Viewer } from './auth/viewer.js';
 import { rateLimited } from './errors.js';
 import type { Reader } from './db/replicas.js';
@@ -22,6 +22,8 @@ export type Context = {
   request: Request;
   requestId: string;
   clientIp: string;
+  /** What per-address limits count for this client: its IPv4 address or its IPv6 /64 (docs/security.md). */
+  limitAddress: string;
   userAgent: string | null;
   viewer(): Promise<Viewer>;
   role(accountId: string): Promise<Role | null>;
@@ -72,13 +74,15 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
   const roles = new Map<string, Promise<Role | null>>();
   const db = deps.db.prisma;
   const state = requestState(request);
+  const clientIp = clientIpOf(request, server, deps.config.trustProxy);
   const context: Context = {
     db,
     reader: deps.db.reader,
     queue: deps.db.queue,
     request,
     requestId: state.requestId,
-    clientIp: clientIpOf(request, server, deps.config.trustProxy),
+    clientIp,
+    limitAddress: limitAddress(clientIp),
     userAgent: request.headers.get('user-agent'),
     viewer: () =>
       (viewer ??= resolveViewer(request, {

@@ -2,7 +2,6 @@ import type { ExecutionResult } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { queryTooComplex, rateLimited } from '../errors.js';
-import { limitAddress } from '../http/client-ip.js';
 import type { BudgetResult, BudgetRule, RateLimiter } from '../ratelimit/limiter.js';
 import { GRAPHQL_LIMITS } from './armor.js';
 import { documentCost } from './cost.js';
@@ -55,7 +54,7 @@ async function spendFrom(limiter: RateLimiter, ctx: Context, points: number): Pr
   try {
     identity = `user:${(await ctx.viewer()).id}`;
   } catch {
-    identity = `ip:${limitAddress(ctx.clientIp)}`; // anonymous or a bad token: the fields themselves answer UNAUTHENTICATED
+    identity = `ip:${ctx.limitAddress}`; // anonymous or a bad token: the fields themselves answer UNAUTHENTICATED
   }
   return limiter.spend(COST_BUDGET, identity, points);
 }

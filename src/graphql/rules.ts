@@ -8,7 +8,6 @@ import type { ApiScope } from '../auth/scopes.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { idempotencyKeyProblems, once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';
-import { limitAddress } from '../http/client-ip.js';
 import { markReplayed } from './replayed.plugin.js';
 import { isUuid, toDetails } from '../validation.js';
 
@@ -215,15 +214,22 @@ async function reachableAccount(rules: FieldRules, parsed: unknown, details: Err
 // Root-field calls already admitted in this operation (by response key; keyed by the operation's
 // context, so each operation of a batch is charged on its own): REST admits before it reads
 // the body (decisions §2: 429 before 415/413/400); the resolver then does not charge again.
-// Each keeps how to take its charge back, should its answer be a replay.
-const admitted = new WeakMap<Context, Map<string, () => Promise<void>>>();
+// Each keeps how to take its charge back, should its answer be a replay, and whether the
+// account's limit was charged too.
+type Admission = { undo: () => Promise<void>; accountCharged: boolean };
+const admissions = new WeakMap<Context, Map<string, Admission>>();
+const admissionsOf = (ctx: Context) => {
+  let done = admissions.get(ctx);
+  if (!done) admissions.set(ctx, (done = new Map()));
+  return done;
+};
 
 /** An answer stored for the Idempotency-Key, given again: said so, and its call not charged again (docs/rest.md#idempotency). */
 async function replayed(ctx: Context, responseKey: string): Promise<void> {
   markReplayed(ctx, responseKey);
-  const done = admitted.get(ctx);
-  const undo = done?.get(responseKey);
-  done?.set(responseKey, async () => {}); // taken back once, however many writes the field replays
+  const admission = admissionsOf(ctx).get(responseKey);
+  const undo = admission?.undo;
+  if (admission) admission.undo = async () => {}; // taken back once, however many writes the field replays
   await undo?.();
 }
 
@@ -233,23 +239,24 @@ async function replayed(ctx: Context, responseKey: string): Promise<void> {
  */
 export async function admit(ctx: Context, field: string, rules: FieldRules, responseKey = field): Promise<Viewer | null> {
   const viewer = rules.access === 'public' ? null : await ctx.viewer();
-  let done = admitted.get(ctx);
-  if (!done) admitted.set(ctx, (done = new Map()));
+  const done = admissionsOf(ctx);
   if (done.has(responseKey)) return viewer;
-  done.set(responseKey, async () => {});
+  const admission: Admission = { undo: async () => {}, accountCharged: false };
+  done.set(responseKey, admission);
   const { limit } = rules;
   if (limit && limit.per !== 'account') {
-    done.set(responseKey, await ctx.charge({ name: limitName(field, limit), max: limit.max, window: limit.window }, limit.per === 'ip' ? limitAddress(ctx.clientIp) : viewer!.id));
+    admission.undo = await ctx.charge({ name: limitName(field, limit), max: limit.max, window: limit.window }, limit.per === 'ip' ? ctx.limitAddress : viewer!.id);
   }
   return viewer;
 }
 
-const accountCharged = new WeakMap<Context, Set<string>>();
+/** Whether this call has yet to be charged against its account's limit (and from now on, has been). */
 function firstAccountCharge(ctx: Context, responseKey: string): boolean {
-  let done = accountCharged.get(ctx);
-  if (!done) accountCharged.set(ctx, (done = new Set()));
-  if (done.has(responseKey)) return false;
-  done.add(responseKey);
+  const done = admissionsOf(ctx);
+  const admission = done.get(responseKey) ?? { undo: async () => {}, accountCharged: false };
+  done.set(responseKey, admission);
+  if (admission.accountCharged) return false;
+  admission.accountCharged = true;
   return true;
 }
 
