@@ -22,6 +22,7 @@ import { NEWEST_FIRST } from '../../src/graphql/page.js';
 import { planOf, readSlices } from '../../src/graphql/list.js';
 import { moneyOf } from '../../src/graphql/scalars.js';
 import { invoices, invoicesPage } from '../../src/invoices/invoice-reads.schema.js';
+import { getDatamodel } from '../../src/generated/pothos-types.js';
 import { cloneDatabase } from '../helpers/database.js';
 
 const SEED = Number(process.env.PAGE_SQL_SEED ?? 20240611);
@@ -152,7 +153,10 @@ const answered = (nodes: unknown[]): unknown[] =>
     : value && typeof value === 'object' && !(value instanceof Date) ? answered([value])[0]
     : value,
   ])));
-const MONEY_FIELDS = new Set(['value', 'amount', 'subtotal', 'discountTotal', 'taxTotal', 'amountPaid']);
+/** Every Decimal column of the data model: the page reads money as PostgreSQL's text. */
+const MONEY_FIELDS = new Set(
+  Object.values(getDatamodel().datamodel.models).flatMap((model) => model.fields.filter((f) => f.type === 'Decimal').map((f) => f.name)),
+);
 
 /** Prisma's own paging of `where`: the reference. */
 async function findPage(delegate: { findMany(args: object): Promise<unknown[]>; count(args: object): Promise<number> }, c: Case) {
