@@ -8,7 +8,9 @@ import { keysetPages, textStream } from './pages.js';
 
 /**
  * The CSV's columns: the header row, exactly (docs/decisions.md §6), and what each cell is read as;
- * created_at in epoch ms, written back as ISO 8601 (a Date's toISOString).
+ * created_at in epoch ms, written back as ISO 8601 (a Date's toISOString). External Id comes last
+ * (§24), so a reader of the first eight columns by position reads them as before, and an import of
+ * the file keeps each contact's external id.
  */
 const COLUMNS = [
   ['First Name', 'first_name'],
@@ -19,6 +21,7 @@ const COLUMNS = [
   ['Contact Type', 'contact_type'],
   ['Source', 'source'],
   ['Created At', '(extract(epoch FROM created_at) * 1000)::bigint'],
+  ['External Id', 'external_id'],
 ] as const;
 export const CSV_COLUMNS = COLUMNS.map(([label]) => label);
 const CREATED_AT = CSV_COLUMNS.indexOf('Created At');

@@ -15,8 +15,9 @@ import type { ErrorDetails } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { userActor } from '../events/types.js';
 import { oversizedCells } from './bounds.js';
-import { inputOf } from './columns.js';
+import { inputOf, type ValueMapping } from './columns.js';
 import { finishImport } from './import.service.js';
+import { nameDuplicates, takeKeys } from './keys.js';
 
 export const CHUNK_ROWS = 1000;
 /**
@@ -35,7 +36,7 @@ const CHUNK_TRANSACTION = { maxWait: 10_000, timeout: 120_000 };
 export type ChunkOutcome = 'more' | 'finished' | 'lost';
 
 /** The import as a chunk reads it (locked): what never changes after the intake, and its progress. */
-type ImportRow = Pick<Import, 'id' | 'accountId' | 'object' | 'status' | 'matchOn' | 'columns' | 'headers' | 'doneSeq' | 'createdById' | 'apiKeyId' | 'leaseOwner'>;
+type ImportRow = Pick<Import, 'id' | 'accountId' | 'object' | 'status' | 'matchOn' | 'columns' | 'headers' | 'delimiter' | 'valueMapping' | 'doneSeq' | 'createdById' | 'apiKeyId' | 'leaseOwner'>;
 /** `cells` null: larger than `recordBytes` (`size`), left in the database. */
 type StoredRow = { seq: number; line: number; cells: string | null; size: number };
 type Failure = { line: number; cells: string; details: ErrorDetails };
@@ -74,6 +75,8 @@ function cellsOf(r: StoredRow, limits: ChunkLimits): string[] | string {
 /** Stored rows as batch items, judged by the object's rules (no database). */
 async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[], limits: ChunkLimits): Promise<JudgedChunk> {
   const columns = row.columns as (string | null)[];
+  // A `;` file is a European spreadsheet's, whose decimal mark is the comma (docs/imports.md#reading-the-file).
+  const reading = { values: row.valueMapping as ValueMapping, decimalComma: row.delimiter === ';' };
   const failures: Failure[] = [];
   const inputs: Record<string, unknown>[] = [];
   const sources: ReadRow[] = [];
@@ -86,12 +89,14 @@ async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[], limit
       // A ragged row (docs/decisions.md §17) fails whole: which cell is which is unknown.
       else if (cells.length !== columns.length) failures.push({ line: r.line, cells: r.cells!, details: { row: [`Has ${cells.length} cells; the header has ${columns.length}`] } });
       else {
-        inputs.push(inputOf(columns, cells));
+        inputs.push(inputOf(columns, cells, reading));
         sources.push(r as ReadRow);
       }
     }
   }
-  return { from, rows, failures, sources, judged: await judgeBatch(KINDS[row.object]!, row.accountId, inputs, modeOf(row)) };
+  const judged = await judgeBatch(KINDS[row.object]!, row.accountId, inputs, modeOf(row));
+  nameDuplicates(judged, inputs, sources.map((r) => r.line), row.matchOn);
+  return { from, rows, failures, sources, judged };
 }
 
 export type ChunkRun = {
@@ -108,7 +113,8 @@ export type ChunkRun = {
 export function runChunk(db: PrismaClient, importId: string, owner: string, ahead: JudgedChunk | null = null, limits = CHUNK_LIMITS): Promise<ChunkRun> {
   return db.$transaction(async (tx): Promise<ChunkRun> => {
     const [row] = await tx.$queryRaw<ImportRow[]>`
-      SELECT id, account_id AS "accountId", object, status, match_on AS "matchOn", columns, headers, done_seq AS "doneSeq",
+      SELECT id, account_id AS "accountId", object, status, match_on AS "matchOn", columns, headers, delimiter,
+             value_mapping AS "valueMapping", done_seq AS "doneSeq",
              created_by AS "createdById", api_key_id AS "apiKeyId", lease_owner::text AS "leaseOwner"
       FROM imports WHERE id = ${importId}::uuid FOR UPDATE`;
     if (!row || row.status !== 'running' || row.leaseOwner !== owner) return { outcome: 'lost', next: null };
@@ -130,6 +136,8 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, ahea
     };
     // The counters and failures are all a chunk needs of the answer: no records back (docs/batches.md).
     const how = { ...modeOf(row), allOrNothing: false, records: false, whileWriting: judgeNext };
+    // Keys an earlier chunk's rows took fail these rows; the rest take theirs (src/imports/keys.ts).
+    await takeKeys(tx, row, chunk.judged, chunk.sources.map((r) => r.line));
     const result = chunk.judged.length ? await writeJudged(tx, KINDS[row.object]!, row.accountId, chunk.judged, how, actor) : null;
     judgeNext();
     const failures = [...chunk.failures];

@@ -23,32 +23,49 @@ export const FIELDS: Record<ImportObjectName, { fields: Record<string, string>; 
   },
 };
 
-/** Columns the service writes itself: recognised (the export has them) but never imported, nor listed as unknown. */
-const READ_ONLY = new Set(['createdat', 'updatedat', 'id']);
+/** A `mapping` value that skips its column, even one whose header names a field. */
+export const SKIP = '-';
 
 const norm = (header: string) => header.toLowerCase().replace(/[\s_]+/g, '');
 const restName = (object: ImportObjectName, field: string) => Object.entries(FIELDS[object].fields).find(([, f]) => f === field)![0];
 
-export type ColumnPlan = { columns: (string | null)[]; unknown: string[] };
+/** `value_mapping` as the worker applies it: field -> (the file's value, trimmed and lower-cased) -> the value imported. */
+export type ValueMapping = Record<string, Record<string, string>>;
+export type ColumnPlan = { columns: (string | null)[]; unknown: string[]; values: ValueMapping };
 
 /**
- * The field of each column (null: ignored), the unknown headers, or the 400 naming what is wrong:
- * a `mapping` naming no field, or no column for a required field (or for the `match_on` field).
+ * The field of each column (null: ignored), the ignored headers (every one that feeds no field,
+ * but those `mapping` skips), the value mapping by field, or the 400 naming what is wrong: a
+ * `mapping` naming no field (`mapping.<column>`, the column as the file spells it), a
+ * `value_mapping` naming no field, or no column for a required field (or for the `match_on` field).
  */
-export function planColumns(object: ImportObjectName, headers: string[], mapping: Record<string, string>, matchOn: string | null): ColumnPlan | { details: ErrorDetails } {
+export function planColumns(
+  object: ImportObjectName,
+  headers: string[],
+  mapping: Record<string, string>,
+  matchOn: string | null,
+  valueMapping: Record<string, Record<string, string>> = {},
+): ColumnPlan | { details: ErrorDetails } {
   const { fields, required } = FIELDS[object];
   const details: ErrorDetails = {};
   const byNorm = new Map(Object.entries(fields).map(([rest, field]) => [norm(rest), field]));
   // The export's labels (`First Name`, `Contact Type`: CSV_COLUMNS) normalise to the field names.
   const mapped = new Map(Object.entries(mapping).map(([header, rest]) => [norm(header), rest]));
+  const spelled = (header: string) => headers.find((h) => norm(h) === norm(header)) ?? header;
   for (const [header, rest] of Object.entries(mapping)) {
-    if (!Object.hasOwn(fields, rest)) details[`mapping.${header}`] = [`Must be one of: ${Object.keys(fields).join(', ')}`];
+    if (rest !== SKIP && !Object.hasOwn(fields, rest)) details[`mapping.${spelled(header)}`] = [`Must be one of: ${Object.keys(fields).join(', ')}, or ${SKIP} to skip the column`];
+  }
+  const values: ValueMapping = {};
+  for (const [rest, pairs] of Object.entries(valueMapping)) {
+    if (!Object.hasOwn(fields, rest)) details[`valueMapping.${rest}`] = [`Must be one of: ${Object.keys(fields).join(', ')}`];
+    else values[fields[rest]!] = Object.fromEntries(Object.entries(pairs).map(([from, to]) => [from.trim().toLowerCase(), to]));
   }
   const unknown: string[] = [];
   const columns = headers.map((header) => {
     const key = norm(header);
-    const field = mapped.has(key) ? fields[mapped.get(key)!] ?? null : byNorm.get(key) ?? null;
-    if (!field && !READ_ONLY.has(key) && !mapped.has(key)) unknown.push(header);
+    const to = mapped.get(key);
+    const field = to === undefined ? byNorm.get(key) ?? null : to === SKIP ? null : fields[to] ?? null;
+    if (!field && to !== SKIP) unknown.push(header);
     return field;
   });
   for (const field of [...required, ...(matchOn ? [matchOn] : [])]) {
@@ -57,7 +74,7 @@ export function planColumns(object: ImportObjectName, headers: string[], mapping
   for (const [i, field] of columns.entries()) {
     if (field && columns.indexOf(field) !== i) details[restName(object, field)] ??= ['More than one column'];
   }
-  return Object.keys(details).length ? { details } : { columns, unknown };
+  return Object.keys(details).length ? { details } : { columns, unknown, values };
 }
 
 /** The export's formula guard undone (docs/decisions.md §6): `'` before `=`, `+`, `-`, `@`, tab or CR, per `;`-part as the export guards. */
@@ -66,19 +83,32 @@ const unguardPart = (part: string) => (GUARDED.test(part) ? part.slice(1) : part
 export const unguard = (cell: string): string => (cell.includes(';') ? cell.split(';').map(unguardPart).join(';') : unguardPart(cell));
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
+/** A number as a `;`-separated (European) file writes it: a decimal comma, dots between groups of three (`1.234,50`). */
+const DECIMAL_COMMA = /^-?\d{1,3}(\.\d{3})*,\d+$|^-?\d+,\d+$/;
+
+/** How a row's cells are read: the import's value mapping, and whether a comma may be a decimal mark. */
+export type CellReading = { values: ValueMapping; decimalComma: boolean };
+
+const numberOf = (text: string, decimalComma: boolean): number | null => {
+  if (NUMBER.test(text)) return Number(text);
+  return decimalComma && DECIMAL_COMMA.test(text) ? Number(text.replaceAll('.', '').replace(',', '.')) : null;
+};
 
 /**
- * A row's cells as a batch input: each mapped, non-empty cell unguarded; numbers and days as the
- * deal rules take them (anything else is left as text for the rules to refuse by name).
+ * A row's cells as a batch input: each mapped, non-empty cell unguarded and its value mapped;
+ * numbers and days as the deal rules take them (anything else is left as text for the rules to
+ * refuse by name).
  */
-export function inputOf(columns: (string | null)[], cells: string[]): Record<string, unknown> {
+export function inputOf(columns: (string | null)[], cells: string[], reading: CellReading = { values: {}, decimalComma: false }): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [i, field] of columns.entries()) {
     const cell = cells[i];
     if (!field || cell === undefined || cell.trim() === '') continue;
-    const value = unguard(cell);
+    const given = unguard(cell);
+    const value = reading.values[field]?.[given.trim().toLowerCase()] ?? given;
+    if (value.trim() === '') continue; // mapped to nothing
     input[field] =
-      (field === 'value' || field === 'probability') && NUMBER.test(value.trim()) ? Number(value)
+      (field === 'value' || field === 'probability') ? (numberOf(value.trim(), reading.decimalComma) ?? value)
       : field === 'expectedCloseDate' ? (parseCalendarDate(value.trim()) ?? value)
       : value;
   }

@@ -8,26 +8,40 @@ import { badInput } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
 import { planColumns, type ImportObjectName } from './columns.js';
+import { DELIMITERS, ENCODING_NAMES, ENCODINGS } from './dialect.js';
 import { INTAKE_TIMEOUT_MS } from './intake.js';
 
 const mappingText = z.string().max(10_000, 'Must be at most 10000 characters').nullish();
+
+/** A JSON object given as text (a query parameter): parsed here so a bad one is a 400 naming it. */
+const jsonObjectOf = <T>(accepts: (value: unknown) => boolean, message: string) => (text: string | null | undefined, ctx: z.RefinementCtx): T | Record<string, never> => {
+  if (!text) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every(accepts)) return parsed as T;
+  } catch {
+    /* refused below */
+  }
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
+};
+const isText = (v: unknown) => typeof v === 'string';
+const isTextObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isText);
 
 export const startImportArgs = z.object({
   accountId: uuid,
   object: z.enum(['contacts', 'deals'], { message: 'Must be one of: contacts, deals' }),
   matchOn: z.enum(['email', 'externalId', 'none'], { message: 'Must be one of: email, external_id, none' }).nullish(),
-  /** A JSON object, header -> field (REST name): parsed here so a bad one is a 400 on `mapping`. */
-  mapping: mappingText.transform((text, ctx) => {
-    if (!text) return {};
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every((v) => typeof v === 'string')) return parsed as Record<string, string>;
-    } catch {
-      /* refused below */
-    }
-    ctx.addIssue({ code: 'custom', message: 'Must be a JSON object of header -> field name' });
-    return z.NEVER;
-  }),
+  /** A JSON object, header -> field (REST name), or `-` to skip the column. */
+  mapping: mappingText.transform(jsonObjectOf<Record<string, string>>(isText, 'Must be a JSON object of header -> field name (or - to skip the column)')),
+  /** A JSON object, field (REST name) -> {the file's value -> the value to import}. */
+  valueMapping: mappingText.transform(
+    jsonObjectOf<Record<string, Record<string, string>>>(isTextObject, 'Must be a JSON object of field name -> {"the file\'s value": "the value to import"}'),
+  ),
+  /** The file's delimiter; detected from its header line when not given. */
+  delimiter: z.string().refine((d) => Object.hasOwn(DELIMITERS, d), 'Must be one of: ",", ";", "|", tab').nullish(),
+  /** The file's encoding; else the Content-Type's charset, else UTF-8 (a byte order mark overrides them). */
+  encoding: z.string().refine((e) => Object.hasOwn(ENCODINGS, e.toLowerCase()), `Must be one of: ${ENCODING_NAMES.join(', ')}`).nullish(),
   fileName: z.string().max(255, 'Must be at most 255 characters').nullish(),
   columns: z.array(z.string().max(1000, 'Must be at most 1000 characters')).min(1, 'The file has no header').max(500, 'Must have at most 500 columns'),
 });
@@ -40,12 +54,13 @@ export async function startImport(db: PrismaClient, input: StartImportArgs, by: 
   // Deals always match on their external id (docs/decisions.md §16); `none` and absent always create.
   const matchOn = input.matchOn === 'none' || !input.matchOn ? null : input.matchOn;
   if (object === 'deals' && matchOn === 'email') throw badInput({ matchOn: ['Deals match on external_id or none'] });
-  const plan = planColumns(object, input.columns, input.mapping, matchOn);
+  const plan = planColumns(object, input.columns, input.mapping, matchOn, input.valueMapping);
   if ('details' in plan) throw badInput(plan.details);
   return db.import.create({
     data: {
       accountId: input.accountId, object, matchOn, fileName: input.fileName ?? null,
       headers: input.columns, columns: plan.columns, unknownColumns: plan.unknown,
+      delimiter: DELIMITERS[input.delimiter ?? ','], valueMapping: plan.values,
       createdById: by.apiKey ? null : by.id, apiKeyId: by.apiKey ? by.id : null,
     },
   });
@@ -53,10 +68,11 @@ export async function startImport(db: PrismaClient, input: StartImportArgs, by: 
 
 /**
  * What makes two uploads one (docs/imports.md#retries): the account, the import's settings as
- * judged (its columns after `mapping`), and the file's bytes.
+ * judged (its columns after `mapping`, its value mapping), and the file's bytes (which hold the
+ * delimiter and encoding).
  */
 export const uploadIdentity = (row: Import, sha256: string) =>
-  ({ accountId: row.accountId, object: row.object, matchOn: row.matchOn, fileName: row.fileName, columns: row.columns, sha256 });
+  ({ accountId: row.accountId, object: row.object, matchOn: row.matchOn, fileName: row.fileName, columns: row.columns, valueMapping: row.valueMapping, delimiter: row.delimiter, sha256 });
 
 /**
  * The file is stored: its row count is recorded, and workers may claim it from now on. Once only:
@@ -86,15 +102,17 @@ export async function cancelImport(tx: Prisma.TransactionClient, accountId: stri
  */
 export async function dropCancelledRows(db: PrismaClient, accountId: string, id: string): Promise<void> {
   await db.importRow.deleteMany({ where: { accountId, importId: id, import: { status: 'cancelled' } } });
+  await db.importKey.deleteMany({ where: { accountId, importId: id, import: { status: 'cancelled' } } });
 }
 
-/** Ends an import (`completed` or `failed`) with its event, in the caller's transaction; its staged rows are dropped. */
+/** Ends an import (`completed` or `failed`) with its event, in the caller's transaction; its staged rows and taken keys are dropped. */
 export async function finishImport(tx: Prisma.TransactionClient, row: Import, status: 'completed' | 'failed', error: string | null, actor: Actor = SYSTEM) {
   const done = await tx.import.update({
     where: { id: row.id },
     data: { status, error, finishedAt: new Date(), leaseOwner: null },
   });
   await tx.importRow.deleteMany({ where: { accountId: row.accountId, importId: row.id } });
+  await tx.importKey.deleteMany({ where: { accountId: row.accountId, importId: row.id } });
   await emit(tx, { type: `import.${status}`, accountId: row.accountId, actor, object: done });
   return done;
 }

@@ -6,7 +6,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Transform, Writable } from 'node:stream';
@@ -16,6 +16,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from '../db/client.js';
 import { AppError, badInput, payloadTooLarge, requestTimeout, unsupportedMediaType } from '../errors.js';
 import { MAX_RECORD_BYTES } from './bounds.js';
+import { charsetOf, decoder, ENCODINGS, sniffDialect, type Dialect } from './dialect.js';
 
 export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 1_000_000;
@@ -27,17 +28,25 @@ export type Received = Staged & { sha256: string };
 
 /** 400 on `body`: a file this service cannot read as CSV at all (not UTF-8, empty, header only, broken quoting). */
 const badFile = (message: string) => badInput({ body: [message] });
+const NOT_UTF8 = 'Not UTF-8: give the encoding the file is in (encoding=windows-1252, for one), or save it as UTF-8 and send it again';
+
+/** What the client says of the file's form (`delimiter=`, `encoding=`), as the core judged it; the Content-Type's charset is read here. */
+export type Given = { delimiter?: string | null; encoding?: string | null };
+/** The header row, and the dialect the file was read in (its delimiter is the import's). */
+export type Begin = (headers: string[], dialect: Dialect) => Promise<Staged>;
+/** Bytes of the file's start its dialect is judged from: a header line longer than this is judged on its start. */
+const HEAD_BYTES = 64 * 1024;
 
 /** A body slower than `minBytes` in any `windowMs` is cut off (408: docs/imports.md#bounds). */
 export type Pace = { windowMs: number; minBytes: number };
 
 /**
  * Reads `request`'s CSV body: spooled to a temporary file first (removed afterwards in every case),
- * then parsed: `begin(headers)` runs once the header and a first row are in (it creates the import,
- * or throws the refusal), then every row is stored under that import. A file refused after `begin`
- * throws; the caller removes what was stored.
+ * then parsed in its dialect: `begin(headers, dialect)` runs once the header and a first row are in
+ * (it creates the import, or throws the refusal), then every row is stored under that import. A
+ * file refused after `begin` throws; the caller removes what was stored.
  */
-export async function receiveCsv(db: Database, request: Request, begin: (headers: string[]) => Promise<Staged>, pace: Pace, gone: AbortSignal): Promise<Received> {
+export async function receiveCsv(db: Database, request: Request, begin: Begin, pace: Pace, gone: AbortSignal, given: Given = {}): Promise<Received> {
   checkCsvMessage(request);
   if (!request.body) throw badFile('Empty file');
   const dir = await mkdtemp(join(tmpdir(), 'import-'));
@@ -45,14 +54,26 @@ export async function receiveCsv(db: Database, request: Request, begin: (headers
     const file = join(dir, 'body.csv');
     const digest = createHash('sha256');
     await pipeline(bodyOf(request.body, gone), metered(digest, pace), createWriteStream(file));
-    return { ...(await storeCsv(db, file, begin)), sha256: digest.digest('hex') };
+    const dialect = sniffDialect(await headOf(file), { ...given, charset: charsetOf(request.headers.get('content-type')) });
+    return { ...(await storeCsv(db, file, dialect, begin)), sha256: digest.digest('hex') };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** The spooled file parsed and stored under the import `begin` makes. */
-async function storeCsv(db: Database, file: string, begin: (headers: string[]) => Promise<Staged>): Promise<Staged> {
+/** The first HEAD_BYTES of the spooled file. */
+async function headOf(file: string): Promise<Buffer> {
+  const handle = await open(file);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(HEAD_BYTES), 0, HEAD_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The spooled file parsed in its dialect and stored under the import `begin` makes. */
+async function storeCsv(db: Database, file: string, dialect: Dialect, begin: Begin): Promise<Staged> {
   let staged: Staged | null = null;
   let stager: Stager | null = null;
   let headers: string[] | null = null;
@@ -74,7 +95,7 @@ async function storeCsv(db: Database, file: string, begin: (headers: string[]) =
       if (++seq > MAX_IMPORT_ROWS) return done(payloadTooLarge());
       storing = (async () => {
         if (!stager) {
-          staged = await begin(headers!);
+          staged = await begin(headers!, dialect);
           stager = await openStager(db, staged);
         }
         await stager.add(seq, at, record);
@@ -89,10 +110,10 @@ async function storeCsv(db: Database, file: string, begin: (headers: string[]) =
   });
   try {
     await pipeline(
-      createReadStream(file),
-      utf8Text(),
+      createReadStream(file, { start: dialect.bomBytes }),
+      decoder(dialect.encoding, () => badFile(NOT_UTF8)),
       // max_record_size: the parser holds at most one record's bytes, however long a cell or line runs.
-      parse({ bom: true, raw: true, relax_column_count: true, relax_quotes: true, max_record_size: MAX_RECORD_BYTES }),
+      parse({ delimiter: dialect.delimiter, raw: true, relax_column_count: true, relax_quotes: true, max_record_size: MAX_RECORD_BYTES }),
       sink,
     );
   } catch (error) {
@@ -158,35 +179,16 @@ function metered(digest: Hash, pace: Pace): Transform {
 }
 
 /**
- * 415 unless the body is CSV; 413 when the client says it is larger than MAX_IMPORT_BYTES, before a
- * byte of it is read (it is counted while reading too, whatever the header claims).
+ * 415 unless the body is CSV in an encoding this service reads (a charset it does not know is a
+ * 415 too); 413 when the client says it is larger than MAX_IMPORT_BYTES, before a byte of it is
+ * read (it is counted while reading too, whatever the header claims).
  */
 export function checkCsvMessage(request: Request): void {
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'text/csv') throw unsupportedMediaType();
+  const contentType = request.headers.get('content-type');
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const charset = charsetOf(contentType);
+  if (type !== 'text/csv' || (charset !== null && !ENCODINGS[charset])) throw unsupportedMediaType();
   if (Number(request.headers.get('content-length') ?? 0) > MAX_IMPORT_BYTES) throw payloadTooLarge();
-}
-
-/** UTF-8 bytes to text, refusing bytes that are not UTF-8 (400). */
-function utf8Text(): Transform {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  return new Transform({
-    readableObjectMode: false,
-    transform(chunk: Buffer, _enc, done) {
-      try {
-        done(null, decoder.decode(chunk, { stream: true }));
-      } catch {
-        done(badFile('Not UTF-8: save the file as UTF-8 and send it again'));
-      }
-    },
-    flush(done) {
-      try {
-        done(null, decoder.decode());
-      } catch {
-        done(badFile('Not UTF-8: save the file as UTF-8 and send it again'));
-      }
-    },
-  });
 }
 
 type Stager = { add(seq: number, line: number, cells: string[]): Promise<void>; end(): Promise<void>; abort(): Promise<void> };

@@ -46,9 +46,12 @@ export async function upload(
 ): Promise<Response | RestError> {
   let staged: Staged | null = null;
   // A problem with a query parameter is "Invalid query"; with the file (its columns) "Invalid payload".
+  // `mapping.<column>` names a column of the file as the file spells it: kept as it is, and the file's.
+  const ofFile = (key: string) => key.startsWith('mapping.');
+  const restName = (key: string) => (ofFile(key) ? key : renameField(key));
   const sourceOf = (error: GraphQLError) => {
-    const keys = Object.keys((error.extensions?.details as object) ?? {}).map((k) => renameField(k).split('.')[0]!);
-    return keys.length > 0 && keys.every((k) => queryParams.includes(k)) ? 'query' : 'body';
+    const keys = Object.keys((error.extensions?.details as object) ?? {});
+    return keys.length > 0 && keys.every((k) => !ofFile(k) && queryParams.includes(renameField(k).split('.')[0]!)) ? 'query' : 'body';
   };
   try {
     // The key's form is the core's rule (queueImport checks it again), judged before the file is read.
@@ -57,11 +60,12 @@ export async function upload(
     // among the uploads under way (docs/imports.md#intake).
     const fileName = ctx.request.headers.get('x-file-name');
     answerOf(await execute(route.answer.admit, { ...variables, ...(fileName ? { fileName } : {}) }));
-    const received = await receiveCsv(db, ctx.request, async (headers) => {
-      const begun = answerOf<{ id: string; accountId: string }>(await execute(route.operation, { ...variables, columns: headers, ...(fileName ? { fileName } : {}) }));
+    const given = { delimiter: variables.delimiter as string | undefined, encoding: variables.encoding as string | undefined };
+    const received = await receiveCsv(db, ctx.request, async (headers, { delimiter }) => {
+      const begun = answerOf<{ id: string; accountId: string }>(await execute(route.operation, { ...variables, columns: headers, delimiter, ...(fileName ? { fileName } : {}) }));
       staged = { importId: begun.id, accountId: begun.accountId };
       return staged;
-    }, pace, gone);
+    }, pace, gone, given);
     const answer = answerOf<{ id: string }>(await execute(route.answer.queue, { id: received.importId, fileSha256: received.sha256 }));
     // This instance's worker is woken once the answer is read, so that the answer shows the import
     // queued; another instance's worker, polling, may still have claimed it (then: running).
@@ -72,8 +76,8 @@ export async function upload(
     // The file was refused after the import began: nothing of it stays.
     const begun = staged as Staged | null;
     if (begun) await dropImport(ctx.db, begun.importId);
-    if (error instanceof Refused) return fromCoreError(error.error, sourceOf(error.error), renameField);
-    if (isAppError(error)) return fromCoreError(error, 'body', renameField);
+    if (error instanceof Refused) return fromCoreError(error.error, sourceOf(error.error), restName);
+    if (isAppError(error)) return fromCoreError(error, 'body', restName);
     throw error;
   } finally {
     await releaseUpload(ctx.request);

@@ -13,3 +13,10 @@ export const silentLog = { warn: () => {}, info: () => {}, debug: () => {}, erro
 
 /** Runs every due import to its end, as one instance's worker would; answers how many it ran. */
 export const drain = (t: TestApp, owner = randomUUID()) => drainImports(t.db, owner, { leaseMs: 60_000, pollMs: 1000, log: silentLog }, () => true);
+
+/** POSTs a file's bytes as they are (another encoding than UTF-8, a BOM), with `params` in the query. */
+export async function importBytes(t: TestApp, as: TestUser, accountId: string, bytes: Buffer, params: Record<string, string> = {}, contentType = 'text/csv') {
+  const query = new URLSearchParams({ account_id: accountId, object: 'contacts', ...params });
+  const response = await fetch(`${t.baseUrl}/api/v1/imports?${query}`, { method: 'POST', body: bytes, headers: { authorization: `Bearer ${as.token}`, 'content-type': contentType } });
+  return { status: response.status, body: (await response.json()) as { data?: any; error?: string; details?: Record<string, string[]> } };
+}

@@ -206,7 +206,7 @@ describe('POST /api/v1/imports: bad input', () => {
       headers: { authorization: `Bearer ${acc.member.token}`, 'content-type': 'text/csv' },
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: 'Invalid payload', details: { body: ['Not UTF-8: save the file as UTF-8 and send it again'] } });
+    expect(await response.json()).toEqual({ error: 'Invalid payload', details: { body: ['Not UTF-8: give the encoding the file is in (encoding=windows-1252, for one), or save it as UTF-8 and send it again'] } });
     expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(before);
   });
 

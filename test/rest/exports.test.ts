@@ -7,7 +7,7 @@ import { parseCsv } from '../helpers/csv.js';
 // REST contract: GET /api/v1/contacts/export and GET /api/v1/account/export (docs/rest.md; docs/decisions.md §2, §6, §7).
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const HEADER = 'First Name,Last Name,Email,Phone,Company,Contact Type,Source,Created At';
+const HEADER = 'First Name,Last Name,Email,Phone,Company,Contact Type,Source,Created At,External Id';
 const NO_ACCESS = { error: 'Forbidden: no access to this account' };
 const OWNER_ONLY = { error: 'Forbidden: only the account owner can export account data' };
 const UNAUTHORIZED = { error: 'Unauthorized' };
@@ -81,7 +81,7 @@ describe('GET /api/v1/contacts/export', () => {
       text = (await csv(content.id, content.owner)).text;
     });
 
-    it('the header row is exactly First Name, Last Name, Email, Phone, Company, Contact Type, Source, Created At', () => {
+    it('the header row is exactly First Name, Last Name, Email, Phone, Company, Contact Type, Source, Created At, External Id', () => {
       expect(text.startsWith(`${HEADER}\r\n`)).toBe(true);
     });
 
@@ -102,6 +102,7 @@ describe('GET /api/v1/contacts/export', () => {
         'client',
         'referral',
         new Date(base).toISOString(),
+        '',
       ]);
     });
 
@@ -112,7 +113,7 @@ describe('GET /api/v1/contacts/export', () => {
 
     it('missing values are empty cells; created_at is ISO 8601 UTC', () => {
       const [, , , third] = parseCsv(text);
-      expect(third).toEqual(['Third', '', '', '', '', 'lead', 'other', new Date(base + 2000).toISOString()]);
+      expect(third).toEqual(['Third', '', '', '', '', 'lead', 'other', new Date(base + 2000).toISOString(), '']);
       expect(third![7]).toMatch(ISO_Z);
     });
 

@@ -5,7 +5,7 @@ import { createAccount, createContact } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { parseCsv } from '../helpers/csv.js';
 
-const HEADER = 'First Name,Last Name,Email,Phone,Company,Contact Type,Source,Created At';
+const HEADER = 'First Name,Last Name,Email,Phone,Company,Contact Type,Source,Created At,External Id';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -75,7 +75,7 @@ describe('contactsCsvStream', () => {
       createdAt,
     });
     const text = await csvOf(t.db, acc.id);
-    expect(text).toBe(`${HEADER}\r\nAda,,,,,past_client,cold_outreach,2024-02-29T23:59:58.123Z\r\n`);
+    expect(text).toBe(`${HEADER}\r\nAda,,,,,past_client,cold_outreach,2024-02-29T23:59:58.123Z,\r\n`);
   });
 
   it('quotes commas, quotes and line breaks, keeps UTF-8, and guards formulas, read back cell for cell', async () => {
@@ -101,8 +101,8 @@ describe('contactsCsvStream', () => {
     expect(bytes[0]).toBe('F'.charCodeAt(0)); // no BOM
     expect(parseCsv(text)).toEqual([
       HEADER.split(','),
-      ['Zoë "Z"', 'Ångström, Jr.', "'=cmd|calc@example.com", "'+1 555 0100", 'Line one\nLine two', 'lead', 'other', '2024-01-01T00:00:00.000Z'],
-      ["'-10", "'@handle", '', "'\t555", '日本語', 'lead', 'other', '2024-01-02T00:00:00.000Z'],
+      ['Zoë "Z"', 'Ångström, Jr.', "'=cmd|calc@example.com", "'+1 555 0100", 'Line one\nLine two', 'lead', 'other', '2024-01-01T00:00:00.000Z', ''],
+      ["'-10", "'@handle", '', "'\t555", '日本語', 'lead', 'other', '2024-01-02T00:00:00.000Z', ''],
     ]);
   });
 

@@ -1,0 +1,74 @@
+// Duplicates in one file (docs/imports.md#duplicates-in-a-file): a match key (e-mail, external id)
+// a row takes fails every later row with it, `Duplicate in this file (line N)`, whatever chunk either
+// falls in. Within a chunk the batch's own check finds them (Duplicate in this batch), reworded here
+// with the line; across chunks the keys taken so far are in import_keys, as SHA-256 digests: the
+// database holds them, not the worker, so its memory stays one chunk's keys whatever the file's
+// size, and they commit (or roll back) with the chunk that took them.
+import { DUPLICATE, type Judged } from '../batches/batch.service.js';
+import type { Prisma } from '../generated/prisma/client.js';
+
+type Field = 'email' | 'externalId';
+const REST: Record<Field, string> = { email: 'email', externalId: 'external_id' };
+
+/** The keys a row is judged on, as the batch judges them: the e-mail too when the import matches on it. */
+const fieldsOf = (matchOn: string | null): Field[] => (matchOn === 'email' ? ['email', 'externalId'] : ['externalId']);
+
+/** A key as the batch compares them: an e-mail case-insensitively, an external id exactly (blank: none). */
+const keyOf = (field: Field, value: unknown): string | null => {
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  return field === 'email' ? value.trim().toLowerCase() : value.trim();
+};
+
+export const duplicateIn = (line: number) => `Duplicate in this file (line ${line})`;
+
+/**
+ * The batch's `Duplicate in this batch` failures of a chunk, said with the line of the row that took
+ * the key first. `inputs[i]` is what `judged[i]` was judged from, `lines[i]` its line.
+ */
+export function nameDuplicates(judged: Judged[], inputs: Record<string, unknown>[], lines: number[], matchOn: string | null): void {
+  for (const field of fieldsOf(matchOn)) {
+    const first = new Map<string, number>();
+    for (const [i, item] of judged.entries()) {
+      if ('data' in item) {
+        const key = keyOf(field, item.data[field]);
+        if (key !== null && !first.has(key)) first.set(key, lines[i]!);
+      } else if (item.details[REST[field]]?.[0] === DUPLICATE) {
+        const line = first.get(keyOf(field, inputs[i]![field]) ?? '');
+        if (line !== undefined) judged[i] = { index: item.index, details: { ...item.details, [REST[field]]: [duplicateIn(line)] } };
+      }
+    }
+  }
+}
+
+/**
+ * In the chunk's transaction: fails each judged row whose key an earlier chunk's row took (in place
+ * of `judged`), and records the keys of the others. `lines[i]` is the line of `judged[i]`.
+ */
+export async function takeKeys(tx: Prisma.TransactionClient, imp: { accountId: string; id: string; matchOn: string | null }, judged: Judged[], lines: number[]): Promise<void> {
+  const keys: { i: number; field: Field; key: string; line: number }[] = [];
+  for (const [i, item] of judged.entries()) {
+    if (!('data' in item)) continue;
+    for (const field of fieldsOf(imp.matchOn)) {
+      const key = keyOf(field, item.data[field]);
+      if (key !== null) keys.push({ i, field, key, line: lines[i]! });
+    }
+  }
+  if (keys.length === 0) return;
+  const rows = JSON.stringify(keys);
+  const taken = await tx.$queryRaw<{ i: number; field: Field; line: number }[]>`
+    SELECT k.i, k.field, ik.line
+      FROM json_to_recordset(${rows}::json) AS k(i int, field text, key text, line int)
+      JOIN import_keys ik ON ik.account_id = ${imp.accountId}::uuid AND ik.import_id = ${imp.id}::uuid
+                         AND ik.digest = sha256(convert_to(k.field || ':' || k.key, 'UTF8'))`;
+  for (const { i, field, line } of taken) {
+    const item = judged[i]!;
+    const details = 'details' in item ? item.details : {};
+    judged[i] = { index: item.index, details: { ...details, [REST[field]]: [duplicateIn(line)] } };
+  }
+  const fresh = JSON.stringify(keys.filter((k) => 'data' in judged[k.i]!));
+  await tx.$executeRaw`
+    INSERT INTO import_keys (account_id, import_id, digest, line)
+    SELECT ${imp.accountId}::uuid, ${imp.id}::uuid, sha256(convert_to(k.field || ':' || k.key, 'UTF8')), k.line
+      FROM json_to_recordset(${fresh}::json) AS k(field text, key text, line int)
+    ON CONFLICT DO NOTHING`;
+}
