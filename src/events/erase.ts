@@ -1,4 +1,5 @@
 import { Prisma } from '../generated/prisma/client.js';
+import { forgetKeys } from '../imports/keys.js';
 
 /** What an erased person's events keep: the ids of what they were about, nothing else. */
 const IDS_ONLY = Prisma.sql`jsonb_build_object('object', jsonb_strip_nulls(jsonb_build_object(
@@ -45,6 +46,7 @@ export async function scrubContactFromImports(
   if (!email && !externalId) return 0;
   // A value as it reads inside the cells' JSON text (escaped as to_json escapes it): what the text search looks for.
   const needle = (value: string | null) => Prisma.sql`btrim(to_json(${value}::text)::text, '"')`;
+  await forgetKeys(tx, accountId, contact);
   let emptied = 0;
   for (const table of [Prisma.raw('import_rows'), Prisma.raw('import_errors')]) {
     emptied += await tx.$executeRaw`

@@ -72,3 +72,12 @@ export async function takeKeys(tx: Prisma.TransactionClient, imp: { accountId: s
       FROM json_to_recordset(${fresh}::json) AS k(field text, key text, line int)
     ON CONFLICT DO NOTHING`;
 }
+
+/** For eraseContact: the digests of a person's keys go from every import of the account (docs/changes.md). */
+export async function forgetKeys(tx: Prisma.TransactionClient, accountId: string, contact: { email: string | null; externalId: string | null }): Promise<void> {
+  const keys = [contact.email && `email:${keyOf('email', contact.email)}`, contact.externalId && `externalId:${keyOf('externalId', contact.externalId)}`].filter((k): k is string => !!k);
+  if (keys.length === 0) return;
+  await tx.$executeRaw`
+    DELETE FROM import_keys WHERE account_id = ${accountId}::uuid
+       AND digest IN (SELECT sha256(convert_to(k, 'UTF8')) FROM unnest(${keys}::text[]) AS k)`;
+}

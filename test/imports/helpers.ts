@@ -17,6 +17,6 @@ export const drain = (t: TestApp, owner = randomUUID()) => drainImports(t.db, ow
 /** POSTs a file's bytes as they are (another encoding than UTF-8, a BOM), with `params` in the query. */
 export async function importBytes(t: TestApp, as: TestUser, accountId: string, bytes: Buffer, params: Record<string, string> = {}, contentType = 'text/csv') {
   const query = new URLSearchParams({ account_id: accountId, object: 'contacts', ...params });
-  const response = await fetch(`${t.baseUrl}/api/v1/imports?${query}`, { method: 'POST', body: bytes, headers: { authorization: `Bearer ${as.token}`, 'content-type': contentType } });
+  const response = await fetch(`${t.baseUrl}/api/v1/imports?${query}`, { method: 'POST', body: new Uint8Array(bytes), headers: { authorization: `Bearer ${as.token}`, 'content-type': contentType } });
   return { status: response.status, body: (await response.json()) as { data?: any; error?: string; details?: Record<string, string[]> } };
 }
