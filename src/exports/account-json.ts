@@ -56,6 +56,7 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   report_sums: 'derived: the sums the dashboard reports read (docs/decisions.md#reports), recomputable from the exported records',
   event_queue: 'transient: copies of the events the relay has yet to hand to live subscribers (docs/events.md), exported under events',
   import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",
+  import_keys: "staging: digests of the match keys an import's rows took (duplicates in its file), deleted when the import ends",
 };
 
 export const EXPORT_CHUNK_SIZE = 1000;

@@ -118,7 +118,7 @@ describe('GET /api/v1/contacts/export', () => {
     });
 
     it('every record is one CSV record (quoted line breaks do not split it)', () => {
-      expect(parseCsv(text).map((row) => row.length)).toEqual([8, 8, 8, 8]);
+      expect(parseCsv(text).map((row) => row.length)).toEqual([9, 9, 9, 9]);
     });
   });
 
