@@ -1,5 +1,7 @@
 /** Mutation.recordPayment · refundPayment · Invoice.payments · Payment (docs/decisions.md §20) */
 import { builder } from '../graphql/builder.js';
+import type { Collection } from '../graphql/collection.js';
+import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
@@ -9,8 +11,6 @@ import { recordPayment, recordPaymentArgs, refundPayment, refundPaymentArgs, typ
 
 /** Payments are invoice writes: 30 a minute per caller (docs/decisions.md §18). */
 const WRITES = { max: 30, window: '1m', per: 'user' } as const;
-/** Invoice.payments answers the first 100, oldest first (a connection is not yet built). */
-export const PAYMENTS_SHOWN = 100;
 
 export const PaymentMethodEnum = builder.enumType(PaymentMethod, { name: 'PaymentMethod' });
 
@@ -30,9 +30,17 @@ export const PaymentRef = builder.prismaObject('Payment', {
   }),
 });
 
-builder.prismaObjectField(InvoiceRef, 'payments', (t) =>
-  t.relation('payments', { description: 'Oldest first; the first 100', maxItems: PAYMENTS_SHOWN, query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: PAYMENTS_SHOWN } }),
-);
+/** An invoice's payments (docs/connections.md): newest first like every list, CREATED_AT ASC for a statement's order; (invoice_id, created_at, id) serves it. */
+const payments = {
+  name: 'Payment',
+  model: 'Payment',
+  table: 'payments',
+  json: true,
+  orders: { CREATED_AT: { column: 'created_at', type: 'timestamptz' } },
+  orderInput: orderInputOf('Payment', ['CREATED_AT']),
+} satisfies Collection;
+
+builder.prismaObjectField(InvoiceRef, 'payments', defineCollection(payments, PaymentRef)('invoice_id', "The invoice's payments, newest first unless orderBy says otherwise"));
 
 const RecordPaymentInput = builder.inputType('RecordPaymentInput', {
   fields: (t) => ({

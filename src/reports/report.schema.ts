@@ -1,4 +1,4 @@
-/** Account.pipeline · dealSummary · receivables · contactBreakdown, and the root fields REST's /reports/* read (docs/decisions.md §19, Reports). */
+/** Account.pipeline · dealSummary · receivables · contactBreakdown · revenue, and the root fields REST's /reports/* read (docs/decisions.md §19, Reports). */
 import { AccountRef } from '../accounts/account.schema.js';
 import { PipelineStageRef } from '../deals/stage.schema.js';
 import { STAGES_PER_ACCOUNT } from '../deals/stage.service.js';
@@ -18,6 +18,10 @@ import {
   receivablesArgs,
   receivablesReportArgs,
   reportArgs,
+  revenue,
+  revenueArgs,
+  revenueReportArgs,
+  type RevenueReportArgs,
   type AgingBucket,
   type ContactBreakdown,
   type DealReportArgs,
@@ -46,7 +50,12 @@ const StatusCountRef = builder.objectRef<StatusCount>('StatusCount').implement({
 });
 
 const MonthValueRef = builder.objectRef<MonthValue>('MonthValue').implement({
-  fields: (t) => ({ month: t.exposeString('month', { description: 'YYYY-MM' }), count: t.exposeInt('count'), value: t.exposeFloat('value') }),
+  fields: (t) => ({
+    month: t.exposeString('month', { description: 'YYYY-MM' }),
+    count: t.exposeInt('count'),
+    value: t.exposeFloat('value'),
+    currency: t.string({ nullable: true, description: "Revenue's currency (ISO 4217); null where the values have none (deals)", resolve: (m) => m.currency ?? null }),
+  }),
 });
 
 /**
@@ -95,6 +104,10 @@ const ContactBreakdownRef = builder.objectRef<ContactBreakdown>('ContactBreakdow
 const FROM = 'First UTC day, inclusive';
 const TO = 'Last UTC day, inclusive; not before `from`';
 const AS_OF = 'The day days past due are counted to; default today (UTC)';
+const CURRENCY = 'Only this currency (ISO 4217); every currency, each apart, when absent';
+/** Revenue's entries: a month and currency each, so as many months as wonByMonth's times a few currencies. */
+const REVENUE_COSTED = MONTHS_COSTED * 4;
+const REVENUE = 'Payments by the UTC month of paidAt, less refunds by the month they were made, per currency (never summed across currencies); oldest month first, then currency; count: the payments';
 
 // On Account: whoever sees the account (Query.account: its members, with a session) sees its reports.
 builder.prismaObjectFields(AccountRef, (t) => ({
@@ -115,6 +128,13 @@ builder.prismaObjectFields(AccountRef, (t) => ({
     resolve: (account, args, ctx) => receivables(ctx.db, account.id, parseInput(receivablesArgs, args).asOf),
   }),
   contactBreakdown: t.field({ type: ContactBreakdownRef, resolve: (account, _args, ctx) => contactBreakdown(ctx.db, account.id) }),
+  revenue: t.field({
+    type: [MonthValueRef],
+    description: REVENUE,
+    maxItems: REVENUE_COSTED,
+    args: { from: t.arg({ type: 'Date', description: FROM }), to: t.arg({ type: 'Date', description: TO }), currency: t.arg.string({ description: CURRENCY }) },
+    resolve: (account, args, ctx) => revenue(ctx.db, account.id, parseInput(revenueArgs, args)),
+  }),
 }));
 
 // The same reports by account id, for API keys and REST's GET /api/v1/reports/* (a key cannot read
@@ -156,6 +176,23 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx, info) => {
       const { accountId, asOf } = checked<ReceivablesReportArgs>(info).input;
       return receivables(ctx.db, accountId, asOf);
+    },
+  }),
+  revenueReport: t.field({
+    type: [MonthValueRef],
+    nullable: true,
+    description: 'Account.revenue by account id',
+    maxItems: REVENUE_COSTED,
+    args: {
+      accountId: t.arg.id({ required: true }),
+      from: t.arg({ type: 'Date', description: FROM }),
+      to: t.arg({ type: 'Date', description: TO }),
+      currency: t.arg.string({ description: CURRENCY }),
+    },
+    rules: rules('INVOICES_READ', revenueReportArgs),
+    resolve: (_root, _args, ctx, info) => {
+      const { accountId, ...args } = checked<RevenueReportArgs>(info).input;
+      return revenue(ctx.db, accountId, args);
     },
   }),
   contactReport: t.field({

@@ -6,6 +6,7 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { ContactSource, ContactType, DealStatus } from '../generated/prisma/enums.js';
 import { STAGE_ORDER } from '../deals/stage.service.js';
 import { uuid } from '../validation.js';
+import { currency } from '../invoices/invoice-money.js';
 
 // ---- arguments -------------------------------------------------------------------------------
 
@@ -19,18 +20,25 @@ export const reportArgs = z.object({ accountId: uuid });
 export const dealReportArgs = z.object({ accountId: uuid, ...period }).refine(inOrder, FROM_AFTER_TO);
 export const receivablesArgs = z.object({ asOf: z.date().nullish() });
 export const receivablesReportArgs = z.object({ accountId: uuid, asOf: z.date().nullish() });
+/** A currency narrows revenue to it (ISO 4217; lower case is upper-cased; unknown: a 400 on `currency`). */
+const revenueShape = { ...period, currency: currency.nullish() };
+export const revenueArgs = z.object(revenueShape).refine(inOrder, FROM_AFTER_TO);
+export const revenueReportArgs = z.object({ accountId: uuid, ...revenueShape }).refine(inOrder, FROM_AFTER_TO);
 
 export type ReportArgs = z.output<typeof reportArgs>;
 export type Period = z.output<typeof periodArgs>;
 export type DealReportArgs = z.output<typeof dealReportArgs>;
 export type ReceivablesReportArgs = z.output<typeof receivablesReportArgs>;
+export type RevenueArgs = z.output<typeof revenueArgs>;
+export type RevenueReportArgs = z.output<typeof revenueReportArgs>;
 
 // ---- answers ---------------------------------------------------------------------------------
 
 type Stage = { id: string; accountId: string; name: string; position: number };
 export type PipelineStageSummary = { stage: Stage | null; count: number; value: number; weightedValue: number };
 export type StatusCount = { key: string; count: number; value: number };
-export type MonthValue = { month: string; count: number; value: number };
+/** `currency`: revenue's (its entries are per currency); null in wonByMonth (a deal's value has none). */
+export type MonthValue = { month: string; count: number; value: number; currency?: string | null };
 export type DealSummary = { byStatus: StatusCount[]; wonByMonth: MonthValue[] };
 export type AgingBucket = { label: string; count: number; amount: number };
 export type Receivables = { total: number; count: number; buckets: AgingBucket[] };
@@ -101,6 +109,20 @@ export async function receivables(db: PrismaClient, accountId: string, asOf: Dat
     total: Math.round(buckets.reduce((n, b) => n + b.amount * 100, 0)) / 100,
     buckets,
   };
+}
+
+/**
+ * Payments by the UTC month of paidAt less refunds by the month they were made, per currency (never
+ * summed across currencies), month then currency code; `count` is the payments. Months with neither
+ * are left out; a month with refunds alone has count 0 and a negative value.
+ */
+export async function revenue(db: PrismaClient, accountId: string, { from, to, currency }: RevenueArgs): Promise<MonthValue[]> {
+  const where = [Prisma.sql`AND TRUE`, ...(from ? [Prisma.sql`AND day >= ${day(from)}`] : []), ...(to ? [Prisma.sql`AND day <= ${day(to)}`] : []), ...(currency ? [Prisma.sql`AND key = ${currency}`] : [])];
+  const rows = await db.$queryRaw<{ month: string; currency: string; n: string; value: string }[]>`
+    SELECT to_char(day, 'YYYY-MM') AS month, key AS currency, sum(n)::text AS n, sum(value)::text AS value
+    FROM report_sums WHERE account_id = ${account(accountId)} AND report = 'revenue' ${Prisma.join(where, ' ')}
+    GROUP BY 1, 2 HAVING sum(n) <> 0 OR sum(value) <> 0 ORDER BY 1, 2`;
+  return rows.map((row) => ({ month: row.month, currency: row.currency, count: Number(row.n), value: money(row.value) }));
 }
 
 /** Every contact type and source, zeros included, in the order the API lists their values. */

@@ -47,6 +47,7 @@ import {
   DealReportDocument,
   ReceivablesReportDocument,
   ContactReportDocument,
+  RevenueReportDocument,
 } from './operations/generated.js';
 
 /**
@@ -193,6 +194,7 @@ export const routes: Route[] = [
   { method: 'GET', path: '/api/v1/reports/deals', operation: DealReportDocument, input: 'query', answer: LIST, extension: true },
   { method: 'GET', path: '/api/v1/reports/receivables', operation: ReceivablesReportDocument, input: 'query', answer: LIST, extension: true },
   { method: 'GET', path: '/api/v1/reports/contacts', operation: ContactReportDocument, input: 'query', answer: LIST, extension: true },
+  { method: 'GET', path: '/api/v1/reports/revenue', operation: RevenueReportDocument, input: 'query', answer: LIST, extension: true },
   // The owner's webhook endpoints (docs/decisions.md §18); the secret is in the POST answer only.
   { method: 'GET', path: '/api/v1/webhook_endpoints', operation: ListWebhookEndpointsDocument, input: 'query', answer: LIST, extension: true },
   { method: 'POST', path: '/api/v1/webhook_endpoints', operation: CreateWebhookEndpointDocument, input: 'body-as-input', answer: CREATED, extension: true },

@@ -10,7 +10,7 @@ import { recordPayment } from '../../src/invoices/payment.service.js';
 
 const PAY = `mutation ($invoiceId: ID!, $input: RecordPaymentInput!) { recordPayment(invoiceId: $invoiceId, input: $input) { id amount currency method refundedAmount invoice { status amountPaid amountDue paidAt } } }`;
 const REFUND = `mutation ($paymentId: ID!, $amount: Float) { refundPayment(paymentId: $paymentId, amount: $amount) { id refundedAmount invoice { status amountPaid amountDue paidAt } } }`;
-const SET_STATUS = `mutation ($id: ID!, $status: InvoiceStatus!) { setInvoiceStatus(id: $id, status: $status) { status amountPaid amountDue payments { amount method } } }`;
+const SET_STATUS = `mutation ($id: ID!, $status: InvoiceStatus!) { setInvoiceStatus(id: $id, status: $status) { status amountPaid amountDue payments(orderBy: { field: CREATED_AT, direction: ASC }) { nodes { amount method } } } }`;
 
 let t: TestApp;
 beforeAll(async () => {
@@ -111,7 +111,7 @@ describe('a manual move to paid', () => {
     const { id } = await invoice(acc, { amount: 100 });
     ok(await pay(acc, id, { amount: 40 }));
     const moved = ok(await t.gql(SET_STATUS, { id, status: 'paid' }, { as: acc.owner }));
-    expect(moved).toMatchObject({ status: 'paid', amountPaid: 100, amountDue: 0, payments: [{ amount: 40, method: 'card' }, { amount: 60, method: 'other' }] });
+    expect(moved).toMatchObject({ status: 'paid', amountPaid: 100, amountDue: 0, payments: { nodes: [{ amount: 40, method: 'card' }, { amount: 60, method: 'other' }] } });
   });
 });
 
@@ -129,7 +129,7 @@ describe('REST: /api/v1/invoices/{id}/payments and /api/v1/payments/{id}/refund'
     expect([refund.status, (refund.body as { data: Record<string, unknown> }).data.refunded_amount]).toEqual([200, 10]);
     const listed = await t.rest('GET', `/api/v1/invoices/${id}/payments`, { as: acc.owner });
     expect(listed.status).toBe(200);
-    expect((listed.body as { data: unknown }).data).toMatchObject({ invoice_id: id, amount_paid: 50, amount_due: 50, payments: [{ id: payment.id, refunded_amount: 10 }] });
+    expect((listed.body as { data: unknown }).data).toMatchObject({ invoice_id: id, amount_paid: 50, amount_due: 50, payments: { data: [{ id: payment.id, refunded_amount: 10 }], total: 1, page_info: { has_next_page: false } } });
     expect(((await t.rest('GET', `/api/v1/invoices/${id}`, { as: acc.owner })).body as { data: unknown }).data).toMatchObject({ status: 'partial', amount_paid: 50, amount_due: 50 });
   });
 
@@ -141,6 +141,49 @@ describe('REST: /api/v1/invoices/{id}/payments and /api/v1/payments/{id}/refund'
     expect((await t.rest('POST', `/api/v1/invoices/${unknown}/payments`, { as: acc.owner, body: { amount: 1, method: 'cash' } })).status).toBe(404);
     expect((await t.rest('GET', `/api/v1/invoices/${unknown}/payments`, { as: acc.owner })).status).toBe(404);
     expect((await t.rest('POST', `/api/v1/payments/${unknown}/refund`, { as: acc.owner, body: {} })).status).toBe(404);
+  });
+
+  test('GET pages the payments oldest first by cursor: page_size (default 100), cursor = the previous page_info.end_cursor', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    const ids: string[] = [];
+    for (const amount of [1, 2, 3, 4, 5]) ids.push(ok(await pay(acc, id, { amount })).id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 3; page++) {
+      const r = await t.rest('GET', `/api/v1/invoices/${id}/payments?page_size=2${cursor ? `&cursor=${cursor}` : ''}`, { as: acc.owner });
+      expect(r.status, r.text).toBe(200);
+      const { payments } = (r.body as { data: { payments: { data: { id: string }[]; total: number; page_info: { has_next_page: boolean; end_cursor: string } } } }).data;
+      expect(payments.total).toBe(5);
+      expect(payments.page_info.has_next_page).toBe(page < 2);
+      seen.push(...payments.data.map((p) => p.id));
+      cursor = payments.page_info.end_cursor;
+    }
+    expect(seen).toEqual(ids);
+    const whole = await t.rest('GET', `/api/v1/invoices/${id}/payments`, { as: acc.owner });
+    expect((whole.body as { data: { payments: { data: unknown[] } } }).data.payments.data).toHaveLength(5);
+    expect((await t.rest('GET', `/api/v1/invoices/${id}/payments?page_size=101`, { as: acc.owner })).status).toBe(400);
+    expect((await t.rest('GET', `/api/v1/invoices/${id}/payments?cursor=nonsense`, { as: acc.owner })).status).toBe(400);
+  });
+});
+
+describe('Invoice.payments', () => {
+  test('a connection: newest first by default, first/after pages, totalCount exact; orderBy CREATED_AT ASC for oldest first', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    const ids: string[] = [];
+    for (const amount of [1, 2, 3]) ids.push(ok(await pay(acc, id, { amount })).id);
+    const PAGE = `query ($id: ID!, $after: String, $order: PaymentOrder) { invoice(id: $id) { payments(first: 2, after: $after, orderBy: $order) { totalCount nodes { id } pageInfo { hasNextPage endCursor } } } }`;
+    const first = ok(await t.gql(PAGE, { id }, { as: acc.member })).payments;
+    expect(first.totalCount).toBe(3);
+    expect(first.nodes.map((n: { id: string }) => n.id)).toEqual([ids[2], ids[1]]);
+    expect(first.pageInfo.hasNextPage).toBe(true);
+    const second = ok(await t.gql(PAGE, { id, after: first.pageInfo.endCursor }, { as: acc.member })).payments;
+    expect(second.nodes.map((n: { id: string }) => n.id)).toEqual([ids[0]]);
+    expect(second.pageInfo.hasNextPage).toBe(false);
+    const oldest = ok(await t.gql(PAGE, { id, order: { field: 'CREATED_AT', direction: 'ASC' } }, { as: acc.member })).payments;
+    expect(oldest.nodes.map((n: { id: string }) => n.id)).toEqual([ids[0], ids[1]]);
+    expect(codeOf(await t.gql(PAGE.replace('first: 2', 'first: 101'), { id }, { as: acc.member }))).toBe('BAD_USER_INPUT');
   });
 });
 

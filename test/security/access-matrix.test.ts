@@ -308,6 +308,7 @@ const GQL: Record<string, GqlRow> = {
   'Query.dealReport': { role: 'member', doc: 'query ($a: ID!) { dealReport(accountId: $a) { byStatus { key count } } }', vars: (_f, a) => ({ a }) },
   'Query.receivablesReport': { role: 'member', doc: 'query ($a: ID!) { receivablesReport(accountId: $a) { total count } }', vars: (_f, a) => ({ a }) },
   'Query.contactReport': { role: 'member', doc: 'query ($a: ID!) { contactReport(accountId: $a) { byType { key count } } }', vars: (_f, a) => ({ a }) },
+  'Query.revenueReport': { role: 'member', doc: 'query ($a: ID!) { revenueReport(accountId: $a) { month currency count value } }', vars: (_f, a) => ({ a }) },
   'Query.pipelineStages': {
     role: 'member',
     doc: 'query ($a: ID!) { pipelineStages(accountId: $a) { id accountId name } }',
@@ -903,6 +904,7 @@ const REST: Record<string, RestRow> = {
   'GET /api/v1/reports/deals': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/deals?account_id=${a}` }) },
   'GET /api/v1/reports/receivables': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/receivables?account_id=${a}` }) },
   'GET /api/v1/reports/contacts': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/contacts?account_id=${a}` }) },
+  'GET /api/v1/reports/revenue': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/reports/revenue?account_id=${a}` }) },
   'GET /api/v1/events': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/events?account_id=${a}` }) },
   'GET /api/v1/events/:id': {
     role: 'member', ok: 200, hidden: true, nestedScopes: ['CONTACTS_READ'],
