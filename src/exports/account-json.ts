@@ -21,7 +21,9 @@ export const COLLECTIONS: readonly Collection[] = [
   { key: 'contacts', table: 'contacts', orderBy: ['created_at', 'id'] },
   { key: 'deals', table: 'deals', orderBy: ['created_at', 'id'] },
   { key: 'invoices', table: 'invoices', orderBy: ['created_at', 'id'] },
-  // docs/decisions.md §20: money received for the account's invoices.
+  // docs/decisions.md §20: the invoices' lines (by invoice, in position order; the unique
+  // (account_id, invoice_id, position) key serves the pages) and the money received for them.
+  { key: 'invoice_lines', table: 'invoice_lines', orderBy: ['invoice_id', 'position'] },
   { key: 'payments', table: 'payments', orderBy: ['created_at', 'id'] },
   { key: 'proposals', table: 'proposals', orderBy: ['created_at', 'id'] },
   { key: 'contracts', table: 'contracts', orderBy: ['created_at', 'id'] },

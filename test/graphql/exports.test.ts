@@ -152,6 +152,9 @@ describe('account export document', () => {
     const invoice = await db.invoice.create({
       data: { accountId: acc.id, contactId: contact.id, invoiceNumber: 'INV-000001', amount: 99.9, dueDate: new Date('2030-03-31') },
     });
+    await db.invoiceLine.create({
+      data: { accountId: acc.id, invoiceId: invoice.id, position: 0, description: 'Design', quantity: 3, unitPrice: 33.3, discountPercent: 0, taxRate: 0, amount: 99.9, tax: 0 },
+    });
     await db.payment.create({ data: { accountId: acc.id, invoiceId: invoice.id, amount: 10, currency: 'USD', method: 'card', paidAt: new Date('2030-03-01') } });
     await db.proposal.create({ data: { accountId: acc.id, title: 'Proposal', amount: 10, contactId: contact.id } });
     await db.contract.create({ data: { accountId: acc.id, title: 'Contract' } });
@@ -192,8 +195,8 @@ describe('account export document', () => {
     const doc = await read(accountExportStream(t.db, acc.id, exportedAt));
 
     expect(Object.keys(doc)).toEqual(['export_metadata', 'account', ...COLLECTIONS.map((c) => c.key)]);
-    expect(Object.keys(doc).slice(2, 17)).toEqual([
-      'contacts', 'deals', 'invoices', 'payments', 'proposals', 'contracts', 'galleries', 'bookings', 'workflows',
+    expect(Object.keys(doc).slice(2, 18)).toEqual([
+      'contacts', 'deals', 'invoices', 'invoice_lines', 'payments', 'proposals', 'contracts', 'galleries', 'bookings', 'workflows',
       'pipeline_stages', 'team_members', 'forms', 'form_fields', 'form_submissions', 'exports',
     ]);
     expect(doc.export_metadata).toEqual({
@@ -222,6 +225,8 @@ describe('account export document', () => {
     const doc = await read(accountExportStream(t.db, acc.id, new Date()));
     expect(doc.deals[0]).toMatchObject({ value: 1500.25, probability: 50, expected_close_date: '2030-02-28', closed_at: null });
     expect(doc.invoices[0]).toMatchObject({ amount: 99.9, due_date: '2030-03-31', invoice_number: 'INV-000001' });
+    expect(doc.invoice_lines[0]).toMatchObject({ invoice_id: doc.invoices[0].id, position: 0, description: 'Design', quantity: 3, unit_price: 33.3, amount: 99.9, tax: 0 });
+    expect(doc.payments[0]).toMatchObject({ invoice_id: doc.invoices[0].id, amount: 10, currency: 'USD', method: 'card', refunded_amount: 0 });
     expect(doc.proposals[0].amount).toBe(10);
     expect(doc.bookings[0]).toMatchObject({ starts_at: '2030-05-01T09:00:00.000Z', ends_at: '2030-05-01T10:00:00.000Z' });
     expect(doc.account.created_at).toMatch(ISO_Z);

@@ -5,6 +5,7 @@ import { createTestApp, errorOf, type GqlResult, type TestApp } from '../helpers
 import { inTransaction } from '../../src/events/emit.js';
 import { SYSTEM } from '../../src/events/types.js';
 import { recordPayment } from '../../src/invoices/payment.service.js';
+import { markOverdueInvoices } from '../../src/invoices/overdue.js';
 
 // docs/decisions.md §20 "Payments move the invoice": recordPayment, refundPayment, a manual move to paid.
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 let seeded = 0;
-const invoice = (acc: TestAccount, data: { status?: InvoiceStatus; amount?: number; currency?: string } = {}) =>
+const invoice = (acc: TestAccount, data: { status?: InvoiceStatus; amount?: number; currency?: string; dueDate?: Date } = {}) =>
   t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: `PAY-${++seeded}`, amount: 100, status: 'sent', dueDate: new Date('2027-01-31'), ...data } });
 const pay = (acc: TestAccount, invoiceId: string, input: Record<string, unknown>) => t.gql(PAY, { invoiceId, input: { method: 'card', ...input } }, { as: acc.owner });
 const ok = (r: GqlResult) => {
@@ -102,6 +103,20 @@ describe('refundPayment', () => {
     const payment = ok(await pay(acc, id, { amount: 1 }));
     expect(codeOf(await t.gql(REFUND, { paymentId: payment.id }, { as: other.owner }))).toBe('NOT_FOUND');
     expect(codeOf(await pay(other, id, { amount: 1 }))).toBe('NOT_FOUND');
+  });
+});
+
+describe('the overdue job (§19) and payments', () => {
+  test('a partly paid invoice past due becomes overdue keeping what was paid; paying the rest makes it paid', async () => {
+    const acc = await createAccount(t);
+    const yesterday = new Date(Date.now() - 86_400_000);
+    const { id } = await invoice(acc, { amount: 100, dueDate: new Date(yesterday.toISOString().slice(0, 10)) });
+    expect(ok(await pay(acc, id, { amount: 30 })).invoice).toMatchObject({ status: 'partial', amountDue: 70 });
+    await markOverdueInvoices(t.db, { batchSize: 500, asOf: new Date() });
+    expect(await t.db.invoice.findUniqueOrThrow({ where: { id }, select: { status: true, amountPaid: true } })).toMatchObject({ status: 'overdue' });
+    const events = await eventsOf(acc, 'invoice.status_changed');
+    expect(events.at(-1)).toMatchObject({ actorType: 'system', data: { object: { id, status: 'overdue', amount_paid: 30 }, previous: { status: 'partial' } } });
+    expect(ok(await pay(acc, id, { amount: 70 })).invoice).toMatchObject({ status: 'paid', amountPaid: 100, amountDue: 0 });
   });
 });
 
