@@ -5,7 +5,7 @@
 import { createLeadForm, createLeadFormInput } from '../forms/form.service.js';
 import { SYSTEM } from '../events/types.js';
 import { DealStatus, InvoiceStatus, type PrismaClient } from '../generated/prisma/client.js';
-import { formatInvoiceNumber } from '../invoices/invoice.service.js';
+import { formatInvoiceNumber } from '../invoices/invoice-numbers.js';
 import { parseInput } from '../validation.js';
 import { AGENTS, DAY, money, person, pick, PRODUCTS, REFERRERS, rng, STAGES, TOPICS, utcDay, uuidv7, weighted } from './seed-bench-data.js';
 

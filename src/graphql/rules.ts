@@ -85,9 +85,10 @@ export type FieldRules = {
    * stage must be the account's) or the world (a webhook URL must resolve to an address webhooks may
    * reach), problems by field. The service runs them again with its write; when the
    * input's form fails, a caller who may reach the account hears them in the same 400, so one
-   * answer names every failing field (docs/decisions.md §4).
+   * answer names every failing field (docs/decisions.md §4). `target`: the record an update
+   * addresses, when the field has one (a draft invoice's new lines are judged in its currency).
    */
-  linked?: (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string, ctx: Context) => Promise<ErrorDetails>;
+  linked?: (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string, ctx: Context, target: { id?: string; accountId: string } | null) => Promise<ErrorDetails>;
 };
 
 /** The sentence a field's description ends with when it cannot honour Idempotency-Key. */
@@ -188,11 +189,11 @@ export async function inputProblems(rules: FieldRules, args: Record<string, unkn
   const found = target ?? (rules.access === 'public' && rules.target && rules.targetChecks ? await rules.target(args, ctx) : null);
   const { details } = ownProblems(rules, parsed, ctx, found);
   if (!rules.linked) return details;
-  const accountId = await reachableAccount(rules, parsed, details, ctx);
-  if (!accountId) return details;
+  const reached = await reachableAccount(rules, parsed, details, ctx);
+  if (!reached) return details;
   const record = recordOf(rules, parsed);
   const passed = Object.fromEntries(Object.entries(record).filter(([key]) => !details[key]));
-  for (const [key, messages] of Object.entries(await rules.linked(passed, ctx.db, accountId, ctx))) details[key] ??= messages;
+  for (const [key, messages] of Object.entries(await rules.linked(passed, ctx.db, reached.accountId, ctx, reached.target))) details[key] ??= messages;
   return details;
 }
 
@@ -201,14 +202,15 @@ export async function inputProblems(rules: FieldRules, args: Record<string, unkn
  * an outsider learns nothing of other accounts' ids (docs/decisions.md §2: 400 before 403). Read
  * from what passed: the target its `id` names, or the input's `accountId`.
  */
-async function reachableAccount(rules: FieldRules, parsed: unknown, details: ErrorDetails, ctx: Context): Promise<string | null> {
+async function reachableAccount(rules: FieldRules, parsed: unknown, details: ErrorDetails, ctx: Context): Promise<{ accountId: string; target: { id?: string; accountId: string } | null } | null> {
   if (rules.access !== 'member' && rules.access !== 'owner') return null;
   let accountId: unknown;
-  if (rules.target) accountId = details.id ? null : (await rules.target(parsed, ctx))?.accountId;
+  let target: { id?: string; accountId: string } | null = null;
+  if (rules.target) accountId = details.id ? null : (target = await rules.target(parsed, ctx))?.accountId;
   else accountId = details.accountId ? null : recordOf(rules, parsed).accountId;
   if (typeof accountId !== 'string' || !isUuid(accountId)) return null;
   const role = await ctx.role(accountId);
-  return role && (rules.access === 'member' || role === 'owner') ? accountId : null;
+  return role && (rules.access === 'member' || role === 'owner') ? { accountId, target } : null;
 }
 
 // Root-field calls already admitted in this operation (by response key; keyed by the operation's

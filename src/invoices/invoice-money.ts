@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { snakeCase } from '../names.js';
 import { requiredText, text, TYPE_MESSAGES } from '../validation.js';
-import { badInput, type ErrorDetails } from '../errors.js';
+import type { ErrorDetails } from '../errors.js';
 import { decimalsOf, exponentOf, formatMinor, isCurrency, priceLines, QUANTITY_DECIMALS, RATE_DECIMALS, scaled, type LineInput, type PricedLine, type Totals } from './money.js';
 
 // The money fields of an invoice (docs/decisions.md §20): currency, lines and their bounds.
@@ -94,11 +94,9 @@ export function priceInvoice(input: MoneyInput): Priced {
   return { currency, amount: total, lines: [], subtotal: total, discountTotal: formatMinor(0n, exponent), taxTotal: formatMinor(0n, exponent), total };
 }
 
-/** moneyProblems as the 400 a service throws (an update's money is judged against the stored invoice). */
-export function assertMoney(input: MoneyInput): void {
-  const issues = moneyProblems(input);
-  if (issues.length === 0) return;
+/** Problems by field, as a 400's details name them (`lines.1.unit_price`). */
+export function detailsOf(issues: Issue[]): ErrorDetails {
   const details: ErrorDetails = {};
   for (const issue of issues) (details[issue.path.join('.')] ??= []).push(issue.message);
-  throw badInput(details);
+  return details;
 }

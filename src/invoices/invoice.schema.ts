@@ -4,6 +4,8 @@ import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
+import { updateProblems } from './invoice-lines.service.js';
+import { numberingKey } from './invoice-numbers.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../changes/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
@@ -16,7 +18,6 @@ import {
   type UpdateInvoiceArgs,
   createInvoice,
   createInvoiceInput,
-  numberingKey,
   setInvoiceStatus,
   setInvoiceStatusArgs,
   type CreateInvoiceInput,
@@ -137,7 +138,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateInvoiceInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', scope: 'INVOICES_WRITE', input: updateInvoiceArgs, linked: linkedRows, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: updateInvoiceArgs, linked: updateProblems, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceKey>(info);
       return write((tx) => updateInvoice(tx, invoice, input, query, userActor(viewer)));

@@ -2,15 +2,16 @@ import { z } from 'zod';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
 import { InvoiceStatus, Prisma, type Invoice, type PrismaClient } from '../generated/prisma/client.js';
 import { badInput, conflict, invalidTransition, isAppError, MESSAGES, notFound } from '../errors.js';
-import { assertInAccount } from '../deals/deal.service.js';
+import { assertInAccount, linkProblems } from '../deals/deal.service.js';
 import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
 import { emit, emitMany } from '../events/emit.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import type { LineInput, PricedLine } from './money.js';
 import { recordBalancingPayment } from './payment.service.js';
 import { externalId, optionalText, uuid } from '../validation.js';
-import { amount as moneyAmount, assertMoney, currency, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
+import { amount as moneyAmount, currency, detailsOf, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
+import { moneyAfter, readsLines, withoutLines, writeLines } from './invoice-lines.service.js';
+import { takeNextNumber } from './invoice-numbers.js';
 import { camelCase } from '../names.js';
 
 export const NUMBER_TAKEN = TAKEN;
@@ -47,7 +48,6 @@ export const setInvoiceStatusArgs = z.object({ id: uuid, status: z.enum(InvoiceS
 export type SetInvoiceStatusArgs = z.output<typeof setInvoiceStatusArgs>;
 export type InvoiceToMove = { id: string; status: InvoiceStatus };
 
-export const formatInvoiceNumber = (n: number): string => `INV-${String(n).padStart(6, '0')}`;
 
 const ATTEMPTS = 5;
 
@@ -76,65 +76,9 @@ export async function createInvoice(tx: Prisma.TransactionClient, input: CreateI
   }
 }
 
-/** Whether a resolver's query reads the lines (written after the invoice row, so read after them). */
-const readsLines = (query: Query): boolean => Boolean((query.include as { lines?: unknown } | undefined)?.lines ?? (query.select as { lines?: unknown } | undefined)?.lines);
-const withoutLines = (query: Query): Query => {
-  if (!readsLines(query)) return query;
-  const strip = (part: object | undefined) => part && Object.fromEntries(Object.entries(part).filter(([key]) => key !== 'lines'));
-  return { ...(query.include ? { include: strip(query.include) } : {}), ...(query.select ? { select: strip(query.select) } : {}) };
-};
-
-/** Stores an invoice's priced lines (after removing any it had: an update replaces every line). */
-async function writeLines(tx: Prisma.TransactionClient, accountId: string, invoiceId: string, priced: PricedLine[], replace = false) {
-  if (replace) await tx.invoiceLine.deleteMany({ where: { accountId, invoiceId } });
-  if (priced.length === 0) return;
-  // String(number) is the number's shortest decimal text: NUMERIC stores exactly what the client sent.
-  const data = priced.map((l) => ({ accountId, invoiceId, position: l.position, description: l.description, quantity: String(l.quantity), unitPrice: String(l.unitPrice), discountPercent: String(l.discountPercent), taxRate: String(l.taxRate), amount: l.amount, tax: l.tax }));
-  await tx.invoiceLine.createMany({ data });
-}
-
 /** Whether another invoice of the account holds `externalId` (which unique index refused a row). */
 const externalIdTaken = async (tx: Prisma.TransactionClient, accountId: string, externalId: string, except?: string) =>
   Boolean(await tx.invoice.findFirst({ where: { accountId, externalId, ...(except ? { id: { not: except } } : {}) }, select: { id: true } }));
-
-const BATCH = 100;
-
-/**
- * The line a create waits in before its transaction (src/db/queue-by-key.ts) when it takes the
- * account's next number: the account row it locks would otherwise keep each waiting create on a
- * connection, and one account creating many at once would spend the pool every account shares.
- */
-export const numberingKey = (input: Pick<CreateInvoiceInput, 'accountId' | 'invoiceNumber'>): string | null =>
-  input.invoiceNumber ? null : `${input.accountId}:invoices:next-number`;
-
-/**
- * Takes the account's next number, skipping numbers already used by hand. The first update locks
- * the account row until the transaction ends, so concurrent creates in one account (of other
- * instances: this one's wait in line, numberingKey) queue here.
- */
-async function takeNextNumber(tx: Prisma.TransactionClient, accountId: string): Promise<string> {
-  const { nextInvoiceNumber } = await tx.account.update({
-    where: { id: accountId },
-    data: { nextInvoiceNumber: { increment: 1 } },
-    select: { nextInvoiceNumber: true },
-  });
-  let candidate = nextInvoiceNumber - 1;
-  for (;;) {
-    const batch = Array.from({ length: BATCH }, (_, i) => formatInvoiceNumber(candidate + i));
-    const used = await tx.invoice.findMany({ where: { accountId, invoiceNumber: { in: batch } }, select: { invoiceNumber: true } });
-    const taken = new Set(used.map((row) => row.invoiceNumber));
-    const free = batch.findIndex((number) => !taken.has(number));
-    if (free >= 0) {
-      candidate += free;
-      break;
-    }
-    candidate += BATCH;
-  }
-  if (candidate !== nextInvoiceNumber - 1) {
-    await tx.account.update({ where: { id: accountId }, data: { nextInvoiceNumber: candidate + 1 } });
-  }
-  return formatInvoiceNumber(candidate);
-}
 
 /** Moves an invoice along the §8 machine in the caller's transaction, as setDealStatus moves a deal. */
 export async function setInvoiceStatus(tx: Prisma.TransactionClient, invoice: InvoiceToMove, to: InvoiceStatus, actor: Actor) {
@@ -178,7 +122,8 @@ const asFields = (row: Record<string, unknown>) => Object.fromEntries(Object.ent
 export const NOT_DRAFT = 'Only a draft invoice can change or be deleted; cancel or refund it through setInvoiceStatus';
 
 // The status moves only through setInvoiceStatus: the update input has every other create field.
-// `lines: null` is Required (an invoice keeps its lines or `amount`); the money is judged against the stored invoice.
+// `lines: null` is Required (an invoice keeps its lines or `amount`); the money is judged against
+// the stored invoice (invoice-lines.service.ts), in the same 400 as the form's problems.
 export const updateInvoiceInput = updateInputOf(createInvoiceFields.omit({ status: true }), 'Invoice', ['lines']);
 export type UpdateInvoiceInput = z.output<typeof updateInvoiceInput>;
 export const updateInvoiceArgs = updateArgs(updateInvoiceInput);
@@ -210,8 +155,11 @@ async function refusedUnlessDraft(tx: Prisma.TransactionClient, error: unknown, 
 export async function updateInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey, args: UpdateInvoiceArgs, query: Query, actor: Actor) {
   if (invoice.status !== InvoiceStatus.draft) throw conflict(NOT_DRAFT);
   const { invoiceNumber, lines, ...input } = args.input;
-  await assertInAccount(tx, invoice.accountId, input);
-  const money = await repriced(tx, invoice.id, { ...input, lines });
+  // The form passed: the links and the money the draft would be left with fail in one 400.
+  const next = await moneyAfter(tx, invoice.id, { ...input, lines });
+  const problems = { ...(next ? detailsOf(moneyProblems(next)) : {}), ...(await linkProblems(tx, invoice.accountId, input)) };
+  if (Object.keys(problems).length > 0) throw badInput(problems);
+  const money = next && priceInvoice(next);
   const data = { ...input, ...(money ? { currency: money.currency, amount: money.amount, subtotal: money.subtotal, discountTotal: money.discountTotal, taxTotal: money.taxTotal } : {}) };
   const change = invoiceNumber === undefined ? data : { ...data, invoiceNumber };
   // The draft condition is part of the UPDATE: a concurrent setInvoiceStatus cannot slip between.
@@ -227,26 +175,6 @@ export async function updateInvoice(tx: Prisma.TransactionClient, invoice: Invoi
     if (isUniqueViolation(error)) return refusedAsTaken(error, change);
     return refusedUnlessDraft(tx, error, invoice.id);
   });
-}
-
-type MoneyChange = { currency?: string; amount?: number | null; lines?: LineInput[] | null };
-
-/**
- * A draft's money after an update touching currency, amount or lines (else null): new lines replace
- * every line, an `amount` replaces the lines, a new currency re-prices what is kept.
- */
-async function repriced(tx: Prisma.TransactionClient, id: string, change: MoneyChange) {
-  if (change.currency === undefined && change.amount === undefined && change.lines === undefined) return null;
-  const now = await tx.invoice.findUniqueOrThrow({ where: { id }, select: { currency: true, amount: true, lines: { orderBy: { position: 'asc' } } } });
-  const kept = now.lines.map((l) => ({ description: l.description, quantity: Number(l.quantity), unitPrice: Number(l.unitPrice), discountPercent: Number(l.discountPercent), taxRate: Number(l.taxRate) }));
-  const touched = change.amount != null || change.lines != null;
-  const money = {
-    currency: change.currency ?? now.currency,
-    amount: touched ? (change.amount ?? null) : kept.length ? null : Number(now.amount),
-    lines: touched ? (change.lines ?? null) : kept.length ? kept : null,
-  };
-  assertMoney(money);
-  return priceInvoice(money);
 }
 
 export async function deleteInvoice(tx: Prisma.TransactionClient, invoice: InvoiceKey, actor: Actor) {
