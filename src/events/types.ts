@@ -4,6 +4,7 @@ export const EVENT_TYPES = [
   'contact.created', 'contact.updated', 'contact.deleted', 'contact.erased',
   'deal.created', 'deal.updated', 'deal.status_changed', 'deal.deleted',
   'invoice.created', 'invoice.updated', 'invoice.status_changed', 'invoice.deleted',
+  'invoice.viewed',
   'payment.created', 'payment.refunded',
   'pipeline_stage.created', 'pipeline_stage.updated', 'pipeline_stage.deleted',
   'form.created', 'form.updated', 'form.deleted', 'form.submitted',

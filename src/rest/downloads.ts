@@ -1,19 +1,27 @@
+import { Readable } from 'node:stream';
 import type { Reader } from '../db/replicas.js';
 import { accountExportStream, COLLECTIONS, FORMAT_VERSION } from '../exports/account-json.js';
 import { contactsCsvStream, CSV_COLUMNS } from '../exports/contacts-csv.js';
 import { exportFileName } from '../exports/export.service.js';
 import { ExportKind } from '../generated/prisma/client.js';
 import { importErrorsCsvStream } from '../imports/errors-csv.js';
+import type { InvoiceDocument } from '../invoices/invoice-document.js';
+import { invoicePdf } from '../invoices/invoice-pdf.js';
 import type { JsonSchema } from './json-schema.js';
 
-/** The ticket an export mutation answers (its audit row): what a download streams from. */
-export type Ticket = { accountId: string; fileName: string; createdAt: string; id?: string };
+/**
+ * What the route's operation answers and a download streams from: an export mutation's ticket (its
+ * audit row), or a record with what its file shows (an invoice's `document`).
+ */
+export type Ticket = { accountId: string; fileName?: string; createdAt?: string; id?: string; document?: InvoiceDocument };
 
 /** A file answer: how its bytes are made, and what the OpenAPI document says of them. */
 export type Download = {
   mediaType: string;
   /** Reads from a replica when one is healthy (docs/scaling.md). */
   stream(reader: Reader, ticket: Ticket): Promise<ReadableStream<Uint8Array>>;
+  /** The answer's file name: the ticket's own when absent. */
+  fileName?(ticket: Ticket): string;
   /** A file name like the real ones, for the reference. */
   sampleFileName: string;
   schema: JsonSchema;
@@ -44,13 +52,26 @@ export const IMPORT_ERRORS_CSV: Download = {
   example: 'line,First Name,Email,errors\r\n3,,ada@example,"email: Must be a valid e-mail address; first_name: Required"\r\n',
 };
 
+export const INVOICE_PDF: Download = {
+  mediaType: 'application/pdf',
+  // Drawn from what the operation answered: the core decided what the caller may see, nothing more is read.
+  stream: async (_reader, ticket) => Readable.toWeb(invoicePdf(ticket.document!)) as ReadableStream<Uint8Array>,
+  fileName: (ticket) => ticket.document!.fileName,
+  sampleFileName: 'invoice-INV-000042.pdf',
+  schema: {
+    type: 'string',
+    format: 'binary',
+    description: "The invoice as its client's page shows it (account, number, dates, contact, lines, totals, paid, due, status, memo), as text a reader can select and extract.",
+  },
+};
+
 export const ACCOUNT_JSON: Download = {
   mediaType: 'application/json',
   // The document must hold its own audit row, written just now: a replica that has caught up, or the primary.
   // Its pages are raw SQL through that server's pool (src/exports/pages.ts).
   stream: async (reader, ticket) => {
     const { client, pool } = await reader.$caughtUpSource();
-    return accountExportStream(client, ticket.accountId, new Date(ticket.createdAt), { pool });
+    return accountExportStream(client, ticket.accountId, new Date(ticket.createdAt!), { pool });
   },
   sampleFileName: exportFileName({ kind: ExportKind.account_json, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
   schema: accountExportSchema(),

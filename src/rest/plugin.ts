@@ -9,6 +9,7 @@ import { jsonObject, readJson } from '../http/body.js';
 import { Response } from '../http/response.js';
 import type { Logger } from '../logger.js';
 import { download } from './download.js';
+import type { Ticket } from './downloads.js';
 import { fromCoreError, fromHttpError, invalidInput, json, restErrorResponse, type InputSource, type RestError } from './errors.js';
 import { restFieldName } from './field-names.js';
 import { coercedVariables, restEnum, toCamel, toSnake, VariableReader } from './input.js';
@@ -197,8 +198,10 @@ async function answer(route: Route, result: unknown, ctx: Context, request: Requ
     case 'download': {
       const { file } = route.answer;
       if (result == null) return restErrorResponse(fromHttpError('ROUTE_NOT_FOUND')); // a by-id read: unknown or not visible
-      const ticket = result as { accountId: string; fileName: string; createdAt: string; id?: string };
-      return download(await file.stream(ctx.reader, ticket), `${file.mediaType}; charset=utf-8`, ticket.fileName, {
+      const ticket = result as Ticket;
+      // Text says its charset; a binary file (a PDF) has none.
+      const type = file.mediaType.startsWith('text/') || file.mediaType.endsWith('json') ? `${file.mediaType}; charset=utf-8` : file.mediaType;
+      return download(await file.stream(ctx.reader, ticket), type, file.fileName?.(ticket) ?? ticket.fileName!, {
         signal: request.signal,
         abort: () => Boolean(serverContext.req?.socket.destroy()),
         log: (err: unknown) => log.error({ err, requestId: ctx.requestId }, 'REST download failed'),

@@ -1,11 +1,12 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { ACCOUNT_JSON, CONTACTS_CSV, IMPORT_ERRORS_CSV, type Download } from './downloads.js';
+import { ACCOUNT_JSON, CONTACTS_CSV, IMPORT_ERRORS_CSV, INVOICE_PDF, type Download } from './downloads.js';
 import {
   ContactByIdDocument,
   DealByIdDocument,
   DeleteContactByIdDocument,
   DeleteDealByIdDocument,
   InvoiceByIdDocument,
+  InvoicePdfByIdDocument,
   CreateInvoiceDocument,
   UpdateInvoiceByIdDocument,
   DeleteInvoiceByIdDocument,
@@ -173,6 +174,8 @@ export const routes: Route[] = [
   },
   { method: 'DELETE', path: '/api/v1/deals/:id', operation: DeleteDealByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
   { method: 'GET', path: '/api/v1/invoices/:id', operation: InvoiceByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
+  // The invoice's PDF, as its client's page shows it (docs/decisions.md §20).
+  { method: 'GET', path: '/api/v1/invoices/:id/pdf', operation: InvoicePdfByIdDocument, input: 'query', answer: { kind: 'download', file: INVOICE_PDF }, ...BY_ID },
   // Invoices written and records moved on REST, for systems that sync (docs/decisions.md §18).
   { method: 'POST', path: '/api/v1/invoices', operation: CreateInvoiceDocument, input: 'body-as-input', answer: CREATED, extension: true },
   {

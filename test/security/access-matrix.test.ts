@@ -565,6 +565,8 @@ const NOT_ACCOUNT_SCOPED: Record<string, string> = {
   'Mutation.createAccount': 'makes a new account owned by the caller',
   'Query.publicLeadForm': 'public by design: an active form as its page shows it, nothing about the account behind it',
   'Mutation.submitLeadForm': 'public by design: the lead form submit (the form decides the account, never the caller)',
+  'Query.publicInvoice': "public by design: the invoice behind a client's page token, as its PDF shows it (the token decides the invoice, never the caller)",
+  'Mutation.viewInvoicePage': "public by design: the client's page view (the token decides the invoice; only a sent one's first view moves it to viewed)",
 };
 
 const rootFields = (): string[] => [
