@@ -22,6 +22,7 @@ import { EXAMPLE_OPERATION_NAMES, graphiql } from './graphiql.js';
 import { useObservability } from './observability/index.js';
 import { useFormPage } from './forms/form-page.plugin.js';
 import { rateLimitHeaders } from './rest/headers.js';
+import { useInvoicePage } from './invoices/invoice-page.plugin.js';
 import { routes } from './rest/routes.js';
 import { useAuthChallenge } from './auth/challenge.plugin.js';
 
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps) {
       useApiReference({ cookieName: deps.config.auth.cookieName, publicUrl: deps.config.publicUrl, trustProxy: deps.config.trustProxy }),
       useRest({ log: deps.log, db: deps.db, nudgeImports: () => deps.imports?.nudge(), uploadPace: deps.config.uploadPace }),
       useFormPage({ log: deps.log }),
+      useInvoicePage({ log: deps.log }),
       useAuthChallenge(deps.config.auth.cookieName),
     ],
   });

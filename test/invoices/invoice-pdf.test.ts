@@ -3,8 +3,8 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createAccount, createContact, type TestAccount, type TestUser } from '../factories/index.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createAccount, createContact, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { skipIfMissing } from '../helpers/prerequisites.js';
 
 const PDFTOTEXT = spawnSync('pdftotext', ['-v']).error ? null : 'pdftotext';

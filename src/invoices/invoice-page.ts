@@ -1,0 +1,123 @@
+// The client's invoice page (docs/decisions.md §20): plain HTML from the document the PDF shows too,
+// no script at all, one style element allowed by a per-response nonce, nothing from another origin.
+// Every string from the account or its client goes through escapeHtml.
+import { escapeHtml } from '../forms/form-page.js';
+import { displayDay, displayMoney, STATUS_LABELS, type InvoiceDocument } from './invoice-document.js';
+
+/** Nothing but this response's style: no script, image, font, frame, form or connection. */
+export const invoicePageCsp = (nonce: string): string =>
+  [`default-src 'none'`, `style-src 'nonce-${nonce}'`, `base-uri 'none'`, `form-action 'none'`, `frame-ancestors 'none'`].join('; ');
+
+const STYLE = `
+:root { color-scheme: light dark; --fg: #1a1a1a; --muted: #5a5a5a; --bg: #f4f4f2; --card: #fff; --rule: #d6d6d6; --accent: #1f5fbf; }
+@media (prefers-color-scheme: dark) { :root { --fg: #ececec; --muted: #b0b0b0; --bg: #161616; --card: #222; --rule: #444; --accent: #8ab4ff; } }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+main { max-width: 56rem; margin: 2rem auto; padding: 2rem; background: var(--card); border-radius: 8px; }
+.issuer { margin: 0; font-size: 1.1rem; font-weight: 600; }
+h1 { margin: 0.25rem 0 0.5rem; font-size: 1.75rem; }
+h2 { font-size: 1.1rem; margin: 2rem 0 0.5rem; }
+.status { display: inline-block; margin: 0; padding: 0.1rem 0.6rem; border: 1px solid var(--rule); border-radius: 999px; font-size: 0.9rem; }
+.actions { margin: 1.5rem 0 0; }
+.actions a { display: inline-block; padding: 0.5rem 1rem; border-radius: 6px; background: var(--accent); color: var(--card); font-weight: 600; text-decoration: none; }
+.actions a:focus-visible { outline: 3px solid var(--fg); outline-offset: 2px; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1.5rem; margin: 0; }
+dt { color: var(--muted); }
+dd { margin: 0; }
+table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
+caption { text-align: left; color: var(--muted); padding-bottom: 0.5rem; }
+th, td { padding: 0.45rem 0.5rem; border-bottom: 1px solid var(--rule); text-align: right; vertical-align: top; }
+th:first-child, td:first-child { text-align: left; padding-left: 0; }
+th:last-child, td:last-child { padding-right: 0; }
+thead th { font-size: 0.9rem; color: var(--muted); }
+tbody th { font-weight: normal; }
+.totals { width: auto; min-width: 20rem; margin-left: auto; }
+.totals .strong th, .totals .strong td { font-weight: 700; }
+.memo { white-space: pre-wrap; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+@media (max-width: 40rem) { main { margin: 0; border-radius: 0; padding: 1rem; } .totals { width: 100%; min-width: 0; } }
+@media print {
+  :root { --fg: #000; --muted: #333; --bg: #fff; --card: #fff; --rule: #999; }
+  body { font-size: 11pt; }
+  main { max-width: none; margin: 0; padding: 0; border-radius: 0; }
+  .screen-only { display: none; }
+  tr { break-inside: avoid; }
+  thead { display: table-header-group; }
+}
+`;
+
+function page(title: string, nonce: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+const money = (doc: InvoiceDocument, amount: string) => escapeHtml(displayMoney(amount, doc.currency));
+const isZero = (amount: string) => /^-?0(\.0+)?$/.test(amount);
+
+/** The invoice page; `pdfPath` is its PDF's link (/i/{token}/pdf). */
+export function renderInvoicePage(doc: InvoiceDocument, pdfPath: string, nonce: string): string {
+  const facts: [string, string][] = [['From', doc.accountName]];
+  if (doc.contactName) facts.push(['Bill to', doc.contactName]);
+  if (doc.issuedOn) facts.push(['Issued', displayDay(doc.issuedOn)]);
+  facts.push(['Due', displayDay(doc.dueOn)]);
+  if (doc.paidOn) facts.push(['Paid', displayDay(doc.paidOn)]);
+  const details = facts.map(([label, value]) => `<dt>${label}</dt><dd>${escapeHtml(value)}</dd>`).join('\n');
+
+  const lines = doc.lines.length === 0 ? '' : `<h2 id="lines-title">Lines</h2>
+<table aria-labelledby="lines-title">
+<caption>What invoice ${escapeHtml(doc.invoiceNumber)} bills, in ${escapeHtml(doc.currency)}</caption>
+<thead><tr><th scope="col">Description</th><th scope="col">Quantity</th><th scope="col">Unit price</th><th scope="col">Discount</th><th scope="col">Tax rate</th><th scope="col">Amount</th></tr></thead>
+<tbody>
+${doc.lines.map((l) => `<tr><th scope="row">${escapeHtml(l.description)}</th><td>${escapeHtml(l.quantity)}</td><td>${money(doc, l.unitPrice)}</td><td>${escapeHtml(l.discountPercent)} %</td><td>${escapeHtml(l.taxRate)} %</td><td>${money(doc, l.amount)}</td></tr>`).join('\n')}
+</tbody>
+</table>`;
+
+  const totals: [string, string, boolean][] = [
+    ['Subtotal', doc.subtotal, false],
+    ['Discount', isZero(doc.discountTotal) ? doc.discountTotal : `-${doc.discountTotal}`, false],
+    ['Tax', doc.taxTotal, false],
+    ['Total', doc.total, true],
+    ['Paid', doc.amountPaid, false],
+    ['Amount due', doc.amountDue, true],
+  ];
+  const totalsTable = `<h2 id="totals-title">Totals</h2>
+<table class="totals" aria-labelledby="totals-title">
+<caption>Totals in ${escapeHtml(doc.currency)}</caption>
+<tbody>
+${totals.map(([label, value, strong]) => `<tr${strong ? ' class="strong"' : ''}><th scope="row">${label}</th><td>${money(doc, value)}</td></tr>`).join('\n')}
+</tbody>
+</table>`;
+
+  const memo = doc.memo ? `<h2>Memo</h2>\n<p class="memo">${escapeHtml(doc.memo)}</p>` : '';
+  const body = `<p class="issuer">${escapeHtml(doc.accountName)}</p>
+<h1>Invoice ${escapeHtml(doc.invoiceNumber)}</h1>
+<p class="status">Status: ${STATUS_LABELS[doc.status]}</p>
+<p class="actions screen-only"><a href="${escapeHtml(pdfPath)}" download>Download PDF<span class="visually-hidden"> of invoice ${escapeHtml(doc.invoiceNumber)}</span></a></p>
+<h2 id="details-title">Details</h2>
+<dl aria-labelledby="details-title">
+${details}
+</dl>
+${lines}
+${totalsTable}
+${memo}`;
+  return page(`Invoice ${doc.invoiceNumber} from ${doc.accountName}`, nonce, body);
+}
+
+/** The page for an unknown token, a draft or a cancelled invoice (one answer: no oracle), and other refusals. */
+export function renderInvoiceMessagePage(title: string, text: string, nonce: string): string {
+  return page(title, nonce, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>`);
+}
