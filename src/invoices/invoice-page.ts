@@ -36,6 +36,7 @@ tbody th { font-weight: normal; }
 .memo { white-space: pre-wrap; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 @media (max-width: 40rem) { main { margin: 0; border-radius: 0; padding: 1rem; } .totals { width: 100%; min-width: 0; } }
+@page { margin: 15mm; }
 @media print {
   :root { --fg: #000; --muted: #333; --bg: #fff; --card: #fff; --rule: #999; }
   body { font-size: 11pt; }
