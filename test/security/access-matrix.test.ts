@@ -919,6 +919,7 @@ const REST: Record<string, RestRow> = {
     role: 'member', ok: 200, hidden: true,
     request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/status`, body: { status: 'sent' } }),
   },
+  'GET /api/v1/invoices/:id/pdf': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/pdf` }) },
   'GET /api/v1/invoices/:id/payments': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/payments` }) },
   'POST /api/v1/invoices/:id/payments': {
     role: 'member', ok: 201, hidden: true,
