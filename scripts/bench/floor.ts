@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { jwtVerify } from 'jose';
 import pg from 'pg';
 import { uuidv7 } from '../../src/cli/seed-bench-data.js';
+import { priceLines } from '../../src/invoices/money.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -245,6 +246,116 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
   }
 
   /**
+   * POST /invoices with lines (docs/decisions.md §20): the bench body's checks, the same exact pricing,
+   * the account's next number (its row locked, as the service's numbering), the invoice and its lines
+   * in one transaction; the answer as GET /invoices/{id} shows it.
+   */
+  async function createInvoice(req: IncomingMessage) {
+    const userId = await userOf(req);
+    const body = await readJson(req);
+    const raw = body.lines;
+    if (!Array.isArray(raw) || raw.length < 1 || raw.length > 100) throw invalid({ lines: ['Must have 1 to 100 lines'] });
+    const details: Record<string, string[]> = {};
+    const lines = (raw as Record<string, unknown>[]).map((l, i) => {
+      const description = typeof l.description === 'string' ? l.description.trim() : '';
+      if (!description || description.length > 500) details[`lines.${i}.description`] = ['Required'];
+      const [quantity, unitPrice, discountPercent, taxRate] = [l.quantity ?? 1, l.unit_price, l.discount_percent ?? 0, l.tax_rate ?? 0];
+      if (typeof quantity !== 'number' || quantity <= 0 || quantity > 1_000_000) details[`lines.${i}.quantity`] = ['Must be greater than 0 and at most 1000000'];
+      if (typeof unitPrice !== 'number' || unitPrice < 0 || unitPrice > 9999999999.99) details[`lines.${i}.unit_price`] = ['Must be from 0 to 9999999999.99'];
+      for (const [key, rate] of [['discount_percent', discountPercent], ['tax_rate', taxRate]] as const) {
+        if (typeof rate !== 'number' || rate < 0 || rate > 100) details[`lines.${i}.${key}`] = ['Must be from 0 to 100'];
+      }
+      return { description, quantity: quantity as number, unitPrice: unitPrice as number, discountPercent: discountPercent as number, taxRate: taxRate as number };
+    });
+    const currency = typeof body.currency === 'string' ? body.currency.toUpperCase() : 'USD';
+    if (typeof body.due_date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(body.due_date)) details.due_date = ['Must be a date (YYYY-MM-DD)'];
+    if (typeof body.account_id !== 'string' || !UUID.test(body.account_id)) details.account_id = ['Must be a UUID'];
+    if (Object.keys(details).length) throw invalid(details);
+    const accountId = await requireMember(body.account_id, userId);
+    const { lines: priced, totals } = priceLines(lines, currency);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows: [account] } = await client.query('UPDATE accounts SET next_invoice_number = next_invoice_number + 1 WHERE id = $1 RETURNING next_invoice_number - 1 AS n', [accountId]);
+      const id = uuidv7(Date.now());
+      const { rows: [invoice] } = await client.query(
+        `INSERT INTO invoices (id, account_id, invoice_number, amount, subtotal, discount_total, tax_total, currency, memo, status, due_date)
+         VALUES ($1, $2, 'INV-' || lpad($3::text, 6, '0'), $4, $5, $6, $7, $8, $9, 'draft', $10)
+         RETURNING id, invoice_number, amount::float8 AS amount, currency, (amount - amount_paid)::float8 AS amount_due, status,
+                   to_char(due_date, 'YYYY-MM-DD') AS due_date, external_id, NULL::json AS contacts, ${ISO('created_at')} AS created_at, ${ISO('updated_at')} AS updated_at,
+                   subtotal::float8 AS subtotal, discount_total::float8 AS discount_total, tax_total::float8 AS tax_total, amount::float8 AS total,
+                   amount_paid::float8 AS amount_paid, memo, paid_at`,
+        [id, accountId, account.n, totals.total, totals.subtotal, totals.discountTotal, totals.taxTotal, currency, body.memo ?? null, body.due_date],
+      );
+      const params: unknown[] = [accountId, id];
+      const values = priced.map((l) => {
+        params.push(uuidv7(Date.now()), l.position, l.description, String(l.quantity), String(l.unitPrice), String(l.discountPercent), String(l.taxRate), l.amount, l.tax);
+        const n = params.length;
+        return `($${n - 8}, $1, $2, $${n - 7}, $${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
+      });
+      const { rows: written } = await client.query(
+        `INSERT INTO invoice_lines (id, account_id, invoice_id, position, description, quantity, unit_price, discount_percent, tax_rate, amount, tax) VALUES ${values.join(', ')}
+         RETURNING id, position, description, quantity::float8 AS quantity, unit_price::float8 AS unit_price, discount_percent::float8 AS discount_percent,
+                   tax_rate::float8 AS tax_rate, amount::float8 AS amount, tax::float8 AS tax`,
+        params,
+      );
+      await client.query('COMMIT');
+      return { data: { ...invoice, lines: written } };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * POST /invoices/{id}/payments (docs/decisions.md §20): the invoice read FOR UPDATE, the caller's
+   * membership, what is due, the payment and the invoice's new amount paid and status, in one transaction.
+   */
+  async function recordPayment(req: IncomingMessage, invoiceId: string) {
+    const userId = await userOf(req);
+    const body = await readJson(req);
+    const details: Record<string, string[]> = {};
+    if (typeof body.amount !== 'number' || body.amount <= 0 || body.amount > 9999999999.99) details.amount = ['Must be greater than 0'];
+    if (!['card', 'bank_transfer', 'cash', 'check', 'other'].includes(body.method as string)) details.method = ['Invalid value'];
+    if (!UUID.test(invoiceId)) throw new HttpError(404, { error: 'Not found' });
+    if (Object.keys(details).length) throw invalid(details);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows: [invoice] } = await client.query(
+        `SELECT i.id, i.account_id, i.status, i.currency, (i.amount - i.amount_paid) AS due,
+                a.owner_id = $2 OR EXISTS (SELECT 1 FROM team_members m WHERE m.account_id = i.account_id AND m.user_id = $2) AS member
+         FROM invoices i JOIN accounts a ON a.id = i.account_id WHERE i.id = $1 FOR UPDATE OF i`,
+        [invoiceId, userId],
+      );
+      if (!invoice?.member) throw new HttpError(404, { error: 'Not found' });
+      if (!['sent', 'viewed', 'partial', 'overdue'].includes(invoice.status)) throw new HttpError(409, { error: `A ${invoice.status} invoice takes no payment` });
+      if (body.amount as number > Number(invoice.due)) throw invalid({ amount: [`Exceeds the amount due (${invoice.due})`] });
+      const { rows: [payment] } = await client.query(
+        `INSERT INTO payments (id, account_id, invoice_id, amount, currency, method, reference, paid_at)
+         VALUES ($1, $2, $3, $4, $5, $6::payment_method, $7, now())
+         RETURNING id, invoice_id, amount::float8 AS amount, currency, method, reference, ${ISO('paid_at')} AS paid_at,
+                   refunded_amount::float8 AS refunded_amount, ${ISO('created_at')} AS created_at`,
+        [uuidv7(Date.now()), invoice.account_id, invoiceId, body.amount, invoice.currency, body.method, str(body.reference)],
+      );
+      await client.query(
+        `UPDATE invoices SET amount_paid = amount_paid + $2, status = CASE WHEN amount - amount_paid - $2 = 0 THEN 'paid' ELSE 'partial' END::invoice_status,
+                paid_at = CASE WHEN amount - amount_paid - $2 = 0 THEN now() END, updated_at = now() WHERE id = $1`,
+        [invoiceId, body.amount],
+      );
+      await client.query('COMMIT');
+      return { data: payment };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
    * The limit a batch of contacts is measured against: the same rows, checked as createContact
    * checks one, in ONE multi-row INSERT (no events: what PostgreSQL takes for the rows alone).
    */
@@ -380,6 +491,9 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     if (req.method === 'GET' && path === '/api/v1/deals') return [200, await listDeals(req, url.searchParams)];
     if (req.method === 'POST' && path === '/api/v1/deals') return [201, await createDeal(req)];
     if (req.method === 'GET' && path === '/api/v1/invoices') return [200, await listInvoices(req, url.searchParams)];
+    if (req.method === 'POST' && path === '/api/v1/invoices') return [201, await createInvoice(req)];
+    const payments = /^\/api\/v1\/invoices\/([^/]+)\/payments$/.exec(path);
+    if (req.method === 'POST' && payments) return [201, await recordPayment(req, decodeURIComponent(payments[1]!))];
     if (req.method === 'POST' && path === '/graphql') return [200, await contactsWithDeals(req)];
     const submit = /^\/api\/v1\/forms\/([^/]+)\/submit$/.exec(path);
     if (req.method === 'POST' && submit) return [200, await submitForm(req, decodeURIComponent(submit[1]!))];

@@ -97,6 +97,8 @@ type Case = {
   twin?: Twin;
   /** The body --before's service is sent instead of `body` (its own version of the same operation). */
   beforeBody?: () => string;
+  /** A path per request instead of `path` (payments spread over many invoices). */
+  pathOf?: () => string;
 };
 
 /** The exports: `--cases` may name them (only those run, and no request case unless named too); else both run. */
@@ -105,7 +107,7 @@ export const EXPORT_NAMES = ['export-csv', 'export-json'];
 /** The dashboard reports' cases and their routes under /api/v1/reports. */
 const REPORT_CASES = [['report-pipeline', 'pipeline'], ['report-deals', 'deals'], ['report-receivables', 'receivables'], ['report-contacts', 'contacts']] as const;
 
-export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-sync', 'events-feed', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-search', 'graphql-connection', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'contacts-batch', 'submit-form'];
+export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-sync', 'events-feed', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-search', 'graphql-connection', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'create-invoice', 'record-payment', 'contacts-batch', 'submit-form'];
 
 /** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
 const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
@@ -121,7 +123,10 @@ const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
 /** Query.search's first 10 hits with their titles (docs/decisions.md §19). */
 const SEARCH_QUERY = `query Search($accountId: ID!, $query: String!) { search(accountId: $accountId, query: $query) { type id title subtitle } }`;
 
-function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey: string, cursor: string, beforeListContacts?: string): Case[] {
+/** Ten lines as an invoice with lines is sent (docs/decisions.md §20): quantities, prices, a discount and tax. */
+const INVOICE_LINES = Array.from({ length: 10 }, (_, i) => ({ description: `Work package ${i + 1}`, quantity: i + 1, unit_price: 19.99 + i, discount_percent: i % 2 ? 10 : 0, tax_rate: 7.25 }));
+
+function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey: string, cursor: string, beforeListContacts?: string, payable: string[] = []): Case[] {
   const auth = { authorization: `Bearer ${token}` };
   const json = { 'content-type': 'application/json' };
   const a = dataset.accountId;
@@ -183,6 +188,17 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
       body: constant(JSON.stringify({ account_id: a, title: 'Bench deal', value: 4800.5, probability: 60 })),
     },
     {
+      // docs/decisions.md §20: a draft with 10 lines, priced exactly and numbered in the account's sequence.
+      name: 'create-invoice', label: 'POST /invoices (10 lines)', kind: 'write', method: 'POST', path: '/api/v1/invoices', headers: { ...auth, ...json }, expect: 201,
+      body: constant(JSON.stringify({ account_id: a, due_date: '2030-06-30', currency: 'USD', memo: 'Bench', lines: INVOICE_LINES })),
+    },
+    {
+      // docs/decisions.md §20: a payment of 0.01 on one of many sent invoices in turn (each read FOR UPDATE).
+      name: 'record-payment', label: 'POST /invoices/{id}/payments', kind: 'write', method: 'POST', path: `/api/v1/invoices/${payable[0]}/payments`, headers: { ...auth, ...json }, expect: 201,
+      pathOf: roundRobin(payable.map((id) => `/api/v1/invoices/${id}/payments`)),
+      body: constant(JSON.stringify({ amount: 0.01, method: 'bank_transfer', reference: 'BENCH' })),
+    },
+    {
       // docs/batches.md: 100 new contacts a request; the floor inserts the same rows in one multi-row INSERT (the limit).
       name: 'contacts-batch', label: `POST /contacts/batch (${BATCH_SIZE} records)`, kind: 'write', method: 'POST', path: '/api/v1/contacts/batch', headers: { ...auth, ...json }, expect: 200,
       body: constant(JSON.stringify({
@@ -205,6 +221,27 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
 const twinOf = (c: Case): Case => ({ ...c, method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: c.twin!.body, expect: 200 });
 
 const constant = (text: string) => () => text;
+const roundRobin = (items: string[]) => {
+  let next = 0;
+  return () => items[next++ % items.length]!;
+};
+
+/** Invoices the record-payment case pays (sent, 9,999,999,999.99 due): written now, so removeBenchWrites removes them. */
+async function payableInvoices(url: string, accountId: string, count: number): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO invoices (id, account_id, invoice_number, amount, subtotal, currency, status, due_date, issued_at)
+       SELECT gen_random_uuid(), $1, 'BENCH-PAY-' || $3 || '-' || n, 9999999999.99, 9999999999.99, 'USD', 'sent', DATE '2030-06-30', now()
+       FROM generate_series(1, $2) AS n RETURNING id`,
+      [accountId, count, Date.now().toString(36)],
+    );
+    return rows.map((r) => r.id);
+  } finally {
+    await client.end();
+  }
+}
 
 /** Records per request of the contacts-batch case. */
 export const BATCH_SIZE = 100;
@@ -222,7 +259,7 @@ function drive(server: Server, c: Case, seconds: number, connections: number): P
       method: c.method,
       path: c.path,
       headers: c.headers,
-      ...(body ? { setupRequest: (request) => ({ ...request, body: body() }) } : {}),
+      ...(body || c.pathOf ? { setupRequest: (request) => ({ ...request, ...(body ? { body: body() } : {}), ...(c.pathOf ? { path: c.pathOf() } : {}) }) } : {}),
     }],
   }) as unknown as Promise<RawResult>;
 }
@@ -263,7 +300,7 @@ function stats(rounds: RawResult[], server: Server, connections: number, expect:
 
 
 async function call(s: Server, target: Case): Promise<Answer> {
-  const response = await fetch(s.baseUrl + target.path, { method: target.method, headers: target.headers, body: target.body?.() });
+  const response = await fetch(s.baseUrl + (target.pathOf?.() ?? target.path), { method: target.method, headers: target.headers, body: target.body?.() });
   const text = await response.text();
   let parsed: unknown = text;
   try { parsed = JSON.parse(text); } catch { /* text */ }
@@ -418,7 +455,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     const beforeListContacts = beforeDir
       ? print((await import(pathToFileURL(path.join(beforeDir, 'src/rest/operations/generated.ts')).href) as { ListContactsDocument: typeof ListContactsDocument }).ListContactsDocument)
       : undefined;
-    const planned = buildCases(dataset, token, opts, await benchApiKey(url, dataset.accountId), cursor, beforeListContacts);
+    const payable = !opts.cases || opts.cases.includes('record-payment') ? await payableInvoices(url, dataset.accountId, 500) : [];
+    const planned = buildCases(dataset, token, opts, await benchApiKey(url, dataset.accountId), cursor, beforeListContacts, payable);
     const floorResults = new Map<string, Stats>();
     const twinResults = new Map<string, Stats>();
     const runCase = async (c: Case): Promise<CaseResult> => {
@@ -541,9 +579,11 @@ export const TARGETS = {
   millionFirstPageRps: 10, millionFirstPageP50Ms: 20,
   /** docs/decisions.md §19: each report, one client, at any size. */
   reportP50Ms: 50,
-  write: { 'create-contact': { rps: 0.8, p99: Infinity }, 'create-deal': { rps: 0.8, p99: Infinity }, 'submit-form': { rps: 0.6, p99: 2 } } as Record<string, { rps: number; p99: number }>,
+  write: { 'create-contact': { rps: 0.8, p99: Infinity }, 'create-deal': { rps: 0.8, p99: Infinity }, 'create-invoice': { rps: 0.8, p99: Infinity }, 'record-payment': { rps: 0.8, p99: Infinity }, 'submit-form': { rps: 0.6, p99: 2 } } as Record<string, { rps: number; p99: number }>,
   /** docs/batches.md: a batch's records/s against the single create's req/s, and against the floor's multi-row INSERT (the limit). */
   batchOverSingle: 25, batchOverLimit: 0.3,
+  /** docs/decisions.md §20: an invoice with 10 lines and a payment, each within 1.3× of POST /contacts' time (≥ 1/1.3 of its req/s). */
+  billingOverContact: 1 / 1.3,
 };
 
 export function verdicts(report: BenchReport): string[] {
@@ -587,6 +627,11 @@ export function verdicts(report: BenchReport): string[] {
       const r = batch.service.rps / Math.max(batch.floor.rps, 1e-9);
       lines.push(`${r >= TARGETS.batchOverLimit ? 'met    ' : 'NOT met'}  ${batch.label}: ${fmt(r, 2)}x the floor's one multi-row INSERT (target ≥ ${TARGETS.batchOverLimit}x)`);
     }
+  }
+  for (const c of report.cases.filter((x) => x.name === 'create-invoice' || x.name === 'record-payment')) {
+    if (!single) continue;
+    const r = c.service.rps / Math.max(single.service.rps, 1e-9);
+    lines.push(`${r >= TARGETS.billingOverContact ? 'met    ' : 'NOT met'}  ${c.label}: ${fmt(r, 2)}x POST /contacts' req/s (target ≥ ${fmt(TARGETS.billingOverContact, 2)}, within 1.3x)`);
   }
   for (const c of report.cases.filter((x) => x.kind === 'write' && x.floor && TARGETS.write[x.name])) {
     const target = TARGETS.write[c.name]!;
