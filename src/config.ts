@@ -63,7 +63,14 @@ export type Config = {
   imports: { leaseMs: number; threadHeapMb: number };
   /** The overdue job (docs/decisions.md §19 "Billing time"): OVERDUE_INTERVAL_MS between runs, OVERDUE_BATCH_SIZE invoices per transaction. */
   overdue: { intervalMs: number; batchSize: number };
+  /**
+   * Invoice mail (docs/decisions.md §20 "Sending"): SMTP_URL and MAIL_FROM, both or neither (no mail);
+   * MAIL_RETRY_BASE_MS, the first retry's delay after a failed attempt (each next one 4 times longer).
+   */
+  mail: MailConfig | null;
 };
+
+export type MailConfig = { smtpUrl: string; from: string; retryBaseMs: number };
 
 export type EventsConfig = {
   /** EVENT_RETENTION_DAYS: events older than this are purged (default 90). */
@@ -92,6 +99,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 const NODE_ENVS = ['development', 'test', 'production'];
 // RFC 6265 cookie-name: an RFC 7230 token.
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// An address, alone or as `Name <address>` (the sender of invoice mail).
+const MAIL_FROM = /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
 // A DNS name (RFC 1123 labels) when HOST is not an IP address.
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -159,6 +168,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return 'session';
   };
 
+  const mail = (): MailConfig | null => {
+    const smtpUrl = url('SMTP_URL', ['smtp:', 'smtps:']);
+    const from = env.MAIL_FROM?.trim() || undefined;
+    if (from !== undefined && !MAIL_FROM.test(from)) problems.push(`MAIL_FROM must be an e-mail address, or "Name <address>" (got "${from}")`);
+    if (Boolean(env.SMTP_URL?.trim()) !== Boolean(from)) problems.push('SMTP_URL and MAIL_FROM go together: set both to send mail, or neither');
+    return smtpUrl && from ? { smtpUrl, from, retryBaseMs: int('MAIL_RETRY_BASE_MS', 30_000, 1, 3_600_000) } : null;
+  };
+
   const trustedDocuments = (): Record<string, string> | undefined => {
     const file = env.GRAPHQL_TRUSTED_DOCUMENTS?.trim();
     if (!file) return undefined;
@@ -215,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     imports: { leaseMs: int('IMPORT_LEASE_MS', 10_000, 100, 3_600_000), threadHeapMb: int('IMPORT_THREAD_HEAP_MB', 96, 32, 4096) },
     overdue: { intervalMs: int('OVERDUE_INTERVAL_MS', 60_000, 100, 86_400_000), batchSize: int('OVERDUE_BATCH_SIZE', 500, 1, 10_000) },
+    mail: mail(),
   };
   if (config.auth.jwtSecret !== undefined && config.auth.jwtSecret.length < 32) {
     problems.push('AUTH_JWT_SECRET must be at least 32 characters');
@@ -241,6 +259,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (production && !config.metricsToken) {
     problems.push('NODE_ENV=production needs METRICS_TOKEN (GET /metrics then asks for it as a bearer token)');
   }
+  // A mailed link on the listen address reaches nobody outside this machine.
+  if (production && config.mail && !config.publicUrl) {
+    problems.push("NODE_ENV=production with SMTP_URL needs PUBLIC_URL (the base of the invoice page's link in the mail)");
+  }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;
 }
@@ -262,3 +284,6 @@ export function loadDotenv(env: NodeJS.ProcessEnv = process.env, file = path.res
 
 /** Where a server on `host:port` answers (an IPv6 host in brackets; 0.0.0.0 / :: stay as given). */
 export const baseUrlOf = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** The service's public base URL: PUBLIC_URL, else its listen address (an invoice's hostedUrl, the mailed link). */
+export const publicBaseUrl = (config: Pick<Config, 'publicUrl' | 'host' | 'port'>): string => config.publicUrl ?? baseUrlOf(config.host, config.port);

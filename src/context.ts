@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { AppDeps } from './deps.js';
+import { publicBaseUrl } from './config.js';
 import { loadRole, type Role } from './auth/access.js';
 import type { OperationKind } from './auth/origin.js';
 import { clientIpOf, limitAddress } from './http/client-ip.js';
@@ -41,6 +42,10 @@ export type Context = {
   cursorKey: Buffer;
   /** Uploads under way (src/imports/upload-slots.ts). */
   uploads: UploadSlots;
+  /** PUBLIC_URL, else the listen address: the base of absolute links (an invoice's hostedUrl). */
+  publicUrl: string;
+  /** Whether invoice mail is configured (SMTP_URL, MAIL_FROM): sendInvoice e-mails the client. */
+  mailing: boolean;
 };
 
 /** Per-request facts the HTTP layers read back after execution (headers). */
@@ -119,6 +124,8 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
     apiKeys: deps.apiKeys,
     cursorKey: deps.cursorKey,
     uploads: (deps.uploads ??= memoryUploadSlots()),
+    publicUrl: publicBaseUrl(deps.config),
+    mailing: deps.config.mail !== null,
   };
   return context;
 }

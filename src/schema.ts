@@ -12,6 +12,7 @@ import './invoices/invoice-reads.schema.js';
 import './invoices/invoice-lines.schema.js';
 import './invoices/payment.schema.js';
 import './invoices/invoice-page.schema.js';
+import './invoices/send.schema.js';
 import './forms/form.schema.js';
 import './forms/form-page.schema.js';
 import './forms/submission.schema.js';

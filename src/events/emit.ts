@@ -12,6 +12,8 @@ export type EmitInput = {
   object: { id?: string } & object;
   /** Updates only: the changed fields' old values (Prisma field names). */
   previous?: Record<string, unknown>;
+  /** Facts of the event beside the record, as `data` carries them (`invoice.sent`: `emailed_to`). */
+  extra?: Record<string, unknown>;
 };
 
 const kindOf = (type: EventType) => type.slice(0, type.indexOf('.')) as RecordKind;
@@ -21,7 +23,7 @@ function eventRow(input: EmitInput) {
   const kind = kindOf(input.type);
   const row = input.object as Record<string, unknown>;
   const object = input.type === 'contact.erased' ? { id: row.id } : serializeRecord(input.type === 'form.submitted' ? 'submission' : kind, row);
-  const data = input.previous ? { object, previous: serializeRecord(kind, input.previous) } : { object };
+  const data = { object, ...(input.previous ? { previous: serializeRecord(kind, input.previous) } : {}), ...input.extra };
   const subjectId = typeof row.id === 'string' ? row.id : null;
   const contactId = kind === 'contact' ? subjectId : typeof row.contactId === 'string' ? row.contactId : null;
   return { id: uuidv7(), accountId: input.accountId, type: input.type, actor: input.actor, subjectId, contactId, data: JSON.stringify(data) };

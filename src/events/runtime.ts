@@ -1,13 +1,16 @@
-import type { Config } from '../config.js';
+import { publicBaseUrl, type Config } from '../config.js';
 import type { Listen } from '../db/listen.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
-// The events runtime is where webhooks are wired in: the only imports from events/ up to a domain.
+// The events runtime is where the outboxes are wired in (webhooks, invoice mail): the only imports
+// from events/ up to a domain.
 import { deliverDue } from '../webhooks/delivery.service.js';
+import { createMailer } from '../invoices/mail.js';
+import { deliverDueMail } from '../invoices/mail-outbox.js';
 import { loadSecretBox, type SecretBox } from '../webhooks/secret.js';
 import type { TargetPolicy } from '../webhooks/target.js';
 import { createEventBus, type EventBus } from './bus.js';
-import { startWorker, type Worker } from './worker.js';
+import { startWorker, type Delivery, type Worker } from './worker.js';
 
 /** What resolvers need of the events machinery (AppDeps.events). */
 export type Events = {
@@ -33,10 +36,17 @@ export async function openEvents(
   if (!box) log.error('WEBHOOK_SECRET_KEY is not set: webhook endpoints are refused and nothing is delivered');
   const policy: TargetPolicy = { production: config.production, allowPrivate: config.events.allowPrivateTargets };
   if (policy.allowPrivate && config.production) log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhooks may reach private addresses');
-  const worker = (opts.worker ?? config.events.worker)
+  const runsWorker = opts.worker ?? config.events.worker;
+  const deliveries: Delivery[] = [];
+  if (runsWorker && box) deliveries.push((signal) => deliverDue(db, { box, policy, retryBaseMs: config.events.retryBaseMs, leaseMs: config.events.leaseMs, log }, signal));
+  // Invoice mail (docs/decisions.md §20 "Sending"): sendInvoice's event wakes the worker at its commit.
+  const mail = config.mail;
+  const mailer = runsWorker && mail ? createMailer(db, mail, publicBaseUrl(config)) : null;
+  if (mailer && mail) deliveries.push(() => deliverDueMail(db, { mailer, retryBaseMs: mail.retryBaseMs, log }));
+  const worker = runsWorker
     ? startWorker(db, {
         live: { bus, listened },
-        deliver: box ? (signal) => deliverDue(db, { box, policy, retryBaseMs: config.events.retryBaseMs, leaseMs: config.events.leaseMs, log }, signal) : null,
+        deliveries,
         pollMs: config.events.pollMs,
         retentionDays: config.events.retentionDays,
         log,
@@ -52,6 +62,7 @@ export async function openEvents(
     close: async () => {
       await unlisten?.();
       await worker?.close(); // finishes the deliveries under way
+      mailer?.close();
       await closeBus();
     },
   };

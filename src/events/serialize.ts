@@ -27,7 +27,8 @@ const SHAPES: Record<RecordKind, Shape> = {
   account: { omit: ['nextInvoiceNumber'] },
   contact: {},
   deal: { dates: ['expectedCloseDate'] },
-  invoice: { dates: ['dueDate'] },
+  // The page token opens the client's page: events never carry it (members read hostedUrl).
+  invoice: { omit: ['pageToken'], dates: ['dueDate'] },
   payment: {},
   pipeline_stage: {},
   form: {},

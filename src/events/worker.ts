@@ -9,10 +9,13 @@ export const PURGE_BATCH = 1000;
 const PURGE_EVERY_MS = 60_000;
 const MIN_STEP_GAP_MS = 10;
 
+/** One outbox's step: claim what is due and deliver it (`signal`: the worker is stopping). */
+export type Delivery = (signal: AbortSignal) => Promise<void>;
+
 export type WorkerOptions = {
   live: LiveBus;
-  /** Webhook delivery's step (handed in by events/runtime.ts, which wires webhooks); null = none. */
-  deliver: ((signal: AbortSignal) => Promise<void>) | null;
+  /** The outboxes' delivery steps (handed in by events/runtime.ts: webhooks, invoice mail), run side by side. */
+  deliveries: Delivery[];
   pollMs: number;
   retentionDays: number;
   log: Logger;
@@ -20,7 +23,7 @@ export type WorkerOptions = {
 
 /**
  * The loop every instance runs (docs/events.md): relay new events to live subscribers, deliver due
- * webhooks, purge old events. Each step claims its rows with FOR UPDATE SKIP LOCKED, so instances
+ * webhooks and invoice mail, purge old events. Each step claims its rows with FOR UPDATE SKIP LOCKED, so instances
  * share the work and never do the same piece twice.
  */
 export function startWorker(db: PrismaClient, options: WorkerOptions) {
@@ -34,7 +37,10 @@ export function startWorker(db: PrismaClient, options: WorkerOptions) {
   /** One pass; true when the relay took a whole batch, so that more may be waiting. */
   const step = async () => {
     const relayed = await relay(db, options.live);
-    if (options.deliver) await options.deliver(stop.signal);
+    // Side by side: a slow webhook endpoint holds up no mail, nor the other way round.
+    const delivered = await Promise.allSettled(options.deliveries.map((deliver) => deliver(stop.signal)));
+    const failed = delivered.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
     if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
       lastPurge = Date.now();
       await purge(db, options.retentionDays);

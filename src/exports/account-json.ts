@@ -25,6 +25,8 @@ export const COLLECTIONS: readonly Collection[] = [
   // (account_id, invoice_id, position) key serves the pages) and the money received for them.
   { key: 'invoice_lines', table: 'invoice_lines', orderBy: ['invoice_id', 'position'] },
   { key: 'payments', table: 'payments', orderBy: ['created_at', 'id'] },
+  // docs/decisions.md §20 "Sending": the invoice mail sent, or to send, and to whom.
+  { key: 'invoice_mails', table: 'invoice_mails', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
   { key: 'proposals', table: 'proposals', orderBy: ['created_at', 'id'] },
   { key: 'contracts', table: 'contracts', orderBy: ['created_at', 'id'] },
   { key: 'galleries', table: 'galleries', orderBy: ['created_at', 'id'] },

@@ -8,6 +8,7 @@ import { emit, emitMany } from '../events/emit.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { recordBalancingPayment } from './payment.service.js';
+import { issued } from './send.service.js';
 import { externalId, optionalText, uuid } from '../validation.js';
 import { amount as moneyAmount, currency, detailsOf, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
 import { moneyAfter, readsLines, withoutLines, writeLines } from './invoice-lines.service.js';
@@ -85,7 +86,9 @@ export async function setInvoiceStatus(tx: Prisma.TransactionClient, invoice: In
   let from = invoice.status;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     assertTransition(INVOICE_MACHINE, from, to);
-    const [object] = await tx.invoice.updateManyAndReturn({ where: { id: invoice.id, status: from }, data: { status: to } });
+    // A draft moved to sent by hand is issued as sendInvoice issues it (issuedAt, its page), without mail.
+    const data = from === InvoiceStatus.draft && to === InvoiceStatus.sent ? { status: to, ...issued() } : { status: to };
+    const [object] = await tx.invoice.updateManyAndReturn({ where: { id: invoice.id, status: from }, data });
     if (object && to === InvoiceStatus.paid) {
       // docs/decisions.md §20: every paid invoice owes nothing; what was due is recorded as paid.
       await recordBalancingPayment(tx, invoice.id, actor);

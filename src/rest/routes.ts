@@ -11,6 +11,7 @@ import {
   UpdateInvoiceByIdDocument,
   DeleteInvoiceByIdDocument,
   SetInvoiceStatusByIdDocument,
+  SendInvoiceByIdDocument,
   InvoicePaymentsByIdDocument,
   RecordPaymentByInvoiceIdDocument,
   RefundPaymentByIdDocument,
@@ -184,6 +185,8 @@ export const routes: Route[] = [
   },
   { method: 'DELETE', path: '/api/v1/invoices/:id', operation: DeleteInvoiceByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
   { method: 'POST', path: '/api/v1/invoices/:id/status', operation: SetInvoiceStatusByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
+  // Sending: the client's page and mail (docs/decisions.md §20); the body {"to"} is optional.
+  { method: 'POST', path: '/api/v1/invoices/:id/send', operation: SendInvoiceByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
   // Payments move the invoice (docs/decisions.md §20).
   { method: 'GET', path: '/api/v1/invoices/:id/payments', operation: InvoicePaymentsByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
   { method: 'POST', path: '/api/v1/invoices/:id/payments', operation: RecordPaymentByInvoiceIdDocument, input: 'body-as-input', answer: CREATED, extension: true },

@@ -394,6 +394,12 @@ const GQL: Record<string, GqlRow> = {
     doc: 'mutation ($id: ID!, $status: InvoiceStatus!) { setInvoiceStatus(id: $id, status: $status) { id accountId status } }',
     vars: async (f, a) => ({ id: await recordOf(f, a, newInvoice), status: 'sent' }),
   },
+  'Mutation.sendInvoice': {
+    role: 'member',
+    hidden: 'not-found',
+    doc: 'mutation ($id: ID!) { sendInvoice(id: $id) { id accountId status } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newInvoice) }),
+  },
   'Mutation.recordPayment': {
     role: 'member',
     hidden: 'not-found',
@@ -920,6 +926,10 @@ const REST: Record<string, RestRow> = {
     request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/status`, body: { status: 'sent' } }),
   },
   'GET /api/v1/invoices/:id/pdf': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/pdf` }) },
+  'POST /api/v1/invoices/:id/send': {
+    role: 'member', ok: 200, hidden: true,
+    request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/send`, body: {} }),
+  },
   'GET /api/v1/invoices/:id/payments': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/invoices/${await recordOf(f, a, newInvoice)}/payments` }) },
   'POST /api/v1/invoices/:id/payments': {
     role: 'member', ok: 201, hidden: true,
