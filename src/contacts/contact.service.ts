@@ -8,6 +8,7 @@ import { scrubContactFromEvents, scrubContactFromImports } from '../events/erase
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
+import { forgetMailTo } from '../invoices/mail-outbox.js';
 import { externalId, oneOf, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 
 export const createContactInput = z.object({
@@ -93,7 +94,8 @@ export async function deleteContact(tx: Prisma.TransactionClient, contact: Conta
  * GDPR Art. 17, in the caller's transaction: every submission linked to the contact or carrying its
  * e-mail loses its values, metadata, client IP and user agent; stored idempotent answers that name
  * the contact or its e-mail are removed; import rows carrying it (waiting, or in an errors file)
- * lose their cells; deals and invoices stay, unlinked; the contact goes; and an audit row records
+ * lose their cells; invoice mail to the e-mail loses it (waiting mail is given up); deals and
+ * invoices stay, unlinked; the contact goes; and an audit row records
  * the erasure by contact id and counts only; earlier events of the person and of those submissions
  * keep ids only. Webhook deliveries store no payload: what they send is built from those events.
  */
@@ -118,6 +120,7 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Contac
   const unlinked = await unlinkContact(tx, contact);
   const { externalId } = await tx.contact.delete({ where: { id } });
   await scrubContactFromImports(tx, accountId, { email, externalId });
+  await forgetMailTo(tx, accountId, email);
   // docs/decisions.md §13: earlier events of the person keep ids only, those of others' submissions
   // that carried the address too; the erasure's own event carries the id alone.
   await scrubContactFromEvents(tx, accountId, contact, erased.map((s) => s.id));

@@ -25,8 +25,6 @@ export const COLLECTIONS: readonly Collection[] = [
   // (account_id, invoice_id, position) key serves the pages) and the money received for them.
   { key: 'invoice_lines', table: 'invoice_lines', orderBy: ['invoice_id', 'position'] },
   { key: 'payments', table: 'payments', orderBy: ['created_at', 'id'] },
-  // docs/decisions.md §20 "Sending": the invoice mail sent, or to send, and to whom.
-  { key: 'invoice_mails', table: 'invoice_mails', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
   { key: 'proposals', table: 'proposals', orderBy: ['created_at', 'id'] },
   { key: 'contracts', table: 'contracts', orderBy: ['created_at', 'id'] },
   { key: 'galleries', table: 'galleries', orderBy: ['created_at', 'id'] },
@@ -47,6 +45,8 @@ export const COLLECTIONS: readonly Collection[] = [
   { key: 'webhook_endpoints', table: 'webhook_endpoints', orderBy: ['created_at', 'id'], omit: ['secret_ciphertext', 'previous_secret_ciphertext'] },
   { key: 'webhook_messages', table: 'webhook_messages', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
   { key: 'webhook_deliveries', table: 'webhook_deliveries', orderBy: ['attempted_at', 'id'] },
+  // docs/decisions.md §20 "Sending": the invoice mail sent, or to send, and to whom.
+  { key: 'invoice_mails', table: 'invoice_mails', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
   // docs/imports.md: the account's imports (not which instance held them) and the rows they refused.
   { key: 'imports', table: 'imports', orderBy: ['created_at', 'id'], omit: ['lease_owner', 'attempts', 'attempt_error'] },
   { key: 'import_errors', table: 'import_errors', orderBy: ['import_id', 'line'] },

@@ -156,6 +156,7 @@ describe('account export document', () => {
       data: { accountId: acc.id, invoiceId: invoice.id, position: 0, description: 'Design', quantity: 3, unitPrice: 33.3, discountPercent: 0, taxRate: 0, amount: 99.9, tax: 0 },
     });
     await db.payment.create({ data: { accountId: acc.id, invoiceId: invoice.id, amount: 10, currency: 'USD', method: 'card', paidAt: new Date('2030-03-01') } });
+    await db.invoiceMail.create({ data: { accountId: acc.id, invoiceId: invoice.id, to: 'ada@example.com', status: 'sent', attempts: 1, sentAt: new Date('2030-03-01') } });
     await db.proposal.create({ data: { accountId: acc.id, title: 'Proposal', amount: 10, contactId: contact.id } });
     await db.contract.create({ data: { accountId: acc.id, title: 'Contract' } });
     await db.gallery.create({ data: { accountId: acc.id, title: 'Gallery' } });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { InvoiceStatus } from '../../src/generated/prisma/enums.js';
 import { openEvents } from '../../src/events/runtime.js';
 import { createLogger } from '../../src/logger.js';
-import { MAIL_ATTEMPTS, OUTCOME_UNKNOWN } from '../../src/invoices/mail-outbox.js';
+import { CONTACT_ERASED, MAIL_ATTEMPTS, OUTCOME_UNKNOWN } from '../../src/invoices/mail-outbox.js';
 import { NO_ADDRESS } from '../../src/invoices/send.service.js';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type GqlResult, type TestApp } from '../helpers/app.js';
@@ -203,6 +203,20 @@ describe('the mail outbox', () => {
     expect([given!.lastError, given!.attempts]).toEqual([OUTCOME_UNKNOWN, 1]);
     expect([kept!.status, kept!.attempts]).toEqual(['sending', 1]);
     expect([...mailsTo(lost), ...mailsTo(leased)]).toHaveLength(0);
+  });
+
+  test("erasing the contact takes its address out of the invoice mail, and gives up a mail still waiting for its retry", async () => {
+    const acc = await createAccount(t);
+    const address = `${unique('erased')}@example.test`;
+    const invoice = await withContact(acc, address);
+    ok(await send(t, acc, invoice.id));
+    await settled([invoice.id]);
+    const waiting = await t.db.invoiceMail.create({ data: { accountId: acc.id, invoiceId: invoice.id, to: address.toUpperCase(), attempts: 1, nextAttemptAt: new Date(Date.now() + 60 * 60_000) } });
+    const r = await t.gql('mutation ($id: ID!) { eraseContact(id: $id) { contactId } }', { id: invoice.contactId }, { as: acc.owner });
+    expect(r.errors).toBeUndefined();
+    const rows = await t.db.invoiceMail.findMany({ where: { invoiceId: invoice.id }, orderBy: { createdAt: 'asc' } });
+    expect(rows.map((m) => [m.to, m.status])).toEqual([['', 'sent'], ['', 'failed']]);
+    expect(rows.find((m) => m.id === waiting.id)!.lastError).toBe(CONTACT_ERASED);
   });
 });
 

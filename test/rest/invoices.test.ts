@@ -11,7 +11,7 @@ import { restResource } from '../helpers/rest.js';
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const LIST_ITEM_KEYS = ['amount', 'amount_due', 'contacts', 'created_at', 'currency', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at'];
 // GET by id and create answer the list item's keys and these (docs/decisions.md §20).
-const RECORD_KEYS = ['lines', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'memo', 'paid_at'];
+const RECORD_KEYS = ['lines', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'memo', 'issued_at', 'paid_at', 'hosted_url'];
 const STATES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'overdue', 'cancelled', 'refunded'] as const;
 
 let t: TestApp;
