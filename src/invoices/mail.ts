@@ -3,8 +3,8 @@
 import { createTransport } from 'nodemailer';
 import type { MailConfig } from '../config.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { formatDate } from '../dates.js';
-import { exponentOf, formatMinor, minorOf } from './money.js';
+import { displayDay, displayMoney, loadInvoiceDocument } from './invoice-document.js';
+import { invoicePdf } from './invoice-pdf.js';
 import { hostedUrlOf } from './send.service.js';
 
 /** One mail of the outbox: the invoice and where it goes. */
@@ -29,7 +29,7 @@ export function createMailer(db: PrismaClient, config: MailConfig, publicUrl: st
       const message = await composeMail(db, mail, publicUrl);
       if (!message) throw new PermanentMailError('The invoice has no page (not sent)');
       try {
-        await transport.sendMail({ from: config.from, to: mail.to, subject: message.subject, text: message.text, messageId: `<invoice-mail-${mail.id}@${domainOf(config.from)}>` });
+        await transport.sendMail({ from: config.from, to: mail.to, ...message, messageId: `<invoice-mail-${mail.id}@${domainOf(config.from)}>` });
       } catch (err) {
         const { code, responseCode } = err as { code?: string; responseCode?: number };
         // A refused recipient or message is refused again; a connection, a 4xx or a login may recover.
@@ -49,27 +49,30 @@ export const reasonOf = (err: unknown): string => {
   return String(response ?? message ?? err).slice(0, 500);
 };
 
-/** The mail's subject and text, from the invoice as it is now; null when it has no page. */
+/**
+ * The mail from the invoice as it is now: its subject, its text with the page's link, and the PDF
+ * (invoice-pdf.ts, drawn from the document the page shows) to attach; null when it has no page.
+ */
 export async function composeMail(db: PrismaClient, mail: OutboxMail, publicUrl: string) {
-  const invoice = await db.invoice.findUnique({
-    where: { accountId_id: { accountId: mail.account_id, id: mail.invoice_id } },
-    select: {
-      invoiceNumber: true, amount: true, amountPaid: true, currency: true, dueDate: true, pageToken: true,
-      account: { select: { name: true } }, contact: { select: { firstName: true } },
-    },
-  });
-  if (!invoice?.pageToken) return null;
-  const exponent = exponentOf(invoice.currency);
-  const due = formatMinor(minorOf(invoice.amount, exponent) - minorOf(invoice.amountPaid, exponent), exponent);
-  const link = hostedUrlOf(publicUrl, invoice.pageToken);
+  const [page, document] = await Promise.all([
+    db.invoice.findUnique({ where: { accountId_id: { accountId: mail.account_id, id: mail.invoice_id } }, select: { pageToken: true } }),
+    loadInvoiceDocument(db, { id: mail.invoice_id }),
+  ]);
+  if (!page?.pageToken || !document) return null;
   const text = [
-    invoice.contact?.firstName ? `Hello ${invoice.contact.firstName},` : 'Hello,',
+    document.contactName ? `Hello ${document.contactName},` : 'Hello,',
     '',
-    `${invoice.account.name} sent you invoice ${invoice.invoiceNumber}: ${due} ${invoice.currency} due by ${formatDate(invoice.dueDate)}.`,
+    `${document.accountName} sent you invoice ${document.invoiceNumber}: ${displayMoney(document.amountDue, document.currency)} due by ${displayDay(document.dueOn)}.`,
     '',
-    `View it, and download it as a PDF, here:`,
-    link,
+    'View it online:',
+    hostedUrlOf(publicUrl, page.pageToken),
+    '',
+    `The invoice is attached as a PDF (${document.fileName}).`,
     '',
   ].join('\n');
-  return { subject: `Invoice ${invoice.invoiceNumber} from ${invoice.account.name}`, text, number: invoice.invoiceNumber };
+  return {
+    subject: `Invoice ${document.invoiceNumber} from ${document.accountName}`,
+    text,
+    attachments: [{ filename: document.fileName, contentType: 'application/pdf', content: invoicePdf(document) }],
+  };
 }

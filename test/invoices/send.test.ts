@@ -124,7 +124,7 @@ describe('events', () => {
 });
 
 describe('the mail outbox', () => {
-  test('each send is mailed exactly once, with the page\'s link, even with two workers polling (at most once)', async () => {
+  test('each send is mailed exactly once, with the page\'s link and the PDF attached, even with two workers polling (at most once)', async () => {
     const log = createLogger({ level: 'silent' });
     const second = await openEvents(t.deps.config, t.db, log, { worker: true, listen: t.deps.db.listen });
     try {
@@ -140,6 +140,10 @@ describe('the mail outbox', () => {
         expect(mails[0]!.from?.value[0]?.address).toBe('billing@example.test');
         expect(mails[0]!.text).toContain(sent[i]!.hostedUrl!);
         expect(mails[0]!.text).toContain('120.00 USD');
+        const [pdf, ...more] = mails[0]!.attachments;
+        expect(more).toHaveLength(0);
+        expect([pdf!.filename, pdf!.contentType]).toEqual([`invoice-${invoices[i]!.invoiceNumber}.pdf`, 'application/pdf']);
+        expect(pdf!.content.subarray(0, 5).toString('latin1')).toBe('%PDF-');
       }
       const rows = await t.db.invoiceMail.findMany({ where: { accountId: acc.id } });
       expect(rows.map((r) => [r.status, r.attempts])).toEqual(rows.map(() => ['sent', 1]));
