@@ -13,8 +13,9 @@ export type OutboxMail = { account_id: string; id: string; invoice_id: string; t
 /** A send that fails for good (the server refused the recipient or the message: 5xx); others are retried. */
 export class PermanentMailError extends Error {}
 
-// Each bound well under the claim's lease (MAIL_LEASE_MS): a send ends, one way or the other, before it passes.
-const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+// Each well under the claim's lease (MAIL_LEASE_MS), so a send ends before it passes; and short, as a
+// webhook's 10 s: the worker's step (and with it the live events' relay) waits for the sends under way.
+const TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000 };
 
 export type Mailer = { send(mail: OutboxMail): Promise<void>; close(): void };
 

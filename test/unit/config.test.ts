@@ -18,6 +18,19 @@ const problems = (env: Record<string, string>): string[] => {
 };
 
 describe('configuration', () => {
+  it('invoice mail needs SMTP_URL and MAIL_FROM together, an smtp(s) URL and an address; production needs PUBLIC_URL with it', () => {
+    expect(loadConfig({}).mail).toBeNull();
+    expect(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Billing <billing@example.com>' }).mail).toEqual({ smtpUrl: 'smtp://127.0.0.1:2525', from: 'Billing <billing@example.com>', retryBaseMs: 30_000 });
+    expect(problems({ SMTP_URL: 'smtp://127.0.0.1:2525' })).toEqual(['SMTP_URL and MAIL_FROM go together: set both to send mail, or neither']);
+    expect(problems({ SMTP_URL: 'http://mail', MAIL_FROM: 'billing' })).toEqual([
+      'SMTP_URL must be a smtp: or smtps: URL',
+      'MAIL_FROM must be an e-mail address, or "Name <address>" (got "billing")',
+    ]);
+    const production = { NODE_ENV: 'production', AUTH_JWT_SECRET: 'x'.repeat(32), METRICS_TOKEN: 'm'.repeat(16), SMTP_URL: 'smtps://mail.example.com', MAIL_FROM: 'billing@example.com' };
+    expect(problems(production)).toEqual(["NODE_ENV=production with SMTP_URL needs PUBLIC_URL (the base of the invoice page's link in the mail)"]);
+    expect(problems({ ...production, PUBLIC_URL: 'https://billing.example.com' })).toEqual([]);
+  });
+
   it('defaults: 127.0.0.1:3000, cookie "session", log level info, introspection outside production', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ host: '127.0.0.1', port: 3000, production: false, logLevel: 'info', introspection: true });
