@@ -12,7 +12,7 @@ const CANDIDATES = [',', ';', '\t', '|'];
 
 /** The encodings a file may be in, by the names `encoding=` and a charset take (lower-case), as iconv-lite names them. */
 export const ENCODINGS: Record<string, string> = {
-  'utf-8': 'utf-8', utf8: 'utf-8',
+  'utf-8': 'utf-8', utf8: 'utf-8', 'us-ascii': 'utf-8', ascii: 'utf-8', // ASCII is UTF-8's first half
   'utf-16le': 'utf-16le', 'utf-16be': 'utf-16be',
   'windows-1252': 'windows-1252', cp1252: 'windows-1252',
   'iso-8859-1': 'iso-8859-1', latin1: 'iso-8859-1',

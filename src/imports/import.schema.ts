@@ -38,7 +38,7 @@ export const ImportRef = builder.prismaObject('Import', {
     matchOn: t.field({ type: ContactMatchEnum, nullable: true, resolve: (i) => (i.matchOn as 'email' | 'externalId' | null) }),
     fileName: t.exposeString('fileName', { nullable: true }),
     errorsFileName: t.string({ description: 'The name the errors CSV is served under', resolve: (i) => `import-${i.id}-errors.csv` }),
-    unknownColumns: t.exposeStringList('unknownColumns', { description: 'Headers that name no field: ignored' }),
+    unknownColumns: t.exposeStringList('unknownColumns', { description: 'Headers that feed no field, as the file spells them: ignored (those mapping skips with "-" are not listed)' }),
     rowsTotal: t.exposeInt('rowsTotal', { nullable: true, description: 'Null while the file is still arriving' }),
     rowsProcessed: t.exposeInt('rowsProcessed'),
     created: t.exposeInt('created'),
