@@ -4,6 +4,7 @@
 // with the line; across chunks the keys taken so far are in import_keys, as SHA-256 digests: the
 // database holds them, not the worker, so its memory stays one chunk's keys whatever the file's
 // size, and they commit (or roll back) with the chunk that took them.
+import { createHash } from 'node:crypto';
 import { DUPLICATE, type Judged } from '../batches/batch.service.js';
 import type { Prisma } from '../generated/prisma/client.js';
 
@@ -20,6 +21,13 @@ const keyOf = (field: Field, value: unknown): string | null => {
 };
 
 export const duplicateIn = (line: number) => `Duplicate in this file (line ${line})`;
+
+/**
+ * What import_keys keeps of a key: SHA-256 of `<field>:<key>`, hex (decoded to bytea in SQL). Taken
+ * here, not in SQL: a join on an expression the planner may evaluate per pair of rows cost seconds a
+ * chunk on PGlite.
+ */
+const digestOf = (field: Field, key: string) => createHash('sha256').update(`${field}:${key}`).digest('hex');
 
 /**
  * The batch's `Duplicate in this batch` failures of a chunk, said with the line of the row that took
@@ -45,39 +53,45 @@ export function nameDuplicates(judged: Judged[], inputs: Record<string, unknown>
  * of `judged`), and records the keys of the others. `lines[i]` is the line of `judged[i]`.
  */
 export async function takeKeys(tx: Prisma.TransactionClient, imp: { accountId: string; id: string; matchOn: string | null }, judged: Judged[], lines: number[]): Promise<void> {
-  const keys: { i: number; field: Field; key: string; line: number }[] = [];
+  const keys: { i: number; field: Field; digest: string; line: number }[] = [];
   for (const [i, item] of judged.entries()) {
     if (!('data' in item)) continue;
     for (const field of fieldsOf(imp.matchOn)) {
       const key = keyOf(field, item.data[field]);
-      if (key !== null) keys.push({ i, field, key, line: lines[i]! });
+      if (key !== null) keys.push({ i, field, digest: digestOf(field, key), line: lines[i]! });
     }
   }
   if (keys.length === 0) return;
-  const rows = JSON.stringify(keys);
-  const taken = await tx.$queryRaw<{ i: number; field: Field; line: number }[]>`
-    SELECT k.i, k.field, ik.line
-      FROM json_to_recordset(${rows}::json) AS k(i int, field text, key text, line int)
-      JOIN import_keys ik ON ik.account_id = ${imp.accountId}::uuid AND ik.import_id = ${imp.id}::uuid
-                         AND ik.digest = sha256(convert_to(k.field || ':' || k.key, 'UTF8'))`;
-  for (const { i, field, line } of taken) {
+  // The digests taken already, looked up by the primary key; matched to the rows here.
+  const taken = await tx.$queryRaw<{ digest: string; line: number }[]>`
+    SELECT encode(digest, 'hex') AS digest, line FROM import_keys
+     WHERE account_id = ${imp.accountId}::uuid AND import_id = ${imp.id}::uuid
+       AND digest = ANY (SELECT decode(d, 'hex') FROM unnest(${keys.map((k) => k.digest)}::text[]) AS d)`;
+  const lineOf = new Map(taken.map((t) => [t.digest, t.line]));
+  for (const { i, field, digest } of keys) {
+    const line = lineOf.get(digest);
+    if (line === undefined) continue;
     const item = judged[i]!;
     const details = 'details' in item ? item.details : {};
     judged[i] = { index: item.index, details: { ...details, [REST[field]]: [duplicateIn(line)] } };
   }
-  const fresh = JSON.stringify(keys.filter((k) => 'data' in judged[k.i]!));
+  const fresh = JSON.stringify(keys.filter((k) => 'data' in judged[k.i]!).map(({ digest, line }) => ({ digest, line })));
   await tx.$executeRaw`
     INSERT INTO import_keys (account_id, import_id, digest, line)
-    SELECT ${imp.accountId}::uuid, ${imp.id}::uuid, sha256(convert_to(k.field || ':' || k.key, 'UTF8')), k.line
-      FROM json_to_recordset(${fresh}::json) AS k(field text, key text, line int)
+    SELECT ${imp.accountId}::uuid, ${imp.id}::uuid, decode(k.digest, 'hex'), k.line
+      FROM json_to_recordset(${fresh}::json) AS k(digest text, line int)
     ON CONFLICT DO NOTHING`;
 }
 
 /** For eraseContact: the digests of a person's keys go from every import of the account (docs/changes.md). */
 export async function forgetKeys(tx: Prisma.TransactionClient, accountId: string, contact: { email: string | null; externalId: string | null }): Promise<void> {
-  const keys = [contact.email && `email:${keyOf('email', contact.email)}`, contact.externalId && `externalId:${keyOf('externalId', contact.externalId)}`].filter((k): k is string => !!k);
-  if (keys.length === 0) return;
+  const digests: string[] = [];
+  for (const [field, value] of [['email', contact.email], ['externalId', contact.externalId]] as const) {
+    const key = keyOf(field, value);
+    if (key !== null) digests.push(digestOf(field, key));
+  }
+  if (digests.length === 0) return;
   await tx.$executeRaw`
     DELETE FROM import_keys WHERE account_id = ${accountId}::uuid
-       AND digest IN (SELECT sha256(convert_to(k, 'UTF8')) FROM unnest(${keys}::text[]) AS k)`;
+       AND digest = ANY (SELECT decode(d, 'hex') FROM unnest(${digests}::text[]) AS d)`;
 }
