@@ -1,7 +1,9 @@
 // docs/decisions.md §24: a key (e-mail or external id, as match_on says) seen twice in one file fails
 // the later row, `Duplicate in this file (line N)`, whatever chunk of 1,000 rows either falls in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scrubContactFromImports } from '../../src/events/erase.js';
 import { CHUNK_ROWS } from '../../src/imports/chunk.js';
+import { takeKeys } from '../../src/imports/keys.js';
 import { createAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { drain, importCsv } from './helpers.js';
@@ -50,5 +52,20 @@ describe('a key twice in one file', () => {
     const { done, errors } = await run('first_name,email,external_id\r\nAda,not-an-address,X-1\r\nAda,ada@example.com,X-1\r\n', { match_on: 'external_id' });
     expect(done).toMatchObject({ created: 1, failed: 1 });
     expect(errors).toEqual([{ line: 2, details: { email: ['Must be a valid e-mail address'] } }]);
+  });
+});
+
+describe('erasure', () => {
+  it("erasing a person deletes the digests of their e-mail and external id that a running import keeps (docs/changes.md)", async () => {
+    const acc = await createAccount(t);
+    const r = await importCsv(t, acc.member, acc.id, 'first_name,email\r\nAda,ada@example.com\r\n', { match_on: 'email' });
+    expect(r.status, r.text).toBe(202);
+    const imp = { accountId: acc.id, id: r.body.data.id as string, matchOn: 'email' };
+    // As a chunk takes them: Ada's e-mail and external id, and someone else's e-mail.
+    await t.db.$transaction((tx) =>
+      takeKeys(tx, imp, [{ index: 0, data: { email: 'Ada@Example.com', externalId: 'crm-1' } }, { index: 1, data: { email: 'bob@example.com' } }], [2, 3]));
+    expect(await t.db.importKey.count({ where: { importId: imp.id } })).toBe(3);
+    await t.db.$transaction((tx) => scrubContactFromImports(tx, acc.id, { email: 'ada@example.com', externalId: 'crm-1' }));
+    expect(await t.db.importKey.findMany({ where: { importId: imp.id }, select: { line: true } })).toEqual([{ line: 3 }]);
   });
 });
