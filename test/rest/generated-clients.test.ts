@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,6 +17,11 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 const bin = (path: string) => join(ROOT, 'node_modules', path);
+/** A package's command, where its package.json puts it (it moves between major versions). */
+const command = (pkg: string) => {
+  const { bin: entry } = JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
+  return join(ROOT, 'node_modules', pkg, typeof entry === 'string' ? entry : Object.values(entry)[0]!);
+};
 
 /** Runs a node script; its output when it fails, '' when it passes. */
 const node = (args: string[], cwd: string) =>
@@ -92,12 +98,13 @@ beforeAll(async () => {
   await writeFile(join(dir, 'openapi.json'), await (await fetch(`${t.baseUrl}/api/v1/openapi.json`)).text());
   // orval's fetch client calls relative URLs unless given the base URL.
   const orvalConfig = { api: { input: './openapi.json', output: { target: './orval/api.ts', client: 'fetch', mode: 'single', baseUrl: t.baseUrl } } };
-  await writeFile(join(dir, 'orval.config.mjs'), `export default ${JSON.stringify(orvalConfig)};\n`);
+  // CommonJS: orval 7 reads an ES module config's default export as no config at all.
+  await writeFile(join(dir, 'orval.config.cjs'), `module.exports = ${JSON.stringify(orvalConfig)};\n`);
   await writeFile(join(dir, 'heyapi-client.ts'), HEY_API);
   await writeFile(join(dir, 'orval-client.ts'), ORVAL);
   const generated = await Promise.all([
-    node([bin('@hey-api/openapi-ts/bin/run.js'), '-i', 'openapi.json', '-o', 'heyapi'], dir),
-    node([bin('orval/dist/bin/orval.mjs'), '--config', 'orval.config.mjs'], dir),
+    node([command('@hey-api/openapi-ts'), '-i', 'openapi.json', '-o', 'heyapi'], dir),
+    node([command('orval'), '--config', 'orval.config.cjs'], dir),
   ]);
   expect(generated).toEqual(['', '']);
 }, 180_000);
