@@ -183,10 +183,10 @@ function httpMismatches(expected: string, output: string): string[] {
   });
 }
 
-/** Plain output, line by line; a last line `...` lets more lines follow. */
+/** Plain output, line by line (CRLF read as LF: the CSVs end lines so); a last line `...` lets more lines follow. */
 function textMismatches(expected: string, output: string): string[] {
   const want = expected.split('\n');
-  const got = output.replace(/\n$/, '').split('\n');
+  const got = output.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
   const open = want.at(-1) === '...';
   const lines = open ? want.slice(0, -1) : want;
   if (open ? got.length < lines.length : got.length !== lines.length) return [`expected ${lines.length} line(s), got ${got.length}: ${output.slice(0, 300)}`];

@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, seedDemo } from '../../src/demo.js';
+import { startImportWorker } from '../../src/imports/worker.js';
+import { createLogger } from '../../src/logger.js';
 import { createTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
 import { answerMismatches, examplesOf, globOf, jsonValuesOf, mismatches, parsePatterns } from '../helpers/doc-examples.js';
 
@@ -47,6 +49,8 @@ for (const file of ['README.md', 'docs/rest.md']) {
     let env: Record<string, string>;
     beforeAll(async () => {
       t = await createTestApp();
+      // As `npm start` runs it: an upload wakes this worker, which writes the import's rows.
+      t.deps.imports = startImportWorker(t.db, { leaseMs: 60_000, pollMs: 60_000, log: createLogger({ level: 'silent' }) });
       const { token } = await seedDemo(t.db, TEST_SECRET);
       dir = await mkdtemp(join(tmpdir(), 'doc-examples-'));
       env = {
@@ -58,6 +62,7 @@ for (const file of ['README.md', 'docs/rest.md']) {
       };
     });
     afterAll(async () => {
+      await t?.deps.imports?.close();
       await t?.close();
       if (dir) await rm(dir, { recursive: true, force: true });
     });
