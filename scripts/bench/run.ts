@@ -1,7 +1,7 @@
 // npm run bench -- [--contacts 100000] [--duration 10] [--rounds 2] [--warmup 2] [--connections 32] [--pool 10]
 //                  [--cases contacts-first,deals,...,export-json] [--deep-page 2000] [--search nakamura]
 //                  [--type client] [--no-exports] [--no-postgraphile] [--log-level info]
-//                  [--database crm_bench_x] [--before ../older-checkout]
+//                  [--database crm_bench_x] [--before ../older-checkout] [--probe]
 // Against the machine's PostgreSQL (DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test):
 // makes and fills the bench database when needed, starts the service (NODE_ENV=production), the
 // FLOOR (scripts/bench/floor.ts) and PostGraphile (scripts/bench/postgraphile/server.ts) on the same data,
@@ -26,6 +26,7 @@ import { DATA_FLAGS, progressBar, sizeFromFlags } from './data.js';
 import { ensureDataset, removeBenchWrites, type Dataset, type DatasetSize } from './dataset.js';
 import { postgraphileTwins, summarize, type Twin } from './postgraphile-cases.js';
 import { ensurePostGraphile } from './postgraphile/install.js';
+import { formatProbe, mergeProbes, openProbe, type Probe } from './probe.js';
 import { rssOf, sampleRss, startServer, type Server } from './processes.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -54,6 +55,8 @@ export type BenchOptions = {
   log: (line: string) => void;
   /** Shows the dataset progress bar (TTY runs). */
   progress?: boolean;
+  /** Each server's CPU, PostgreSQL time and wait events per request (probe.ts), per case. */
+  probe?: boolean;
 };
 
 export type Stats = { rps: number; p50: number; p99: number; requests: number; failures: number; statuses: Record<string, number> };
@@ -68,6 +71,8 @@ export type CaseResult = {
   before?: Stats | null;
   /** 'ok', or how its answer differs from this service's (not measured when its status differs). */
   beforeCheck?: string;
+  /** --probe: per server, its lines (probe.ts formatProbe). */
+  probe?: string[];
 };
 export type ExportResult = { name: string; label: string; rows: number; bytes: number; seconds: number; rowsPerSecond: number; rssBefore: number; rssPeak: number; growth: number; rssSource: string };
 export type BenchReport = {
@@ -456,6 +461,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       ? print((await import(pathToFileURL(path.join(beforeDir, 'src/rest/operations/generated.ts')).href) as { ListContactsDocument: typeof ListContactsDocument }).ListContactsDocument)
       : undefined;
     const payable = !opts.cases || opts.cases.includes('record-payment') ? await payableInvoices(url, dataset.accountId, 500) : [];
+    const probe = opts.probe ? await openProbe(url) : null;
     const planned = buildCases(dataset, token, opts, await benchApiKey(url, dataset.accountId), cursor, beforeListContacts, payable);
     const floorResults = new Map<string, Stats>();
     const twinResults = new Map<string, Stats>();
@@ -470,13 +476,23 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       if (c.floorCase === undefined) measured.push([floor, c]);
       if (postgraphile && c.twin && !c.twin.from) measured.push([postgraphile, twinOf(c)]);
       const rounds = new Map<Server, RawResult[]>(measured.map(([m]) => [m, []]));
+      const probes = new Map<Server, Probe[]>(measured.map(([m]) => [m, []]));
       for (const [m, mc] of measured) if (opts.warmup > 0) await drive(m, mc, opts.warmup, opts.connections).then(() => settled(url));
       for (let round = 0; round < opts.rounds; round++) {
         for (const [m, mc] of measured) {
-          rounds.get(m)!.push(await drive(m, mc, opts.duration / opts.rounds, opts.connections));
+          const run = () => drive(m, mc, opts.duration / opts.rounds, opts.connections);
+          if (probe) {
+            const { result, probe: p } = await probe.during(m.pid, run);
+            rounds.get(m)!.push(result);
+            probes.get(m)!.push(p);
+          } else rounds.get(m)!.push(await run());
           await settled(url);
         }
       }
+      const probeLines = probe
+        ? measured.flatMap(([m]) => formatProbe(c.label, m.name, rounds.get(m)!.reduce((sum, r) => sum + r.totalCompletedRequests, 0), mergeProbes(probes.get(m)!)))
+        : undefined;
+      for (const line of probeLines ?? []) log(`    ${line}`);
       const s = stats(rounds.get(service)!, service, opts.connections, c.expect);
       let f: Stats | null = null;
       if (c.floorCase === undefined) floorResults.set(c.name, (f = stats(rounds.get(floor)!, floor, opts.connections, c.expect)));
@@ -492,6 +508,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       return {
         name: c.name, label: c.label, kind: c.kind, service: s, floor: f, postgraphile: p, ...(c.twin?.from && p ? { postgraphileFrom: c.twin.from } : {}), check,
         ...(versus ? { before: b, beforeCheck: versus.check } : {}),
+        ...(probeLines ? { probe: probeLines } : {}),
       };
     };
 
@@ -510,6 +527,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     }
     for (const c of planned.filter((x) => x.kind === 'write')) cases.push(await runCase(c));
     serviceRss.end = rssNow(service.pid);
+    await probe?.close();
   } finally {
     for (const s of servers.reverse()) await s.stop();
     await removeBenchWrites(dataset).catch(() => 0);
@@ -720,6 +738,15 @@ export function formatReport(report: BenchReport): string {
     out.push('');
     for (const c of compared.filter((x) => x.beforeCheck !== 'ok')) out.push(`${c.before ? 'note' : '⚠ not measured'}, ${c.label}: ${c.beforeCheck}`);
   }
+  const probed = report.cases.filter((c) => c.probe);
+  if (probed.length) {
+    out.push('');
+    out.push('Probe (per case and server: process CPU, PostgreSQL time and statements per request, busy backends\' waits):');
+    out.push('');
+    out.push('```');
+    for (const c of probed) out.push(...c.probe!);
+    out.push('```');
+  }
   const failed = report.cases.filter((c) => c.check !== 'ok');
   if (failed.length) {
     out.push('');
@@ -731,7 +758,7 @@ export function formatReport(report: BenchReport): string {
   return out.join('\n');
 }
 
-export const BENCH_FLAGS = [...DATA_FLAGS.filter((f) => f !== 'force'), 'duration', 'rounds', 'warmup', 'connections', 'pool', 'cases', 'deep-page', 'search', 'type', 'no-exports', 'no-postgraphile', 'log-level', 'out', 'database', 'before'];
+export const BENCH_FLAGS = [...DATA_FLAGS.filter((f) => f !== 'force'), 'duration', 'rounds', 'warmup', 'connections', 'pool', 'cases', 'deep-page', 'search', 'type', 'no-exports', 'no-postgraphile', 'log-level', 'out', 'database', 'before', 'probe'];
 
 export function optionsFromFlags(flags: Record<string, string>, log: (line: string) => void): BenchOptions {
   const cases = flags.cases?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -753,6 +780,7 @@ export function optionsFromFlags(flags: Record<string, string>, log: (line: stri
     exports: flags['no-exports'] !== 'true',
     postgraphile: flags['no-postgraphile'] !== 'true',
     logLevel: flags['log-level'] ?? 'info',
+    probe: flags.probe === 'true',
     log,
   };
 }

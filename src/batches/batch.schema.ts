@@ -95,7 +95,10 @@ function runBatch(kind: BatchKind, mode: (args: BatchArgs) => BatchMode, info: P
   const { viewer, input, write } = checked<BatchArgs>(info);
   const how = { ...mode(input), allOrNothing: input.allOrNothing };
   // allOrNothing found a failure after writing: the transaction rolled back, and the answer says so.
-  return write((tx) => writeBatch(tx, kind, input.accountId, input.inputs, how, userActor(viewer))).catch((error: unknown) => {
+  // New records of a kind that links nothing, each kept or failed on its own: one statement
+  // (writeSet), atomic by itself, so no BEGIN and COMMIT around it.
+  const oneStatement = how.mode === 'create' && !how.allOrNothing && !kind.refs;
+  return write((tx) => writeBatch(tx, kind, input.accountId, input.inputs, how, userActor(viewer)), { oneStatement }).catch((error: unknown) => {
     if (error instanceof BatchRolledBack) return error.result;
     throw error;
   });

@@ -4,6 +4,7 @@
 // (statement-level) keep the counters exact, and the answer is what the statement returned.
 import { Prisma } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-types.js';
+import { wakeSource } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
 import { serializeRecord } from '../events/serialize.js';
 import { mapInSlices } from './yielding.js';
@@ -44,7 +45,7 @@ function toColumns(model: string, row: Row): Record<string, unknown> {
 }
 
 /** A returned row (to_json of the table's row: column names) back as Prisma names and types. */
-function fromColumns(model: string, json: Record<string, unknown>): Row {
+export function fromColumns(model: string, json: Record<string, unknown>): Row {
   const row: Record<string, unknown> = {};
   for (const f of scalars(model)) {
     const value = json[f.column];
@@ -98,6 +99,7 @@ export async function writeSet(
   // collide): without one in the set, a plain INSERT spares each row ON CONFLICT's probe of every
   // unique index and its speculative insertion.
   const skipTaken = creates.some((row) => row.externalId != null) ? Prisma.sql`ON CONFLICT DO NOTHING` : Prisma.empty;
+  const wake = wakeSource(db);
   const statement = db.$queryRaw<{ rows: string }[]>`
     WITH new AS (
       SELECT (n.e->>'event')::uuid AS event_id, n.e->'row' AS obj FROM json_array_elements(${JSON.stringify(created)}::json) AS n(e)),
@@ -123,11 +125,12 @@ export async function writeSet(
       INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
       SELECT gen_random_uuid(), w.account_id, w.id, ev.id FROM ev JOIN webhook_endpoints w ON w.account_id = ev.account_id
       WHERE w.enabled AND (ev.type = ANY (w.event_types) OR '*' = ANY (w.event_types)))
-    SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows FROM written`
+    SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows ${wake.column} FROM written`
     // A Prisma query starts when awaited: start it, then let the caller work while it runs.
     .then((answer) => answer);
   whileWriting?.();
   const [answer] = await statement;
+  wake.then();
   const written: Written = { created: new Map(), updated: new Map() };
   for (const json of JSON.parse(answer!.rows) as Record<string, unknown>[]) {
     const row = records ? fromColumns(spec.model, json) : ({ id: json.id } as Row);

@@ -35,6 +35,58 @@ const QUEUE_FOR_ENDPOINTS = Prisma.sql`
     SELECT gen_random_uuid(), w.account_id, w.id, e.id FROM e JOIN webhook_endpoints w ON w.account_id = e.account_id
     WHERE w.enabled AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))`;
 
+// --- Waking the workers: after the commit, not inside it -----------------------------------------
+// The `events_notify` trigger NOTIFYs inside the writing transaction, and PostgreSQL holds one
+// database-wide lock from a notifying transaction's pre-commit until its end, its WAL flush included:
+// every notifying commit waits for the one before (BENCHMARKS.md, "Writes as fast as reads"). So a
+// write the service commits itself tells the trigger not to (a transaction-local setting in the same
+// statement) and wakes the workers once it has committed: this instance's at once, the others with one
+// NOTIFY of its own, coalesced (one in flight per instance) and without a WAL flush to wait for. Any
+// other write still notifies from the trigger. An instance that dies between its commit and its
+// NOTIFY leaves the event to the workers' poll, as a lost notification always could.
+
+/** Each open events runtime's wake-up, by the client its writes go through (events/runtime.ts). */
+const wakers = new WeakMap<object, () => void>();
+/** Transactions inTransaction opened with a wake-up to call at their commit; whether one wrote events. */
+const waking = new WeakMap<object, { wrote: boolean }>();
+
+/** Registers `wake` for the writes through `db`; returns its removal (at shutdown). */
+export function wakeAfterCommit(db: PrismaClient, wake: () => void): () => void {
+  wakers.set(db, wake);
+  return () => {
+    if (wakers.get(db) === wake) wakers.delete(db);
+  };
+}
+
+/**
+ * How a statement writing events through `db` wakes the workers: `after` (the transaction calls the
+ * wake-up at its commit), `now` (a statement outside any transaction: committed when it returns), or
+ * null (the trigger notifies).
+ */
+function wakeOf(db: object): { sql: Prisma.Sql; then: () => void } | null {
+  const tx = waking.get(db);
+  if (tx) {
+    tx.wrote = true;
+    return { sql: WAKE_AFTER_COMMIT, then: () => {} };
+  }
+  const wake = '$connect' in db ? wakers.get(db) : undefined;
+  return wake ? { sql: WAKE_AFTER_COMMIT, then: wake } : null;
+}
+
+/** Tells `events_notify` that the writer wakes the workers itself (prisma/migrations/*_events_wake_after_commit). */
+const WAKE_AFTER_COMMIT = Prisma.sql`set_config('crm.events_wake', 'after_commit', true)`;
+
+/**
+ * A FROM item (or a column) that sets the events trigger's setting for the rest of the transaction
+ * when the writer wakes the workers itself (else nothing); `then` runs once the statement has returned.
+ */
+export function wakeSource(db: object): { from: Prisma.Sql; column: Prisma.Sql; then: () => void } {
+  const wake = wakeOf(db);
+  if (!wake) return { from: Prisma.empty, column: Prisma.empty, then: () => {} };
+  // `column`: for a statement whose answer is one aggregate row, which evaluates it whatever the rows.
+  return { from: Prisma.sql`CROSS JOIN (SELECT ${wake.sql}) AS wake_after_commit`, column: Prisma.sql`, (SELECT ${wake.sql}) AS wake_after_commit`, then: wake.then };
+}
+
 /**
  * Writes the event in the caller's transaction (the outbox: a rolled-back change leaves no event)
  * and queues it for every enabled webhook endpoint of the account that wants its type, in one
@@ -42,13 +94,16 @@ const QUEUE_FOR_ENDPOINTS = Prisma.sql`
  */
 export async function emit(tx: Prisma.TransactionClient, input: EmitInput): Promise<string> {
   const e = eventRow(input);
+  const wake = wakeSource(tx);
   await tx.$executeRaw`
     WITH e AS (
       INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
-      VALUES (${e.id}::uuid, ${e.accountId}::uuid, ${e.type}, ${new Date()}::timestamptz, ${e.actor.type},
-              ${e.actor.id}, ${e.subjectId}::uuid, ${e.contactId}::uuid, ${e.data}::jsonb)
+      SELECT ${e.id}::uuid, ${e.accountId}::uuid, ${e.type}, ${new Date()}::timestamptz, ${e.actor.type},
+             ${e.actor.id}, ${e.subjectId}::uuid, ${e.contactId}::uuid, ${e.data}::jsonb
+      FROM (VALUES (1)) AS one ${wake.from}
       RETURNING account_id, id, type)
     ${QUEUE_FOR_ENDPOINTS}`;
+  wake.then();
   return e.id;
 }
 
@@ -60,6 +115,7 @@ export async function emitMany(tx: Prisma.TransactionClient, inputs: EmitInput[]
   if (inputs.length === 0) return [];
   const rows = inputs.map(eventRow);
   const column = <T>(pick: (e: (typeof rows)[number]) => T) => rows.map(pick);
+  const wake = wakeSource(tx);
   await tx.$executeRaw`
     WITH e AS (
       INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
@@ -67,16 +123,27 @@ export async function emitMany(tx: Prisma.TransactionClient, inputs: EmitInput[]
       FROM unnest(${column((e) => e.id)}::uuid[], ${column((e) => e.accountId)}::uuid[], ${column((e) => e.type)}::text[],
                   ${column((e) => e.actor.type)}::text[], ${column((e) => e.actor.id)}::text[], ${column((e) => e.subjectId)}::uuid[],
                   ${column((e) => e.contactId)}::uuid[], ${column((e) => e.data)}::jsonb[])
-        AS t (id, account_id, type, actor_type, actor_id, subject_id, contact_id, data)
+        AS t (id, account_id, type, actor_type, actor_id, subject_id, contact_id, data) ${wake.from}
       RETURNING account_id, id, type)
     ${QUEUE_FOR_ENDPOINTS}`;
+  wake.then();
   return rows.map((e) => e.id);
 }
 
 /**
  * Runs `work` in `db`'s transaction when it is one already (a transaction client has no `$connect`:
  * Prisma's ITXClientDenyList), else in a new one: a write and its event commit together either way.
+ * A new one that wrote events wakes the workers once it has committed (see wakeAfterCommit).
  */
-export function inTransaction<T>(db: PrismaClient | Prisma.TransactionClient, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-  return '$connect' in db ? db.$transaction(work, WRITE_TRANSACTION) : work(db);
+export async function inTransaction<T>(db: PrismaClient | Prisma.TransactionClient, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  if (!('$connect' in db)) return work(db);
+  const wake = wakers.get(db);
+  if (!wake) return db.$transaction(work, WRITE_TRANSACTION);
+  const state = { wrote: false };
+  const answer = await db.$transaction((tx) => {
+    waking.set(tx, state);
+    return work(tx);
+  }, WRITE_TRANSACTION);
+  if (state.wrote) wake();
+  return answer;
 }

@@ -10,6 +10,7 @@ import { deliverDueMail } from '../invoices/mail-outbox.js';
 import { loadSecretBox, type SecretBox } from '../webhooks/secret.js';
 import type { TargetPolicy } from '../webhooks/target.js';
 import { createEventBus, type EventBus } from './bus.js';
+import { wakeAfterCommit } from './emit.js';
 import { startWorker, type Delivery, type Worker } from './worker.js';
 
 /** What resolvers need of the events machinery (AppDeps.events). */
@@ -54,16 +55,55 @@ export async function openEvents(
     : null;
   // Committed events wake the worker at once; its poll only catches what a lost notification missed.
   const unlisten = worker && opts.listen ? await opts.listen(EVENTS_CHANNEL, worker.nudge) : null;
+  // The service's own writes wake the workers after their commit (emit.ts), this instance's directly
+  // and every instance's, this one's included, through one NOTIFY in a transaction of its own, which
+  // writes nothing worth a WAL flush (synchronous_commit off for it alone).
+  const notify = coalesced(async () => {
+    await db.$executeRaw`SELECT set_config('synchronous_commit', 'off', true), pg_notify(${EVENTS_CHANNEL}, '')`;
+  }, (err) => log.warn({ err }, 'events: the wake-up after a commit failed; the workers poll'));
+  const stopWaking = wakeAfterCommit(db, () => {
+    worker?.nudge();
+    notify();
+  });
   return {
     bus,
     box,
     policy,
     worker,
     close: async () => {
+      stopWaking();
+      await notify.idle();
       await unlisten?.();
       await worker?.close(); // finishes the deliveries under way
       mailer?.close();
       await closeBus();
     },
   };
+}
+
+/**
+ * `send` at most once at a time: a call while one is under way is answered by one more send after it,
+ * however many calls came meanwhile; every call is followed by a send that starts after it.
+ */
+export function coalesced(send: () => Promise<void>, onError: (err: unknown) => void) {
+  let running: Promise<void> | null = null;
+  let again = false;
+  const run = async () => {
+    do {
+      again = false;
+      try {
+        await send();
+      } catch (err) {
+        onError(err);
+      }
+    } while (again);
+    running = null;
+  };
+  return Object.assign(
+    () => {
+      if (running) again = true;
+      else running = run();
+    },
+    { idle: () => running ?? Promise.resolve() },
+  );
 }

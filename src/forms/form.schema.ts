@@ -170,7 +170,9 @@ builder.mutationFields((t) => ({
       const { target: form, write } = checked<unknown, FormWithFields>(info);
       const submission = { data: args.data, metadata: args.metadata };
       const origin = { clientIp: ctx.clientIp, userAgent: ctx.userAgent };
-      return write((tx) => submitToForm(tx, form, submission, origin), { scope: `form:${form.id}` });
+      // Without an Idempotency-Key the submit opens its own transaction (recordSubmission), which wakes
+      // the event workers after its commit rather than notifying inside it (src/events/emit.ts).
+      return write((db) => submitToForm(db, form, submission, origin), { scope: `form:${form.id}`, oneStatement: true });
     },
   }),
 }));

@@ -8,10 +8,12 @@ import {
   FormFieldType,
   type LeadForm,
   type LeadFormField,
-  type Prisma,
+  Prisma,
   type PrismaClient,
 } from '../generated/prisma/client.js';
-import { emit, inTransaction } from '../events/emit.js';
+import { emitMany, inTransaction, type EmitInput } from '../events/emit.js';
+import { uuidv7 } from '../events/ids.js';
+import { fromColumns } from '../batches/set-write.js';
 import { VISITOR } from '../events/types.js';
 import { badInput, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
@@ -188,6 +190,8 @@ export function submissionLock(form: FormWithFields, data: unknown): string | nu
  * Finds or creates the contact and records the submission in one transaction. A transaction-scoped
  * advisory lock on (account, lower(e-mail)) serialises submissions for the same address, so two at
  * once cannot both miss the lookup and create two contacts; it is released at commit or rollback.
+ * Five statements at most after BEGIN: the lock, the lookup (after the lock, so it sees a submission
+ * that held it), the contact and the submission written together, and their events in one.
  */
 export async function recordSubmission(
   db: Db,
@@ -197,8 +201,11 @@ export async function recordSubmission(
 ): Promise<string> {
   const { accountId } = form;
   const { first_name, last_name, email, phone, company } = submission.contact;
+  const submitted = {
+    id: uuidv7(), form: form.id, data: JSON.stringify(submission.values), referrer: submission.referrer, page: submission.page,
+    clientIp: origin.clientIp.slice(0, 64), userAgent: origin.userAgent?.slice(0, 1000) ?? null,
+  };
   return inTransaction(db, async (tx) => {
-    let contactId: string;
     let existing: { id: string; firstName: string; lastName: string | null; phone: string | null; company: string | null } | undefined;
     if (email) {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))`;
@@ -208,44 +215,50 @@ export async function recordSubmission(
         ORDER BY created_at ASC, id ASC LIMIT 1`;
       existing = rows[0];
     }
+    const events: EmitInput[] = [];
+    let contactId: string;
+    let recorded: Record<string, unknown>;
     if (existing) {
       contactId = existing.id;
       // The address already matches; only the other non-empty mapped values overwrite.
       const update = { firstName: first_name, lastName: last_name, phone, company };
-      const contact = await tx.contact.update({ where: { id: existing.id }, data: update });
       const previous = Object.fromEntries(
         Object.entries(update).filter(([key, value]) => value !== undefined && value !== existing![key as keyof typeof update]).map(([key]) => [key, existing![key as keyof typeof update]]),
       );
-      if (Object.keys(previous).length > 0) await emit(tx, { type: 'contact.updated', accountId, actor: VISITOR, object: contact, previous });
+      const contact = await tx.contact.update({ where: { id: existing.id }, data: update });
+      if (Object.keys(previous).length > 0) events.push({ type: 'contact.updated', accountId, actor: VISITOR, object: contact, previous });
+      recorded = await insertSubmission(tx, accountId, contactId, submitted);
     } else {
-      const created = await tx.contact.create({
-        data: {
-          accountId,
-          firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, COLUMN_MAX.first_name),
-          lastName: last_name ?? null,
-          email: email ?? null,
-          phone: phone ?? null,
-          company: company ?? null,
-          contactType: ContactType.lead,
-          source: ContactSource.website,
-        },
-      });
-      contactId = created.id;
-      await emit(tx, { type: 'contact.created', accountId, actor: VISITOR, object: created });
+      // The new contact and the submission in one statement; both rows come back as stored.
+      contactId = uuidv7();
+      const [written] = await tx.$queryRaw<{ contact: string; submission: string }[]>`
+        WITH c AS (
+          INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source)
+          VALUES (${contactId}::uuid, ${accountId}::uuid, ${first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, COLUMN_MAX.first_name)},
+                  ${last_name ?? null}, ${email ?? null}, ${phone ?? null}, ${company ?? null}, 'lead', 'website')
+          RETURNING *),
+        s AS (${submissionInsert(submitted, Prisma.sql`c.account_id`, Prisma.sql`c.id`, Prisma.sql`FROM c`)})
+        SELECT (SELECT to_json(c)::text FROM c) AS contact, (SELECT to_json(s)::text FROM s) AS submission`;
+      events.push({ type: 'contact.created', accountId, actor: VISITOR, object: fromColumns('Contact', JSON.parse(written!.contact) as Record<string, unknown>) });
+      recorded = fromColumns('FormSubmission', JSON.parse(written!.submission) as Record<string, unknown>);
     }
-    const recorded = await tx.formSubmission.create({
-      data: {
-        accountId,
-        formId: form.id,
-        contactId,
-        data: submission.values,
-        referrer: submission.referrer,
-        page: submission.page,
-        clientIp: origin.clientIp.slice(0, 64),
-        userAgent: origin.userAgent?.slice(0, 1000) ?? null,
-      },
-    });
-    await emit(tx, { type: 'form.submitted', accountId, actor: VISITOR, object: recorded });
+    events.push({ type: 'form.submitted', accountId, actor: VISITOR, object: recorded });
+    await emitMany(tx, events);
     return contactId;
   });
+}
+
+type Submitted = { id: string; form: string; data: string; referrer: string | null; page: string | null; clientIp: string; userAgent: string | null };
+
+/** The submission's INSERT (`from`: what its account and contact are read from), returning the stored row. */
+const submissionInsert = (s: Submitted, account: Prisma.Sql, contact: Prisma.Sql, from: Prisma.Sql = Prisma.empty) => Prisma.sql`
+  INSERT INTO form_submissions (id, account_id, form_id, contact_id, data, referrer, page, client_ip, user_agent)
+  SELECT ${s.id}::uuid, ${account}, ${s.form}::uuid, ${contact}, ${s.data}::jsonb, ${s.referrer}, ${s.page}, ${s.clientIp}, ${s.userAgent} ${from}
+  RETURNING *`;
+
+async function insertSubmission(tx: Prisma.TransactionClient, accountId: string, contactId: string, s: Submitted): Promise<Record<string, unknown>> {
+  const [row] = await tx.$queryRaw<{ row: string }[]>`
+    WITH s AS (${submissionInsert(s, Prisma.sql`${accountId}::uuid`, Prisma.sql`${contactId}::uuid`)})
+    SELECT to_json(s)::text AS row FROM s`;
+  return fromColumns('FormSubmission', JSON.parse(row!.row) as Record<string, unknown>);
 }
