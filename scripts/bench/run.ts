@@ -7,7 +7,7 @@
 // FLOOR (scripts/bench/floor.ts) and PostGraphile (scripts/bench/postgraphile/server.ts) on the same data,
 // drives them with autocannon, one case at a time, and prints the table. See BENCHMARKS.md.
 // --before <dir>: a second service from another checkout (npm ci and npm run generate done there),
-// measured on the same read cases in rounds alternating with this one; the table gains before / after.
+// measured on the same cases in rounds alternating with this one; the table gains before / after.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -354,6 +354,12 @@ async function compareBefore(mine: Answer, before: Server, c: Case): Promise<{ m
   return compareAnswers(mine, await call(before, beforeCase(c)), c.kind);
 }
 
+/** A write case: --before is measured when it answers the status this one expects. */
+async function sameStatus(before: Server, c: Case): Promise<{ measure: boolean; check: string }> {
+  const theirs = await call(before, beforeCase(c));
+  return theirs.status === c.expect ? { measure: true, check: 'ok' } : { measure: false, check: `before answered ${theirs.status}` };
+}
+
 /** What the --before service is sent for `c`: the same request, or its own version of the case's body. */
 const beforeCase = (c: Case): Case => (c.beforeBody ? { ...c, body: c.beforeBody } : c);
 
@@ -468,8 +474,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     const runCase = async (c: Case): Promise<CaseResult> => {
       const check = await compare(service, floor, postgraphile, c);
       if (check !== 'ok') log(`  ${c.name}: CHECK FAILED: ${check}`);
-      // Reads only: a write's answer (new ids) cannot be compared, and each checkout writes its own way.
-      const versus = before && c.kind !== 'write' ? await compareBefore(await call(service, c), before, c) : null;
+      // A write's answer (new ids) cannot be compared: --before is measured on it when it answers the same status.
+      const versus = !before ? null : c.kind !== 'write' ? await compareBefore(await call(service, c), before, c) : await sameStatus(before, c);
       if (versus && versus.check !== 'ok') log(`  ${c.name}: before ${versus.measure ? 'measured' : 'NOT measured'}: ${versus.check}`);
       // Rounds alternate (before,) service, floor and PostGraphile, so a change in the machine's load falls on all.
       const measured: [Server, Case][] = before && versus?.measure ? [[before, beforeCase(c)], [service, c]] : [[service, c]];

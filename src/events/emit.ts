@@ -50,11 +50,14 @@ const wakers = new WeakMap<object, () => void>();
 /** Transactions inTransaction opened with a wake-up to call at their commit; whether one wrote events. */
 const waking = new WeakMap<object, { wrote: boolean }>();
 
-/** Registers `wake` for the writes through `db`; returns its removal (at shutdown). */
+/** Registers `wake` for the writes through `db`; returns its removal (at shutdown), which puts back the one it replaced. */
 export function wakeAfterCommit(db: PrismaClient, wake: () => void): () => void {
+  const replaced = wakers.get(db);
   wakers.set(db, wake);
   return () => {
-    if (wakers.get(db) === wake) wakers.delete(db);
+    if (wakers.get(db) !== wake) return;
+    if (replaced) wakers.set(db, replaced);
+    else wakers.delete(db);
   };
 }
 

@@ -1,0 +1,70 @@
+// node --import tsx scripts/bench/explain-writes.ts [--database crm_bench_10000]
+// EXPLAIN (ANALYZE, BUFFERS) of the write statements the bench's write cases send, on the bench
+// database, each in a transaction that is rolled back (BENCHMARKS.md, "Writes as fast as reads"):
+// the service's single contact and deal create and a batch of 100 contacts (src/batches/set-write.ts,
+// the statement as the service builds it), and the floor's INSERT of one contact. Each plan shows the
+// triggers' own times (the counters, the report sums, the event queue and its wake-up).
+import pg from 'pg';
+import { Prisma } from '../../src/generated/prisma/client.js';
+import { contactBatch } from '../../src/contacts/contact.service.js';
+import { dealBatch } from '../../src/deals/deal.service.js';
+import { writeSet, newId, type Row } from '../../src/batches/set-write.js';
+import type { BatchKind } from '../../src/batches/batch.service.js';
+import type { Actor } from '../../src/events/types.js';
+import { benchDatabaseUrl, namedBenchDatabaseUrl, parseFlags } from './common.js';
+
+const ACTOR: Actor = { type: 'user', id: '00000000-0000-7000-8000-000000000001' };
+
+/** The statement writeSet would send for `rows` (captured, not run). */
+async function setStatement(kind: BatchKind, rows: Row[]): Promise<Prisma.Sql> {
+  let captured: Prisma.Sql | null = null;
+  const capture = {
+    $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => {
+      captured = Prisma.sql(strings, ...values);
+      return Promise.resolve([{ rows: '[]' }]);
+    },
+  };
+  await writeSet(capture as unknown as Prisma.TransactionClient, kind.spec, ACTOR, rows, []);
+  return captured!;
+}
+
+const rowsOf = (kind: BatchKind, accountId: string, inputs: Record<string, unknown>[]) =>
+  inputs.map((input) => kind.newRow(kind.create.parse({ ...input, accountId }) as Record<string, unknown>, newId(), new Date()));
+
+async function main() {
+  const flags = parseFlags(process.argv.slice(2), ['database']);
+  const url = flags.database ? namedBenchDatabaseUrl(flags.database) : benchDatabaseUrl(10_000);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows: [main] } = await client.query<{ id: string }>("SELECT id FROM accounts WHERE name = 'bench:main'");
+    const accountId = main!.id;
+    const contact = { firstName: 'Bench', lastName: 'Writer', email: 'bench.writer@example.com', company: 'Bench Ltd', contactType: 'lead', source: 'referral' };
+    const statements: [string, Prisma.Sql][] = [
+      ['service: POST /contacts (one contact, its event and webhook messages)', await setStatement(contactBatch, rowsOf(contactBatch, accountId, [contact]))],
+      ['service: POST /deals', await setStatement(dealBatch, rowsOf(dealBatch, accountId, [{ title: 'Bench deal', value: 4800.5, probability: 60 }]))],
+      ['service: POST /contacts/batch (100 records)', await setStatement(contactBatch, rowsOf(contactBatch, accountId, Array.from({ length: 100 }, (_, i) => ({ ...contact, lastName: `Batch ${i}` }))))],
+      ['floor: POST /contacts (the row alone)', Prisma.sql`INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source)
+        VALUES (${newId()}::uuid, ${accountId}::uuid, 'Bench', 'Writer', 'bench.writer@example.com', NULL, 'Bench Ltd', 'lead', 'referral') RETURNING id`],
+    ];
+    for (const [label, sql] of statements) {
+      for (let run = 0; run < 3; run++) {
+        // The third run is shown: the first two warm the caches and the plan.
+        await client.query('BEGIN');
+        try {
+          const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql.text}`, sql.values as unknown[]);
+          if (run === 2) process.stdout.write(`\n### ${label}\n\n${rows.map((r) => r['QUERY PLAN']).join('\n')}\n`);
+        } finally {
+          await client.query('ROLLBACK');
+        }
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`explain-writes: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
