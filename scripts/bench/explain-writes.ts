@@ -37,7 +37,7 @@ async function main() {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows: [main] } = await client.query<{ id: string }>("SELECT id FROM accounts WHERE name = 'bench:main'");
+    const { rows: [main] } = await client.query<{ id: string }>("SELECT id FROM accounts WHERE name LIKE 'bench:main%' ORDER BY created_at LIMIT 1");
     const accountId = main!.id;
     const contact = { firstName: 'Bench', lastName: 'Writer', email: 'bench.writer@example.com', company: 'Bench Ltd', contactType: 'lead', source: 'referral' };
     const statements: [string, Prisma.Sql][] = [
