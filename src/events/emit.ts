@@ -113,14 +113,16 @@ export async function emit(tx: Prisma.TransactionClient, input: EmitInput): Prom
 /**
  * `emit` for many changes of one transaction in one statement (a job's batch: docs/decisions.md
  * §19 "Billing time"): the same rows and webhook queue, one round trip instead of one per event.
+ * `records`: data-modifying CTEs (`name AS (INSERT ...),`) that write the records themselves in the
+ * same statement, when their events can be made before (the form submit's new contact).
  */
-export async function emitMany(tx: Prisma.TransactionClient, inputs: EmitInput[]): Promise<string[]> {
+export async function emitMany(tx: Prisma.TransactionClient, inputs: EmitInput[], records: Prisma.Sql = Prisma.empty): Promise<string[]> {
   if (inputs.length === 0) return [];
   const rows = inputs.map(eventRow);
   const column = <T>(pick: (e: (typeof rows)[number]) => T) => rows.map(pick);
   const wake = wakeSource(tx);
   await tx.$executeRaw`
-    WITH e AS (
+    WITH ${records} e AS (
       INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
       SELECT id, account_id, type, ${new Date()}::timestamptz, actor_type, actor_id, subject_id, contact_id, data
       FROM unnest(${column((e) => e.id)}::uuid[], ${column((e) => e.accountId)}::uuid[], ${column((e) => e.type)}::text[],

@@ -13,7 +13,7 @@ import {
 } from '../generated/prisma/client.js';
 import { emitMany, inTransaction, type EmitInput } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
-import { fromColumns } from '../batches/set-write.js';
+import { fromColumns, rowOf } from '../batches/set-write.js';
 import { VISITOR } from '../events/types.js';
 import { badInput, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
@@ -190,8 +190,9 @@ export function submissionLock(form: FormWithFields, data: unknown): string | nu
  * Finds or creates the contact and records the submission in one transaction. A transaction-scoped
  * advisory lock on (account, lower(e-mail)) serialises submissions for the same address, so two at
  * once cannot both miss the lookup and create two contacts; it is released at commit or rollback.
- * Five statements at most after BEGIN: the lock, the lookup (after the lock, so it sees a submission
- * that held it), the contact and the submission written together, and their events in one.
+ * After BEGIN: the lock, the lookup (after the lock, so it sees a submission that held it), then
+ * for a new contact one statement writing it, the submission and both events; for a known one its
+ * update, the submission, and the events.
  */
 export async function recordSubmission(
   db: Db,
@@ -215,45 +216,51 @@ export async function recordSubmission(
         ORDER BY created_at ASC, id ASC LIMIT 1`;
       existing = rows[0];
     }
-    const events: EmitInput[] = [];
-    let contactId: string;
-    let recorded: Record<string, unknown>;
     if (existing) {
-      contactId = existing.id;
       // The address already matches; only the other non-empty mapped values overwrite.
       const update = { firstName: first_name, lastName: last_name, phone, company };
       const previous = Object.fromEntries(
         Object.entries(update).filter(([key, value]) => value !== undefined && value !== existing![key as keyof typeof update]).map(([key]) => [key, existing![key as keyof typeof update]]),
       );
       const contact = await tx.contact.update({ where: { id: existing.id }, data: update });
-      if (Object.keys(previous).length > 0) events.push({ type: 'contact.updated', accountId, actor: VISITOR, object: contact, previous });
-      recorded = await insertSubmission(tx, accountId, contactId, submitted);
-    } else {
-      // The new contact and the submission in one statement; both rows come back as stored.
-      contactId = uuidv7();
-      const [written] = await tx.$queryRaw<{ contact: string; submission: string }[]>`
-        WITH c AS (
-          INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source)
-          VALUES (${contactId}::uuid, ${accountId}::uuid, ${first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, COLUMN_MAX.first_name)},
-                  ${last_name ?? null}, ${email ?? null}, ${phone ?? null}, ${company ?? null}, 'lead', 'website')
-          RETURNING *),
-        s AS (${submissionInsert(submitted, Prisma.sql`c.account_id`, Prisma.sql`c.id`, Prisma.sql`FROM c`)})
-        SELECT (SELECT to_json(c)::text FROM c) AS contact, (SELECT to_json(s)::text FROM s) AS submission`;
-      events.push({ type: 'contact.created', accountId, actor: VISITOR, object: fromColumns('Contact', JSON.parse(written!.contact) as Record<string, unknown>) });
-      recorded = fromColumns('FormSubmission', JSON.parse(written!.submission) as Record<string, unknown>);
+      const recorded = await insertSubmission(tx, accountId, existing.id, submitted);
+      const events: EmitInput[] = Object.keys(previous).length > 0 ? [{ type: 'contact.updated', accountId, actor: VISITOR, object: contact, previous }] : [];
+      await emitMany(tx, [...events, { type: 'form.submitted', accountId, actor: VISITOR, object: recorded }]);
+      return existing.id;
     }
-    events.push({ type: 'form.submitted', accountId, actor: VISITOR, object: recorded });
-    await emitMany(tx, events);
-    return contactId;
+    // A new contact: it, the submission and both events in the last statement before COMMIT, so the
+    // account's counter rows its INSERT locks (record_counts, report_sums) are held for the COMMIT
+    // alone. The rows are made here, as the set-based write makes new rows (src/batches/set-write.ts),
+    // stamped after the transaction began.
+    const now = new Date();
+    const contact = rowOf('Contact', {
+      id: uuidv7(), accountId, firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, COLUMN_MAX.first_name),
+      lastName: last_name ?? null, email: email ?? null, phone: phone ?? null, company: company ?? null,
+      contactType: ContactType.lead, source: ContactSource.website, createdAt: now, updatedAt: now, externalId: null,
+    });
+    const recorded = rowOf('FormSubmission', {
+      id: submitted.id, accountId, formId: form.id, contactId: contact.id, data: submission.values, referrer: submitted.referrer, page: submitted.page,
+      clientIp: submitted.clientIp, userAgent: submitted.userAgent, createdAt: now, isSpam: false, updatedAt: now,
+    });
+    const c = contact as Record<string, unknown>;
+    await emitMany(tx, [
+      { type: 'contact.created', accountId, actor: VISITOR, object: contact },
+      { type: 'form.submitted', accountId, actor: VISITOR, object: recorded },
+    ], Prisma.sql`
+      c AS (
+        INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source, created_at, updated_at)
+        VALUES (${contact.id}::uuid, ${accountId}::uuid, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, 'lead', 'website', ${now}::timestamptz, ${now}::timestamptz)),
+      s AS (${submissionInsert(submitted, Prisma.sql`${accountId}::uuid`, Prisma.sql`${contact.id}::uuid`, now)}),`);
+    return contact.id;
   });
 }
 
 type Submitted = { id: string; form: string; data: string; referrer: string | null; page: string | null; clientIp: string; userAgent: string | null };
 
-/** The submission's INSERT (`from`: what its account and contact are read from), returning the stored row. */
-const submissionInsert = (s: Submitted, account: Prisma.Sql, contact: Prisma.Sql, from: Prisma.Sql = Prisma.empty) => Prisma.sql`
-  INSERT INTO form_submissions (id, account_id, form_id, contact_id, data, referrer, page, client_ip, user_agent)
-  SELECT ${s.id}::uuid, ${account}, ${s.form}::uuid, ${contact}, ${s.data}::jsonb, ${s.referrer}, ${s.page}, ${s.clientIp}, ${s.userAgent} ${from}
+/** The submission's INSERT, returning the stored row; `stamp`: its times, made with its event (else the database's). */
+const submissionInsert = (s: Submitted, account: Prisma.Sql, contact: Prisma.Sql, stamp?: Date) => Prisma.sql`
+  INSERT INTO form_submissions (id, account_id, form_id, contact_id, data, referrer, page, client_ip, user_agent${stamp ? Prisma.raw(', created_at, updated_at') : Prisma.empty})
+  VALUES (${s.id}::uuid, ${account}, ${s.form}::uuid, ${contact}, ${s.data}::jsonb, ${s.referrer}, ${s.page}, ${s.clientIp}, ${s.userAgent}${stamp ? Prisma.sql`, ${stamp}::timestamptz, ${stamp}::timestamptz` : Prisma.empty})
   RETURNING *`;
 
 async function insertSubmission(tx: Prisma.TransactionClient, accountId: string, contactId: string, s: Submitted): Promise<Record<string, unknown>> {

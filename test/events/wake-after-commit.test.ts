@@ -153,6 +153,25 @@ describe('who wakes the workers', () => {
   });
 });
 
+describe("a form submit's new contact, written with its events in one statement", () => {
+  it('the contact.created and form.submitted events show the rows as stored, times included', async () => {
+    const account = await createAccount(a);
+    const form = await a.gql('mutation ($input: CreateLeadFormInput!) { createLeadForm(input: $input) { id } }', {
+      input: { accountId: account.id, name: unique('Form'), fields: [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email' }] },
+    }, { as: account.owner });
+    const r = await a.rest('POST', `/api/v1/forms/${form.data.createLeadForm.id}/submit`, { body: { data: { email: `${unique('row')}@example.com` } }, clientIp: '203.0.113.11' });
+    expect(r.status).toBe(200);
+    const contact = await a.db.contact.findUniqueOrThrow({ where: { id: r.body.contact_id } });
+    const submission = await a.db.formSubmission.findFirstOrThrow({ where: { contactId: contact.id } });
+    const events = await a.db.event.findMany({ where: { accountId: account.id, type: { in: ['contact.created', 'form.submitted'] } }, orderBy: { type: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['contact.created', 'form.submitted']);
+    const [created, submitted] = events.map((e) => (e.data as { object: Record<string, unknown> }).object);
+    expect(created).toMatchObject({ id: contact.id, email: contact.email, first_name: contact.firstName, contact_type: 'lead', source: 'website', created_at: contact.createdAt.toISOString(), updated_at: contact.updatedAt.toISOString() });
+    expect(submitted).toMatchObject({ id: submission.id, contact_id: contact.id, form_id: submission.formId, data: submission.data, created_at: submission.createdAt.toISOString() });
+    expect(submitted).not.toHaveProperty('client_ip');
+  });
+});
+
 describe('the outbox under concurrency, with wake-ups after commit', () => {
   it('40 concurrent transactions, every other one rolled back after writing its event: exactly the committed ones have events, and the workers are woken', async () => {
     let heard = 0;
