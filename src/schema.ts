@@ -7,6 +7,8 @@ import './contacts/contact-reads.schema.js';
 import './deals/stage.schema.js';
 import './deals/deal.schema.js';
 import './deals/deal-reads.schema.js';
+import './companies/company.schema.js';
+import './companies/company-reads.schema.js';
 import './invoices/invoice.schema.js';
 import './invoices/invoice-reads.schema.js';
 import './invoices/invoice-lines.schema.js';

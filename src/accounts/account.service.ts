@@ -3,6 +3,7 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { badInput, conflict, forbidden, MESSAGES, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
+import { releaseOwnership } from '../companies/ownership.js';
 import { optionalEmail, requiredText, uuid } from '../validation.js';
 
 export const createAccountInput = z.object({ name: requiredText(200) });
@@ -82,12 +83,16 @@ export async function removeTeamMember(tx: Prisma.TransactionClient, callerId: s
   return { id: accountId };
 }
 
-/** Under the account's lock: the row goes, with its member.removed event (which ends the person's live subscriptions). */
+/**
+ * Under the account's lock: the row goes, with its member.removed event (which ends the person's live
+ * subscriptions), and what they owned becomes unowned (docs/decisions.md §21).
+ */
 async function removeMember(tx: Prisma.TransactionClient, accountId: string, userId: string, actor: Actor, missing: Error) {
   const where = { accountId_userId: { accountId, userId } };
   if (!(await tx.teamMember.findUnique({ where, select: { userId: true } }))) throw missing;
   const member = await tx.teamMember.delete({ where });
   await emit(tx, { type: 'member.removed', accountId, actor, object: member });
+  await releaseOwnership(tx, accountId, userId, actor);
 }
 
 /** A member leaves; the owner cannot (CONFLICT) until they transfer ownership. */

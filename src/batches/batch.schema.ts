@@ -29,6 +29,8 @@ const BatchContactInput = builder.inputType('BatchContactInput', {
     contactType: t.field({ type: ContactTypeEnum }),
     source: t.field({ type: ContactSourceEnum }),
     externalId: t.string(),
+    companyId: t.id(),
+    ownerId: t.id(),
   }),
 });
 
@@ -42,6 +44,8 @@ const BatchDealInput = builder.inputType('BatchDealInput', {
     probability: t.float(),
     expectedCloseDate: t.field({ type: 'Date' }),
     externalId: t.string(),
+    companyId: t.id(),
+    ownerId: t.id(),
   }),
 });
 

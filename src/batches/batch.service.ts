@@ -46,6 +46,8 @@ export type BatchKind = {
   newRow(input: Record<string, unknown>, id: string, now: Date): Row;
   /** Ids that must name records of the same account: field -> table. */
   refs?: Record<string, 'contacts' | 'pipeline_stages'>;
+  /** The kind's own checks and fill-ins over the whole set, after `refs` (src/companies/links.ts): may fail items or complete their data. */
+  links?: (tx: Prisma.TransactionClient, accountId: string, judged: Judged[]) => Promise<void>;
 };
 
 /** Details as REST names them (docs/decisions.md §16): `first_name`, never a GraphQL variable path. */
@@ -113,6 +115,7 @@ export async function writeJudged(
   const now = new Date();
   const count = judged.length;
   await checkRefs(tx, kind, accountId, judged);
+  await kind.links?.(tx, accountId, judged);
 
   const existing = how.mode === 'upsert' ? matchesByKey(how.on, await lockAndRead(tx, kind, accountId, how.on, judged)) : null;
   const items: BatchItem[] = [];

@@ -49,7 +49,7 @@ export const contacts = {
 /** Query.contacts: REST's GET /contacts. */
 export const contactsPage = pageField('contacts', contacts, 'CONTACTS_READ');
 
-const contactConnection = defineCollection(contacts, ContactRef);
+export const contactConnection = defineCollection(contacts, ContactRef);
 builder.prismaObjectField(AccountRef, 'contacts', contactConnection(null));
 
 /** Query.contact: REST's GET /contacts/{id}. */

@@ -7,6 +7,7 @@ import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';
 import {
+  contactLinks,
   contactTarget,
   createContact,
   createContactInput,
@@ -35,6 +36,10 @@ export const ContactRef = builder.prismaObject('Contact', {
     contactType: t.expose('contactType', { type: ContactTypeEnum }),
     source: t.expose('source', { type: ContactSourceEnum }),
     externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
+    companyId: t.exposeID('companyId', { nullable: true, description: 'Its company record (linkedCompany)' }),
+    ownerId: t.exposeID('ownerId', { nullable: true }),
+    // A key reads the owner's id only (docs/decisions.md §15).
+    owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -51,6 +56,8 @@ const CreateContactInputType = builder.inputType('CreateContactInput', {
     contactType: t.field({ type: ContactTypeEnum }),
     source: t.field({ type: ContactSourceEnum }),
     externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
+    companyId: t.id({ description: 'A company of the account; on create, none given: the company whose domain is the e-mail\'s (never a free-mail domain)' }),
+    ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
   }),
 });
 
@@ -58,7 +65,7 @@ builder.mutationField('createContact', (t) =>
   t.prismaField({
     type: 'Contact',
     args: { input: t.arg({ type: CreateContactInputType, required: true }) },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: createContactInput, from: 'input', limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: createContactInput, from: 'input', linked: contactLinks, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateContactInput>(info);
       // One statement, atomic by itself: without an Idempotency-Key no transaction is opened.
@@ -80,6 +87,8 @@ const UpdateContactInputType = builder.inputType('UpdateContactInput', {
     contactType: t.field({ type: ContactTypeEnum }),
     source: t.field({ type: ContactSourceEnum }),
     externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
+    companyId: t.id({ description: 'A company of the account; on create, none given: the company whose domain is the e-mail\'s (never a free-mail domain)' }),
+    ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
   }),
 });
 
@@ -95,7 +104,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateContactInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: updateContactArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: updateContactArgs, linked: contactLinks, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: contact, write } = checked<UpdateContactArgs, ContactKey>(info);
       return write((tx) => updateContact(tx, contact, input, query, userActor(viewer)));

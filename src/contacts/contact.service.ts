@@ -10,6 +10,7 @@ import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events
 import type { Actor } from '../events/types.js';
 import { forgetMailTo } from '../invoices/mail-outbox.js';
 import { externalId, oneOf, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
+import { checkOwnership, linkByEmailDomain, ownershipProblems } from '../companies/links.js';
 
 export const createContactInput = z.object({
   accountId: uuid,
@@ -21,6 +22,8 @@ export const createContactInput = z.object({
   contactType: oneOf(ContactType).nullish().transform((value) => value ?? ContactType.lead),
   source: oneOf(ContactSource).nullish().transform((value) => value ?? ContactSource.other),
   externalId,
+  companyId: uuid.nullish(),
+  ownerId: uuid.nullish(),
 });
 
 export type CreateContactInput = z.output<typeof createContactInput>;
@@ -33,7 +36,13 @@ export const contactBatch: BatchKind = {
   get update() {
     return updateContactInput;
   },
-  newRow: (input, id, now) => rowOf('Contact', { ...input, id, createdAt: now, updatedAt: now }),
+  // Every new row of a set gives the same columns (writeSet inserts those of the first).
+  newRow: (input, id, now) => rowOf('Contact', { ...input, companyId: input.companyId ?? null, ownerId: input.ownerId ?? null, id, createdAt: now, updatedAt: now }),
+  // docs/decisions.md §21: a company and an owner of the account; a new contact without a company takes its e-mail domain's.
+  links: async (tx, accountId, judged) => {
+    await checkOwnership(tx, accountId, judged);
+    await linkByEmailDomain(tx, accountId, judged);
+  },
 };
 
 /**
@@ -57,7 +66,12 @@ export type ContactKey = { id: string; accountId: string };
 export const contactTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.contact.findUnique({ where: { id }, select: { id: true, accountId: true, email: true } });
 
-export function updateContact(tx: Prisma.TransactionClient, contact: ContactKey, args: UpdateContactArgs, query: Query, actor: Actor) {
+/** The `linked` rule of contact writes (src/graphql/rules.ts): a company of the account, an owner who is one of its people. */
+export const contactLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => ownershipProblems(db, accountId, fields);
+
+export async function updateContact(tx: Prisma.TransactionClient, contact: ContactKey, args: UpdateContactArgs, query: Query, actor: Actor) {
+  const links = await ownershipProblems(tx, contact.accountId, args.input);
+  if (Object.keys(links).length) throw badInput(links);
   const spec = { type: 'contact.updated', model: 'Contact', table: 'contacts', actor } as const;
   return updatedWithEvent(tx, spec, contact, changedFields(args.input), () =>
     updateGuarded<Contact>(tx.contact, contact, args.input, withColumns('Contact', query), args.expectedUpdatedAt),

@@ -63,7 +63,7 @@ export const deals = {
 /** Query.deals: REST's GET /deals. */
 export const dealsPage = pageField('deals', deals, 'DEALS_READ');
 
-const dealConnection = defineCollection(deals, DealRef);
+export const dealConnection = defineCollection(deals, DealRef);
 builder.prismaObjectField(AccountRef, 'deals', dealConnection(null));
 builder.prismaObjectField(ContactRef, 'deals', dealConnection('contact_id', "The contact's deals"));
 builder.prismaObjectField(PipelineStageRef, 'deals', dealConnection('stage_id', 'The deals in this stage'));

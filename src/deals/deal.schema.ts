@@ -37,6 +37,10 @@ export const DealRef = builder.prismaObject('Deal', {
     expectedCloseDate: t.expose('expectedCloseDate', { type: 'Date', nullable: true }),
     externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
     closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When the deal left open; null while open.' }),
+    companyId: t.exposeID('companyId', { nullable: true }),
+    ownerId: t.exposeID('ownerId', { nullable: true }),
+    // A key reads the owner's id only (docs/decisions.md §15).
+    owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
@@ -55,6 +59,8 @@ const CreateDealInputType = builder.inputType('CreateDealInput', {
     probability: t.float({ description: 'Default 50; 0 to 100.' }),
     expectedCloseDate: t.field({ type: 'Date' }),
     externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
+    companyId: t.id({ description: 'A company of the account' }),
+    ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
   }),
 });
 
@@ -107,6 +113,8 @@ const UpdateDealInputType = builder.inputType('UpdateDealInput', {
     probability: t.float({ description: '0 to 100.' }),
     expectedCloseDate: t.field({ type: 'Date' }),
     externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
+    companyId: t.id({ description: 'A company of the account' }),
+    ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
   }),
 });
 

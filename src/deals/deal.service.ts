@@ -9,6 +9,7 @@ import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { day, externalId, money, requiredText, TYPE_MESSAGES, uuid } from '../validation.js';
+import { checkOwnership, ownershipProblems } from '../companies/links.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
 
@@ -28,6 +29,8 @@ export const createDealInput = z.object({
     .transform((value) => value ?? 50),
   expectedCloseDate: day.nullish().transform((value) => value ?? null),
   externalId,
+  companyId: optionalId,
+  ownerId: optionalId,
 });
 
 export type CreateDealInput = z.output<typeof createDealInput>;
@@ -44,7 +47,7 @@ export type DealToMove = { id: string; status: DealStatus };
 export async function linkProblems(
   db: Prisma.TransactionClient,
   accountId: string,
-  refs: { contactId?: unknown; stageId?: unknown },
+  refs: { contactId?: unknown; stageId?: unknown; companyId?: unknown; ownerId?: unknown },
 ): Promise<ErrorDetails> {
   const id = (value: unknown) => (typeof value === 'string' && value ? value : null);
   const [contactId, stageId] = [id(refs.contactId), id(refs.stageId)];
@@ -52,14 +55,18 @@ export async function linkProblems(
     contactId ? db.contact.findUnique({ where: { accountId_id: { accountId, id: contactId } }, select: { id: true } }) : true,
     stageId ? db.pipelineStage.findUnique({ where: { accountId_id: { accountId, id: stageId } }, select: { id: true } }) : true,
   ]);
-  const details: ErrorDetails = {};
+  const details: ErrorDetails = await ownershipProblems(db, accountId, refs);
   if (!contact) details.contactId = [NOT_IN_ACCOUNT];
   if (!stage) details.stageId = [NOT_IN_ACCOUNT];
   return details;
 }
 
 /** For a write, in its transaction: a 400 naming every link that is not the account's. */
-export async function assertInAccount(db: Prisma.TransactionClient, accountId: string, refs: { contactId?: string | null; stageId?: string | null }): Promise<void> {
+export async function assertInAccount(
+  db: Prisma.TransactionClient,
+  accountId: string,
+  refs: { contactId?: string | null; stageId?: string | null; companyId?: string | null; ownerId?: string | null },
+): Promise<void> {
   const details = await linkProblems(db, accountId, refs);
   if (Object.keys(details).length > 0) throw badInput(details);
 }
@@ -77,6 +84,7 @@ export const dealBatch: BatchKind = {
   newRow: (input, id, now) =>
     rowOf('Deal', { ...input, id, status: DealStatus.open, closedAt: null, value: new Prisma.Decimal(input.value as number), createdAt: now, updatedAt: now }),
   refs: { contactId: 'contacts', stageId: 'pipeline_stages' },
+  links: (tx, accountId, judged) => checkOwnership(tx, accountId, judged),
 };
 
 /** A batch of one: the same-account check (when it links anything), then the deal and its event in one statement. */

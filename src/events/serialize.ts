@@ -27,6 +27,7 @@ const SHAPES: Record<RecordKind, Shape> = {
   account: { omit: ['nextInvoiceNumber'] },
   contact: {},
   deal: { dates: ['expectedCloseDate'] },
+  company: {},
   // The page token opens the client's page: events never carry it (members read hostedUrl).
   invoice: { omit: ['pageToken'], dates: ['dueDate'] },
   payment: {},

@@ -3,6 +3,7 @@ export const EVENT_TYPES = [
   'account.created',
   'contact.created', 'contact.updated', 'contact.deleted', 'contact.erased',
   'deal.created', 'deal.updated', 'deal.status_changed', 'deal.deleted',
+  'company.created', 'company.updated', 'company.deleted',
   'invoice.created', 'invoice.updated', 'invoice.status_changed', 'invoice.sent', 'invoice.deleted',
   'invoice.viewed',
   'payment.created', 'payment.refunded',

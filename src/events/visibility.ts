@@ -12,6 +12,7 @@ import { EVENT_TYPES, type EventType, type RecordKind } from './types.js';
 const KEY_SCOPE_OF: Record<RecordKind, ApiScope | false> = {
   contact: 'CONTACTS_READ',
   deal: 'DEALS_READ',
+  company: 'COMPANIES_READ',
   pipeline_stage: 'DEALS_READ',
   invoice: 'INVOICES_READ',
   payment: 'INVOICES_READ',

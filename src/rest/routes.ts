@@ -1,7 +1,12 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { ACCOUNT_JSON, CONTACTS_CSV, IMPORT_ERRORS_CSV, INVOICE_PDF, type Download } from './downloads.js';
 import {
+  CompanyByIdDocument,
   ContactByIdDocument,
+  CreateCompanyDocument,
+  DeleteCompanyByIdDocument,
+  ListCompaniesDocument,
+  UpdateCompanyByIdDocument,
   DealByIdDocument,
   DeleteContactByIdDocument,
   DeleteDealByIdDocument,
@@ -174,6 +179,15 @@ export const routes: Route[] = [
     ifMatch: 'expectedUpdatedAt', ...BY_ID,
   },
   { method: 'DELETE', path: '/api/v1/deals/:id', operation: DeleteDealByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
+  // Companies, beyond the contract (docs/decisions.md §21).
+  { method: 'GET', path: '/api/v1/companies', operation: ListCompaniesDocument, input: 'query', answer: PAGE, extension: true },
+  { method: 'POST', path: '/api/v1/companies', operation: CreateCompanyDocument, input: 'body-as-input', answer: CREATED, extension: true },
+  { method: 'GET', path: '/api/v1/companies/:id', operation: CompanyByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
+  {
+    method: 'PATCH', path: '/api/v1/companies/:id', operation: UpdateCompanyByIdDocument, input: 'body-as-input', answer: RECORD,
+    ifMatch: 'expectedUpdatedAt', ...BY_ID,
+  },
+  { method: 'DELETE', path: '/api/v1/companies/:id', operation: DeleteCompanyByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
   { method: 'GET', path: '/api/v1/invoices/:id', operation: InvoiceByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
   // The invoice's PDF, as its client's page shows it (docs/decisions.md §20).
   { method: 'GET', path: '/api/v1/invoices/:id/pdf', operation: InvoicePdfByIdDocument, input: 'query', answer: { kind: 'download', file: INVOICE_PDF }, ...BY_ID },

@@ -172,6 +172,13 @@ const foreignContact = (field: string, extra: (f: Fixture) => Record<string, unk
 const newImport = async (f: Fixture) =>
   (await t.db.import.create({ data: { accountId: f.acc.id, object: 'contacts', headers: ['first_name'], columns: ['firstName'], unknownColumns: [] } })).id;
 const newContact = async (f: Fixture) => (await createContact(t, f.acc)).id;
+/** A company of the fixture's account with one contact and one deal (docs/decisions.md §21). */
+const newCompany = async (f: Fixture) => {
+  const company = await t.db.company.create({ data: { accountId: f.acc.id, name: unique('Company') } });
+  await t.db.contact.update({ where: { id: f.contactId }, data: { companyId: company.id } });
+  await t.db.deal.update({ where: { id: f.dealId }, data: { companyId: company.id } });
+  return company.id;
+};
 const newEvent = async (f: Fixture) =>
   (await t.db.event.create({ data: { accountId: f.acc.id, type: 'contact.created', actorType: 'system', data: { object: { id: f.contactId } } } })).id;
 const newStage = async (f: Fixture) => (await t.db.pipelineStage.create({ data: { accountId: f.acc.id, name: unique('Stage').slice(0, 90) } })).id;
@@ -221,6 +228,8 @@ const CHANGES: Record<string, GqlRow> = {
     vars: byId(newContact),
   },
   'Mutation.updateDeal': updateRow('Deal', newDeal, { title: 'Matrix' }, ['contactId', 'stageId']),
+  'Mutation.updateCompany': updateRow('Company', newCompany, { name: 'Matrix' }),
+  'Mutation.deleteCompany': deleteRow('Company', newCompany),
   'Mutation.deleteDeal': deleteRow('Deal', newDeal),
   'Mutation.updateInvoice': updateRow('Invoice', newInvoice, { amount: 3 }),
   'Mutation.deleteInvoice': deleteRow('Invoice', newInvoice),
@@ -261,6 +270,23 @@ const CHANGES: Record<string, GqlRow> = {
 const GQL: Record<string, GqlRow> = {
   'Query.contact': readRow('contact', 'updatedAt deals { nodes { id accountId } } invoices { totalCount } submissions { nodes { id accountId } }', (f) => f.contactId, ['DEALS_READ', 'INVOICES_READ', 'FORMS_READ']),
   'Query.deal': readRow('deal', 'updatedAt contact { id accountId } stage { id accountId }', (f) => f.dealId, ['CONTACTS_READ']),
+  'Query.company': {
+    role: 'member',
+    hidden: 'null',
+    doc: 'query ($id: ID!) { company(id: $id) { id accountId updatedAt contacts { nodes { id accountId } } deals { nodes { id accountId } } } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newCompany) }),
+    nestedScopes: ['CONTACTS_READ', 'DEALS_READ'],
+  },
+  'Query.companies': {
+    role: 'member',
+    doc: 'query ($a: ID!) { companies(accountId: $a) { total nodes { id accountId } } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Mutation.createCompany': {
+    role: 'member',
+    doc: 'mutation ($input: CreateCompanyInput!) { createCompany(input: $input) { id accountId } }',
+    vars: (f, a) => input(f, a, { name: 'Matrix' }),
+  },
   'Query.invoice': readRow('invoice', 'updatedAt contact { id accountId }', (f) => f.invoiceId, ['CONTACTS_READ']),
   'Query.pipelineStage': readRow('pipelineStage', 'updatedAt deals { nodes { id accountId } }', (f) => f.stageId),
   'Query.leadForm': readRow('leadForm', 'updatedAt fields { key } submissions { nodes { id accountId } }', (f) => f.formId),
@@ -763,7 +789,8 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
  */
 const ACCOUNT_FIELDS: Record<string, string> = {
   contacts: 'contacts { totalCount nodes { id accountId deals { nodes { id accountId } } invoices { nodes { id accountId } } submissions { nodes { id accountId } } proposals { nodes { id accountId } } contracts { nodes { id accountId } } galleries { nodes { id accountId } } bookings { nodes { id accountId } } } }',
-  deals: 'deals { totalCount edges { cursor node { id accountId contact { id accountId } stage { id accountId } } } }',
+  deals: 'deals { totalCount edges { cursor node { id accountId contact { id accountId } stage { id accountId } company { id accountId } } } }',
+  companies: 'companies { totalCount nodes { id accountId contacts { nodes { id accountId linkedCompany { id accountId } } } deals { nodes { id accountId } } } }',
   invoices: 'invoices { totalCount nodes { id accountId contact { id accountId } } }',
   formSubmissions: 'formSubmissions { totalCount nodes { id accountId form { id accountId } contact { id accountId } } }',
   proposals: 'proposals { totalCount nodes { id accountId } }',
@@ -782,6 +809,8 @@ describe.each(Object.entries(ACCOUNT_FIELDS))('Account.%s', (field, selection) =
     f = await fixture();
     await t.db.exportLog.create({ data: { accountId: f.acc.id, userId: f.acc.owner.id, kind: 'contacts_csv' } });
     await t.db.exportLog.create({ data: { accountId: f.other.acc.id, userId: f.other.acc.owner.id, kind: 'contacts_csv' } });
+    await newCompany(f);
+    await newCompany({ ...f, ...f.other });
   });
   const doc = `query ($id: ID!) { account(id: $id) { id ${selection} } }`;
 
@@ -904,6 +933,11 @@ const REST: Record<string, RestRow> = {
     role: 'member', ok: 200, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id), { company: 'Matrix' }),
   },
   'DELETE /api/v1/contacts/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id)) },
+  'GET /api/v1/companies': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/companies?account_id=${a}` }) },
+  'POST /api/v1/companies': { role: 'member', ok: 201, request: (_f, a) => ({ path: '/api/v1/companies', body: { account_id: a, name: 'Matrix' } }) },
+  'GET /api/v1/companies/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/companies', newCompany) },
+  'PATCH /api/v1/companies/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/companies', newCompany, { name: 'Matrix' }) },
+  'DELETE /api/v1/companies/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/companies', newCompany) },
   'GET /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal) },
   'PATCH /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal, { title: 'Matrix' }) },
   'DELETE /api/v1/deals/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/deals', newDeal) },
@@ -1154,11 +1188,12 @@ describe('object properties (OWASP API3): no mass assignment, no extra data', ()
   it('REST list items carry exactly the contract\'s fields (and external_id, docs/decisions.md §16; updated_at, §24)', async () => {
     const contacts = await t.rest('GET', `/api/v1/contacts?account_id=${f.acc.id}`, { as: f.acc.owner });
     expect(Object.keys(contacts.body.data[0]).sort()).toEqual(
-      ['company', 'contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'phone', 'source', 'updated_at'],
+      // docs/decisions.md §21: company_id and owner_id.
+      ['company', 'company_id', 'contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'owner_id', 'phone', 'source', 'updated_at'],
     );
     const deals = await t.rest('GET', `/api/v1/deals?account_id=${f.acc.id}`, { as: f.acc.owner });
     expect(Object.keys(deals.body.data[0]).sort()).toEqual(
-      ['contacts', 'expected_close_date', 'external_id', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'],
+      ['company_id', 'contacts', 'expected_close_date', 'external_id', 'id', 'owner_id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'],
     );
     expect(Object.keys(deals.body.data[0].contacts).sort()).toEqual(['first_name', 'id', 'last_name']);
     const invoices = await t.rest('GET', `/api/v1/invoices?account_id=${f.acc.id}`, { as: f.acc.owner });

@@ -1,0 +1,95 @@
+/** Mutation.createCompany · updateCompany · deleteCompany (docs/decisions.md §21) */
+import { builder } from '../graphql/builder.js';
+import { checked, ownRow } from '../graphql/rules.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { DeletedRecord } from '../changes/changes.schema.js';
+import { byIdArgs, type ByIdArgs } from '../validation.js';
+import { userActor } from '../events/types.js';
+import {
+  companyLinks,
+  companyTarget,
+  createCompany,
+  createCompanyInput,
+  deleteCompany,
+  updateCompany,
+  updateCompanyArgs,
+  type CompanyKey,
+  type CreateCompanyInput,
+  type UpdateCompanyArgs,
+} from './company.service.js';
+
+export const CompanyRef = builder.prismaObject('Company', {
+  keyScope: 'COMPANIES_READ',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    accountId: t.exposeID('accountId'),
+    name: t.exposeString('name'),
+    domain: t.exposeString('domain', { nullable: true, description: 'A lower-case host name (acme.com); unique in the account where present.' }),
+    phone: t.exposeString('phone', { nullable: true }),
+    industry: t.exposeString('industry', { nullable: true }),
+    website: t.exposeString('website', { nullable: true }),
+    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
+    ownerId: t.exposeID('ownerId', { nullable: true }),
+    // A key reads the owner's id only: people are never a key's to read (docs/decisions.md §15).
+    owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const fields = (t: any, create: boolean) => ({
+  ...(create ? { accountId: t.id({ required: true }), name: t.string({ required: true }) } : { name: t.string() }),
+  domain: t.string({ description: 'A host name; `https://www.Acme.com/` is stored as `acme.com`. Unique in the account.' }),
+  phone: t.string(),
+  industry: t.string(),
+  website: t.string(),
+  externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
+  ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
+});
+
+const CreateCompanyInputType = builder.inputType('CreateCompanyInput', { fields: (t) => fields(t, true) });
+const UpdateCompanyInputType = builder.inputType('UpdateCompanyInput', {
+  description: 'Absent = unchanged; null = cleared (Required for name). At least one field.',
+  fields: (t) => fields(t, false),
+});
+
+const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => companyTarget(args, ctx.db);
+const WRITES = { max: 30, window: '1m', per: 'user' } as const;
+
+builder.mutationFields((t) => ({
+  createCompany: t.prismaField({
+    type: 'Company',
+    args: { input: t.arg({ type: CreateCompanyInputType, required: true }) },
+    rules: { access: 'member', scope: 'COMPANIES_WRITE', input: createCompanyInput, from: 'input', linked: companyLinks, limit: WRITES, idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { viewer, input, write } = checked<CreateCompanyInput>(info);
+      return write((tx) => createCompany(tx, input, userActor(viewer), query));
+    },
+  }),
+  updateCompany: t.prismaField({
+    type: 'Company',
+    nullable: true,
+    description: 'CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is given and the company changed since; nothing is written.',
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateCompanyInputType, required: true }),
+      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
+    },
+    rules: { access: 'member', scope: 'COMPANIES_WRITE', input: updateCompanyArgs, linked: companyLinks, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { viewer, input, target: company, write } = checked<UpdateCompanyArgs, CompanyKey>(info);
+      return write((tx) => updateCompany(tx, company, input, query, userActor(viewer)));
+    },
+  }),
+  deleteCompany: t.field({
+    type: DeletedRecord,
+    nullable: true,
+    description: 'Removes the company; its contacts and deals stay, unlinked.',
+    args: { id: t.arg.id({ required: true }) },
+    rules: { access: 'member', scope: 'COMPANIES_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
+    resolve: (_root, _args, _ctx, info) => {
+      const { viewer, target: company, write } = checked<ByIdArgs, CompanyKey>(info);
+      return write((tx) => deleteCompany(tx, company, userActor(viewer)));
+    },
+  }),
+}));

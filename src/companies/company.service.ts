@@ -1,0 +1,75 @@
+// Companies (docs/decisions.md §21): create, update, delete, each with its event in the write's
+// transaction, by the helpers contacts and deals use (src/changes/update.ts, src/events/record.ts).
+import { z } from 'zod';
+import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { Prisma, type Company } from '../generated/prisma/client.js';
+import { badInput } from '../errors.js';
+import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import type { Actor } from '../events/types.js';
+import { externalId, optionalText, requiredText, uuid } from '../validation.js';
+import { optionalDomain } from './domain.js';
+import { ownershipProblems } from './links.js';
+
+export const DOMAIN_TAKEN = 'Already used by another company';
+
+export const createCompanyInput = z.object({
+  accountId: uuid,
+  name: requiredText(200),
+  domain: optionalDomain,
+  phone: optionalText(50),
+  industry: optionalText(100),
+  website: optionalText(2048),
+  externalId,
+  ownerId: uuid.nullish().transform((value) => value ?? null),
+});
+export type CreateCompanyInput = z.output<typeof createCompanyInput>;
+
+export const updateCompanyInput = updateInputOf(createCompanyInput, 'Company');
+export type UpdateCompanyInput = z.output<typeof updateCompanyInput>;
+export const updateCompanyArgs = updateArgs(updateCompanyInput);
+export type UpdateCompanyArgs = UpdateArgs<UpdateCompanyInput>;
+export type CompanyKey = { id: string; accountId: string };
+
+/** The `linked` rule of the company mutations (src/graphql/rules.ts): the owner is one of the account's people. */
+export const companyLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) =>
+  ownershipProblems(db, accountId, { ownerId: fields.ownerId });
+
+export const companyTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
+  db.company.findUnique({ where: { id }, select: { id: true, accountId: true } });
+
+/** A taken domain or external id as the 400 naming it (the unique index that refused the row says which). */
+function takenAs(error: unknown): never {
+  if (!isUniqueViolation(error)) throw error;
+  const meta = JSON.stringify((error as { meta?: unknown }).meta ?? {});
+  throw meta.includes('domain') ? badInput({ domain: [DOMAIN_TAKEN] }) : badInput({ externalId: [TAKEN] });
+}
+
+async function assertOwner(db: Prisma.TransactionClient, accountId: string, ownerId: string | null | undefined) {
+  const details = await ownershipProblems(db, accountId, { ownerId });
+  if (Object.keys(details).length) throw badInput(details);
+}
+
+export async function createCompany(tx: Prisma.TransactionClient, input: CreateCompanyInput, actor: Actor, query: Query = {}): Promise<Company> {
+  await assertOwner(tx, input.accountId, input.ownerId);
+  const row = await tx.company.create({ ...withColumns('Company', query), data: input }).catch(takenAs);
+  await emitRow(tx, 'company.created', 'Company', actor, row);
+  return row;
+}
+
+export async function updateCompany(tx: Prisma.TransactionClient, company: CompanyKey, args: UpdateCompanyArgs, query: Query, actor: Actor) {
+  await assertOwner(tx, company.accountId, args.input.ownerId);
+  const spec = { type: 'company.updated', model: 'Company', table: 'companies', actor } as const;
+  return updatedWithEvent(tx, spec, company, changedFields(args.input), () =>
+    updateGuarded<Company>(tx.company, company, args.input, withColumns('Company', query), args.expectedUpdatedAt),
+  ).catch(takenAs);
+}
+
+/** Removes the company; its contacts and deals stay, unlinked (no event for them: their company_id is a link, as a deleted contact's deals). */
+export async function deleteCompany(tx: Prisma.TransactionClient, company: CompanyKey, actor: Actor) {
+  const where = { accountId: company.accountId, companyId: company.id };
+  await tx.contact.updateMany({ where, data: { companyId: null } });
+  await tx.deal.updateMany({ where, data: { companyId: null } });
+  const row = await tx.company.delete({ where: { id: company.id } });
+  await emitRow(tx, 'company.deleted', 'Company', actor, row);
+  return { id: company.id, deletedAt: new Date() };
+}
