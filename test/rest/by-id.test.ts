@@ -25,7 +25,7 @@ describe('GET /api/v1/contacts/{id}', () => {
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({
       id: c.id, first_name: 'Ada', last_name: 'Lovelace', email: c.email, phone: '123', company: null,
-      contact_type: 'lead', source: 'other', external_id: null, created_at: c.createdAt.toISOString(), updated_at: c.updatedAt.toISOString(),
+      contact_type: 'lead', source: 'other', external_id: null, company_id: null, owner_id: null, created_at: c.createdAt.toISOString(), updated_at: c.updatedAt.toISOString(),
     });
     expect(r.headers.get('etag')).toBe(`"${c.updatedAt.toISOString()}"`);
   });
@@ -141,7 +141,7 @@ describe('/api/v1/deals/{id}', () => {
     const deal = await t.db.deal.create({ data: { accountId: acc.id, title: 'Compiler', contactId: contact.id, value: 12.5 } });
     const got = await t.rest('GET', `/api/v1/deals/${deal.id}`, { as: acc.member });
     expect(got.body.data).toEqual({
-      id: deal.id, title: 'Compiler', value: 12.5, probability: 50, status: 'open', expected_close_date: null, external_id: null,
+      id: deal.id, title: 'Compiler', value: 12.5, probability: 50, status: 'open', expected_close_date: null, external_id: null, company_id: null, owner_id: null,
       contacts: { id: contact.id, first_name: 'Grace', last_name: 'Hopper' }, pipeline_stages: null, updated_at: deal.updatedAt.toISOString(),
     });
     const patched = await t.rest('PATCH', `/api/v1/deals/${deal.id}`, {

@@ -10,7 +10,8 @@ import { restResource } from '../helpers/rest.js';
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const LIST_ITEM_KEYS = ['contacts', 'expected_close_date', 'external_id', 'id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'];
+// company_id and owner_id: docs/decisions.md §21.
+const LIST_ITEM_KEYS = ['company_id', 'contacts', 'expected_close_date', 'external_id', 'id', 'owner_id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'];
 const CREATED_KEYS = ['created_at', 'external_id', 'id', 'probability', 'status', 'title', 'value'];
 const NOT_IN_ACCOUNT = ['Not found in this account'];
 
@@ -49,7 +50,7 @@ describe('GET /api/v1/deals', () => {
     expect(r.body).toMatchObject({ total: 2, page: 1, page_size: 25 });
   });
 
-  it('each item has exactly id, title, value, probability, status, expected_close_date, external_id, contacts, pipeline_stages, updated_at', async () => {
+  it('each item has exactly id, title, value, probability, status, expected_close_date, external_id, company_id, owner_id, contacts, pipeline_stages, updated_at', async () => {
     const r = await list(acc.id, acc.owner);
     for (const item of r.body.data) expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
   });
@@ -64,6 +65,8 @@ describe('GET /api/v1/deals', () => {
       status: 'open',
       expected_close_date: '2027-02-28',
       external_id: null,
+      company_id: null,
+      owner_id: null,
       contacts: { id: contact.id, first_name: 'Ada', last_name: 'Lovelace' },
       pipeline_stages: { id: qualified.id, name: 'Qualified' },
       updated_at: expect.stringMatching(ISO_Z),

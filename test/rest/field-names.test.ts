@@ -113,6 +113,23 @@ const CASES: Record<string, Case[]> = {
     },
   ],
   'DELETE /api/v1/deals/:id': [{ path: () => '/api/v1/deals/nope', details: () => null }],
+  // Companies (docs/decisions.md §21).
+  'GET /api/v1/companies': [{
+    path: () => '/api/v1/companies',
+    query: () => ({ account_id: acc.id, page_size: '0', domain: 'not a host', owner_id: 'nope' }),
+    details: () => ({ page_size: ['Must be from 1 to 100'], domain: ['Must be a host name such as acme.com'], owner_id: ['Must be a UUID'] }),
+  }],
+  'POST /api/v1/companies': [
+    {
+      path: () => '/api/v1/companies',
+      body: () => ({ account_id: acc.id, name: '', domain: 'not a host', external_id: 'x'.repeat(256) }),
+      details: () => ({ name: ['Required'], domain: ['Must be a host name such as acme.com'], external_id: ['Must be at most 255 characters'] }),
+    },
+    { path: () => '/api/v1/companies', body: () => ({ account_id: acc.id, name: 'x', owner_id: acc.outsider.id }), details: () => ({ owner_id: ['Not a member of this account'] }) },
+  ],
+  'GET /api/v1/companies/:id': [{ path: () => '/api/v1/companies/nope', details: () => null }],
+  'PATCH /api/v1/companies/:id': [{ path: () => '/api/v1/companies/nope', body: () => ({ name: 'x' }), details: () => null }],
+  'DELETE /api/v1/companies/:id': [{ path: () => '/api/v1/companies/nope', details: () => null }],
   'GET /api/v1/invoices/:id': [{ path: () => '/api/v1/invoices/nope', details: () => null }],
   // Invoices written and records moved (docs/decisions.md §18).
   'POST /api/v1/invoices': [{
