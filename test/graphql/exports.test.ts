@@ -164,6 +164,7 @@ describe('account export document', () => {
       data: { accountId: acc.id, title: 'Booking', startsAt: new Date('2030-05-01T09:00:00Z'), endsAt: new Date('2030-05-01T10:00:00Z') },
     });
     await db.workflow.create({ data: { accountId: acc.id, name: 'Workflow' } });
+    await db.company.create({ data: { accountId: acc.id, name: 'Company', domain: 'company.example' } }); // docs/decisions.md §21
     const form = await db.leadForm.create({ data: { accountId: acc.id, name: 'Form' } });
     await db.leadFormField.create({
       data: { accountId: acc.id, formId: form.id, key: 'email', label: 'E-mail', type: 'email', mapsTo: 'email', position: 0 },
