@@ -56,7 +56,7 @@ const CreateContactInputType = builder.inputType('CreateContactInput', {
     contactType: t.field({ type: ContactTypeEnum }),
     source: t.field({ type: ContactSourceEnum }),
     externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
-    companyId: t.id({ description: 'A company of the account; on create, none given: the company whose domain is the e-mail\'s (never a free-mail domain)' }),
+    companyId: t.id({ description: "A company of the account; none given: the company whose domain is the e-mail's, if any (never a free-mail domain)" }),
     ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
   }),
 });
@@ -87,7 +87,7 @@ const UpdateContactInputType = builder.inputType('UpdateContactInput', {
     contactType: t.field({ type: ContactTypeEnum }),
     source: t.field({ type: ContactSourceEnum }),
     externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
-    companyId: t.id({ description: 'A company of the account; on create, none given: the company whose domain is the e-mail\'s (never a free-mail domain)' }),
+    companyId: t.id({ description: 'A company of the account; null unlinks.' }),
     ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
   }),
 });

@@ -75,7 +75,7 @@ export type CreateCompanyInput = {
 export type CreateContactInput = {
   accountId: string;
   company?: string | null | undefined;
-  /** A company of the account; on create, none given: the company whose domain is the e-mail's (never a free-mail domain) */
+  /** A company of the account; none given: the company whose domain is the e-mail's, if any (never a free-mail domain) */
   companyId?: string | null | undefined;
   contactType?: ContactType | null | undefined;
   email?: string | null | undefined;
@@ -235,7 +235,7 @@ export type UpdateCompanyInput = {
 /** Absent = unchanged; null = cleared (Required for firstName, contactType, source). At least one field. */
 export type UpdateContactInput = {
   company?: string | null | undefined;
-  /** A company of the account; on create, none given: the company whose domain is the e-mail's (never a free-mail domain) */
+  /** A company of the account; null unlinks. */
   companyId?: string | null | undefined;
   contactType?: ContactType | null | undefined;
   email?: string | null | undefined;
