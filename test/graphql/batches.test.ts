@@ -295,10 +295,10 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('a set-based writ
     const one = await statements(() => ok(upsertContacts(acc.id, 'EMAIL', batchOf(1))));
     const hundred = await statements(() => ok(upsertContacts(acc.id, 'EMAIL', batchOf(100))));
     expect(hundred).toBe(one);
-    expect(one).toBe(6); // access, BEGIN, lock, read, write, COMMIT
+    expect(one).toBe(7); // access, BEGIN, lock, read, the companies of the e-mails' domains (docs/decisions.md §21), write, COMMIT
     const created = await statements(() => ok(createContacts(acc.id, batchOf(100))));
     expect(created).toBe(await statements(() => ok(createContacts(acc.id, batchOf(1)))));
-    expect(created).toBe(2); // access, then the one INSERT of the records, their events and webhook messages: no transaction
+    expect(created).toBe(3); // access, the companies of the e-mails' domains, then the one INSERT of the records, their events and webhook messages: no transaction
 
   });
 

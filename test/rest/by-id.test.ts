@@ -201,6 +201,7 @@ describe('GET /api/v1/invoices/{id}', () => {
       created_at: invoice.createdAt.toISOString(), updated_at: invoice.updatedAt.toISOString(),
       // docs/decisions.md §20: an invoice from amount alone has no lines and subtotal = total = amount.
       currency: 'USD', lines: [], subtotal: 10.5, discount_total: 0, tax_total: 0, total: 10.5, amount_paid: 0, amount_due: 10.5, memo: null, paid_at: null,
+      issued_at: null, hosted_url: null, // a draft has not been issued: no client's page yet
     });
     expect(r.headers.get('etag')).toBe(`"${invoice.updatedAt.toISOString()}"`);
     const user = await createUser(t);

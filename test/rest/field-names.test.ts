@@ -150,6 +150,8 @@ const CASES: Record<string, Case[]> = {
     body: () => ({ amount: 'ten', method: 'cheque', paid_at: 'yesterday' }),
     details: () => ({ amount: ['Expected a number'], method: ONE_OF('bank_transfer, card, cash, check, other'), paid_at: [expect.any(String)] }),
   }],
+  'GET /api/v1/invoices/:id/pdf': [{ path: () => '/api/v1/invoices/nope/pdf', details: () => null }],
+  'POST /api/v1/invoices/:id/send': [{ path: () => `/api/v1/invoices/${invoiceId}/send`, body: () => ({ to: 'not an address' }), details: () => ({ to: [expect.any(String)] }) }],
   'POST /api/v1/payments/:id/refund': [{ path: () => `/api/v1/payments/${invoiceId}/refund`, body: () => ({ amount: 'ten' }), details: () => ({ amount: ['Expected a number'] }) }],
   'POST /api/v1/invoices/:id/status': [{
     path: () => `/api/v1/invoices/${invoiceId}/status`,
@@ -183,6 +185,11 @@ const CASES: Record<string, Case[]> = {
     path: () => '/api/v1/reports/receivables',
     query: () => ({ account_id: acc.id, as_of: '2026-02-30' }),
     details: () => ({ as_of: expect.any(Array) }),
+  }],
+  'GET /api/v1/reports/revenue': [{
+    path: () => '/api/v1/reports/revenue',
+    query: () => ({ account_id: acc.id, from: 'soon', currency: 'dollars' }),
+    details: () => ({ from: expect.any(Array), currency: expect.any(Array) }),
   }],
   'GET /api/v1/reports/contacts': [{ path: () => '/api/v1/reports/contacts', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
   // Imports (docs/imports.md): the query names the import, the file is the body.

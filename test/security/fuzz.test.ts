@@ -193,6 +193,8 @@ const KIND: Record<string, keyof typeof SUCCESS> = {
   'GET /api/v1/deals': 'list',
   'POST /api/v1/deals': 'deal',
   'GET /api/v1/invoices': 'list',
+  'GET /api/v1/companies': 'list',
+  'POST /api/v1/companies': 'record',
   'POST /api/v1/forms/:form_id/submit': 'submit',
   'GET /api/v1/account/export': 'document',
   'GET /api/v1/imports': 'whole',
@@ -203,6 +205,7 @@ const KIND: Record<string, keyof typeof SUCCESS> = {
   'GET /api/v1/reports/deals': 'report',
   'GET /api/v1/reports/receivables': 'report',
   'GET /api/v1/reports/contacts': 'report',
+  'GET /api/v1/reports/revenue': 'report',
 };
 
 /** Sends one request and checks the promises of this file; returns the answer for more checks. */
