@@ -140,7 +140,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     }
     return list(
       'contacts',
-      `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, t.external_id, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
+      `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, t.external_id, t.company_id, t.owner_id, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
       '', where, params, pages,
     );
   }
@@ -158,7 +158,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     }
     return list(
       'deals',
-      `t.id, t.title, t.value::float8 AS value, t.probability, t.status, to_char(t.expected_close_date, 'YYYY-MM-DD') AS expected_close_date, t.external_id,
+      `t.id, t.title, t.value::float8 AS value, t.probability, t.status, to_char(t.expected_close_date, 'YYYY-MM-DD') AS expected_close_date, t.external_id, t.company_id, t.owner_id,
        CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
        CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object('id', s.id, 'name', s.name) END AS pipeline_stages, ${ISO('t.updated_at')} AS updated_at`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id LEFT JOIN pipeline_stages s ON s.account_id = t.account_id AND s.id = t.stage_id',
@@ -284,7 +284,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
          RETURNING id, invoice_number, amount::float8 AS amount, currency, (amount - amount_paid)::float8 AS amount_due, status,
                    to_char(due_date, 'YYYY-MM-DD') AS due_date, external_id, NULL::json AS contacts, ${ISO('created_at')} AS created_at, ${ISO('updated_at')} AS updated_at,
                    subtotal::float8 AS subtotal, discount_total::float8 AS discount_total, tax_total::float8 AS tax_total, amount::float8 AS total,
-                   amount_paid::float8 AS amount_paid, memo, paid_at`,
+                   amount_paid::float8 AS amount_paid, memo, paid_at, issued_at, NULL::text AS hosted_url`,
         [id, accountId, account.n, totals.total, totals.subtotal, totals.discountTotal, totals.taxTotal, currency, body.memo ?? null, body.due_date],
       );
       const params: unknown[] = [accountId, id];
