@@ -1,4 +1,5 @@
 /** Mutation.createApiKey · Mutation.revokeApiKey · Account.apiKeys (docs/decisions.md §15) */
+import { SETTINGS } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
 import { forbidden, MESSAGES } from '../errors.js';
@@ -78,7 +79,7 @@ builder.mutationFields((t) => ({
       forbidden: MESSAGES.ownerOnly,
       input: createApiKeyInput,
       from: 'input',
-      limit: { max: 10, window: '1m', per: 'user' },
+      limit: SETTINGS,
       notIdempotent:
         'the answer is the only copy of the secret, which the service keeps as a hash only, so no stored answer can show it again; ' +
         'a retry makes a second key: revoke the one never used (lastUsedAt null)',

@@ -1,4 +1,5 @@
 /** Mutation.createCompany · updateCompany · deleteCompany (docs/decisions.md §21) */
+import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { Prisma } from '../generated/prisma/client.js';
@@ -54,7 +55,6 @@ const UpdateCompanyInputType = builder.inputType('UpdateCompanyInput', {
 });
 
 const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => companyTarget(args, ctx.db);
-const WRITES = { max: 30, window: '1m', per: 'user' } as const;
 
 builder.mutationFields((t) => ({
   createCompany: t.prismaField({

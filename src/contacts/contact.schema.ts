@@ -1,4 +1,5 @@
 /** Mutation.createContact · updateContact · deleteContact · eraseContact */
+import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
@@ -65,7 +66,7 @@ builder.mutationField('createContact', (t) =>
   t.prismaField({
     type: 'Contact',
     args: { input: t.arg({ type: CreateContactInputType, required: true }) },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: createContactInput, from: 'input', linked: contactLinks, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: createContactInput, from: 'input', linked: contactLinks, limit: WRITES, idempotent: true },
     resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateContactInput>(info);
       // One statement, atomic by itself: without an Idempotency-Key no transaction is opened.
@@ -104,7 +105,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateContactInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: updateContactArgs, linked: contactLinks, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: updateContactArgs, linked: contactLinks, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: contact, write } = checked<UpdateContactArgs, ContactKey>(info);
       return write((tx) => updateContact(tx, contact, input, query, userActor(viewer)));
@@ -115,7 +116,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Removes the contact; its deals, invoices, submissions and other records stay, unlinked.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: contact, write } = checked<ByIdArgs, ContactKey>(info);
       return write((tx) => deleteContact(tx, contact, userActor(viewer)));

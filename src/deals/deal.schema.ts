@@ -1,4 +1,5 @@
 /** Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
+import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
@@ -68,7 +69,7 @@ builder.mutationFields((t) => ({
   createDeal: t.prismaField({
     type: 'Deal',
     args: { input: t.arg({ type: CreateDealInputType, required: true }) },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: createDealInput, from: 'input', linked: linkedRows, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: createDealInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true },
     resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateDealInput>(info);
       // The same-account check reads; the write is one statement (the foreign keys hold the links): no transaction needed.
@@ -87,7 +88,7 @@ builder.mutationFields((t) => ({
       target: ({ id }: SetDealStatusArgs, ctx) => ctx.db.deal.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
       hidden: 'not-found',
       line: ownRow,
-      limit: { max: 30, window: '1m', per: 'user' },
+      limit: WRITES,
       idempotent: true,
       machine: true,
     },
@@ -130,7 +131,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateDealInputType, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateDealArgs, linked: linkedRows, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateDealArgs, linked: linkedRows, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, target: deal, write } = checked<UpdateDealArgs, DealKey>(info);
       return write((tx) => updateDeal(tx, deal, input, query, userActor(viewer)));
@@ -140,7 +141,7 @@ builder.mutationFields((t) => ({
     type: DeletedRecord,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, target: deal, write } = checked<ByIdArgs, DealKey>(info);
       return write((tx) => deleteDeal(tx, deal, userActor(viewer)));

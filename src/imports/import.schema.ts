@@ -1,4 +1,5 @@
 /** Query.import · Query.imports · Account.imports · Mutation.admitImport · Mutation.startImport · Mutation.queueImport · Mutation.cancelImport (docs/decisions.md §17, docs/imports.md) */
+import { WRITES } from '../graphql/limits.js';
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { ContactMatchEnum } from '../batches/batch.schema.js';
@@ -86,8 +87,8 @@ const START_LIMIT = { max: 20, window: '1h', per: 'account', name: 'startImport'
  * An import writes records of its object: a key needs that object's write scope as well as IMPORTS
  * (docs/decisions.md §24; an imports-only key overwrote contacts it could not write by POST).
  */
-const WRITES: Record<'contacts' | 'deals', ApiScope> = { contacts: 'CONTACTS_WRITE', deals: 'DEALS_WRITE' };
-const objectScope = { of: (input: { object: 'contacts' | 'deals' }) => WRITES[input.object], may: Object.values(WRITES) };
+const WRITE_SCOPES: Record<'contacts' | 'deals', ApiScope> = { contacts: 'CONTACTS_WRITE', deals: 'DEALS_WRITE' };
+const objectScope = { of: (input: { object: 'contacts' | 'deals' }) => WRITE_SCOPES[input.object], may: Object.values(WRITE_SCOPES) };
 
 /** What an upload is judged by before its body is read: the query, without the file's header. */
 const admitArgs = startImportArgs.omit({ columns: true });
@@ -181,7 +182,7 @@ builder.mutationFields((t) => ({
       'The file of a begun import is stored: records its row count, after which a worker may claim it. ' +
       'With an Idempotency-Key, a retry of an upload (same settings, same file) answers the first import, and this copy is dropped (docs/imports.md#retries).',
     args: { id: t.arg.id({ required: true }), fileSha256: t.arg.string({ required: true, description: "SHA-256 of the file's bytes, hex" }) },
-    rules: { access: 'member', scope: 'IMPORTS', input: queueArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'IMPORTS', input: queueArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: async (query, _root, _args, ctx, info) => {
       const { input, target: found, write } = checked<z.output<typeof queueArgs>, { accountId: string }>(info);
       const copy = await ctx.db.import.findUniqueOrThrow({ where: { id: input.id } });
@@ -202,7 +203,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     description: 'Stops a queued or running import; rows already written stay. An ended import is answered as it is.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'IMPORTS', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { access: 'member', scope: 'IMPORTS', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: async (query, _root, _args, ctx, info) => {
       const { input, target: found, write } = checked<z.output<typeof byIdArgs>, { accountId: string }>(info);
       // The answer is read in the write's transaction: it is what a retry with the same key gets back.

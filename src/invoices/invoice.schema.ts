@@ -1,4 +1,5 @@
 /** Mutation.createInvoice · setInvoiceStatus · updateInvoice · deleteInvoice */
+import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
@@ -26,7 +27,6 @@ import {
 } from './invoice.service.js';
 
 /** Every write of an invoice: 30 a minute per caller, as the other records' writes (docs/decisions.md §18). */
-const WRITES = { max: 30, window: '1m', per: 'user' } as const;
 
 export const InvoiceStatusEnum = builder.enumType(InvoiceStatus, { name: 'InvoiceStatus' });
 

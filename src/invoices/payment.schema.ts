@@ -1,4 +1,5 @@
 /** Mutation.recordPayment · refundPayment · Invoice.payments · Payment (docs/decisions.md §20) */
+import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import type { Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
@@ -10,7 +11,6 @@ import { InvoiceRef } from './invoice.schema.js';
 import { recordPayment, recordPaymentArgs, refundPayment, refundPaymentArgs, type RecordPaymentArgs, type RefundPaymentArgs } from './payment.service.js';
 
 /** Payments are invoice writes: 30 a minute per caller (docs/decisions.md §18). */
-const WRITES = { max: 30, window: '1m', per: 'user' } as const;
 
 export const PaymentMethodEnum = builder.enumType(PaymentMethod, { name: 'PaymentMethod' });
 

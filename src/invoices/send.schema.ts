@@ -1,4 +1,5 @@
 /** Mutation.sendInvoice · Invoice.issuedAt · Invoice.hostedUrl (docs/decisions.md §20 "Sending") */
+import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { userActor } from '../events/types.js';
 import { checked, ownRow } from '../graphql/rules.js';
@@ -9,7 +10,6 @@ import { invoiceTarget, type InvoiceKey } from './invoice.service.js';
 import { hostedUrlOf, sendInvoice, sendInvoiceArgs, type SendInvoiceArgs } from './send.service.js';
 
 /** A send is an invoice write: 30 a minute per caller, as the others (docs/decisions.md §18). */
-const WRITES = { max: 30, window: '1m', per: 'user' } as const;
 
 builder.prismaObjectFields(InvoiceRef, (t) => ({
   issuedAt: t.expose('issuedAt', { type: 'DateTime', nullable: true, description: 'When it was sent first; null while draft' }),

@@ -1,4 +1,5 @@
 /** Query.webhookEndpoints · webhookEndpoint · Mutation.createWebhookEndpoint · updateWebhookEndpoint · deleteWebhookEndpoint · rotateWebhookSecret · sendTestWebhook · redeliverEvent · Account.webhookEndpoints */
+import { WRITES, SETTINGS } from '../graphql/limits.js';
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
 import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
@@ -131,7 +132,7 @@ builder.mutationFields((t) => ({
     type: CreatedRef,
     description: 'Owner only. The answer (and a retry of it with the same Idempotency-Key) is the only place the signing secret appears.',
     args: { input: t.arg({ type: CreateInput, required: true }) },
-    rules: { ...OWNER, input: createEndpointInput, from: 'input', linked: urlLinked, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
+    rules: { ...OWNER, input: createEndpointInput, from: 'input', linked: urlLinked, limit: SETTINGS, idempotent: true },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, input, write } = checked<CreateEndpointInput>(info);
       return createEndpoint(ctx.db, write, input, deps(ctx), userActor(viewer));
@@ -145,7 +146,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateInput, required: true }),
       expectedUpdatedAt: t.arg({ type: 'DateTime' }),
     },
-    rules: { ...OWNER, input: updateEndpointArgs, linked: urlLinked, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { ...OWNER, input: updateEndpointArgs, linked: urlLinked, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, input, write } = checked<UpdateEndpointArgs>(info);
       return updateEndpoint(write, input, deps(ctx), userActor(viewer));
@@ -155,7 +156,7 @@ builder.mutationFields((t) => ({
     type: DeletedRecord,
     description: 'Owner only.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 30, window: '1m', per: 'user' }, idempotent: true },
+    rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<{ id: string }>(info);
       return deleteEndpoint(write, input.id, userActor(viewer));
@@ -168,7 +169,7 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true }),
       expiresOldSecretIn: t.arg.int({ description: `Seconds the old secret still signs beside the new one (default ${OLD_SECRET_OVERLAP_S}, a day; 0: it stops at once; at most 7 days)` }),
     },
-    rules: { ...OWNER, input: rotateArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: { max: 10, window: '1m', per: 'user' }, idempotent: true },
+    rules: { ...OWNER, input: rotateArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: SETTINGS, idempotent: true },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, input, write } = checked<RotateArgs>(info);
       return rotateSecret(ctx.db, write, input, deps(ctx), userActor(viewer));
@@ -178,7 +179,7 @@ builder.mutationFields((t) => ({
     type: WebhookDeliveryRef,
     description: 'Owner only. Sends a webhook_endpoint.test event now and answers the attempt.',
     args: { endpointId: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: sendTestArgs, target: ({ endpointId }: z.output<typeof sendTestArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), hidden: 'not-found', limit: { max: 10, window: '1m', per: 'user' },
+    rules: { ...OWNER, input: sendTestArgs, target: ({ endpointId }: z.output<typeof sendTestArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), hidden: 'not-found', limit: SETTINGS,
       notIdempotent: 'each call is one more test send (a new event id), and stores nothing but its delivery attempt' },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, target } = checked<unknown, WebhookEndpoint>(info);
@@ -195,7 +196,7 @@ builder.mutationFields((t) => ({
     type: WebhookDeliveryRef,
     description: 'Owner only. Sends one event of the account to the endpoint again now, with the same webhook-id (the event id).',
     args: { endpointId: t.arg.id({ required: true }), eventId: t.arg.id({ required: true }) },
-    rules: { ...OWNER, input: redeliverArgs, target: ({ endpointId }: z.output<typeof redeliverArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), hidden: 'not-found', limit: { max: 30, window: '1m', per: 'user' },
+    rules: { ...OWNER, input: redeliverArgs, target: ({ endpointId }: z.output<typeof redeliverArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), hidden: 'not-found', limit: WRITES,
       notIdempotent: 'each call sends once more; the receiver tells repeats apart by webhook-id, the event id every send of it carries' },
     resolve: async (_root, _args, ctx, info) => {
       const { input, target } = checked<z.output<typeof redeliverArgs>, WebhookEndpoint>(info);
