@@ -30,7 +30,7 @@ function eventRow(input: EmitInput) {
 }
 
 // Every enabled endpoint of the event's account that wants its type gets a message to deliver.
-const QUEUE_FOR_ENDPOINTS = Prisma.sql`
+export const QUEUE_FOR_ENDPOINTS = Prisma.sql`
     INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
     SELECT gen_random_uuid(), w.account_id, w.id, e.id FROM e JOIN webhook_endpoints w ON w.account_id = e.account_id
     WHERE w.enabled AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))`;

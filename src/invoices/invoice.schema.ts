@@ -78,9 +78,11 @@ builder.mutationFields((t) => ({
     type: 'Invoice',
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
     rules: { access: 'member', scope: 'INVOICES_WRITE', input: createInvoiceInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true, line: numberingKey },
-    resolve: (query, _root, _args, _ctx, info) => {
+    // One statement, without BEGIN and COMMIT (invoice-create.ts); a number taken by hand meanwhile
+    // costs a step over it and another statement, each complete by itself.
+    resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateInvoiceInput>(info);
-      return write((tx) => createInvoice(tx, input, userActor(viewer), query));
+      return write((db) => createInvoice(db, input, userActor(viewer)), { oneStatement: true });
     },
   }),
   setInvoiceStatus: t.prismaField({

@@ -12,7 +12,8 @@ import { issued } from './send.service.js';
 import { externalId, optionalText, uuid } from '../validation.js';
 import { amount as moneyAmount, currency, detailsOf, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
 import { moneyAfter, readsLines, withoutLines, writeLines } from './invoice-lines.service.js';
-import { takeNextNumber } from './invoice-numbers.js';
+import { skipNumbersTaken } from './invoice-numbers.js';
+import { draftRow, insertInvoice } from './invoice-create.js';
 import { camelCase } from '../names.js';
 
 export const NUMBER_TAKEN = TAKEN;
@@ -53,28 +54,40 @@ export type InvoiceToMove = { id: string; status: InvoiceStatus };
 const ATTEMPTS = 5;
 
 /**
- * Creates a draft invoice in the write's transaction; without a number it gets the account's next
- * free `INV-000001`-style one. The INSERT skips a number taken meanwhile (ON CONFLICT DO NOTHING,
- * which keeps the transaction usable) and the next one is tried; a number given by hand that is
- * taken is a 400 on invoiceNumber.
+ * Creates a draft invoice in one statement (invoice-create.ts); without a number it gets the
+ * account's next free `INV-000001`-style one, taken in that statement, so the account's row is
+ * locked for it and the COMMIT alone. The answer is the rows written (with their lines), never read
+ * back. The account's next number taken by hand meanwhile is stepped over and the next free one is
+ * tried; a number given by hand that is taken, or a taken external id, is a 400 on that field.
  */
-export async function createInvoice(tx: Prisma.TransactionClient, input: CreateInvoiceInput, actor: Actor, query: Query = {}): Promise<Invoice> {
-  const { invoiceNumber, lines, amount, ...data } = input;
-  await assertInAccount(tx, data.accountId, data);
+export async function createInvoice(db: Prisma.TransactionClient, input: CreateInvoiceInput, actor: Actor): Promise<Invoice> {
+  const { invoiceNumber, lines, amount, status: _draft, ...data } = input;
+  // The contact is checked before the statement, so a refused link uses no number (§4).
+  if (data.contactId) await assertInAccount(db, data.accountId, data);
   const { lines: priced, total: _total, ...money } = priceInvoice({ currency: data.currency, amount, lines });
+  const row = draftRow({ ...data, invoiceNumber, amount: new Prisma.Decimal(money.amount), subtotal: new Prisma.Decimal(money.subtotal), discountTotal: new Prisma.Decimal(money.discountTotal), taxTotal: new Prisma.Decimal(money.taxTotal) });
   for (let attempt = 1; ; attempt++) {
-    const number = invoiceNumber ?? (await takeNextNumber(tx, data.accountId));
-    const row = { ...data, ...money, invoiceNumber: number };
-    const [created] = await tx.invoice.createManyAndReturn({ ...(withColumns('Invoice', withoutLines(query)) as object), data: [row], skipDuplicates: true });
-    if (created) {
-      await writeLines(tx, data.accountId, created.id, priced);
-      await emitRow(tx, 'invoice.created', 'Invoice', actor, created);
-      return readsLines(query) ? tx.invoice.findUniqueOrThrow({ ...query, where: { id: created.id } }) : (created as Invoice);
-    }
-    if (data.externalId && (await externalIdTaken(tx, data.accountId, data.externalId))) throw badInput({ externalId: [TAKEN] });
+    const created = await insertInvoice(db, row, priced, actor).catch((error: unknown) => {
+      // Only the (account, number) key is skipped in the statement: another unique key is the external id's.
+      if (isUniqueViolation(error) || isRawUniqueViolation(error)) throw badInput({ externalId: [TAKEN] });
+      throw error;
+    });
+    // No contact: the answer's contact is known, so it is not read after the write.
+    if (created) return (created.contactId ? created : { ...created, contact: null }) as unknown as Invoice;
     if (invoiceNumber) throw badInput({ invoiceNumber: [NUMBER_TAKEN] });
     if (attempt >= ATTEMPTS) throw new Error(`createInvoice: no free number after ${ATTEMPTS} attempts`);
+    await skipNumbersTaken(db, data.accountId);
   }
+}
+
+/** A unique violation of a raw statement: Prisma reports it as P2010 with the adapter's error inside. */
+function isRawUniqueViolation(error: unknown): boolean {
+  type Inner = { code?: unknown; kind?: unknown; originalCode?: unknown; cause?: Inner; meta?: { driverAdapterError?: Inner } };
+  for (let depth = 0, e = error as Inner | undefined; e && typeof e === 'object' && depth < 8; depth++) {
+    if (e.kind === 'UniqueConstraintViolation' || e.code === '23505' || e.originalCode === '23505') return true;
+    e = e.meta?.driverAdapterError ?? e.cause;
+  }
+  return false;
 }
 
 /** Whether another invoice of the account holds `externalId` (which unique index refused a row). */

@@ -1,0 +1,78 @@
+// A new invoice in ONE statement (docs/decisions.md §4, §20): its number, the invoice, its lines, the
+// invoice.created event and its webhook messages. Without a number given, the account's row is
+// locked by taking the next number in that statement, so the lock is held for one statement and the
+// COMMIT, never across round trips: creates of one account queue for that long only (BENCHMARKS.md,
+// "Invoices and payments").
+import { Prisma } from '../generated/prisma/client.js';
+import { QUEUE_FOR_ENDPOINTS, wakeSource } from '../events/emit.js';
+import { uuidv7 } from '../events/ids.js';
+import { serializeRecord } from '../events/serialize.js';
+import type { Actor } from '../events/types.js';
+import { fromColumns, newId, rowOf, type Row } from '../batches/set-write.js';
+import type { PricedLine } from './money.js';
+import { takeNumberSql } from './invoice-numbers.js';
+
+/** A time as the event shows it (toISOString): the database stamps new rows with its transaction's start. */
+const iso = (column: Prisma.Sql) => Prisma.sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+export type NewInvoice = Row & { invoiceNumber?: string | null };
+
+/** What the statement wrote: the invoice and its lines as Prisma returns them, or null when its number was taken. */
+export type Written = (Row & { lines: Row[] }) | null;
+
+const COLUMNS_OF_LINE = ['id', 'account_id', 'invoice_id', 'position', 'description', 'quantity', 'unit_price', 'discount_percent', 'tax_rate', 'amount', 'tax'];
+
+/**
+ * Inserts `invoice` (every column but its number decided by the caller) with `invoiceNumber` or the
+ * account's next number, and its lines. A number already in use inserts nothing (null), and leaves
+ * the account's counter past it when it was the next one: it is taken, by hand.
+ */
+export async function insertInvoice(db: Prisma.TransactionClient, invoice: NewInvoice, priced: PricedLine[], actor: Actor): Promise<Written> {
+  const { invoiceNumber, ...fields } = invoice;
+  // The row as its event shows it (snake_case, money as numbers, the due day as YYYY-MM-DD), which
+  // jsonb_populate_record takes as it is; the event's object is this row with the number it got.
+  const obj = { account_id: fields.accountId, ...serializeRecord('invoice', fields) };
+  const columns = Object.keys(obj);
+  const insertColumns = Prisma.raw(columns.map((c) => `"${c}"`).join(', '));
+  const fromRecord = Prisma.raw(columns.map((c) => `r."${c}"`).join(', '));
+  const lines = priced.map((l) => ({
+    id: newId(), account_id: fields.accountId, invoice_id: fields.id, position: l.position, description: l.description,
+    // String(number) is the number's shortest decimal text: NUMERIC stores exactly what the client sent.
+    quantity: String(l.quantity), unit_price: String(l.unitPrice), discount_percent: String(l.discountPercent), tax_rate: String(l.taxRate), amount: l.amount, tax: l.tax,
+  }));
+  const lineColumns = Prisma.raw(COLUMNS_OF_LINE.map((c) => `"${c}"`).join(', '));
+  const fromLine = Prisma.raw(COLUMNS_OF_LINE.map((c) => `l."${c}"`).join(', '));
+  const number = invoiceNumber ? Prisma.sql`SELECT ${invoiceNumber}::text AS invoice_number` : takeNumberSql(fields.accountId);
+  const wake = wakeSource(db);
+  const [answer] = await db.$queryRaw<{ invoice: string | null; lines: string }[]>`
+    WITH num AS (${number}),
+    ins AS (
+      INSERT INTO invoices (${insertColumns}, invoice_number)
+      SELECT ${fromRecord}, num.invoice_number FROM num CROSS JOIN jsonb_populate_record(NULL::invoices, ${JSON.stringify(obj)}::jsonb) AS r
+      ON CONFLICT (account_id, invoice_number) DO NOTHING RETURNING *),
+    lns AS (
+      INSERT INTO invoice_lines (${lineColumns})
+      SELECT ${fromLine} FROM ins CROSS JOIN jsonb_populate_recordset(NULL::invoice_lines, ${JSON.stringify(lines)}::jsonb) AS l
+      RETURNING *),
+    e AS (
+      INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+      SELECT ${uuidv7()}::uuid, ins.account_id, 'invoice.created', ${new Date()}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ins.contact_id,
+             jsonb_build_object('object', (${JSON.stringify(obj)}::jsonb - 'account_id') || jsonb_build_object('invoice_number', ins.invoice_number, 'created_at', ${iso(Prisma.sql`ins.created_at`)}, 'updated_at', ${iso(Prisma.sql`ins.updated_at`)}))
+      FROM ins RETURNING account_id, id, type),
+    hooks AS (${QUEUE_FOR_ENDPOINTS})
+    SELECT (SELECT to_json(ins)::text FROM ins) AS invoice,
+           (SELECT coalesce(json_agg(lns ORDER BY lns.position), '[]')::text FROM lns) AS lines ${wake.column}`;
+  wake.then();
+  if (!answer?.invoice) return null;
+  const written = fromColumns('Invoice', JSON.parse(answer.invoice) as Record<string, unknown>);
+  return { ...written, lines: (JSON.parse(answer.lines) as Record<string, unknown>[]).map((line) => fromColumns('InvoiceLine', line)) };
+}
+
+/** A new draft's row: the columns the database would otherwise default, decided here as Prisma decides `id`. */
+export function draftRow(values: Record<string, unknown> & { accountId: string }): NewInvoice {
+  const now = new Date();
+  return rowOf('Invoice', {
+    id: newId(), contactId: null, memo: null, externalId: null, issuedAt: null, paidAt: null,
+    amountPaid: new Prisma.Decimal(0), status: 'draft', createdAt: now, updatedAt: now, ...values,
+  }) as NewInvoice;
+}
