@@ -45,10 +45,11 @@ export async function insertInvoice(db: Prisma.TransactionClient, invoice: NewIn
   const number = invoiceNumber ? Prisma.sql`SELECT ${invoiceNumber}::text AS invoice_number` : takeNumberSql(fields.accountId);
   const wake = wakeSource(db);
   const [answer] = await db.$queryRaw<{ invoice: string | null; lines: string }[]>`
-    WITH num AS (${number}),
+    WITH new AS (SELECT ${JSON.stringify(obj)}::jsonb AS obj),
+    num AS (${number}),
     ins AS (
       INSERT INTO invoices (${insertColumns}, invoice_number)
-      SELECT ${fromRecord}, num.invoice_number FROM num CROSS JOIN jsonb_populate_record(NULL::invoices, ${JSON.stringify(obj)}::jsonb) AS r
+      SELECT ${fromRecord}, num.invoice_number FROM num CROSS JOIN new CROSS JOIN LATERAL jsonb_populate_record(NULL::invoices, new.obj) AS r
       ON CONFLICT (account_id, invoice_number) DO NOTHING RETURNING *),
     lns AS (
       INSERT INTO invoice_lines (${lineColumns})
@@ -57,8 +58,8 @@ export async function insertInvoice(db: Prisma.TransactionClient, invoice: NewIn
     e AS (
       INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
       SELECT ${uuidv7()}::uuid, ins.account_id, 'invoice.created', ${new Date()}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ins.contact_id,
-             jsonb_build_object('object', (${JSON.stringify(obj)}::jsonb - 'account_id') || jsonb_build_object('invoice_number', ins.invoice_number, 'created_at', ${iso(Prisma.sql`ins.created_at`)}, 'updated_at', ${iso(Prisma.sql`ins.updated_at`)}))
-      FROM ins RETURNING account_id, id, type),
+             jsonb_build_object('object', (new.obj - 'account_id') || jsonb_build_object('invoice_number', ins.invoice_number, 'created_at', ${iso(Prisma.sql`ins.created_at`)}, 'updated_at', ${iso(Prisma.sql`ins.updated_at`)}))
+      FROM ins CROSS JOIN new RETURNING account_id, id, type),
     hooks AS (${QUEUE_FOR_ENDPOINTS})
     SELECT (SELECT to_json(ins)::text FROM ins) AS invoice,
            (SELECT coalesce(json_agg(lns ORDER BY lns.position), '[]')::text FROM lns) AS lines ${wake.column}`;
