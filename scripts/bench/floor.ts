@@ -375,7 +375,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     });
     const { rows } = await pool.query(
       `INSERT INTO contacts (id, account_id, first_name, last_name, email, company, contact_type, source) VALUES ${values.join(', ')}
-       RETURNING id, first_name, last_name, email, phone, company, contact_type, source, external_id, ${ISO('created_at')} AS created_at, ${ISO('updated_at')} AS updated_at`,
+       RETURNING id, first_name, last_name, email, phone, company, contact_type, source, external_id, company_id, owner_id, ${ISO('created_at')} AS created_at, ${ISO('updated_at')} AS updated_at`,
       params,
     );
     return { data: rows.map((row, index) => ({ index, status: 'created', id: row.id, data: row })), created: rows.length, updated: 0, unchanged: 0, failed: 0 };
