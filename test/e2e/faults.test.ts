@@ -30,7 +30,9 @@ import { IN_CI, skipIfMissing, unsetVariables } from '../helpers/prerequisites.j
 import { freePort, postgresBin, redisBin } from '../../scripts/soak/services.js';
 import { parseLogLine, START_TIMEOUT_MS, startServer, stopServer, type ServerProcess } from '../helpers/server-process.js';
 
-const REQUEST_TIMEOUT_MS = 15_000; // a hang would show up as a timeout, which fails the test
+// A hang shows up as a timeout, which fails the test. Generous, so a busy machine is not taken for a hang:
+// the tests judge a hang by whether an answer comes while the fault lasts, not by how fast it comes.
+const REQUEST_TIMEOUT_MS = 60_000;
 
 // ---------------------------------------------------------------------------------------------
 // Private PostgreSQL and Redis.
@@ -167,6 +169,8 @@ describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL
   let machineBefore: { postgres: boolean; redis: boolean } | undefined;
   const tag = randomUUID().slice(0, 8);
   const outcomes: Outcome[] = [];
+  /** Requests sent and not yet answered. */
+  const pending = new Set<Outcome>();
   let load: { stop: () => Promise<void> } | null = null;
   const cleanup = () => {
     server?.proc.kill('SIGKILL');
@@ -246,6 +250,7 @@ describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL
     const user = members[n % members.length]!;
     const started = Date.now();
     const outcome: Outcome = { kind, n, started, ended: 0 };
+    pending.add(outcome);
     try {
       const init: RequestInit =
         kind === 'read'
@@ -276,6 +281,7 @@ describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL
     }
     outcome.ended = Date.now();
     outcomes.push(outcome);
+    pending.delete(outcome);
     return outcome;
   }
 
@@ -292,7 +298,6 @@ describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL
     return { stop: async () => void ((running = false), await Promise.all(loops)) };
   }
 
-  const between = (from: number, to: number) => outcomes.filter((o) => o.started >= from && o.ended <= to);
   const ok = (o: Outcome) => o.status !== undefined && (o.status < 300 || o.status === 429);
   const describeAll = (list: Outcome[]) => list.map((o) => `${o.kind}#${o.n} ${o.status ?? o.error} ${o.body?.slice(0, 80) ?? ''}`);
   async function until(condition: () => boolean, ms: number, what: string) {
@@ -302,58 +307,93 @@ describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL
       await sleep(100);
     }
   }
+  /** Polls /readyz until it answers `status`: the service itself has seen the database go or come back. */
+  async function untilReadiness(status: 200 | 503, what: string) {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const seen = await fetch(`${server.baseUrl}/readyz`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).then(
+        async (r) => (await r.arrayBuffer(), r.status),
+        () => 0,
+      );
+      if (seen === status) return;
+      if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}\n${server.output().slice(-3000)}`);
+      await sleep(100);
+    }
+  }
 
   it('under load, every answer is a success or 503 {"error":"Service unavailable"} with Retry-After: never a 500, a crash or a hang', async () => {
+    // Each answer is judged by when its request was sent relative to events seen, never by how long
+    // anything took: pg_ctl returning (the database is gone, or back) and /readyz (the service saw it).
+    const notOk = (list: Outcome[]) => list.filter((o) => !ok(o)).map((o) => `${o.kind} ${o.status ?? o.error} ${o.body}`);
     load = startLoad();
-    const loadStart = Date.now();
     await until(() => outcomes.filter(ok).length >= 30, 60_000, 'a first run of successful answers');
-    const baselineEnd = Date.now();
-    const baseline = between(loadStart, baselineEnd);
-    expect(baseline.filter((o) => !ok(o)).map((o) => `${o.kind} ${o.status ?? o.error} ${o.body}`)).toEqual([]);
+    const stopAt = Date.now();
+    // Answered before PostgreSQL began to stop: the database was up all along, so each one succeeded.
+    expect(notOk(outcomes.filter((o) => o.ended <= stopAt))).toEqual([]);
 
-    // PostgreSQL stops.
+    // PostgreSQL stops (pg_ctl -w returns once the postmaster is gone).
     const stopped = postgres.stop('fast');
     expect(stopped.status, stopped.output).toBe(0);
     const downAt = Date.now();
-    await sleep(6_000);
+    await untilReadiness(503, 'the service sees PostgreSQL gone (/readyz 503)');
+    const sentDuringOutage = () => outcomes.filter((o) => o.started >= downAt);
+    await until(
+      () => (['read', 'create', 'submit'] as const).every((kind) => sentDuringOutage().filter((o) => o.kind === kind).length >= 5),
+      120_000,
+      'answers to requests sent while PostgreSQL is down',
+    );
+    // No hang: every request in flight now is answered while the database is still down (a request
+    // waiting for the database would wait until it is back, and that is never, here).
+    const waitingFor = [...pending];
+    await until(() => waitingFor.every((o) => o.ended > 0), 120_000, 'requests in flight answered while PostgreSQL stays down');
     const upFrom = Date.now();
     postgres.start();
     const upAt = Date.now();
 
-    // Requests that began once the database was gone (give in-flight ones a moment) are all 503s.
-    const outage = between(downAt + 1_500, upFrom);
-    expect(outage.length).toBeGreaterThan(10);
+    // Sent after PostgreSQL was gone and answered before it started again: each one a 503 (or a 429).
+    const outage = outcomes.filter((o) => o.started >= downAt && o.ended <= upFrom);
+    expect(outage.length).toBeGreaterThanOrEqual(15);
     expect(outage.filter((o) => o.status !== 503 && o.status !== 429).map((o) => `${o.kind} ${o.status ?? o.error} ${o.body}`)).toEqual([]);
     for (const o of outage.filter((x) => x.status === 503)) {
       expect(o.body).toBe(UNAVAILABLE);
       expect(Number(o.retryAfter)).toBeGreaterThan(0);
-      expect(o.ended - o.started, 'a 503 comes fast, not after a hang').toBeLessThan(5_000);
     }
 
-    // PostgreSQL is back: the service recovers by itself (no restart, no operator).
-    await until(() => outcomes.some((o) => o.started >= upAt && o.status !== undefined && o.status < 300), 30_000, 'recovery after PostgreSQL restarts');
-    const recoveredAt = Math.min(...outcomes.filter((o) => o.started >= upAt && o.status! < 300).map((o) => o.ended));
-    await sleep(4_000);
-    const after = between(recoveredAt + 1_000, Date.now());
-    expect(after.length).toBeGreaterThan(10);
-    expect(after.filter((o) => !ok(o)).map((o) => `${o.kind} ${o.status ?? o.error} ${o.body}`)).toEqual([]);
-    expect(recoveredAt - upAt, 'recovered within 30 s of the database coming back').toBeLessThan(30_000);
+    // PostgreSQL is back: the service recovers by itself (no restart, no operator). Once it says it is
+    // ready, every request sent from then on succeeds.
+    await untilReadiness(200, 'recovery after PostgreSQL restarts (/readyz 200)');
+    const readyAt = Date.now();
+    const sentOnceReady = () => outcomes.filter((o) => o.started >= readyAt);
+    await until(
+      () => (['read', 'create', 'submit'] as const).every((kind) => sentOnceReady().filter((o) => o.kind === kind).length >= 5),
+      120_000,
+      'answers to requests sent once the service is ready again',
+    );
+    expect(notOk(sentOnceReady())).toEqual([]);
+    expect(outcomes.some((o) => o.started >= upAt && o.status !== undefined && o.status < 300)).toBe(true);
 
     // Over the whole run: nothing but successes, 429s and well-formed 503s; no transport error, no timeout.
     const bad = outcomes.filter((o) => !(ok(o) || (o.status === 503 && o.body === UNAVAILABLE)));
     expect(describeAll(bad)).toEqual([]);
     expect(server.proc.exitCode).toBeNull();
-  }, 240_000);
+  }, 480_000);
 
   it('Redis stops: the service keeps serving (rate limits fail open); Redis starts: limits are back', async () => {
     load ??= startLoad();
-    await redis.stop();
+    await redis.stop(); // returns once the process has exited
     const downAt = Date.now();
-    await sleep(5_000);
-    const during = between(downAt + 500, Date.now());
-    expect(during.length).toBeGreaterThan(10);
+    const sentDuringOutage = () => outcomes.filter((o) => o.started >= downAt);
+    await until(
+      () => (['read', 'create', 'submit'] as const).every((kind) => sentDuringOutage().filter((o) => o.kind === kind).length >= 5),
+      120_000,
+      'answers to requests sent while Redis is down',
+    );
+    // No request waits on the missing Redis: every one in flight now is answered while it stays down.
+    const waitingFor = [...pending];
+    await until(() => waitingFor.every((o) => o.ended > 0), 120_000, 'requests in flight answered while Redis stays down');
+    const during = sentDuringOutage();
+    expect(during.length).toBeGreaterThanOrEqual(15);
     expect(describeAll(during.filter((o) => o.status === undefined || o.status >= 300))).toEqual([]);
-    expect(Math.max(...during.map((o) => o.ended - o.started)), 'no request waits on the missing Redis').toBeLessThan(5_000);
 
     await redis.start();
     // Once reconnected (ioredis retries at least every second), one user's 31st create in a minute is a 429 again.
@@ -370,7 +410,7 @@ describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL
     }
     expect(limited, 'rate limiting resumes once Redis is back').toBe(true);
     expect(server.proc.exitCode).toBeNull();
-  }, 120_000);
+  }, 360_000);
 
   it('every form submission is recorded whole (contact and submission) or not at all, across the outage', async () => {
     await load?.stop();
@@ -457,7 +497,7 @@ describe.skipIf(skipIfMissing(MISSING))('faults under load: a private PostgreSQL
         }
       }),
     );
-    await sleep(1_000);
+    await until(() => background.filter(ok).length >= 12, 60_000, 'ordinary requests answered before SIGTERM');
 
     // The server logs "shutting down", keeps accepting for SHUTDOWN_DELAY_MS, then logs "listener closed".
     let closedSeenAt = Infinity;
