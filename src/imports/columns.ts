@@ -36,8 +36,8 @@ export type ColumnPlan = { columns: (string | null)[]; unknown: string[]; values
 /**
  * The field of each column (null: ignored), the ignored headers (every one that feeds no field,
  * but those `mapping` skips), the value mapping by field, or the 400 naming what is wrong: a
- * `mapping` naming no field (`mapping.<column>`, the column as the file spells it), a
- * `value_mapping` naming no field, or no column for a required field (or for the `match_on` field).
+ * `mapping` naming a column the file lacks or no field (`mapping.<column>`, the column as the file
+ * spells it), or no column for a required field (or for the `match_on` field).
  */
 export function planColumns(
   object: ImportObjectName,
@@ -52,13 +52,18 @@ export function planColumns(
   // The export's labels (`First Name`, `Contact Type`: CSV_COLUMNS) normalise to the field names.
   const mapped = new Map(Object.entries(mapping).map(([header, rest]) => [norm(header), rest]));
   const spelled = (header: string) => headers.find((h) => norm(h) === norm(header)) ?? header;
+  const present = new Set(headers.map(norm));
   for (const [header, rest] of Object.entries(mapping)) {
-    if (rest !== SKIP && !Object.hasOwn(fields, rest)) details[`mapping.${spelled(header)}`] = [`Must be one of: ${Object.keys(fields).join(', ')}, or ${SKIP} to skip the column`];
+    const problems = [
+      ...(present.has(norm(header)) ? [] : ['No such column in the file']),
+      ...(rest === SKIP || Object.hasOwn(fields, rest) ? [] : [`Must be one of: ${Object.keys(fields).join(', ')}, or ${SKIP} to skip the column`]),
+    ];
+    if (problems.length) details[`mapping.${spelled(header)}`] = problems;
   }
+  // Its fields were judged with the query (startImportArgs): only known ones reach here.
   const values: ValueMapping = {};
   for (const [rest, pairs] of Object.entries(valueMapping)) {
-    if (!Object.hasOwn(fields, rest)) details[`valueMapping.${rest}`] = [`Must be one of: ${Object.keys(fields).join(', ')}`];
-    else values[fields[rest]!] = Object.fromEntries(Object.entries(pairs).map(([from, to]) => [from.trim().toLowerCase(), to]));
+    if (Object.hasOwn(fields, rest)) values[fields[rest]!] = Object.fromEntries(Object.entries(pairs).map(([from, to]) => [from.trim().toLowerCase(), to]));
   }
   const unknown: string[] = [];
   const columns = headers.map((header) => {

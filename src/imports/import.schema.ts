@@ -15,7 +15,7 @@ import type { Import } from '../generated/prisma/client.js';
 import { byIdArgs, uuid } from '../validation.js';
 import { workerAlive } from './worker.js';
 import { holdUpload, uploadCounters } from './upload-slots.js';
-import { cancelImport, dropCancelledRows, dropImport, queueImport, startImport, startImportArgs, uploadIdentity, type StartImportArgs } from './import.service.js';
+import { cancelImport, dropCancelledRows, dropImport, queueImport, startImport, admitImportArgs, startImportArgs, uploadIdentity, type StartImportArgs } from './import.service.js';
 
 const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' } } as const });
 const ImportStatusEnum = builder.enumType('ImportStatus', {
@@ -90,8 +90,6 @@ const START_LIMIT = { max: 20, window: '1h', per: 'account', name: 'startImport'
 const WRITE_SCOPES: Record<'contacts' | 'deals', ApiScope> = { contacts: 'CONTACTS_WRITE', deals: 'DEALS_WRITE' };
 const objectScope = { of: (input: { object: 'contacts' | 'deals' }) => WRITE_SCOPES[input.object], may: Object.values(WRITE_SCOPES) };
 
-/** What an upload is judged by before its body is read: the query, without the file's header. */
-const admitArgs = startImportArgs.omit({ columns: true });
 
 /** Seconds a caller refused a place for a concurrent upload is told to wait (Retry-After). */
 const UPLOAD_RETRY_SECONDS = 5;
@@ -140,9 +138,9 @@ builder.mutationFields((t) => ({
       encoding: t.arg.string(),
       fileName: t.arg.string(),
     },
-    rules: { access: 'member', scope: 'IMPORTS', inputScope: objectScope, input: admitArgs, limit: START_LIMIT, notIdempotent: 'it begins nothing; startImport and queueImport do' },
+    rules: { access: 'member', scope: 'IMPORTS', inputScope: objectScope, input: admitImportArgs, limit: START_LIMIT, notIdempotent: 'it begins nothing; startImport and queueImport do' },
     resolve: async (_root, _args, ctx, info) => {
-      const { input, viewer } = checked<z.output<typeof admitArgs>>(info);
+      const { input, viewer } = checked<z.output<typeof admitImportArgs>>(info);
       await takeUploadPlace(ctx, viewer!, input.accountId);
       return true;
     },

@@ -7,7 +7,7 @@ import { SYSTEM, type Actor } from '../events/types.js';
 import { badInput } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
-import { planColumns, type ImportObjectName } from './columns.js';
+import { FIELDS, planColumns, type ImportObjectName } from './columns.js';
 import { DELIMITERS, ENCODING_NAMES, ENCODINGS } from './dialect.js';
 import { INTAKE_TIMEOUT_MS } from './intake.js';
 
@@ -28,7 +28,8 @@ const jsonObjectOf = <T>(accepts: (value: unknown) => boolean, message: string) 
 const isText = (v: unknown) => typeof v === 'string';
 const isTextObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isText);
 
-export const startImportArgs = z.object({
+/** The query of an upload: judged before the body is read (admitImport) and again with the file's header. */
+const importQuery = z.object({
   accountId: uuid,
   object: z.enum(['contacts', 'deals'], { message: 'Must be one of: contacts, deals' }),
   matchOn: z.enum(['email', 'externalId', 'none'], { message: 'Must be one of: email, external_id, none' }).nullish(),
@@ -43,8 +44,28 @@ export const startImportArgs = z.object({
   /** The file's encoding; else the Content-Type's charset, else UTF-8 (a byte order mark overrides them). */
   encoding: z.string().refine((e) => Object.hasOwn(ENCODINGS, e.toLowerCase()), `Must be one of: ${ENCODING_NAMES.join(', ')}`).nullish(),
   fileName: z.string().max(255, 'Must be at most 255 characters').nullish(),
-  columns: z.array(z.string().max(1000, 'Must be at most 1000 characters')).min(1, 'The file has no header').max(500, 'Must have at most 500 columns'),
 });
+
+/**
+ * `value_mapping` names fields of the import's object: a query problem, judged with the others in
+ * one 400 (run even when another parameter fails; it skips what that failure leaves unparsed).
+ */
+const valueMappingFields = (query: { object?: unknown; valueMapping?: unknown }, ctx: z.RefinementCtx) => {
+  const { object, valueMapping } = query;
+  // Whatever failed to parse (a refused `object`, a `value_mapping` of the wrong shape) is named already.
+  if (object !== 'contacts' && object !== 'deals') return;
+  if (!valueMapping || typeof valueMapping !== 'object' || Array.isArray(valueMapping) || !Object.values(valueMapping).every(isTextObject)) return;
+  const { fields } = FIELDS[object];
+  for (const field of Object.keys(valueMapping)) {
+    if (!Object.hasOwn(fields, field)) ctx.addIssue({ code: 'custom', path: ['valueMapping', field], message: `Must be one of: ${Object.keys(fields).join(', ')}` });
+  }
+};
+const ALWAYS = { when: () => true };
+
+export const admitImportArgs = importQuery.superRefine(valueMappingFields, ALWAYS);
+export const startImportArgs = importQuery
+  .extend({ columns: z.array(z.string().max(1000, 'Must be at most 1000 characters')).min(1, 'The file has no header').max(500, 'Must have at most 500 columns') })
+  .superRefine(valueMappingFields, ALWAYS);
 export type StartImportArgs = z.output<typeof startImportArgs>;
 
 /** A new import, QUEUED, its file still to be stored (no `rowsTotal`: no worker claims it yet). */

@@ -143,6 +143,16 @@ describe('files other systems export', () => {
     expect([flat.status, flat.body.error, Object.keys(flat.body.details)]).toEqual([400, 'Invalid query', ['value_mapping']]);
   });
 
+  it('value_mapping naming a field the object lacks is judged with the other query problems: one 400 names them all, before the body is read', async () => {
+    const acc = await createAccount(t);
+    const r = await importCsv(t, acc.member, acc.id, 'first_name\r\nX\r\n', { delimiter: ':', value_mapping: JSON.stringify({ lifecycle: { Lead: 'lead' } }) });
+    expect([r.status, r.body.error, Object.keys(r.body.details).sort()]).toEqual([400, 'Invalid query', ['delimiter', 'value_mapping.lifecycle']]);
+    // Deals have their own fields: contact_type is none of them.
+    const deals = await importCsv(t, acc.member, acc.id, 'title\r\nX\r\n', { object: 'deals', value_mapping: JSON.stringify({ contact_type: { Lead: 'lead' } }) });
+    expect([deals.status, deals.body.error, Object.keys(deals.body.details)]).toEqual([400, 'Invalid query', ['value_mapping.contact_type']]);
+    expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(0);
+  });
+
   it('Pipedrive persons: a column mapped to "-" is skipped, even one whose header names a field (Label is no contact type there)', async () => {
     const pipedrive = 'Person - Name,Person - First name,Person - Last name,Person - Email - Work,Person - Phone - Work,Person - Organization,Person - Label\r\n' +
       'Ada Lovelace,Ada,Lovelace,ada@engines.example,+44 20 7946 0000,Analytical Engines,Hot lead\r\n';
@@ -186,6 +196,19 @@ describe('files other systems export', () => {
       400,
       { error: 'Invalid payload', details: { 'mapping.Phone Number': ['Must be one of: first_name, last_name, email, phone, company, contact_type, source, external_id, or - to skip the column'] } },
     ]);
+    expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(0);
+  });
+
+  it('a mapping naming a column the file does not have is a 400 "Invalid payload" on mapping.<column>, never silently ignored', async () => {
+    const acc = await createAccount(t);
+    const r = await importCsv(t, acc.member, acc.id, 'First Name,E-mail\r\nAda,ada@example.com\r\n', { mapping: JSON.stringify({ 'E-mail': 'email', 'Phone Numbr': 'phone' }) });
+    expect([r.status, r.body]).toEqual([400, { error: 'Invalid payload', details: { 'mapping.Phone Numbr': ['No such column in the file'] } }]);
+    // Skipping a column the file lacks is the same typo.
+    const skip = await importCsv(t, acc.member, acc.id, 'First Name\r\nAda\r\n', { mapping: JSON.stringify({ Labels: '-' }) });
+    expect([skip.status, skip.body]).toEqual([400, { error: 'Invalid payload', details: { 'mapping.Labels': ['No such column in the file'] } }]);
+    // Matched as headers are (case, spaces, underscores): `first name` is the file's `First Name`.
+    const { done } = await imported('First Name,E-mail\r\nAda,ada@example.com\r\n', { mapping: JSON.stringify({ 'first name': 'first_name', 'e-mail': 'email' }) });
+    expect(done).toMatchObject({ status: 'completed', created: 1 });
     expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(0);
   });
 });
