@@ -61,12 +61,22 @@ describe.skipIf(skipIfMissing(missingServices()))('PostgreSQL stopped and starte
         }
       }
     });
-    await sleep(1_500);
+    // Each phase lasts until answers show it, not for a fixed time: writes succeed, then (PostgreSQL
+    // stopped) 503s come, then (started again) writes succeed again.
+    const answered = (status: number) => answers.filter((a) => a.status === status).length;
+    const until = async (what: string, condition: () => boolean) => {
+      for (const deadline = Date.now() + 120_000; !condition(); await sleep(50)) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(tally(answers))}`);
+      }
+    };
+    await until('first writes', () => answered(201) >= 20);
     for (let round = 0; round < 3; round++) {
+      const refused = answered(503);
       postgres.stop('fast');
-      await sleep(1_000);
+      await until('503s while PostgreSQL is down', () => answered(503) >= refused + 10);
       postgres.start();
-      await sleep(1_500);
+      const created = answered(201);
+      await until('writes once PostgreSQL is back', () => answered(201) >= created + 10);
     }
     running = false;
     await Promise.all(workers);

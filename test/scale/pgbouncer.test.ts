@@ -16,6 +16,7 @@ import { migrationNames } from '../../src/db/migrate.js';
 import { MIGRATION_LOCK_KEY } from '../../src/db/migration-adapters.js';
 import { DatabaseUnavailableError } from '../../src/db/bounds.js';
 import { openDatabase } from '../../src/db/client.js';
+import { KEY_FRESH_MS } from '../../src/auth/api-keys.js';
 import { TEST_SECRET } from '../helpers/app.js';
 import { advisoryLocks, Cluster, PG_BIN, Pgbouncer, PGBOUNCER_BIN, freePort, query, skipWithout, spawnServer, startServer, stopServer, waitFor, type ServerProcess } from './support.js';
 
@@ -25,8 +26,6 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 240_000 });
 const READY_WITHIN_MS = 60_000;
 /** Short, so a statement can outrun it; the client's own deadline comes CLIENT_GRACE_MS later. */
 const STATEMENT_TIMEOUT_MS = 1_500;
-/** A generous ceiling for docs/decisions.md §24's one second on a loaded machine (scripts/bench/revocation.ts measures it). */
-const REFUSED_WITHIN_MS = 3_000;
 const MISSING = !PG_BIN ? 'PostgreSQL server binaries (initdb, pg_ctl)' : !PGBOUNCER_BIN ? 'pgbouncer (apt-get install pgbouncer)' : null;
 
 describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind PgBouncer in transaction mode', () => {
@@ -40,7 +39,9 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
     bouncer?.stop();
     postgres?.stop('immediate');
   };
-  const common = { AUTH_JWT_SECRET: TEST_SECRET, TRUST_PROXY: '1', DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) };
+  // The instances' statements may take as long as the service allows: a busy machine must not turn the
+  // import's chunks into timeouts. The statement-timeout test starts an instance of its own with a short one.
+  const common = { AUTH_JWT_SECRET: TEST_SECRET, TRUST_PROXY: '1', DATABASE_STATEMENT_TIMEOUT_MS: '600000' };
 
   beforeAll(async () => {
     process.once('exit', cleanup);
@@ -218,16 +219,30 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
     const revoked = await newKey();
     for (const server of [a!, b!]) expect(await status(server, revoked.secret)).toBe(200); // warm in both caches
     await gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', { id: revoked.apiKey.id });
-    const answered = Date.now();
+    const answered = Date.now(); // the revocation is committed
     expect(await status(a!, revoked.secret)).toBe(401); // the revoking instance: at once
-    await waitFor('the other instance to refuse the revoked key', async () => (await status(b!, revoked.secret)) === 401, REFUSED_WITHIN_MS - (Date.now() - answered), 50);
+    // The other instance trusts what it read for KEY_FRESH_MS, then reads the row again: a request sent
+    // once that long has passed since the revocation is refused, however long the machine takes to answer.
+    await waitFor('KEY_FRESH_MS since the revocation', () => Date.now() - answered > KEY_FRESH_MS, KEY_FRESH_MS + 10_000, 20);
+    expect(await status(b!, revoked.secret)).toBe(401);
 
-    const expiresAt = Date.now() + 5_000; // room to warm both first on a loaded machine
-    const expiring = await newKey(expiresAt);
-    for (const server of [a!, b!]) expect(await status(server, expiring.secret)).toBe(200);
-    await waitFor('the key to expire', () => Date.now() > expiresAt, 10_000);
+    // A key that expires: warmed in both caches while it is still valid (a machine too slow for the
+    // margin tries again with twice the margin), then refused by both once its expires_at has passed.
+    let expiring: { secret: string } | undefined;
+    let expiresAt = 0;
+    for (let margin = 2_000; !expiring; margin *= 2) {
+      if (margin > 64_000) throw new Error('could not warm both caches within 64 s');
+      expiresAt = Date.now() + margin;
+      const key = await newKey(expiresAt);
+      const warm = [await status(a!, key.secret), await status(b!, key.secret)];
+      if (Date.now() < expiresAt) {
+        expect(warm).toEqual([200, 200]); // both answered before expires_at
+        expiring = key;
+      }
+    }
+    await waitFor('the key to expire', () => Date.now() > expiresAt, 70_000);
     for (const server of [a!, b!]) expect(await status(server, expiring.secret)).toBe(401);
-  });
+  }, 240_000);
 
   it('a migration lock left behind (a session holding it through a pooled connection): a starting instance logs the holder, gives up with one line and exits 1', async () => {
     const holder = new pg.Client({ connectionString: postgres.url('crm_locked') });
@@ -249,8 +264,10 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
   });
 
   it('a statement running past DATABASE_STATEMENT_TIMEOUT_MS behind a default-configured PgBouncer is cancelled by PostgreSQL (57014), outside a transaction and inside one', async () => {
-    // A PgBouncer started after the instances set the role's default: the server connections it opens
-    // get that default (one opened before keeps its own until server_lifetime, docs/scaling.md#pgbouncer).
+    // An instance started with DATABASE_STATEMENT_TIMEOUT_MS sets the role's default in its database.
+    await stopServer(await startServer({ ...common, DATABASE_URL: bouncer.url('crm'), DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) }, READY_WITHIN_MS));
+    // A PgBouncer started after that: the server connections it opens get that default (one opened
+    // before keeps its own until server_lifetime, docs/scaling.md#pgbouncer).
     const fresh = new Pgbouncer(dir, await freePort());
     await fresh.start({ crm: postgres.url('crm') });
     const db = await openDatabase({ databaseUrl: fresh.url('crm'), dataDir: 'memory://', bounds: { statementTimeoutMs: STATEMENT_TIMEOUT_MS } });
@@ -283,5 +300,5 @@ describe.skipIf(skipWithout(MISSING, 'test/scale/pgbouncer.test.ts'))('behind Pg
       await db.close();
       fresh.stop();
     }
-  });
+  }, 180_000);
 });
