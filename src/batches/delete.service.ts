@@ -32,9 +32,18 @@ export async function deleteContacts(tx: Prisma.TransactionClient, accountId: st
         UPDATE ${Prisma.raw(table)} SET contact_id = NULL${Prisma.raw(STAMPED.has(table) ? ', updated_at = now()' : '')}
         WHERE account_id = ${accountId}::uuid AND contact_id IN (SELECT id FROM wanted) RETURNING 1)`,
     );
+    // Notes about these people alone go; the other notes and the tasks lose the link (docs/decisions.md §21).
+    // Disjoint rows: one statement's sub-statements must not both change a row.
+    const activities = Prisma.sql`
+      notes_gone AS (DELETE FROM notes WHERE account_id = ${accountId}::uuid AND contact_id IN (SELECT id FROM wanted)
+        AND deal_id IS NULL AND company_id IS NULL RETURNING 1),
+      notes_unlinked AS (UPDATE notes SET contact_id = NULL WHERE account_id = ${accountId}::uuid AND contact_id IN (SELECT id FROM wanted)
+        AND (deal_id IS NOT NULL OR company_id IS NOT NULL) RETURNING 1),
+      tasks_unlinked AS (UPDATE tasks SET contact_id = NULL WHERE account_id = ${accountId}::uuid AND contact_id IN (SELECT id FROM wanted) RETURNING 1)`;
     await tx.$executeRaw`
       WITH wanted AS (SELECT json_array_elements_text(${wanted}::json)::uuid AS id),
       ${Prisma.join(unlinks, ',\n')},
+      ${activities},
       gone AS (DELETE FROM contacts WHERE account_id = ${accountId}::uuid AND id IN (SELECT id FROM wanted) RETURNING id, account_id),
       ev AS (
         INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)

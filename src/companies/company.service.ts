@@ -1,5 +1,6 @@
 // Companies (docs/decisions.md §21): create, update, delete, each with its event in the write's
 // transaction, by the helpers contacts and deals use (src/changes/update.ts, src/events/record.ts).
+import { releaseTargets } from '../activities/targets.js';
 import { z } from 'zod';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
 import { Prisma, type Company } from '../generated/prisma/client.js';
@@ -64,11 +65,12 @@ export async function updateCompany(tx: Prisma.TransactionClient, company: Compa
   ).catch(takenAs);
 }
 
-/** Removes the company; its contacts and deals stay, unlinked (no event for them: their company_id is a link, as a deleted contact's deals). */
+/** Removes the company; its contacts, deals, tasks and the notes also about something else stay, unlinked; notes about it alone go (no event for them: their company_id is a link, as a deleted contact's deals). */
 export async function deleteCompany(tx: Prisma.TransactionClient, company: CompanyKey, actor: Actor) {
   const where = { accountId: company.accountId, companyId: company.id };
   await tx.contact.updateMany({ where, data: { companyId: null } });
   await tx.deal.updateMany({ where, data: { companyId: null } });
+  await releaseTargets(tx, company.accountId, 'companyId', company.id);
   const row = await tx.company.delete({ where: { id: company.id } });
   await emitRow(tx, 'company.deleted', 'Company', actor, row);
   return { id: company.id, deletedAt: new Date() };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { releaseTargets } from '../activities/targets.js';
 import { ContactSource, ContactType, type Contact, type Prisma } from '../generated/prisma/client.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
 import { badInput } from '../errors.js';
@@ -99,6 +100,7 @@ async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: Co
 /** Removes the contact; its deals, invoices, submissions and other records stay, unlinked. */
 export async function deleteContact(tx: Prisma.TransactionClient, contact: ContactKey, actor: Actor) {
   await unlinkContact(tx, contact);
+  await releaseTargets(tx, contact.accountId, 'contactId', contact.id);
   const row = await tx.contact.delete({ where: { id: contact.id } });
   await emitRow(tx, 'contact.deleted', 'Contact', actor, row);
   return { id: contact.id, deletedAt: new Date() };
@@ -132,6 +134,8 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Contac
        AND (strpos(result::text, ${id}::text) > 0
             OR (${email}::text IS NOT NULL AND strpos(lower(result::text), lower(${email}::text)) > 0))`;
   const unlinked = await unlinkContact(tx, contact);
+  // Notes about the person alone go; other notes and the tasks stay, unlinked (docs/decisions.md §21).
+  await releaseTargets(tx, accountId, 'contactId', id);
   const { externalId } = await tx.contact.delete({ where: { id } });
   await scrubContactFromImports(tx, accountId, { email, externalId });
   await forgetMailTo(tx, accountId, email);

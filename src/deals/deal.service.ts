@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { releaseTargets } from '../activities/targets.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
 import { DealStatus, Prisma, type Deal } from '../generated/prisma/client.js';
 import { single, writeBatch, type BatchKind } from '../batches/batch.service.js';
@@ -135,7 +136,9 @@ export async function updateDeal(tx: Prisma.TransactionClient, deal: DealKey, ar
   });
 }
 
+/** Removes the deal; the notes about it alone go with it, other notes and its tasks stay, unlinked. */
 export async function deleteDeal(tx: Prisma.TransactionClient, deal: DealKey, actor: Actor) {
+  await releaseTargets(tx, deal.accountId, 'dealId', deal.id);
   await emitRow(tx, 'deal.deleted', 'Deal', actor, await tx.deal.delete({ where: { id: deal.id } }));
   return { id: deal.id, deletedAt: new Date() };
 }

@@ -33,7 +33,7 @@ export function columnsIn(model: string, row: object): Record<string, unknown> {
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The tables whose updates carry `previous`: a closed set, so no caller's string reaches the SQL. */
-export type UpdatedTable = 'contacts' | 'deals' | 'companies' | 'invoices' | 'pipeline_stages' | 'lead_forms' | 'proposals' | 'contracts' | 'galleries' | 'bookings' | 'workflows';
+export type UpdatedTable = 'contacts' | 'deals' | 'companies' | 'notes' | 'tasks' | 'invoices' | 'pipeline_stages' | 'lead_forms' | 'proposals' | 'contracts' | 'galleries' | 'bookings' | 'workflows';
 
 /**
  * Runs an update of `fields` and emits `<kind>.updated` with the changed fields' old values

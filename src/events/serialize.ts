@@ -28,6 +28,8 @@ const SHAPES: Record<RecordKind, Shape> = {
   contact: {},
   deal: { dates: ['expectedCloseDate'] },
   company: {},
+  note: { omit: ['listedAt'] },
+  task: { omit: ['overdueNotifiedAt'] },
   // The page token opens the client's page: events never carry it (members read hostedUrl).
   invoice: { omit: ['pageToken'], dates: ['dueDate'] },
   payment: {},

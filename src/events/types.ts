@@ -4,6 +4,8 @@ export const EVENT_TYPES = [
   'contact.created', 'contact.updated', 'contact.deleted', 'contact.erased',
   'deal.created', 'deal.updated', 'deal.status_changed', 'deal.deleted',
   'company.created', 'company.updated', 'company.deleted',
+  'note.created', 'note.updated', 'note.deleted',
+  'task.created', 'task.updated', 'task.completed', 'task.reopened', 'task.overdue', 'task.deleted',
   'invoice.created', 'invoice.updated', 'invoice.status_changed', 'invoice.sent', 'invoice.deleted',
   'invoice.viewed',
   'payment.created', 'payment.refunded',

@@ -13,6 +13,8 @@ const KEY_SCOPE_OF: Record<RecordKind, ApiScope | false> = {
   contact: 'CONTACTS_READ',
   deal: 'DEALS_READ',
   company: 'COMPANIES_READ',
+  note: 'ACTIVITIES_READ',
+  task: 'ACTIVITIES_READ',
   pipeline_stage: 'DEALS_READ',
   invoice: 'INVOICES_READ',
   payment: 'INVOICES_READ',

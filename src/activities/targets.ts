@@ -1,0 +1,53 @@
+// What notes and tasks point at (docs/decisions.md §21): a contact, a deal and/or a company of the
+// same account, and (tasks) an assignee who is the account's owner or a member. The write rules
+// judge them here; the records' deletes and eraseContact let go of them here.
+import type { Prisma } from '../generated/prisma/client.js';
+import type { ErrorDetails } from '../errors.js';
+import { NOT_A_MEMBER } from '../accounts/account.service.js';
+import { NOT_IN_ACCOUNT } from '../companies/links.js';
+import { isUuid } from '../validation.js';
+
+export const TARGET_FIELDS = ['contactId', 'dealId', 'companyId'] as const;
+export type TargetField = (typeof TARGET_FIELDS)[number];
+export const NEEDS_A_TARGET = 'Give a contact, a deal or a company (at least one)';
+
+const idOf = (value: unknown): string | null => (typeof value === 'string' && isUuid(value) ? value : null);
+
+/**
+ * The given targets that are not the account's and an assignee who is not one of its people, by
+ * field (GraphQL's names): one query.
+ */
+export async function targetProblems(db: Prisma.TransactionClient, accountId: string, refs: Record<string, unknown>): Promise<ErrorDetails> {
+  const [contactId, dealId, companyId, assigneeId] = [idOf(refs.contactId), idOf(refs.dealId), idOf(refs.companyId), idOf(refs.assigneeId)];
+  if (!contactId && !dealId && !companyId && !assigneeId) return {};
+  const rows = await db.$queryRaw<{ kind: string }[]>`
+    SELECT 'contactId' AS kind FROM contacts WHERE account_id = ${accountId}::uuid AND id = ${contactId}::uuid
+    UNION ALL SELECT 'dealId' FROM deals WHERE account_id = ${accountId}::uuid AND id = ${dealId}::uuid
+    UNION ALL SELECT 'companyId' FROM companies WHERE account_id = ${accountId}::uuid AND id = ${companyId}::uuid
+    UNION ALL SELECT 'assigneeId' FROM accounts WHERE id = ${accountId}::uuid AND owner_id = ${assigneeId}::uuid
+    UNION ALL SELECT 'assigneeId' FROM team_members WHERE account_id = ${accountId}::uuid AND user_id = ${assigneeId}::uuid`;
+  const found = new Set(rows.map((r) => r.kind));
+  const details: ErrorDetails = {};
+  for (const [field, id] of [['contactId', contactId], ['dealId', dealId], ['companyId', companyId]] as const) {
+    if (id && !found.has(field)) details[field] = [NOT_IN_ACCOUNT];
+  }
+  if (assigneeId && !found.has('assigneeId')) details.assigneeId = [NOT_A_MEMBER];
+  return details;
+}
+
+/** An input (create) or a row after its update (the row's targets with the input's over them) with no target: the 400 naming all three. */
+export function targetless(targets: Partial<Record<TargetField, string | null | undefined>>): ErrorDetails {
+  return TARGET_FIELDS.some((f) => targets[f]) ? {} : Object.fromEntries(TARGET_FIELDS.map((f) => [f, [NEEDS_A_TARGET]]));
+}
+
+/**
+ * A contact, deal or company is going (deleted or erased): the notes about it alone go with it, the
+ * other notes and the tasks keep their other targets (the link is cleared). No events: a link is
+ * not the note's or task's own change, as a deleted company's contacts (src/companies/company.service.ts).
+ */
+export async function releaseTargets(tx: Prisma.TransactionClient, accountId: string, field: TargetField, id: string): Promise<void> {
+  const others = TARGET_FIELDS.filter((f) => f !== field);
+  await tx.note.deleteMany({ where: { accountId, [field]: id, [others[0]!]: null, [others[1]!]: null } });
+  await tx.note.updateMany({ where: { accountId, [field]: id }, data: { [field]: null } });
+  await tx.task.updateMany({ where: { accountId, [field]: id }, data: { [field]: null } });
+}
