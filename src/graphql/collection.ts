@@ -14,7 +14,13 @@ import { snakeCase } from '../names.js';
 import { externalIdFilter, uuid } from '../validation.js';
 
 /** An indexed key a collection can be ordered by; `type` is the SQL type its cursor value is cast back to. */
-export type OrderColumn = { column: string; type: 'timestamptz' | 'date' | 'numeric' | 'text'; nullable?: boolean };
+export type OrderColumn = {
+  column: string;
+  type: 'timestamptz' | 'date' | 'numeric' | 'text';
+  nullable?: boolean;
+  /** false: a time that is not a write's stamp (a due time, a derived key), so an ascending page does not stop at the horizon (horizon.ts). */
+  follows?: false;
+};
 
 /** A page argument (Query.<list>, REST's GET list) that sets a filter entry: `value` makes the entry's value of it. */
 export type PageArg = { name: string; field: (t: any) => any; schema: z.ZodType; value: (given: any) => unknown };
@@ -60,6 +66,8 @@ export type Collection<Node extends { id: string } = any, F = any> = {
    */
   orders: Record<string, OrderColumn>;
   orderInput?: any;
+  /** The connections' order when none is asked (CREATED_AT, newest first, unless said). */
+  defaultOrder?: { field: string; direction: 'ASC' | 'DESC' };
   filter?: Filters<F>;
   /** To-one relations a page may join: the column of this table holding the target's id (same account). */
   relations?: Record<string, { to: Collection; by: string }>;

@@ -121,7 +121,7 @@ export function defineCollection<Node extends { id: string }, Filter>(spec: Coll
           const paging = parseInput(pagingArgs, { first: args.first, last: args.last, after: args.after, before: args.before });
           const asked = spec.filter && args.filter != null ? (parseInput(spec.filter.schema, args.filter) as Filter) : null;
           const filter = (spec.narrow ? await spec.narrow(asked, ctx, parent.accountId) : asked) as object | null;
-          const order = args.orderBy ?? { field: 'CREATED_AT', direction: 'DESC' };
+          const order = args.orderBy ?? spec.defaultOrder ?? { field: 'CREATED_AT', direction: 'DESC' };
           if (!spec.orders[order.field]) throw badInput({ 'orderBy.field': ['Not an ordering of this connection'] });
           const size = paging.first ?? paging.last ?? DEFAULT_PAGE;
           const plan = planOf(spec, by, parent, { filter, order, size, backward: paging.last != null, after: ['after', paging.after], before: ['before', paging.before], cursorKey: ctx.cursorKey });

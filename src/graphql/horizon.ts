@@ -10,7 +10,7 @@ import type { Order } from './keyset.js';
 import type { OrderColumn } from './collection.js';
 
 /** Whether a list's positions follow changes forward in time: an ascending timestamp order. */
-export const followsTime = (order: Order, column: OrderColumn) => order.direction === 'ASC' && column.type === 'timestamptz';
+export const followsTime = (order: Order, column: OrderColumn) => order.direction === 'ASC' && column.type === 'timestamptz' && column.follows !== false;
 
 // Its own statement, before the page's: a transaction that ends between them is then committed in the
 // page's snapshot. xact_start is null for idle sessions and for other roles' (docs/rest.md says so);

@@ -179,6 +179,9 @@ const newCompany = async (f: Fixture) => {
   await t.db.deal.update({ where: { id: f.dealId }, data: { companyId: company.id } });
   return company.id;
 };
+/** A note and a task on the fixture's contact (docs/decisions.md §21). */
+const newNote = async (f: Fixture) => (await t.db.note.create({ data: { accountId: f.acc.id, body: 'Matrix', contactId: f.contactId } })).id;
+const newTask = async (f: Fixture) => (await t.db.task.create({ data: { accountId: f.acc.id, title: 'Matrix', contactId: f.contactId } })).id;
 const newEvent = async (f: Fixture) =>
   (await t.db.event.create({ data: { accountId: f.acc.id, type: 'contact.created', actorType: 'system', data: { object: { id: f.contactId } } } })).id;
 const newStage = async (f: Fixture) => (await t.db.pipelineStage.create({ data: { accountId: f.acc.id, name: unique('Stage').slice(0, 90) } })).id;
@@ -231,6 +234,12 @@ const CHANGES: Record<string, GqlRow> = {
   'Mutation.updateCompany': updateRow('Company', newCompany, { name: 'Matrix' }),
   'Mutation.deleteCompany': deleteRow('Company', newCompany),
   'Mutation.deleteDeal': deleteRow('Deal', newDeal),
+  'Mutation.updateNote': updateRow('Note', newNote, { body: 'Matrix' }),
+  'Mutation.deleteNote': deleteRow('Note', newNote),
+  'Mutation.updateTask': updateRow('Task', newTask, { title: 'Matrix' }),
+  'Mutation.deleteTask': deleteRow('Task', newTask),
+  'Mutation.completeTask': { role: 'member', hidden: 'not-found', doc: 'mutation ($id: ID!) { completeTask(id: $id) { id accountId } }', vars: byId(newTask) },
+  'Mutation.reopenTask': { role: 'member', hidden: 'not-found', doc: 'mutation ($id: ID!) { reopenTask(id: $id) { id accountId } }', vars: byId(newTask) },
   'Mutation.updateInvoice': updateRow('Invoice', newInvoice, { amount: 3 }),
   'Mutation.deleteInvoice': deleteRow('Invoice', newInvoice),
   'Mutation.updatePipelineStage': updateRow('PipelineStage', newStage, { name: 'Matrix' }),
@@ -286,6 +295,34 @@ const GQL: Record<string, GqlRow> = {
     role: 'member',
     doc: 'mutation ($input: CreateCompanyInput!) { createCompany(input: $input) { id accountId } }',
     vars: (f, a) => input(f, a, { name: 'Matrix' }),
+  },
+  'Query.note': {
+    role: 'member',
+    hidden: 'null',
+    doc: 'query ($id: ID!) { note(id: $id) { id accountId updatedAt contact { id accountId } } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newNote) }),
+    nestedScopes: ['CONTACTS_READ'],
+  },
+  'Query.task': {
+    role: 'member',
+    hidden: 'null',
+    doc: 'query ($id: ID!) { task(id: $id) { id accountId updatedAt contact { id accountId } } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newTask) }),
+    nestedScopes: ['CONTACTS_READ'],
+  },
+  'Query.notes': { role: 'member', doc: 'query ($a: ID!) { notes(accountId: $a) { total nodes { id accountId } } }', vars: (_f, a) => ({ a }) },
+  'Query.tasks': { role: 'member', doc: 'query ($a: ID!) { tasks(accountId: $a) { total nodes { id accountId } } }', vars: (_f, a) => ({ a }) },
+  'Mutation.createNote': {
+    role: 'member',
+    doc: 'mutation ($input: CreateNoteInput!) { createNote(input: $input) { id accountId } }',
+    vars: (f, a) => withContact(f, a, { body: 'Matrix' }),
+    smuggle: foreignContact('contactId', () => ({ body: 'Smuggled' })),
+  },
+  'Mutation.createTask': {
+    role: 'member',
+    doc: 'mutation ($input: CreateTaskInput!) { createTask(input: $input) { id accountId } }',
+    vars: (f, a) => withContact(f, a, { title: 'Matrix' }),
+    smuggle: foreignContact('contactId', () => ({ title: 'Smuggled' })),
   },
   'Query.invoice': readRow('invoice', 'updatedAt contact { id accountId }', (f) => f.invoiceId, ['CONTACTS_READ']),
   'Query.pipelineStage': readRow('pipelineStage', 'updatedAt deals { nodes { id accountId } }', (f) => f.stageId),
@@ -792,6 +829,8 @@ const ACCOUNT_FIELDS: Record<string, string> = {
   deals: 'deals { totalCount edges { cursor node { id accountId contact { id accountId } stage { id accountId } company { id accountId } } } }',
   companies: 'companies { totalCount nodes { id accountId contacts { nodes { id accountId linkedCompany { id accountId } } } deals { nodes { id accountId } } } }',
   invoices: 'invoices { totalCount nodes { id accountId contact { id accountId } } }',
+  notes: 'notes { totalCount nodes { id accountId contact { id accountId } deal { id accountId } company { id accountId } } }',
+  tasks: 'tasks { totalCount nodes { id accountId contact { id accountId } deal { id accountId } company { id accountId } } }',
   formSubmissions: 'formSubmissions { totalCount nodes { id accountId form { id accountId } contact { id accountId } } }',
   proposals: 'proposals { totalCount nodes { id accountId } }',
   contracts: 'contracts { totalCount nodes { id accountId } }',
@@ -811,6 +850,7 @@ describe.each(Object.entries(ACCOUNT_FIELDS))('Account.%s', (field, selection) =
     await t.db.exportLog.create({ data: { accountId: f.other.acc.id, userId: f.other.acc.owner.id, kind: 'contacts_csv' } });
     await newCompany(f);
     await newCompany({ ...f, ...f.other });
+    for (const g of [f, { ...f, ...f.other }]) await Promise.all([newNote(g), newTask(g)]);
   });
   const doc = `query ($id: ID!) { account(id: $id) { id ${selection} } }`;
 
@@ -938,6 +978,24 @@ const REST: Record<string, RestRow> = {
   'GET /api/v1/companies/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/companies', newCompany) },
   'PATCH /api/v1/companies/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/companies', newCompany, { name: 'Matrix' }) },
   'DELETE /api/v1/companies/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/companies', newCompany) },
+  'GET /api/v1/notes': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/notes?account_id=${a}` }) },
+  'POST /api/v1/notes': {
+    role: 'member', ok: 201,
+    request: (f, a) => ({ path: '/api/v1/notes', body: { account_id: a, body: 'Matrix', contact_id: a === f.acc.id ? f.contactId : null } }),
+  },
+  'GET /api/v1/notes/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/notes', newNote) },
+  'PATCH /api/v1/notes/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/notes', newNote, { pinned: true }) },
+  'DELETE /api/v1/notes/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/notes', newNote) },
+  'GET /api/v1/tasks': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/tasks?account_id=${a}&overdue=true` }) },
+  'POST /api/v1/tasks': {
+    role: 'member', ok: 201,
+    request: (f, a) => ({ path: '/api/v1/tasks', body: { account_id: a, title: 'Matrix', contact_id: a === f.acc.id ? f.contactId : null } }),
+  },
+  'GET /api/v1/tasks/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/tasks', newTask) },
+  'PATCH /api/v1/tasks/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/tasks', newTask, { title: 'Matrix' }) },
+  'POST /api/v1/tasks/:id/complete': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/tasks/${await recordOf(f, a, newTask)}/complete`, body: {} }) },
+  'POST /api/v1/tasks/:id/reopen': { role: 'member', ok: 200, hidden: true, request: async (f, a) => ({ path: `/api/v1/tasks/${await recordOf(f, a, newTask)}/reopen`, body: {} }) },
+  'DELETE /api/v1/tasks/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/tasks', newTask) },
   'GET /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal) },
   'PATCH /api/v1/deals/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/deals', newDeal, { title: 'Matrix' }) },
   'DELETE /api/v1/deals/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/deals', newDeal) },

@@ -1,5 +1,5 @@
 -- CreateEnum
-CREATE TYPE "TaskStatus" AS ENUM ('open', 'done');
+CREATE TYPE "task_status" AS ENUM ('open', 'done');
 
 -- CreateTable
 CREATE TABLE "notes" (
@@ -25,7 +25,7 @@ CREATE TABLE "tasks" (
     "title" VARCHAR(200) NOT NULL,
     "notes" VARCHAR(10000),
     "due_at" TIMESTAMPTZ(3),
-    "status" "TaskStatus" NOT NULL DEFAULT 'open',
+    "status" "task_status" NOT NULL DEFAULT 'open',
     "completed_at" TIMESTAMPTZ(3),
     "assignee_id" UUID,
     "contact_id" UUID,

@@ -1,0 +1,81 @@
+// Notes (docs/decisions.md §21): create, update, delete, each with its event in the write's
+// transaction, by the helpers companies use (src/changes/update.ts, src/events/record.ts).
+import { z } from 'zod';
+import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import type { Note, Prisma } from '../generated/prisma/client.js';
+import { badInput } from '../errors.js';
+import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import type { Actor } from '../events/types.js';
+import { text, uuid } from '../validation.js';
+import { targetless, targetProblems, TARGET_FIELDS } from './targets.js';
+
+export const NOTE_MAX = 10_000;
+
+/** Markdown, kept exactly as given (never trimmed, never rendered); counted in characters as PostgreSQL's varchar counts them. */
+const body = text()
+  .refine((value) => value.trim() !== '', 'Required')
+  .refine((value) => [...value].length <= NOTE_MAX, `Must be at most ${NOTE_MAX} characters`);
+const target = uuid.nullish().transform((value) => value ?? null);
+
+export const createNoteInput = z.object({
+  accountId: uuid,
+  body,
+  pinned: z.boolean().nullish().transform((value) => value ?? false),
+  contactId: target,
+  dealId: target,
+  companyId: target,
+});
+export type CreateNoteInput = z.output<typeof createNoteInput>;
+
+export const updateNoteInput = updateInputOf(createNoteInput, 'Note');
+export type UpdateNoteInput = z.output<typeof updateNoteInput>;
+export const updateNoteArgs = updateArgs(updateNoteInput);
+export type UpdateNoteArgs = UpdateArgs<UpdateNoteInput>;
+export type NoteKey = { id: string; accountId: string };
+
+/** The `linked` rule of the note and task mutations (src/graphql/rules.ts): targets of the account, an assignee among its people. */
+export const activityLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => targetProblems(db, accountId, fields);
+
+export const noteTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) => db.note.findUnique({ where: { id }, select: { id: true, accountId: true } });
+
+export async function assertLinks(db: Prisma.TransactionClient, accountId: string, fields: Record<string, unknown>) {
+  const details = await targetProblems(db, accountId, fields);
+  if (Object.keys(details).length) throw badInput(details);
+}
+
+/**
+ * An update that clears targets must leave one: the row's targets (locked by the caller) with the
+ * input's over them.
+ */
+export async function assertStillTargeted(row: Partial<Record<(typeof TARGET_FIELDS)[number], string | null>> | null, input: Record<string, unknown>) {
+  if (!row || !TARGET_FIELDS.some((f) => input[f] === null)) return;
+  const merged = Object.fromEntries(TARGET_FIELDS.map((f) => [f, input[f] === undefined ? row[f] : (input[f] as string | null)]));
+  const details = targetless(merged);
+  if (Object.keys(details).length) throw badInput(details);
+}
+
+const TARGETS = { contactId: true, dealId: true, companyId: true } as const;
+
+export async function createNote(tx: Prisma.TransactionClient, input: CreateNoteInput, authorId: string | null, actor: Actor, query: Query = {}): Promise<Note> {
+  const missing = targetless(input);
+  if (Object.keys(missing).length) throw badInput(missing);
+  await assertLinks(tx, input.accountId, input);
+  const row = await tx.note.create({ ...withColumns('Note', query), data: { ...input, authorId } });
+  await emitRow(tx, 'note.created', 'Note', actor, row);
+  return row;
+}
+
+export async function updateNote(tx: Prisma.TransactionClient, note: NoteKey, args: UpdateNoteArgs, query: Query, actor: Actor) {
+  await assertLinks(tx, note.accountId, args.input);
+  const spec = { type: 'note.updated', model: 'Note', table: 'notes', actor } as const;
+  return updatedWithEvent(tx, spec, note, changedFields(args.input), async () => {
+    await assertStillTargeted(await tx.note.findUnique({ where: { id: note.id }, select: TARGETS }), args.input);
+    return updateGuarded<Note>(tx.note, note, args.input, withColumns('Note', query), args.expectedUpdatedAt);
+  });
+}
+
+export async function deleteNote(tx: Prisma.TransactionClient, note: NoteKey, actor: Actor) {
+  const row = await tx.note.delete({ where: { id: note.id } });
+  await emitRow(tx, 'note.deleted', 'Note', actor, row);
+  return { id: note.id, deletedAt: new Date() };
+}

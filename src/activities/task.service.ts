@@ -1,0 +1,80 @@
+// Tasks (docs/decisions.md §21): create, update, complete, reopen, delete, each with its event in
+// the write's transaction. An assignee is the account's owner or a member, as a record's owner.
+import { z } from 'zod';
+import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import type { Prisma, Task } from '../generated/prisma/client.js';
+import { badInput, notFound, MESSAGES } from '../errors.js';
+import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import { emit } from '../events/emit.js';
+import type { Actor } from '../events/types.js';
+import { optionalText, requiredText, uuid } from '../validation.js';
+import { assertLinks, assertStillTargeted } from './note.service.js';
+import { targetless } from './targets.js';
+
+const optionalId = uuid.nullish().transform((value) => value ?? null);
+
+export const createTaskInput = z.object({
+  accountId: uuid,
+  title: requiredText(200),
+  notes: optionalText(10_000),
+  dueAt: z.date().nullish().transform((value) => value ?? null),
+  assigneeId: optionalId,
+  contactId: optionalId,
+  dealId: optionalId,
+  companyId: optionalId,
+});
+export type CreateTaskInput = z.output<typeof createTaskInput>;
+
+export const updateTaskInput = updateInputOf(createTaskInput, 'Task');
+export type UpdateTaskInput = z.output<typeof updateTaskInput>;
+export const updateTaskArgs = updateArgs(updateTaskInput);
+export type UpdateTaskArgs = UpdateArgs<UpdateTaskInput>;
+export type TaskKey = { id: string; accountId: string };
+
+export const taskTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) => db.task.findUnique({ where: { id }, select: { id: true, accountId: true } });
+
+const TARGETS = { contactId: true, dealId: true, companyId: true } as const;
+
+export async function createTask(tx: Prisma.TransactionClient, input: CreateTaskInput, actor: Actor, query: Query = {}): Promise<Task> {
+  const missing = targetless(input);
+  if (Object.keys(missing).length) throw badInput(missing);
+  await assertLinks(tx, input.accountId, input);
+  const row = await tx.task.create({ ...withColumns('Task', query), data: input });
+  await emitRow(tx, 'task.created', 'Task', actor, row);
+  return row;
+}
+
+export async function updateTask(tx: Prisma.TransactionClient, task: TaskKey, args: UpdateTaskArgs, query: Query, actor: Actor) {
+  await assertLinks(tx, task.accountId, args.input);
+  // A new due date may fall due again: the overdue job announces it once more (src/activities/overdue.ts).
+  const data = args.input.dueAt !== undefined ? { ...args.input, overdueNotifiedAt: null } : args.input;
+  const spec = { type: 'task.updated', model: 'Task', table: 'tasks', actor } as const;
+  return updatedWithEvent(tx, spec, task, changedFields(args.input), async () => {
+    await assertStillTargeted(await tx.task.findUnique({ where: { id: task.id }, select: TARGETS }), args.input);
+    return updateGuarded<Task>(tx.task, task, data, withColumns('Task', query), args.expectedUpdatedAt);
+  });
+}
+
+/**
+ * open -> done (`task.completed`, completedAt now) or done -> open (`task.reopened`, completedAt
+ * cleared). A task already there is answered as it is, with no event: a retried call changes nothing.
+ */
+export async function setTaskDone(tx: Prisma.TransactionClient, task: TaskKey, done: boolean, actor: Actor): Promise<Task> {
+  const [moved] = await tx.task.updateManyAndReturn({
+    where: { id: task.id, accountId: task.accountId, status: done ? 'open' : 'done' },
+    data: done ? { status: 'done', completedAt: new Date() } : { status: 'open', completedAt: null },
+  });
+  if (moved) {
+    await emit(tx, { type: done ? 'task.completed' : 'task.reopened', accountId: task.accountId, actor, object: columnsIn('Task', moved), previous: { status: done ? 'open' : 'done' } });
+    return moved;
+  }
+  const current = await tx.task.findUnique({ where: { id: task.id } });
+  if (!current) throw notFound(MESSAGES.notFound);
+  return current;
+}
+
+export async function deleteTask(tx: Prisma.TransactionClient, task: TaskKey, actor: Actor) {
+  const row = await tx.task.delete({ where: { id: task.id } });
+  await emitRow(tx, 'task.deleted', 'Task', actor, row);
+  return { id: task.id, deletedAt: new Date() };
+}
