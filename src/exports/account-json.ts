@@ -38,6 +38,8 @@ export const COLLECTIONS: readonly Collection[] = [
   { key: 'exports', table: 'export_logs', orderBy: ['created_at', 'id'] },
   // docs/decisions.md §21: the organisations contacts and deals link to (after the contract's collections).
   { key: 'companies', table: 'companies', orderBy: ['created_at', 'id'] },
+  { key: 'notes', table: 'notes', orderBy: ['created_at', 'id'] },
+  { key: 'tasks', table: 'tasks', orderBy: ['created_at', 'id'] },
   // Kept 24 hours for retries; exported because they hold the answers given to this account.
   { key: 'idempotency_keys', table: 'idempotency_keys', orderBy: ['created_at', 'id'] },
   // GDPR erasures: the contact id and counts only (docs/decisions.md §12).

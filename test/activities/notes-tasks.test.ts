@@ -185,3 +185,18 @@ describe('records going take their notes along', () => {
     expect((await t.db.task.findUniqueOrThrow({ where: { id: k.id } })).contactId).toBeNull();
   });
 });
+
+describe('eraseContact deletes the notes about the person alone and unlinks their tasks', () => {
+  it('a note about the person alone goes; one also about a deal stays without the contact; tasks stay, unlinked', async () => {
+    const c = (await createContact(t, acc)).id;
+    const deal = await t.db.deal.create({ data: { accountId: acc.id, title: 'D' } });
+    const alone = await note({ contactId: c });
+    const shared = await note({ contactId: c, dealId: deal.id });
+    const k = await task({ contactId: c });
+    const r = await t.gql('mutation ($id: ID!) { eraseContact(id: $id) { contactId } }', { id: c }, { as: acc.owner });
+    expect(r.errors).toBeUndefined();
+    expect(await t.db.note.findUnique({ where: { id: alone.id } })).toBeNull();
+    expect(await t.db.note.findUniqueOrThrow({ where: { id: shared.id } })).toMatchObject({ contactId: null, dealId: deal.id });
+    expect((await t.db.task.findUniqueOrThrow({ where: { id: k.id } })).contactId).toBeNull();
+  });
+});
