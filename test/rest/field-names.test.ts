@@ -130,6 +130,35 @@ const CASES: Record<string, Case[]> = {
   'GET /api/v1/companies/:id': [{ path: () => '/api/v1/companies/nope', details: () => null }],
   'PATCH /api/v1/companies/:id': [{ path: () => '/api/v1/companies/nope', body: () => ({ name: 'x' }), details: () => null }],
   'DELETE /api/v1/companies/:id': [{ path: () => '/api/v1/companies/nope', details: () => null }],
+  // Notes and tasks (docs/decisions.md §21).
+  'GET /api/v1/notes': [{
+    path: () => '/api/v1/notes',
+    query: () => ({ account_id: acc.id, page_size: '0', contact_id: 'nope', company_id: 'nope' }),
+    details: () => ({ page_size: ['Must be from 1 to 100'], contact_id: ['Must be a UUID'], company_id: ['Must be a UUID'] }),
+  }],
+  'POST /api/v1/notes': [{
+    path: () => '/api/v1/notes',
+    body: () => ({ account_id: acc.id, body: 'x'.repeat(10_001), contact_id: foreignContactId }),
+    details: () => ({ body: ['Must be at most 10000 characters'], contact_id: ['Not found in this account'] }),
+  }],
+  'GET /api/v1/notes/:id': [{ path: () => '/api/v1/notes/nope', details: () => null }],
+  'PATCH /api/v1/notes/:id': [{ path: () => '/api/v1/notes/nope', body: () => ({ pinned: true }), details: () => null }],
+  'DELETE /api/v1/notes/:id': [{ path: () => '/api/v1/notes/nope', details: () => null }],
+  'GET /api/v1/tasks': [{
+    path: () => '/api/v1/tasks',
+    query: () => ({ account_id: acc.id, assignee_id: 'nope', deal_id: 'nope' }),
+    details: () => ({ assignee_id: ['Must be a UUID'], deal_id: ['Must be a UUID'] }),
+  }],
+  'POST /api/v1/tasks': [{
+    path: () => '/api/v1/tasks',
+    body: () => ({ account_id: acc.id, title: '', contact_id: contactId, assignee_id: acc.outsider.id }),
+    details: () => ({ title: ['Required'], assignee_id: ['Not a member of this account'] }),
+  }],
+  'GET /api/v1/tasks/:id': [{ path: () => '/api/v1/tasks/nope', details: () => null }],
+  'PATCH /api/v1/tasks/:id': [{ path: () => '/api/v1/tasks/nope', body: () => ({ title: 'x' }), details: () => null }],
+  'POST /api/v1/tasks/:id/complete': [{ path: () => '/api/v1/tasks/nope/complete', body: () => ({}), details: () => null }],
+  'POST /api/v1/tasks/:id/reopen': [{ path: () => '/api/v1/tasks/nope/reopen', body: () => ({}), details: () => null }],
+  'DELETE /api/v1/tasks/:id': [{ path: () => '/api/v1/tasks/nope', details: () => null }],
   'GET /api/v1/invoices/:id': [{ path: () => '/api/v1/invoices/nope', details: () => null }],
   // Invoices written and records moved (docs/decisions.md §18).
   'POST /api/v1/invoices': [{
