@@ -61,7 +61,7 @@ export type Config = {
    * IMPORT_THREAD_HEAP_MB, the import thread's old generation cap on PostgreSQL.
    */
   imports: { leaseMs: number; threadHeapMb: number };
-  /** The overdue job (docs/decisions.md §19 "Billing time"): OVERDUE_INTERVAL_MS between runs, OVERDUE_BATCH_SIZE invoices per transaction. */
+  /** The overdue jobs (docs/decisions.md §19 "Billing time", §21 tasks): OVERDUE_INTERVAL_MS between runs, OVERDUE_BATCH_SIZE invoices or tasks per transaction. */
   overdue: { intervalMs: number; batchSize: number };
   /**
    * Invoice mail (docs/decisions.md §20 "Sending"): SMTP_URL and MAIL_FROM, both or neither (no mail);
