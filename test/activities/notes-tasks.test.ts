@@ -186,6 +186,22 @@ describe('records going take their notes along', () => {
   });
 });
 
+describe('deleting a deal or a company lets go of its notes and tasks the same way', () => {
+  it('the note about the deal alone goes, the note also about the company stays; deleting the company then takes that one', async () => {
+    const deal = await t.db.deal.create({ data: { accountId: acc.id, title: 'D' } });
+    const firm = await t.db.company.create({ data: { accountId: acc.id, name: 'F' } });
+    const alone = await note({ contactId: undefined, dealId: deal.id });
+    const shared = await note({ contactId: undefined, dealId: deal.id, companyId: firm.id });
+    const k = await task({ contactId: undefined, dealId: deal.id, companyId: firm.id });
+    expect((await t.gql('mutation ($id: ID!) { deleteDeal(id: $id) { id } }', { id: deal.id }, { as: acc.owner })).errors).toBeUndefined();
+    expect(await t.db.note.findUnique({ where: { id: alone.id } })).toBeNull();
+    expect(await t.db.note.findUniqueOrThrow({ where: { id: shared.id } })).toMatchObject({ dealId: null, companyId: firm.id });
+    expect((await t.gql('mutation ($id: ID!) { deleteCompany(id: $id) { id } }', { id: firm.id }, { as: acc.owner })).errors).toBeUndefined();
+    expect(await t.db.note.findUnique({ where: { id: shared.id } })).toBeNull();
+    expect(await t.db.task.findUniqueOrThrow({ where: { id: k.id } })).toMatchObject({ dealId: null, companyId: null });
+  });
+});
+
 describe('eraseContact deletes the notes about the person alone and unlinks their tasks', () => {
   it('a note about the person alone goes; one also about a deal stays without the contact; tasks stay, unlinked', async () => {
     const c = (await createContact(t, acc)).id;
