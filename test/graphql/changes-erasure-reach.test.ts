@@ -83,7 +83,9 @@ describe('Mutation.eraseContact reaches every copy', () => {
     }
     expect(accountJson.body.import_errors).toHaveLength(3); // line 3 of the first, and the waiting rows, refused once emptied
     await receiver.close();
-  });
+    // A ceiling against a hang, above the sum of the waits inside (two imports drained, two 30 s
+    // polls for deliveries): the 30 s default ran out beside a second copy of the suite.
+  }, 240_000);
 
   test("another person's import row whose address merely contains the erased one keeps its cells", async () => {
     const acc = await createAccount(t);
