@@ -25,6 +25,10 @@ async function main(): Promise<void> {
   const deps = await openDeps(config, log);
   const app = createApp(deps);
   const server = createServer(app);
+  // Idle keep-alive connections outlive the client's and a proxy's own idle timers (undici ~4 s,
+  // load balancers 60 s): at Node's 5 s a client on a busy machine sent its next request on a socket
+  // the server was closing and saw a transport error (docs/faults.md).
+  server.keepAliveTimeout = 65_000;
   answerClientErrors(server); // JSON bodies for requests Node's parser refuses (431, 400)
   await listen(server, config).catch(async (error: unknown) => {
     await deps.close();

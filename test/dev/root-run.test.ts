@@ -26,7 +26,7 @@ describe('running one test file as a developer or an IDE does', () => {
     child.stdout.on('data', (chunk: Buffer) => { output += chunk; });
     child.stderr.on('data', (chunk: Buffer) => { output += chunk; });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(output).toMatch(/Tests\s+2 passed \(2\)/);
+    expect(output, output).toMatch(/Tests\s+2 passed \(2\)/);
     expect(code, output).toBe(0);
-  }, 240_000);
+  }, 360_000); // above the child's own hook ceiling (test/helpers/timeouts.ts): against a hang only
 });

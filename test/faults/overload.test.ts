@@ -25,7 +25,7 @@ describe('pool saturation: DATABASE_POOL_MAX=2, a busy loop in the server, 1,000
             method: 'POST',
             headers: { 'content-type': 'application/json', 'x-forwarded-for': i % 10 === 0 ? '192.0.2.1' : `10.9.${i >> 8}.${i & 255}` },
             body: JSON.stringify({ data: { email: `sat-${i}@example.com` }, metadata: { page: `/sat/${i}` } }),
-            signal: AbortSignal.timeout(120_000),
+            signal: AbortSignal.timeout(540_000), // a hang's ceiling: beside a second suite the queue took over 120 s
           });
           return { i, status: r.status, body: await r.text(), retryAfter: r.headers.get('retry-after') };
         } catch (error) {
