@@ -2,7 +2,8 @@
 // EXPLAIN (ANALYZE, BUFFERS) of the write statements the bench's write cases send, on the bench
 // database, each in a transaction that is rolled back (BENCHMARKS.md, "Writes as fast as reads"):
 // the service's single contact and deal create and a batch of 100 contacts (src/batches/set-write.ts,
-// the statement as the service builds it), and the floor's INSERT of one contact. Each plan shows the
+// the statement as the service builds it), an invoice of 10 lines as POST /invoices writes it
+// (src/invoices/invoice-create.ts), and the floor's INSERT of one contact. Each plan shows the
 // triggers' own times (the counters, the report sums, the event queue and its wake-up).
 import pg from 'pg';
 import { Prisma } from '../../src/generated/prisma/client.js';
@@ -11,6 +12,8 @@ import { dealBatch } from '../../src/deals/deal.service.js';
 import { writeSet, newId, type Row } from '../../src/batches/set-write.js';
 import type { BatchKind } from '../../src/batches/batch.service.js';
 import type { Actor } from '../../src/events/types.js';
+import { draftRow, insertInvoice } from '../../src/invoices/invoice-create.js';
+import { priceInvoice } from '../../src/invoices/invoice-money.js';
 import { benchDatabaseUrl, namedBenchDatabaseUrl, parseFlags } from './common.js';
 
 const ACTOR: Actor = { type: 'user', id: '00000000-0000-7000-8000-000000000001' };
@@ -25,6 +28,23 @@ async function setStatement(kind: BatchKind, rows: Row[]): Promise<Prisma.Sql> {
     },
   };
   await writeSet(capture as unknown as Prisma.TransactionClient, kind.spec, ACTOR, rows, []);
+  return captured!;
+}
+
+/** The statement POST /invoices sends for the bench's 10 lines (the account's next number; captured, not run). */
+async function invoiceStatement(accountId: string): Promise<Prisma.Sql> {
+  let captured: Prisma.Sql | null = null;
+  const capture = {
+    $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => {
+      captured = Prisma.sql(strings, ...values);
+      return Promise.resolve([]);
+    },
+  };
+  const lines = Array.from({ length: 10 }, (_, i) => ({ description: `Work package ${i + 1}`, quantity: i + 1, unitPrice: 19.99 + i, discountPercent: i % 2 ? 10 : 0, taxRate: 7.25 }));
+  const { lines: priced, total: _total, ...money } = priceInvoice({ currency: 'USD', lines });
+  const decimal = (value: string) => new Prisma.Decimal(value);
+  const row = draftRow({ accountId, currency: 'USD', memo: 'Bench', dueDate: new Date('2030-06-30'), amount: decimal(money.amount), subtotal: decimal(money.subtotal), discountTotal: decimal(money.discountTotal), taxTotal: decimal(money.taxTotal) });
+  await insertInvoice(capture as unknown as Prisma.TransactionClient, row, priced, ACTOR);
   return captured!;
 }
 
@@ -44,6 +64,7 @@ async function main() {
       ['service: POST /contacts (one contact, its event and webhook messages)', await setStatement(contactBatch, rowsOf(contactBatch, accountId, [contact]))],
       ['service: POST /deals', await setStatement(dealBatch, rowsOf(dealBatch, accountId, [{ title: 'Bench deal', value: 4800.5, probability: 60 }]))],
       ['service: POST /contacts/batch (100 records)', await setStatement(contactBatch, rowsOf(contactBatch, accountId, Array.from({ length: 100 }, (_, i) => ({ ...contact, lastName: `Batch ${i}` }))))],
+      ['service: POST /invoices (10 lines: the number, invoice, lines, event and webhook messages)', await invoiceStatement(accountId)],
       ['floor: POST /contacts (the row alone)', Prisma.sql`INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source)
         VALUES (${newId()}::uuid, ${accountId}::uuid, 'Bench', 'Writer', 'bench.writer@example.com', NULL, 'Bench Ltd', 'lead', 'referral') RETURNING id`],
     ];
