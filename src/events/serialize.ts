@@ -1,4 +1,5 @@
 import { Prisma } from '../generated/prisma/client.js';
+import { getDatamodel } from '../generated/pothos-types.js';
 import { formatDate } from '../dates.js';
 import type { RecordKind } from './types.js';
 import { snakeCase } from '../names.js';
@@ -53,4 +54,34 @@ const SUBMISSION: Shape = { omit: ['clientIp', 'userAgent', 'isSpam'] };
 /** `data.object` of an event about `kind`. `form.submitted` carries the submission. */
 export function serializeRecord(kind: RecordKind | 'submission', row: object): Row {
   return restShape(row as Row, kind === 'submission' ? SUBMISSION : SHAPES[kind]);
+}
+
+type Field = { name: string; kind: string; type: string };
+const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
+const sqlCache = new Map<string, Prisma.Sql>();
+
+/**
+ * serializeRecord in SQL: the JSON of `kind`'s record from the row `alias` of `model`'s table (a CTE's
+ * RETURNING *), with the same keys and values, so a statement that writes a record and its event
+ * together shows the record as the service would (times ISO 8601 in UTC with milliseconds, days
+ * YYYY-MM-DD, money as a number without trailing zeros).
+ */
+export function recordJsonSql(kind: RecordKind, model: string, alias: string): Prisma.Sql {
+  const cacheKey = `${kind}:${model}:${alias}`;
+  let found = sqlCache.get(cacheKey);
+  if (found) return found;
+  const { omit = [], dates = [] } = SHAPES[kind];
+  const pairs = models[model]!.fields
+    .filter((f) => (f.kind === 'scalar' || f.kind === 'enum') && f.name !== 'accountId' && !omit.includes(f.name))
+    .map((f) => {
+      const column = `${alias}."${snakeCase(f.name)}"`;
+      const value =
+        f.type === 'DateTime' ? (dates.includes(f.name) ? `to_char(${column}, 'YYYY-MM-DD')` : `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+        : f.type === 'Decimal' ? `trim_scale(${column})`
+        : column;
+      return `'${snakeCase(f.name)}', ${value}`;
+    });
+  found = Prisma.raw(`jsonb_build_object(${pairs.join(', ')})`);
+  sqlCache.set(cacheKey, found);
+  return found;
 }

@@ -13,6 +13,9 @@ const EXPONENTS: Record<string, number> = {
   UYW: 4,
 };
 
+/** The exponents other than 2 as a JSON object, for a statement that judges amounts in a currency it reads itself. */
+export const EXPONENTS_JSON = JSON.stringify(EXPONENTS);
+
 export const isCurrency = (code: string): boolean => CODES.has(code);
 /** The currency's minor units: USD 2, JPY 0, KWD 3. */
 export const exponentOf = (currency: string): number => EXPONENTS[currency] ?? 2;

@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import { InvoiceStatus, PaymentMethod, Prisma, type Payment } from '../generated/prisma/client.js';
-import { badInput, conflict } from '../errors.js';
-import { emit } from '../events/emit.js';
+import { badInput, conflict, MESSAGES, notFound } from '../errors.js';
+import { emit, QUEUE_FOR_ENDPOINTS, wakeSource } from '../events/emit.js';
+import { uuidv7 } from '../events/ids.js';
+import { recordJsonSql } from '../events/serialize.js';
+import { fromColumns, newId } from '../batches/set-write.js';
 import type { Actor } from '../events/types.js';
 import { optionalText, uuid } from '../validation.js';
 import { amount } from './invoice-money.js';
-import { decimalsOf, exponentOf, formatMinor, minorOf, scaled } from './money.js';
+import { decimalsOf, exponentOf, EXPONENTS_JSON, formatMinor, minorOf, scaled } from './money.js';
 
-// docs/decisions.md §20 "Payments move the invoice": every move reads the invoice FOR UPDATE first,
-// so concurrent payments queue on its row and never take more than is due.
+// docs/decisions.md §20 "Payments move the invoice": every move locks the invoice (FOR UPDATE) before
+// it judges the money, so concurrent payments queue on its row and never take more than is due.
 
 const PAYABLE: InvoiceStatus[] = [InvoiceStatus.sent, InvoiceStatus.viewed, InvoiceStatus.partial, InvoiceStatus.overdue];
 const REFUNDABLE: InvoiceStatus[] = [InvoiceStatus.paid, InvoiceStatus.partial, InvoiceStatus.overdue];
@@ -50,22 +53,64 @@ async function settle(tx: Prisma.TransactionClient, invoice: Locked, paidMinor: 
   if (status !== invoice.status) await emit(tx, { type: 'invoice.status_changed', accountId: invoice.account_id, actor, object, previous: { status: invoice.status } });
 }
 
-/** Records money received: the invoice becomes paid (with paidAt) when nothing is due, else partial. */
-export async function recordPayment(tx: Prisma.TransactionClient, invoiceId: string, input: RecordPaymentArgs['input'], actor: Actor, method = input.method): Promise<Payment> {
-  const invoice = await locked(tx, invoiceId);
+/**
+ * Records money received: the invoice becomes paid (with paidAt) when nothing is due, else partial.
+ * ONE statement (BENCHMARKS.md, "Invoices and payments"): it locks the invoice (FOR UPDATE: a
+ * concurrent payment's statement waits for this one's commit and then reads what it left), judges
+ * the payment against what is locked (a payable status, no more decimals than the currency has, at
+ * most what is due), and only then writes the payment, the invoice's new amountPaid and status,
+ * payment.created, invoice.status_changed when the status moves, and their webhook messages. A
+ * refused payment writes nothing, and the locked row says which problem refused it.
+ */
+export async function recordPayment(db: Prisma.TransactionClient, invoiceId: string, input: RecordPaymentArgs['input'], actor: Actor, method = input.method): Promise<Payment> {
+  // String(number) is the number's shortest decimal text: NUMERIC reads exactly what the client sent.
+  const paying = String(input.amount);
+  const paidAt = input.paidAt ?? new Date();
+  const now = new Date();
+  // Two ids of one millisecond, sorted: payment.created comes before the status move in the feed, as it happened.
+  const [paymentEvent, statusEvent] = [uuidv7(), uuidv7()].sort();
+  const wake = wakeSource(db);
+  const [answer] = await db.$queryRaw<{ invoice: string | null; payment: string | null }[]>`
+    WITH inv AS (
+      SELECT id, account_id, status, amount, amount_paid, currency FROM invoices WHERE id = ${invoiceId}::uuid FOR UPDATE),
+    ok AS (
+      SELECT inv.id, inv.account_id, inv.status, inv.currency, inv.amount - inv.amount_paid AS due, ${paying}::numeric AS paying FROM inv
+      WHERE inv.status::text = ANY (${PAYABLE}::text[])
+        AND round(${paying}::numeric, coalesce((${EXPONENTS_JSON}::jsonb ->> inv.currency)::int, 2)) = ${paying}::numeric
+        AND ${paying}::numeric <= inv.amount - inv.amount_paid),
+    pay AS (
+      INSERT INTO payments (id, account_id, invoice_id, amount, currency, method, reference, paid_at)
+      SELECT ${newId()}::uuid, ok.account_id, ok.id, ok.paying, ok.currency, ${method}::payment_method, ${input.reference ?? null}, ${paidAt}::timestamptz FROM ok
+      RETURNING *),
+    upd AS (
+      UPDATE invoices i SET amount_paid = i.amount_paid + ok.paying,
+        status = (CASE WHEN ok.paying = ok.due THEN 'paid' ELSE 'partial' END)::invoice_status,
+        paid_at = CASE WHEN ok.paying = ok.due THEN ${paidAt}::timestamptz END, updated_at = ${now}::timestamptz
+      FROM ok WHERE i.id = ok.id
+      RETURNING i.*, ok.status AS previous_status),
+    e AS (
+      INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+      SELECT ${paymentEvent}::uuid, pay.account_id, 'payment.created', ${now}::timestamptz, ${actor.type}, ${actor.id}, pay.id, NULL::uuid,
+             jsonb_build_object('object', ${recordJsonSql('payment', 'Payment', 'pay')})
+      FROM pay
+      UNION ALL
+      SELECT ${statusEvent}::uuid, upd.account_id, 'invoice.status_changed', ${now}::timestamptz, ${actor.type}, ${actor.id}, upd.id, upd.contact_id,
+             jsonb_build_object('object', ${recordJsonSql('invoice', 'Invoice', 'upd')}, 'previous', jsonb_build_object('status', upd.previous_status))
+      FROM upd WHERE upd.status <> upd.previous_status
+      RETURNING account_id, id, type),
+    hooks AS (${QUEUE_FOR_ENDPOINTS})
+    SELECT (SELECT json_build_object('status', status, 'amount', amount::text, 'amount_paid', amount_paid::text, 'currency', currency)::text FROM inv) AS invoice,
+           (SELECT to_json(pay)::text FROM pay) AS payment ${wake.column}`;
+  wake.then();
+  if (answer?.payment) return fromColumns('Payment', JSON.parse(answer.payment) as Record<string, unknown>) as unknown as Payment;
+  // Refused: the same checks, in their order, of the invoice as the statement found it locked.
+  if (!answer?.invoice) throw notFound(MESSAGES.notFound);
+  const invoice = JSON.parse(answer.invoice) as Pick<Locked, 'status' | 'amount' | 'amount_paid' | 'currency'>;
   if (!PAYABLE.includes(invoice.status)) throw conflict(`A ${invoice.status} invoice takes no payment`);
   const exponent = exponentOf(invoice.currency);
-  const paying = minorIn(invoice.currency, input.amount, 'amount');
   const due = minorOf(invoice.amount, exponent) - minorOf(invoice.amount_paid, exponent);
-  if (paying > due) throw badInput({ amount: [`Exceeds the amount due (${formatMinor(due, exponent)})`] });
-  const paidAt = input.paidAt ?? new Date();
-  const payment = await tx.payment.create({
-    data: { accountId: invoice.account_id, invoiceId, amount: formatMinor(paying, exponent), currency: invoice.currency, method, reference: input.reference ?? null, paidAt },
-  });
-  await emit(tx, { type: 'payment.created', accountId: invoice.account_id, actor, object: payment });
-  const nothingDue = paying === due;
-  await settle(tx, invoice, minorOf(invoice.amount_paid, exponent) + paying, nothingDue ? InvoiceStatus.paid : InvoiceStatus.partial, actor, nothingDue ? paidAt : null);
-  return payment;
+  if (minorIn(invoice.currency, input.amount, 'amount') > due) throw badInput({ amount: [`Exceeds the amount due (${formatMinor(due, exponent)})`] });
+  throw new Error(`recordPayment: the payment on ${invoiceId} was refused for no reason its invoice shows`);
 }
 
 /** A manual move to paid (setInvoiceStatus) records what was still due as a payment (method other). */

@@ -4,6 +4,7 @@ import { createAccount, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type GqlResult, type TestApp } from '../helpers/app.js';
 import { inTransaction } from '../../src/events/emit.js';
 import { SYSTEM } from '../../src/events/types.js';
+import { serializeRecord } from '../../src/events/serialize.js';
 import { recordPayment } from '../../src/invoices/payment.service.js';
 import { markOverdueInvoices } from '../../src/invoices/overdue.js';
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 let seeded = 0;
-const invoice = (acc: TestAccount, data: { status?: InvoiceStatus; amount?: number; currency?: string; dueDate?: Date } = {}) =>
+const invoice = (acc: TestAccount, data: { status?: InvoiceStatus; amount?: number; currency?: string; dueDate?: Date; memo?: string; externalId?: string } = {}) =>
   t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: `PAY-${++seeded}`, amount: 100, status: 'sent', dueDate: new Date('2027-01-31'), ...data } });
 const pay = (acc: TestAccount, invoiceId: string, input: Record<string, unknown>) => t.gql(PAY, { invoiceId, input: { method: 'card', ...input } }, { as: acc.owner });
 const ok = (r: GqlResult) => {
@@ -71,6 +72,22 @@ describe('recordPayment', () => {
     const sum = await t.db.payment.aggregate({ where: { invoiceId: id }, _sum: { amount: true } });
     expect(sum._sum.amount?.toFixed(2)).toBe('100.00');
   });
+  test('payment.created and invoice.status_changed show the payment and the invoice as every event shows its record', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100.25, memo: 'Ten hours', externalId: `ext-${seeded}` });
+    ok(await pay(acc, id, { amount: 0.25, reference: 'tx-1', paidAt: '2026-11-02T10:11:12.345Z' }));
+    const last = ok(await pay(acc, id, { amount: 100, method: 'bank_transfer' }));
+    const payment = await t.db.payment.findUniqueOrThrow({ where: { id: last.id } });
+    const [, created] = await eventsOf(acc, 'payment.created');
+    expect(created!.data).toEqual({ object: serializeRecord('payment', payment) });
+    expect(created).toMatchObject({ subjectId: payment.id, contactId: null, actorType: 'user', actorId: acc.owner.id });
+    const row = await t.db.invoice.findUniqueOrThrow({ where: { id } });
+    const moves = await eventsOf(acc, 'invoice.status_changed');
+    expect(moves.map((e) => (e.data as any).previous)).toEqual([{ status: 'sent' }, { status: 'partial' }]);
+    expect((moves[1]!.data as any).object).toEqual(serializeRecord('invoice', row));
+    expect(created!.id < moves[1]!.id).toBe(true);
+  });
+
   test('20 concurrent payments in as many transactions (as from many instances) never take more than is due', async () => {
     const acc = await createAccount(t);
     const { id } = await invoice(acc, { amount: 100 });
@@ -80,6 +97,18 @@ describe('recordPayment', () => {
     const sum = await t.db.payment.aggregate({ where: { invoiceId: id }, _sum: { amount: true } });
     const row = await t.db.invoice.findUniqueOrThrow({ where: { id } });
     expect([sum._sum.amount?.toFixed(2), row.amountPaid.toFixed(2), row.status]).toEqual(['100.00', '100.00', 'paid']);
+  });
+
+  test('20 concurrent payments as 20 statements on their own, outside any transaction and line, never take more than is due', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    const one = () => recordPayment(t.db, id, { amount: 10, method: 'cash', reference: null, paidAt: null }, SYSTEM).then(() => true, () => false);
+    const results = await Promise.all(Array.from({ length: 20 }, one));
+    expect(results.filter(Boolean).length).toBe(10);
+    const sum = await t.db.payment.aggregate({ where: { invoiceId: id }, _sum: { amount: true } });
+    const row = await t.db.invoice.findUniqueOrThrow({ where: { id } });
+    expect([sum._sum.amount?.toFixed(2), row.amountPaid.toFixed(2), row.status]).toEqual(['100.00', '100.00', 'paid']);
+    expect((await eventsOf(acc, 'payment.created')).length).toBe(10);
   });
 });
 
