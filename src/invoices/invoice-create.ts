@@ -17,7 +17,7 @@ const iso = (column: Prisma.Sql) => Prisma.sql`to_char(${column} AT TIME ZONE 'U
 
 export type NewInvoice = Row & { invoiceNumber?: string | null };
 
-/** What the statement wrote: the invoice and its lines as Prisma returns them, or null when its number was taken. */
+/** What the statement wrote: the invoice as Prisma returns it and its lines (money as exact decimal text), or null when its number was taken. */
 export type Written = (Row & { lines: Row[] }) | null;
 
 const COLUMNS_OF_LINE = ['id', 'account_id', 'invoice_id', 'position', 'description', 'quantity', 'unit_price', 'discount_percent', 'tax_rate', 'amount', 'tax'];
@@ -44,7 +44,7 @@ export async function insertInvoice(db: Prisma.TransactionClient, invoice: NewIn
   const fromLine = Prisma.raw(COLUMNS_OF_LINE.map((c) => `l."${c}"`).join(', '));
   const number = invoiceNumber ? Prisma.sql`SELECT ${invoiceNumber}::text AS invoice_number` : takeNumberSql(fields.accountId);
   const wake = wakeSource(db);
-  const [answer] = await db.$queryRaw<{ invoice: string | null; lines: string }[]>`
+  const [answer] = await db.$queryRaw<{ invoice: string | null }[]>`
     WITH new AS (SELECT ${JSON.stringify(obj)}::jsonb AS obj),
     num AS (${number}),
     ins AS (
@@ -53,20 +53,22 @@ export async function insertInvoice(db: Prisma.TransactionClient, invoice: NewIn
       ON CONFLICT (account_id, invoice_number) DO NOTHING RETURNING *),
     lns AS (
       INSERT INTO invoice_lines (${lineColumns})
-      SELECT ${fromLine} FROM ins CROSS JOIN jsonb_populate_recordset(NULL::invoice_lines, ${JSON.stringify(lines)}::jsonb) AS l
-      RETURNING *),
+      SELECT ${fromLine} FROM ins CROSS JOIN jsonb_populate_recordset(NULL::invoice_lines, ${JSON.stringify(lines)}::jsonb) AS l),
     e AS (
       INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
       SELECT ${uuidv7()}::uuid, ins.account_id, 'invoice.created', ${new Date()}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ins.contact_id,
              jsonb_build_object('object', (new.obj - 'account_id') || jsonb_build_object('invoice_number', ins.invoice_number, 'created_at', ${iso(Prisma.sql`ins.created_at`)}, 'updated_at', ${iso(Prisma.sql`ins.updated_at`)}))
       FROM ins CROSS JOIN new RETURNING account_id, id, type),
     hooks AS (${QUEUE_FOR_ENDPOINTS})
-    SELECT (SELECT to_json(ins)::text FROM ins) AS invoice,
-           (SELECT coalesce(json_agg(lns ORDER BY lns.position), '[]')::text FROM lns) AS lines ${wake.column}`;
+    SELECT (SELECT to_json(ins)::text FROM ins) AS invoice ${wake.column}`;
   wake.then();
   if (!answer?.invoice) return null;
   const written = fromColumns('Invoice', JSON.parse(answer.invoice) as Record<string, unknown>);
-  return { ...written, lines: (JSON.parse(answer.lines) as Record<string, unknown>[]).map((line) => fromColumns('InvoiceLine', line)) };
+  // The lines have no column the database decides: they are answered as written (NUMERIC keeps the
+  // decimal text it was sent exactly), not sent back.
+  return { ...written, lines: lines.map(({ id, account_id, invoice_id, position, description, quantity, unit_price, discount_percent, tax_rate, amount, tax }) => ({
+    id, accountId: account_id, invoiceId: invoice_id, position, description, quantity, unitPrice: unit_price, discountPercent: discount_percent, taxRate: tax_rate, amount, tax,
+  })) };
 }
 
 /** A new draft's row: the columns the database would otherwise default, decided here as Prisma decides `id`. */

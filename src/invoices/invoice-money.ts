@@ -45,8 +45,14 @@ const line = z.object({
   tax_rate: rate,
 });
 
-const snakeKeys = (value: unknown) =>
-  value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [snakeCase(k), v])) : value;
+// A line's keys as GraphQL spells them, in REST's spelling (snakeCase of each, worked out once).
+const LINE_KEYS: Record<string, string> = Object.fromEntries(['description', 'quantity', 'unitPrice', 'discountPercent', 'taxRate'].map((k) => [k, snakeCase(k)]));
+const snakeKeys = (value: unknown) => {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[Object.hasOwn(LINE_KEYS, key) ? LINE_KEYS[key]! : snakeCase(key)] = item;
+  return out;
+};
 
 /** 1 to 100 lines, as the API's callers spell them (camelCase in GraphQL, snake_case in REST). */
 export const lines = z
@@ -56,6 +62,16 @@ export const lines = z
   .transform((list) => list.map((l): LineInput => ({ description: l.description, quantity: l.quantity, unitPrice: l.unit_price, discountPercent: l.discount_percent, taxRate: l.tax_rate })));
 
 type Issue = { path: (string | number)[]; message: string };
+
+/** The lines priced once per request: the form's bound on the total and the write both need them. */
+const pricedOnce = new WeakMap<LineInput[], { currency: string; priced: ReturnType<typeof priceLines> }>();
+function priced(lines: LineInput[], currency: string): ReturnType<typeof priceLines> {
+  const known = pricedOnce.get(lines);
+  if (known?.currency === currency) return known.priced;
+  const fresh = priceLines(lines, currency);
+  pricedOnce.set(lines, { currency, priced: fresh });
+  return fresh;
+}
 export type MoneyInput = { currency: string; amount?: number | null; lines?: LineInput[] | null };
 export type Priced = { currency: string; amount: string; lines: PricedLine[] } & Totals;
 
@@ -76,7 +92,7 @@ export function moneyProblems({ currency, amount, lines }: MoneyInput): Issue[] 
     if (typeof price === 'number' && decimalsOf(price) > exponent) issues.push({ path: ['lines', index, 'unit_price'], message: tooPrecise });
   });
   const wellFormed = lines?.every((l) => [l.quantity, l.unitPrice, l.discountPercent, l.taxRate].every((n) => typeof n === 'number' && Number.isFinite(n)));
-  if (issues.length === 0 && lines && wellFormed && priceLines(lines, currency).totalMinor > scaled(MAX_MONEY, exponent)) {
+  if (issues.length === 0 && lines && wellFormed && priced(lines, currency).totalMinor > scaled(MAX_MONEY, exponent)) {
     issues.push({ path: ['lines'], message: `The total must be at most ${formatMinor(scaled(MAX_MONEY, exponent), exponent)}` });
   }
   return issues;
@@ -86,8 +102,8 @@ export function moneyProblems({ currency, amount, lines }: MoneyInput): Issue[] 
 export function priceInvoice(input: MoneyInput): Priced {
   const { currency } = input;
   if (input.lines) {
-    const { lines: priced, totals } = priceLines(input.lines, currency);
-    return { currency, amount: totals.total, lines: priced, ...totals };
+    const { lines: pricedLines, totals } = priced(input.lines, currency);
+    return { currency, amount: totals.total, lines: pricedLines, ...totals };
   }
   const exponent = exponentOf(currency);
   const total = formatMinor(scaled(input.amount ?? 0, exponent), exponent);

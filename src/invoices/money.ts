@@ -20,20 +20,44 @@ export const isCurrency = (code: string): boolean => CODES.has(code);
 /** The currency's minor units: USD 2, JPY 0, KWD 3. */
 export const exponentOf = (currency: string): number => EXPONENTS[currency] ?? 2;
 
+/**
+ * Below this, `value × 10^scale` is within 0.5 of its integer whenever `value` has at most `scale`
+ * decimals (binary error ≤ 2^-51 of it), so Math.round finds that integer exactly.
+ */
+const EXACT = 2 ** 50;
+const POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i);
+const BIG_POWERS = Array.from({ length: 23 }, (_, i) => 10n ** BigInt(i));
+
+/**
+ * `value` × 10^scale as an integer when `value` has at most `scale` decimals (its shortest text
+ * names the same number as that integer / 10^scale: nothing else rounds to it at this size), else
+ * null. The arithmetic of numbers, no text: money's amounts are of this kind almost always.
+ */
+function exactly(value: number, scale: number): number | null {
+  const power = POWERS[scale];
+  if (power === undefined) return null;
+  const units = Math.round(value * power);
+  return Math.abs(units) < EXACT && units / power === value ? units : null;
+}
+
 /** How many decimals the number's shortest text has (1e-7 counts 7). */
 export function decimalsOf(value: number): number {
+  for (let scale = 0; scale <= 4; scale++) if (exactly(value, scale) !== null) return scale;
   const [mantissa = '', exp = '0'] = String(value).toLowerCase().split('e');
   const decimals = (mantissa.split('.')[1] ?? '').length - Number(exp);
   return Math.max(0, decimals);
 }
 
-/** `value` × 10^scale as an exact integer; the caller has checked it has at most `scale` decimals. */
+/** `value` × 10^scale as an exact integer; the caller has checked it has at most `scale` decimals (more are cut off). */
 export function scaled(value: number, scale: number): bigint {
+  const units = exactly(value, scale);
+  if (units !== null) return BigInt(units);
   const [mantissa = '0', exp = '0'] = String(value).toLowerCase().split('e');
   const [whole = '0', fraction = ''] = mantissa.split('.');
   const shift = scale + Number(exp) - fraction.length;
   const digits = BigInt(`${whole}${fraction}`);
-  return shift >= 0 ? digits * 10n ** BigInt(shift) : digits / 10n ** BigInt(-shift);
+  const power = (n: number) => BIG_POWERS[n] ?? 10n ** BigInt(n);
+  return shift >= 0 ? digits * power(shift) : digits / power(-shift);
 }
 
 /** numerator / denominator rounded half up (both ≥ 0). */
@@ -63,12 +87,12 @@ export const RATE_DECIMALS = 3;
  */
 export function priceLines(lines: LineInput[], currency: string): { lines: PricedLine[]; totals: Totals; totalMinor: bigint } {
   const exponent = exponentOf(currency);
-  const rateScale = 100n * 10n ** BigInt(RATE_DECIMALS);
+  const rateScale = 100n * BIG_POWERS[RATE_DECIMALS]!;
   let subtotal = 0n;
   let discountTotal = 0n;
   let taxTotal = 0n;
   const priced = lines.map((line, position) => {
-    const gross = roundHalfUp(scaled(line.quantity, QUANTITY_DECIMALS) * scaled(line.unitPrice, exponent), 10n ** BigInt(QUANTITY_DECIMALS));
+    const gross = roundHalfUp(scaled(line.quantity, QUANTITY_DECIMALS) * scaled(line.unitPrice, exponent), BIG_POWERS[QUANTITY_DECIMALS]!);
     const discount = roundHalfUp(gross * scaled(line.discountPercent, RATE_DECIMALS), rateScale);
     const amount = gross - discount;
     const tax = roundHalfUp(amount * scaled(line.taxRate, RATE_DECIMALS), rateScale);

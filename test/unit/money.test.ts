@@ -51,4 +51,31 @@ describe('exact money (docs/decisions.md §20)', () => {
     expect([scaled(0.1, 2), scaled(19.99, 2), scaled(1e-7, 7), scaled(12, 3)]).toEqual([10n, 1999n, 1n, 12000n]);
     expect([formatMinor(5n, 2), formatMinor(0n, 3), formatMinor(1500n, 0), formatMinor(-1250n, 2)]).toEqual(['0.05', '0.000', '1500', '-12.50']);
   });
+
+  test('numbers read without text give what their shortest decimal text gives, at every size money has', () => {
+    // The reference: the digits of String(value), as every amount was read before the arithmetic of numbers.
+    const byText = (value: number, scale: number) => {
+      const [mantissa = '0', exp = '0'] = String(value).toLowerCase().split('e');
+      const [whole = '0', fraction = ''] = mantissa.split('.');
+      const shift = scale + Number(exp) - fraction.length;
+      const digits = BigInt(`${whole}${fraction}`);
+      return shift >= 0 ? digits * 10n ** BigInt(shift) : digits / 10n ** BigInt(-shift);
+    };
+    const decimalsByText = (value: number) => {
+      const [mantissa = '', exp = '0'] = String(value).toLowerCase().split('e');
+      return Math.max(0, (mantissa.split('.')[1] ?? '').length - Number(exp));
+    };
+    let seed = 52;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const values = [0, -0, 0.1, 0.3, 0.1 + 0.2, 19.99, 9_999_999_999.99, 1_000_000, 0.0001, 1e-7, 1.5e21, 2 ** 53, 123456.12345];
+    for (let i = 0; i < 20_000; i++) {
+      const decimals = Math.floor(random() * 7);
+      const magnitude = 10 ** Math.floor(random() * 13);
+      values.push(Number((random() * magnitude).toFixed(decimals)), Number((random() * magnitude).toFixed(decimals)) * -1);
+    }
+    for (const value of values) {
+      expect(decimalsOf(value), String(value)).toBe(decimalsByText(value));
+      for (const scale of [0, 2, 3, 4]) expect(scaled(value, scale), `${value} at ${scale}`).toBe(byText(value, scale));
+    }
+  });
 });
