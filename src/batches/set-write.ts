@@ -8,6 +8,7 @@ import { wakeSource } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
 import { serializeRecord } from '../events/serialize.js';
 import { mapInSlices } from './yielding.js';
+import { rawWrite } from '../db/raw.js';
 import type { Actor, RecordKind } from '../events/types.js';
 import { snakeCase } from '../names.js';
 
@@ -104,7 +105,8 @@ export async function writeSet(
   // on none too: the counters' and report sums' UPDATE triggers took 0.36 of a single create's
   // 1.6 ms (BENCHMARKS.md, "Writes as fast as reads").
   const none = Prisma.sql`SELECT * FROM ${table} WHERE false`;
-  const statement = db.$queryRaw<{ rows: string }[]>`
+  // Outside a transaction, straight on the primary's pool (src/db/raw.ts): the same statement without Prisma's raw-query path.
+  const statement = rawWrite<{ rows: string }>(db, Prisma.sql`
     WITH new AS (
       SELECT (n.e->>'event')::uuid AS event_id, n.e->'row' AS obj FROM json_array_elements(${JSON.stringify(created)}::json) AS n(e)),
     ins AS (${creates.length ? Prisma.sql`
@@ -129,7 +131,7 @@ export async function writeSet(
       INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
       SELECT gen_random_uuid(), w.account_id, w.id, ev.id FROM ev JOIN webhook_endpoints w ON w.account_id = ev.account_id
       WHERE w.enabled AND (ev.type = ANY (w.event_types) OR '*' = ANY (w.event_types)))
-    SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows ${wake.column} FROM written`
+    SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows ${wake.column} FROM written`)
     // A Prisma query starts when awaited: start it, then let the caller work while it runs.
     .then((answer) => answer);
   whileWriting?.();

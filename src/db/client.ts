@@ -7,7 +7,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { BoundedPool, gatePGlite, type Bounds } from './bounds.js';
 import { listenOnPGlite, listenOnPostgres, type Listen } from './listen.js';
 import { lockDataDir } from './lock.js';
-import { poolQuery, runRawReads } from './raw.js';
+import { poolQuery, runRawReads, runRawWrites } from './raw.js';
 import { KeyQueue } from './queue-by-key.js';
 import { openReplicas, primaryOnly, type Reader, type ReplicaEvent, type Replicas } from './replicas.js';
 import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
@@ -74,6 +74,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     pool.on('error', onError);
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onConnectionError: onError }) });
     runRawReads(prisma, (sql) => poolQuery(pool, sql));
+    runRawWrites(prisma, (sql) => poolQuery(pool, sql));
     const replicas = openReplicas(prisma, pool, {
       primaryUrl: url, urls: opts.replicaUrls ?? [], maxLagMs: opts.replicaMaxLagMs ?? 1_000,
       poolMax: opts.poolMax ?? 10, bounds, onChange: opts.onReplicaChange, onConnectionError: onError,

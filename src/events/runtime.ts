@@ -1,6 +1,7 @@
 import { publicBaseUrl, type Config } from '../config.js';
 import type { Listen } from '../db/listen.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { rawWrite } from '../db/raw.js';
 import type { Logger } from '../logger.js';
 // The events runtime is where the outboxes are wired in (webhooks, invoice mail): the only imports
 // from events/ up to a domain.
@@ -59,7 +60,7 @@ export async function openEvents(
   // and every instance's, this one's included, through one NOTIFY in a transaction of its own, which
   // writes nothing worth a WAL flush (synchronous_commit off for it alone).
   const notify = coalesced(async () => {
-    await db.$executeRaw`SELECT set_config('synchronous_commit', 'off', true), pg_notify(${EVENTS_CHANNEL}, '')`;
+    await rawWrite(db, Prisma.sql`SELECT set_config('synchronous_commit', 'off', true), pg_notify(${EVENTS_CHANNEL}, '')`);
   }, (err) => log.warn({ err }, 'events: the wake-up after a commit failed; the workers poll'));
   const stopWaking = wakeAfterCommit(db, () => {
     worker?.nudge();
