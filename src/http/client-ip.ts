@@ -30,6 +30,22 @@ export function clientIpOf(request: Request, server: RequestOrigin, trustProxy: 
  * IPv6 spelling (compressed, zone ids, an IPv4 tail), which a string split would get wrong.
  */
 export function limitAddress(ip: string): string {
+  let counted = limitAddresses.get(ip);
+  if (counted === undefined) {
+    // Bounded: a flood of fresh addresses empties it rather than growing it.
+    if (limitAddresses.size >= LIMIT_ADDRESSES_KEPT) limitAddresses.clear();
+    limitAddresses.set(ip, (counted = parseLimitAddress(ip)));
+  }
+  return counted;
+}
+
+// Every request's context asks, and ipaddr.js parses anew each time (up to 90 µs for an address it
+// refuses, such as a test's 'unknown'; BENCHMARKS.md "Writes as fast as reads"): a client's
+// connections ask for the same few addresses again and again.
+const LIMIT_ADDRESSES_KEPT = 10_000;
+const limitAddresses = new Map<string, string>();
+
+function parseLimitAddress(ip: string): string {
   if (!ipaddr.isValid(ip)) return ip; // 'unknown' (no socket): counted as it is
   const address = ipaddr.process(ip);
   if (address.kind() === 'ipv4') return address.toString();
