@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
+import { rawWrite } from '../db/raw.js';
 import type { LiveBus } from './bus.js';
 import { ENVELOPE_TEXT } from './envelope.js';
 
@@ -107,7 +108,8 @@ export type Worker = ReturnType<typeof startWorker>;
 export async function relay(db: PrismaClient, live: LiveBus, batch = RELAY_BATCH): Promise<number> {
   const listened = (await live.listened()).join(',');
   const heard = Prisma.sql`q.account_id::text = ANY(string_to_array(${listened}, ','))`;
-  const [answer] = await db.$queryRaw<{ taken: number; accounts: string[] | null; envelopes: string[] | null }[]>`
+  // Straight on the pool (src/db/raw.ts): every create's event passes here once.
+  const [answer] = await rawWrite<{ taken: number; accounts: string[] | null; envelopes: string[] | null }>(db, Prisma.sql`
     WITH taken AS (
       DELETE FROM event_queue
       WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_queue ORDER BY occurred_at LIMIT ${batch} FOR UPDATE SKIP LOCKED))
@@ -115,7 +117,7 @@ export async function relay(db: PrismaClient, live: LiveBus, batch = RELAY_BATCH
     SELECT count(*)::int AS taken,
            array_agg(q.account_id::text ORDER BY q.occurred_at, q.event_id) FILTER (WHERE ${heard}) AS accounts,
            array_agg(${ENVELOPE_TEXT} ORDER BY q.occurred_at, q.event_id) FILTER (WHERE ${heard}) AS envelopes
-    FROM taken q`;
+    FROM taken q`);
   const { taken = 0, accounts, envelopes } = answer ?? {};
   accounts?.forEach((accountId, i) => live.bus.publish('accountEvents', accountId, envelopes![i]!));
   return taken;
