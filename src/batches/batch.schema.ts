@@ -49,8 +49,8 @@ const BatchDealInput = builder.inputType('BatchDealInput', {
   }),
 });
 
-/** The batch's result type and its item type, whose record field is `recordField` (`contact`, `deal`). */
-function resultTypes(name: string, recordField: string, ref: typeof ContactRef | typeof DealRef) {
+/** The batch's result type and its item type, whose record field is `recordField` (`contact`, `deal`, `company`). */
+export function resultTypes(name: string, recordField: string, ref: unknown) {
   const Item = builder.objectRef<BatchItem>(`${name}BatchItem`).implement({
     fields: (t) => ({
       index: t.exposeInt('index'),
@@ -85,17 +85,17 @@ const batchArgs = z.object({
   accountId: uuid,
   inputs: z.array(z.record(z.string(), z.unknown())).min(1, 'Must have 1 to 100 records').max(MAX_BATCH, 'Must have 1 to 100 records'),
   allOrNothing: z.boolean().nullish().transform((value) => value ?? false),
-  matchOn: z.enum(['email', 'externalId']).optional(),
+  matchOn: z.enum(['email', 'domain', 'externalId']).optional(),
 });
-type BatchArgs = z.output<typeof batchArgs>;
+export type BatchArgs = z.output<typeof batchArgs>;
 
 /** One bucket for every batch field: 30 batches a minute per user (3,000 records), whichever field or door. */
 const BATCH_LIMIT: FieldLimit = { max: 30, window: '1m', per: 'user', name: 'batches' };
-const rules = { access: 'member', input: batchArgs, limit: BATCH_LIMIT, idempotent: true } as const;
-const contactRules = { ...rules, scope: 'CONTACTS_WRITE' } as const;
-const dealRules = { ...rules, scope: 'DEALS_WRITE' } as const;
+export const batchRules = { access: 'member', input: batchArgs, limit: BATCH_LIMIT, idempotent: true } as const;
+const contactRules = { ...batchRules, scope: 'CONTACTS_WRITE' } as const;
+const dealRules = { ...batchRules, scope: 'DEALS_WRITE' } as const;
 
-function runBatch(kind: BatchKind, mode: (args: BatchArgs) => BatchMode, info: Parameters<typeof checked>[0]) {
+export function runBatch(kind: BatchKind, mode: (args: BatchArgs) => BatchMode, info: Parameters<typeof checked>[0]) {
   const { viewer, input, write } = checked<BatchArgs>(info);
   const how = { ...mode(input), allOrNothing: input.allOrNothing };
   // allOrNothing found a failure after writing: the transaction rolled back, and the answer says so.
@@ -108,7 +108,7 @@ function runBatch(kind: BatchKind, mode: (args: BatchArgs) => BatchMode, info: P
   });
 }
 
-const common = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) => ({
+export const common = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) => ({
   accountId: t.arg.id({ required: true }),
   allOrNothing: t.arg.boolean({ defaultValue: false, description: 'One failure writes nothing; every item reports.' }),
 });

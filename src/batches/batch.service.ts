@@ -5,7 +5,6 @@
 import type { z } from 'zod';
 import { badInput, type ErrorDetails } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { TAKEN } from '../changes/update.js';
 import type { Actor } from '../events/types.js';
 import { isUuid, toDetails } from '../validation.js';
 import { newId, readRows, writeSet, type Row, type SetChange, type SetModel } from './set-write.js';
@@ -21,8 +20,16 @@ export type ItemStatus = 'CREATED' | 'UPDATED' | 'UNCHANGED' | 'FAILED';
 export type BatchItem = { index: number; status: ItemStatus; record: Row | null; details: ErrorDetails | null };
 export type BatchResult = { created: number; updated: number; unchanged: number; failed: number; items: BatchItem[] };
 
-/** What upserts match on: a case-insensitive e-mail (the oldest record if several, as §5) or the exact external id. */
-export type MatchOn = 'email' | 'externalId';
+/** What upserts match on: a case-insensitive e-mail (the oldest record if several, as §5), a company's domain, or the exact external id. */
+export type MatchOn = 'email' | 'domain' | 'externalId';
+
+/** A key of a record type: what upserts may match on, and what the account holds once. */
+export type KeyRule = {
+  /** Unique in the account: what an item whose value another record holds fails with. */
+  taken?: string;
+  /** Compared case-insensitively (SQL reads it by `lower()`, as its index does). */
+  caseless?: true;
+};
 export type BatchMode = { mode: 'create' } | { mode: 'upsert'; on: MatchOn };
 /**
  * `records: false` (an import): items carry their status, not their record (null), so the write
@@ -42,6 +49,8 @@ export type BatchKind = {
   create: z.ZodType;
   /** The single update's rules: absent = unchanged, null = cleared or Required. */
   update: z.ZodType;
+  /** Its keys, each compared as parsed (a domain is normalised by its rules): those upserts match on, and those unique in the account. */
+  keys: Partial<Record<MatchOn, KeyRule>>;
   /** Every column of a new row from a parsed create input. */
   newRow(input: Record<string, unknown>, id: string, now: Date): Row;
   /** Ids that must name records of the same account: field -> table. */
@@ -54,12 +63,18 @@ export type BatchKind = {
 const restDetails = (details: ErrorDetails): ErrorDetails =>
   Object.fromEntries(Object.entries(details).map(([key, messages]) => [key.split('.').map(snakeCase).join('.'), messages]));
 
-const matchKey = (on: MatchOn, value: unknown): string | null =>
-  typeof value !== 'string' || value === '' ? null : on === 'email' ? value.toLowerCase() : value;
+/** A key's value as the kind compares it; null for none. */
+export const matchKey = (kind: BatchKind, field: MatchOn, value: unknown): string | null =>
+  typeof value !== 'string' || value === '' ? null : kind.keys[field]?.caseless ? value.toLowerCase() : value;
+
+const uniqueFields = (kind: BatchKind): MatchOn[] => (Object.keys(kind.keys) as MatchOn[]).filter((field) => kind.keys[field]!.taken);
+
+/** The keys two items of one set may not share: the upsert's match key, and every key unique in the account. */
+export const setKeys = (kind: BatchKind, how: BatchMode): MatchOn[] => [...new Set([...(how.mode === 'upsert' ? [how.on] : []), ...uniqueFields(kind)])];
 
 /** The transaction lock of an upsert key: the form submit's contact match takes the same one per e-mail. */
 export const lockKey = (accountId: string, table: string, on: MatchOn, key: string): string =>
-  on === 'email' ? `${accountId}:${key}` : `${accountId}:${table}:external_id:${key}`;
+  on === 'email' ? `${accountId}:${key}` : `${accountId}:${table}:${snakeCase(on)}:${key}`;
 
 /**
  * An item after its rules: its parsed data, or its problems (and what it gave, so its links are
@@ -99,7 +114,7 @@ export async function writeBatch(
  */
 export async function judgeBatch(kind: BatchKind, accountId: string, inputs: Record<string, unknown>[], how: BatchMode): Promise<Judged[]> {
   const judged = await mapInSlices(inputs, (input, index) => judge(kind, how, accountId, input, index));
-  markDuplicates(judged, how);
+  markDuplicates(kind, judged, how);
   return judged;
 }
 
@@ -117,7 +132,7 @@ export async function writeJudged(
   await checkRefs(tx, kind, accountId, judged);
   await kind.links?.(tx, accountId, judged);
 
-  const existing = how.mode === 'upsert' ? matchesByKey(how.on, await lockAndRead(tx, kind, accountId, how.on, judged)) : null;
+  const existing = how.mode === 'upsert' ? matchesByKey(kind, how.on, await lockAndRead(tx, kind, accountId, how.on, judged)) : null;
   const items: BatchItem[] = [];
   const creates: { index: number; row: Row }[] = [];
   const updates: { index: number; change: SetChange }[] = [];
@@ -127,7 +142,7 @@ export async function writeJudged(
       items[item.index] = failed(item.index, item.details);
       return;
     }
-    const planned = how.mode === 'upsert' ? plan(kind, how.on, item, existing!, now) : { create: kind.newRow(item.data, newId(), now) };
+    const planned = how.mode === 'upsert' ? plan(kind, item, existing!, now, how.on) : { create: kind.newRow(item.data, newId(), now) };
     if ('details' in planned) items[item.index] = failed(item.index, planned.details);
     else if ('create' in planned) creates.push({ index: item.index, row: planned.create });
     else if ('update' in planned) updates.push({ index: item.index, change: planned.update });
@@ -135,12 +150,17 @@ export async function writeJudged(
   });
   if (how.allOrNothing && items.some((i) => i?.status === 'FAILED')) return keptBack(count, items);
 
+  const unique = uniqueFields(kind);
   const written =
-    creates.length || updates.length ? await writeSet(tx, kind.spec, actor, creates.map((c) => c.row), updates.map((u) => u.change), { records, whileWriting: how.whileWriting }) : null;
+    creates.length || updates.length
+      ? await writeSet(tx, kind.spec, actor, creates.map((c) => c.row), updates.map((u) => u.change), { records, whileWriting: how.whileWriting, unique })
+      : null;
+  const skipped = creates.filter(({ row }) => !written?.created.has(row.id));
+  // ON CONFLICT DO NOTHING skipped them: a unique index refused each (another record took the value meanwhile).
+  const why = skipped.length ? await whyTaken(tx, kind, accountId, skipped.map((c) => c.row)) : null;
   for (const { index, row } of creates) {
     const record = written?.created.get(row.id);
-    // ON CONFLICT DO NOTHING skipped it: a unique index (the external id) refused it.
-    items[index] = record ? { index, status: 'CREATED', record: records ? record : null, details: null } : failed(index, { external_id: [TAKEN] });
+    items[index] = record ? { index, status: 'CREATED', record: records ? record : null, details: null } : failed(index, why!(row));
   }
   for (const { index, change } of updates) items[index] = { index, status: 'UPDATED', record: records ? (written!.updated.get(change.row.id) ?? null) : null, details: null };
   const result = summary(items);
@@ -152,7 +172,7 @@ function judge(kind: BatchKind, how: BatchMode, accountId: string, input: Record
   // An upsert item is judged as an update (only what it gives); one that matches nothing is judged again as a create.
   const parsed = how.mode === 'create' ? kind.create.safeParse({ ...input, accountId }) : kind.update.safeParse(input);
   const details: ErrorDetails = parsed.success ? {} : toDetails(parsed.error);
-  if (how.mode === 'upsert' && !details[how.on] && matchKey(how.on, parsed.success ? (parsed.data as Record<string, unknown>)[how.on] : input[how.on]) === null) {
+  if (how.mode === 'upsert' && !details[how.on] && matchKey(kind, how.on, parsed.success ? (parsed.data as Record<string, unknown>)[how.on] : input[how.on]) === null) {
     details[how.on] = ['Required'];
   }
   if (Object.keys(details).length) return { index, details: restDetails(details), input };
@@ -162,16 +182,18 @@ function judge(kind: BatchKind, how: BatchMode, accountId: string, input: Record
   return { index, data, asCreate: asCreate.success ? { data: asCreate.data as Record<string, unknown> } : { details: restDetails(toDetails(asCreate.error)) } };
 }
 
-/** Two items with one key: the later one fails (its match key, and in any mode its external id). */
-function markDuplicates(judged: Judged[], how: BatchMode) {
-  const fields: MatchOn[] = how.mode === 'upsert' && how.on === 'email' ? ['email', 'externalId'] : ['externalId'];
-  for (const field of fields) {
+/**
+ * Two items with one key: the later one fails (its match key, and in any mode its unique keys). It
+ * keeps what it gave, as parsed, so its links are judged too and an import can name the first line.
+ */
+function markDuplicates(kind: BatchKind, judged: Judged[], how: BatchMode) {
+  for (const field of setKeys(kind, how)) {
     const seen = new Set<string>();
     for (const [i, item] of judged.entries()) {
       if (!('data' in item)) continue;
-      const key = matchKey(field, item.data[field]);
+      const key = matchKey(kind, field, item.data[field]);
       if (key === null) continue;
-      if (seen.has(key)) judged[i] = { index: item.index, details: { [snakeCase(field)]: [DUPLICATE] } };
+      if (seen.has(key)) judged[i] = { index: item.index, details: { [snakeCase(field)]: [DUPLICATE] }, input: item.data };
       else seen.add(key);
     }
   }
@@ -216,46 +238,85 @@ async function checkRefs(tx: Prisma.TransactionClient, kind: BatchKind, accountI
 /**
  * Takes the transaction lock of every key (sorted, so two batches never wait on each other in
  * opposite orders), then reads, locked, the records the keys match and those holding the items'
- * external ids. After the lock, a concurrent upsert of the same new key has committed or not begun:
+ * unique keys (external ids, domains). After the lock, a concurrent upsert of the same new key has committed or not begun:
  * exactly one creates it.
  */
 async function lockAndRead(tx: Prisma.TransactionClient, kind: BatchKind, accountId: string, on: MatchOn, judged: Judged[]): Promise<Row[]> {
   const valid = judged.flatMap((item) => ('data' in item ? [item.data] : []));
-  const keys = [...new Set(valid.map((d) => matchKey(on, d[on])).filter((k): k is string => k !== null))].sort();
-  const externalIds = [...new Set(valid.map((d) => d.externalId).filter((e): e is string => typeof e === 'string'))];
+  const valuesOf = (field: MatchOn) => [...new Set(valid.map((d) => matchKey(kind, field, d[field])).filter((k): k is string => k !== null))].sort();
+  const keys = valuesOf(on);
   if (keys.length === 0) return [];
   const locks = keys.map((key) => lockKey(accountId, kind.spec.table, on, key));
   await tx.$queryRaw`SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))::int AS n FROM (SELECT json_array_elements_text(${JSON.stringify(locks)}::json) AS k ORDER BY 1) s`;
-  // The matches first, each side on its own index and computed once (MATERIALIZED), then the
-  // records locked: `lower(email) IN (...) OR external_id IN (...)` in one WHERE was planned as a
-  // filter over every record of the account (an import's chunk took a second at 200,000 contacts,
-  // more as the account grew), and the lookups as a subquery were re-run per record of a table
-  // without statistics yet (10 s timeouts).
+  return readRows(tx, kind.spec, Prisma.sql`t.account_id = ${accountId}::uuid AND t.id IN (SELECT id FROM matched)`, holdersOf(kind, accountId, [on, ...uniqueFields(kind)], valuesOf));
+}
+
+/**
+ * `WITH matched AS MATERIALIZED (...)`: the ids of the records holding any of `values(field)` in
+ * any of `fields`, each field looked up on its own index and computed once, then the records locked:
+ * `lower(email) IN (...) OR external_id IN (...)` in one WHERE was planned as a filter over every
+ * record of the account (an import's chunk took a second at 200,000 contacts, more as the account
+ * grew), and the lookups as a subquery were re-run per record of a table without statistics yet
+ * (10 s timeouts).
+ */
+function holdersOf(kind: BatchKind, accountId: string, fields: MatchOn[], values: (field: MatchOn) => string[]): Prisma.Sql {
   const table = Prisma.raw(`"${kind.spec.table}"`);
-  const among = (values: string[]) => Prisma.sql`IN (SELECT json_array_elements_text(${JSON.stringify(values)}::json))`;
-  const byEmail = on === 'email' ? Prisma.sql`SELECT m.id FROM ${table} m WHERE m.account_id = ${accountId}::uuid AND lower(m.email) ${among(keys)} UNION ALL ` : Prisma.empty;
-  return readRows(
-    tx,
-    kind.spec,
-    Prisma.sql`t.account_id = ${accountId}::uuid AND t.id IN (SELECT id FROM matched)`,
-    Prisma.sql`WITH matched AS MATERIALIZED (${byEmail}SELECT m.id FROM ${table} m WHERE m.account_id = ${accountId}::uuid AND m.external_id ${among(externalIds)}) `,
-  );
+  const lookups = [...new Set(fields)].map((field) => {
+    const column = Prisma.raw(kind.keys[field]?.caseless ? `lower(m."${snakeCase(field)}")` : `m."${snakeCase(field)}"`);
+    return Prisma.sql`SELECT m.id FROM ${table} m WHERE m.account_id = ${accountId}::uuid AND ${column} IN (SELECT json_array_elements_text(${JSON.stringify(values(field))}::json))`;
+  });
+  return Prisma.sql`WITH matched AS MATERIALIZED (${Prisma.join(lookups, ' UNION ALL ')}) `;
 }
 
 type Plan = { create: Row } | { update: SetChange } | { unchanged: Row } | { details: ErrorDetails };
 
-/** The locked records by match key (the oldest first, as read) and by external id: one lookup per item, not a scan of them all. */
-type Matches = { byKey: Map<string, Row>; byExternalId: Map<string, Row[]> };
+/** The locked records by match key (the oldest first, as read) and by each unique key's value: one lookup per item, not a scan of them all. */
+type Matches = { byKey: Map<string, Row>; held: Held };
+type Held = Map<MatchOn, Map<string, Row[]>>;
 
-function matchesByKey(on: MatchOn, rows: Row[]): Matches {
-  const byKey = new Map<string, Row>();
-  const byExternalId = new Map<string, Row[]>();
+function heldBy(kind: BatchKind, rows: Row[]): Held {
+  const held: Held = new Map(uniqueFields(kind).map((field) => [field, new Map()]));
   for (const row of rows) {
-    const key = matchKey(on, row[on]);
-    if (key !== null && !byKey.has(key)) byKey.set(key, row);
-    if (typeof row.externalId === 'string') byExternalId.set(row.externalId, [...(byExternalId.get(row.externalId) ?? []), row]);
+    for (const [field, byValue] of held) {
+      const key = matchKey(kind, field, row[field]);
+      if (key !== null) byValue.set(key, [...(byValue.get(key) ?? []), row]);
+    }
   }
-  return { byKey, byExternalId };
+  return held;
+}
+
+function matchesByKey(kind: BatchKind, on: MatchOn, rows: Row[]): Matches {
+  const byKey = new Map<string, Row>();
+  for (const row of rows) {
+    const key = matchKey(kind, on, row[on]);
+    if (key !== null && !byKey.has(key)) byKey.set(key, row);
+  }
+  return { byKey, held: heldBy(kind, rows) };
+}
+
+/** The unique keys of `data` that a record other than `self` holds, each named with its message. */
+function takenIn(kind: BatchKind, data: Record<string, unknown>, held: Held, self?: string): ErrorDetails {
+  const details: ErrorDetails = {};
+  for (const [field, byValue] of held) {
+    const key = matchKey(kind, field, data[field]);
+    if (key !== null && (byValue.get(key) ?? []).some((row) => row.id !== self)) details[snakeCase(field)] = [kind.keys[field]!.taken!];
+  }
+  return details;
+}
+
+/**
+ * Why ON CONFLICT DO NOTHING skipped these new rows: the unique keys of each that a record holds,
+ * read after the statement (a record another transaction committed meanwhile is seen by now).
+ */
+async function whyTaken(tx: Prisma.TransactionClient, kind: BatchKind, accountId: string, rows: Row[]): Promise<(row: Row) => ErrorDetails> {
+  const fields = uniqueFields(kind);
+  const values = (field: MatchOn) => [...new Set(rows.map((row) => matchKey(kind, field, row[field])).filter((k): k is string => k !== null))];
+  const held = heldBy(kind, await readRows(tx, kind.spec, Prisma.sql`t.account_id = ${accountId}::uuid AND t.id IN (SELECT id FROM matched)`, holdersOf(kind, accountId, fields, values)));
+  // Seen nowhere (the holder went again): the row's unique keys are all that could have refused it.
+  return (row) => {
+    const details = takenIn(kind, row, held);
+    return Object.keys(details).length ? details : Object.fromEntries(fields.filter((f) => row[f] != null).map((f) => [snakeCase(f), [kind.keys[f]!.taken!]]));
+  };
 }
 
 const same = (a: unknown, b: unknown): boolean =>
@@ -264,12 +325,12 @@ const same = (a: unknown, b: unknown): boolean =>
   : a === b;
 
 /** An upsert item against what the database holds: create, update only the given fields, or nothing to change. */
-function plan(kind: BatchKind, on: MatchOn, item: Extract<Judged, { data: unknown }>, existing: Matches, now: Date): Plan {
-  const key = matchKey(on, item.data[on]);
+function plan(kind: BatchKind, item: Extract<Judged, { data: unknown }>, existing: Matches, now: Date, on: MatchOn): Plan {
+  const key = matchKey(kind, on, item.data[on]);
   // Read oldest first: the first match is the oldest (docs/decisions.md §5).
   const match = key === null ? undefined : existing.byKey.get(key);
-  const ext = item.data.externalId;
-  if (typeof ext === 'string' && (existing.byExternalId.get(ext) ?? []).some((row) => row.id !== match?.id)) return { details: { external_id: [TAKEN] } };
+  const taken = takenIn(kind, item.data, existing.held, match?.id);
+  if (Object.keys(taken).length) return { details: taken };
   if (!match) return 'data' in item.asCreate! ? { create: kind.newRow(item.asCreate.data, newId(), now) } : { details: item.asCreate!.details };
   const given = Object.entries(item.data).filter(([field, value]) => value !== undefined && !same(match[field], value));
   if (given.length === 0) return { unchanged: match };

@@ -15,7 +15,7 @@ import { snakeCase } from '../names.js';
 /** A row as Prisma returns it: every column, camelCase. */
 export type Row = Record<string, unknown> & { id: string; accountId: string };
 
-export type SetModel = { model: 'Contact' | 'Deal'; table: 'contacts' | 'deals'; kind: Extract<RecordKind, 'contact' | 'deal'> };
+export type SetModel = { model: 'Contact' | 'Deal' | 'Company'; table: 'contacts' | 'deals' | 'companies'; kind: Extract<RecordKind, 'contact' | 'deal' | 'company'> };
 
 type Field = { name: string; kind: string; type: string };
 const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
@@ -60,7 +60,7 @@ export type Written = { created: Map<string, Row>; updated: Map<string, Row> };
 
 /**
  * Inserts `creates` (every column given: ids, defaults and times are decided by the caller), skipping
- * a row whose external id is taken (ON CONFLICT DO NOTHING: it is missing from `created`), and sets
+ * a row whose `unique` key is taken (ON CONFLICT DO NOTHING: it is missing from `created`), and sets
  * every column of each `updates` row (the caller has locked those rows and read them), writing each
  * written row's `<kind>.created` / `<kind>.updated` event and webhook messages in the same statement.
  * `records: false`: the maps hold `{ id }` alone (the statement returns ids, not rows as JSON).
@@ -71,12 +71,13 @@ export async function writeSet(
   actor: Actor,
   creates: Row[],
   updates: SetChange[],
-  { records = true, whileWriting }: { records?: boolean; whileWriting?: () => void } = {},
+  { records = true, whileWriting, unique = ['externalId'] }: { records?: boolean; whileWriting?: () => void; unique?: readonly string[] } = {},
 ): Promise<Written> {
   const now = new Date();
   const table = Prisma.raw(`"${spec.table}"`);
   const columns = scalars(spec.model).map((f) => f.column).filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at');
   const set = Prisma.raw(columns.map((c) => `"${c}" = c."${c}"`).join(', '));
+  // The contact an event is about (the timeline's): the contact itself, a deal's contact, none for a company.
   const contactOf = (row: Row) => (spec.kind === 'contact' ? row.id : ((row.contactId as string | null) ?? null));
   // A new row is sent once, as its event shows it (snake_case columns, money as a number, a day as
   // YYYY-MM-DD: values json_populate_record takes as they are), with its account and its event's
@@ -95,11 +96,11 @@ export async function writeSet(
   const given = created.length ? Object.keys(created[0]!.row) : ['id'];
   const insertColumns = Prisma.raw(given.map((c) => `"${c}"`).join(', '));
   const fromRecord = Prisma.raw(given.map((c) => `r."${c}"`).join(', '));
-  const createdContact = Prisma.raw(spec.kind === 'contact' ? 'ins.id' : 'ins.contact_id');
-  // The external id is the one unique key a new row can collide on (its id is new; NULLs never
-  // collide): without one in the set, a plain INSERT spares each row ON CONFLICT's probe of every
-  // unique index and its speculative insertion.
-  const skipTaken = creates.some((row) => row.externalId != null) ? Prisma.sql`ON CONFLICT DO NOTHING` : Prisma.empty;
+  const createdContact = Prisma.raw(spec.kind === 'contact' ? 'ins.id' : spec.kind === 'deal' ? 'ins.contact_id' : 'NULL::uuid');
+  // The `unique` keys (an external id, a company's domain) are all a new row can collide on (its id
+  // is new; NULLs never collide): without one in the set, a plain INSERT spares each row ON
+  // CONFLICT's probe of every unique index and its speculative insertion.
+  const skipTaken = creates.some((row) => unique.some((field) => row[field] != null)) ? Prisma.sql`ON CONFLICT DO NOTHING` : Prisma.empty;
   const wake = wakeSource(db);
   // No rows to insert (or to update): no INSERT (UPDATE) at all, for a statement-level trigger fires
   // on none too: the counters' and report sums' UPDATE triggers took 0.36 of a single create's

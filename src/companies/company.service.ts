@@ -9,7 +9,9 @@ import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events
 import type { Actor } from '../events/types.js';
 import { externalId, optionalText, requiredText, uuid } from '../validation.js';
 import { optionalDomain } from './domain.js';
-import { ownershipProblems } from './links.js';
+import { checkOwnership, ownershipProblems } from './links.js';
+import type { BatchKind } from '../batches/batch.service.js';
+import { rowOf } from '../batches/set-write.js';
 
 export const DOMAIN_TAKEN = 'Already used by another company';
 
@@ -26,6 +28,20 @@ export const createCompanyInput = z.object({
 export type CreateCompanyInput = z.output<typeof createCompanyInput>;
 
 export const updateCompanyInput = updateInputOf(createCompanyInput, 'Company');
+
+/**
+ * Companies on the set-based write path (src/batches/): the single create's and update's rules; an
+ * upsert matches on the domain (as normalised) or the external id, both unique in the account.
+ */
+export const companyBatch: BatchKind = {
+  spec: { model: 'Company', table: 'companies', kind: 'company' },
+  create: createCompanyInput,
+  update: updateCompanyInput,
+  keys: { domain: { taken: DOMAIN_TAKEN }, externalId: { taken: TAKEN } },
+  newRow: (input, id, now) => rowOf('Company', { ...input, id, createdAt: now, updatedAt: now }),
+  // docs/decisions.md §21: an owner who is one of the account's people.
+  links: (tx, accountId, judged) => checkOwnership(tx, accountId, judged, { company: false }),
+};
 export type UpdateCompanyInput = z.output<typeof updateCompanyInput>;
 export const updateCompanyArgs = updateArgs(updateCompanyInput);
 export type UpdateCompanyArgs = UpdateArgs<UpdateCompanyInput>;

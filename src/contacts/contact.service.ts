@@ -33,6 +33,7 @@ export type CreateContactInput = z.output<typeof createContactInput>;
 export const contactBatch: BatchKind = {
   spec: { model: 'Contact', table: 'contacts', kind: 'contact' },
   create: createContactInput,
+  keys: { email: { caseless: true }, externalId: { taken: TAKEN } },
   // Declared below from the create input; read when a batch runs.
   get update() {
     return updateContactInput;

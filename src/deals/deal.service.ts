@@ -79,6 +79,7 @@ export const linkedRows = (fields: Record<string, unknown>, db: Prisma.Transacti
 export const dealBatch: BatchKind = {
   spec: { model: 'Deal', table: 'deals', kind: 'deal' },
   create: createDealInput,
+  keys: { externalId: { taken: TAKEN } },
   get update() {
     return updateDealInput;
   },

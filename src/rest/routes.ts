@@ -59,6 +59,7 @@ import {
   ExportContactsDocument,
   LeadFormToSubmitDocument,
   ListContactsDocument,
+  UpsertCompaniesBatchDocument,
   ListDealsDocument,
   ListInvoicesDocument,
   SubmitLeadFormDocument,
@@ -168,6 +169,11 @@ export const routes: Route[] = [
   {
     method: 'POST', path: '/api/v1/deals/batch', operation: CreateDealsBatchDocument, input: 'body-as-variables', answer: BATCH, extension: true,
     variants: { key: 'mode', operations: { create: CreateDealsBatchDocument, upsert: UpsertDealsBatchDocument } },
+  },
+  // Companies upsert only (docs/decisions.md §21): `mode` is "upsert" or absent.
+  {
+    method: 'POST', path: '/api/v1/companies/batch', operation: UpsertCompaniesBatchDocument, input: 'body-as-variables', answer: BATCH, extension: true,
+    variants: { key: 'mode', operations: { upsert: UpsertCompaniesBatchDocument } },
   },
   // Imports, beyond the contract (docs/decisions.md §17, docs/imports.md): the file is the body.
   {

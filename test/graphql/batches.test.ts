@@ -2,11 +2,11 @@
  * docs/decisions.md §16: external ids on contacts, deals and invoices; batches and upserts of
  * contacts and deals through the one set-based write path (src/batches/).
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type TestApp } from '../helpers/app.js';
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
+import { roundTrips } from '../helpers/round-trips.js';
 
 let t: TestApp;
 let acc: TestAccount;
@@ -270,18 +270,7 @@ describe('deleteContacts', () => {
 // Counted on pg's client (every round trip: BEGIN and COMMIT too); the embedded database's adapter
 // runs a transaction's statements where no spy sees them, so this needs PostgreSQL.
 describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('a set-based write: round trips do not grow with the batch', () => {
-  /** Round trips the service makes to PostgreSQL while `work` runs. */
-  async function statements(work: () => Promise<unknown>): Promise<number> {
-    const spy = vi.spyOn(pg.Client.prototype, 'query');
-    try {
-      await work();
-      // The wake-up NOTIFY a write sends after its commit (src/events/emit.ts) is not the request's.
-      const text = (args: unknown[]) => (typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '');
-      return spy.mock.calls.filter((args) => !text(args).includes('pg_notify(')).length;
-    } finally {
-      spy.mockRestore();
-    }
-  }
+  const statements = roundTrips;
   const ok = async (r: Promise<{ errors?: unknown; data: any }>) => {
     const result = await r;
     expect(result.errors).toBeUndefined();

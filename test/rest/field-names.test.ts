@@ -237,6 +237,10 @@ const CASES: Record<string, Case[]> = {
     { path: () => '/api/v1/contacts/batch', body: () => ({ account_id: acc.id, records: [] }), details: () => ({ records: ['Must have 1 to 100 records'] }) },
     { path: () => '/api/v1/contacts/batch', body: () => ({ account_id: acc.id, mode: 'upsert', match_on: 'phone', records: [{ first_name: 'A' }] }), details: () => ({ match_on: ONE_OF('email, external_id') }) },
   ],
+  'POST /api/v1/companies/batch': [
+    { path: () => '/api/v1/companies/batch', body: () => ({ account_id: acc.id, mode: 'create', match_on: 'domain', records: [{ name: 'A' }] }), details: () => ({ mode: ONE_OF('upsert') }) },
+    { path: () => '/api/v1/companies/batch', body: () => ({ account_id: acc.id, match_on: 'email', all_or_nothing: 'yes', records: [{ name: 'A' }] }), details: () => ({ match_on: ONE_OF('domain, external_id'), all_or_nothing: ['Expected true or false'] }) },
+  ],
   'POST /api/v1/deals/batch': [
     { path: () => '/api/v1/deals/batch', body: () => ({ account_id: acc.id, records: [{ title: 'A' }, 'B'] }), details: () => ({ 'records.1': ['Expected an object'] }) },
   ],

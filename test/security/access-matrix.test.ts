@@ -416,6 +416,12 @@ const GQL: Record<string, GqlRow> = {
     nestedScopes: ['CONTACTS_READ'], // a batch answers its records to a key that reads them (docs/decisions.md §24)
     vars: (_f, a) => ({ accountId: a, inputs: [{ firstName: 'Matrix', externalId: unique('matrix') }] }),
   },
+  'Mutation.upsertCompanies': {
+    role: 'member',
+    doc: 'mutation ($accountId: ID!, $inputs: [BatchCompanyInput!]!) { upsertCompanies(accountId: $accountId, matchOn: DOMAIN, inputs: $inputs) { created items { company { id accountId } } } }',
+    nestedScopes: ['COMPANIES_READ'], // a batch answers its records to a key that reads them (docs/decisions.md §24)
+    vars: (_f, a) => ({ accountId: a, inputs: [{ name: 'Matrix', domain: `${unique('m')}.example.org` }] }),
+  },
   'Mutation.createDeals': {
     role: 'member',
     doc: 'mutation ($accountId: ID!, $inputs: [BatchDealInput!]!) { createDeals(accountId: $accountId, inputs: $inputs) { created items { deal { id accountId } } } }',
@@ -975,6 +981,9 @@ const REST: Record<string, RestRow> = {
   'DELETE /api/v1/contacts/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/contacts', (f) => createContact(t, f.acc).then((c) => c.id)) },
   'GET /api/v1/companies': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/companies?account_id=${a}` }) },
   'POST /api/v1/companies': { role: 'member', ok: 201, request: (_f, a) => ({ path: '/api/v1/companies', body: { account_id: a, name: 'Matrix' } }) },
+  'POST /api/v1/companies/batch': {
+    role: 'member', ok: 200, request: (_f, a) => ({ path: '/api/v1/companies/batch', body: { account_id: a, match_on: 'domain', records: [{ name: 'Matrix', domain: `${unique('m')}.example.org` }] } }),
+  },
   'GET /api/v1/companies/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/companies', newCompany) },
   'PATCH /api/v1/companies/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/companies', newCompany, { name: 'Matrix' }) },
   'DELETE /api/v1/companies/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/companies', newCompany) },

@@ -1,0 +1,35 @@
+/** Mutation.upsertCompanies (docs/decisions.md §21, docs/batches.md): the contacts' batch machinery (src/batches/) over companies. */
+import { builder } from '../graphql/builder.js';
+import { batchRules, common, resultTypes, runBatch } from '../batches/batch.schema.js';
+import { CompanyRef } from './company.schema.js';
+import { companyBatch } from './company.service.js';
+
+const CompanyMatchEnum = builder.enumType('CompanyMatch', {
+  values: { DOMAIN: { value: 'domain', description: 'The domain as a write stores it (`https://www.Acme.com/` matches `acme.com`)' }, EXTERNAL_ID: { value: 'externalId', description: 'Exact' } } as const,
+});
+
+const BatchCompanyInput = builder.inputType('BatchCompanyInput', {
+  description: 'CreateCompanyInput less accountId. Creating needs name; an upsert that matches changes only the fields given.',
+  fields: (t) => ({
+    name: t.string(),
+    domain: t.string(),
+    phone: t.string(),
+    industry: t.string(),
+    website: t.string(),
+    externalId: t.string(),
+    ownerId: t.id(),
+  }),
+});
+
+const CompanyBatchResult = resultTypes('Company', 'company', CompanyRef);
+
+builder.mutationField('upsertCompanies', (t) =>
+  t.field({
+    type: CompanyBatchResult,
+    nullable: true,
+    description: 'Up to 100 companies: a match updates only the fields given (UNCHANGED when none differ); no match creates.',
+    args: { ...common(t), matchOn: t.arg({ type: CompanyMatchEnum, required: true }), inputs: t.arg({ type: [BatchCompanyInput], required: true }) },
+    rules: { ...batchRules, scope: 'COMPANIES_WRITE' },
+    resolve: (_root, _args, _ctx, info) => runBatch(companyBatch, (args) => ({ mode: 'upsert', on: args.matchOn ?? 'domain' }), info),
+  }),
+);
