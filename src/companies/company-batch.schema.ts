@@ -1,7 +1,7 @@
 /** Mutation.upsertCompanies (docs/decisions.md §21, docs/batches.md): the contacts' batch machinery (src/batches/) over companies. */
 import { builder } from '../graphql/builder.js';
 import { batchRules, common, resultTypes, runBatch } from '../batches/batch.schema.js';
-import { CompanyRef } from './company.schema.js';
+import { CompanyRef, companyInputFields } from './company.schema.js';
 import { companyBatch } from './company.service.js';
 
 const CompanyMatchEnum = builder.enumType('CompanyMatch', {
@@ -10,15 +10,7 @@ const CompanyMatchEnum = builder.enumType('CompanyMatch', {
 
 const BatchCompanyInput = builder.inputType('BatchCompanyInput', {
   description: 'CreateCompanyInput less accountId. Creating needs name; an upsert that matches changes only the fields given.',
-  fields: (t) => ({
-    name: t.string(),
-    domain: t.string(),
-    phone: t.string(),
-    industry: t.string(),
-    website: t.string(),
-    externalId: t.string(),
-    ownerId: t.id(),
-  }),
+  fields: (t) => companyInputFields(t, false),
 });
 
 const CompanyBatchResult = resultTypes('Company', 'company', CompanyRef);

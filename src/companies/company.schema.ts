@@ -38,7 +38,8 @@ export const CompanyRef = builder.prismaObject('Company', {
   }),
 });
 
-const fields = (t: any, create: boolean) => ({
+/** The company's input fields: CreateCompanyInput's (with accountId, name required), else UpdateCompanyInput's and BatchCompanyInput's. */
+export const companyInputFields = (t: any, create: boolean) => ({
   ...(create ? { accountId: t.id({ required: true }), name: t.string({ required: true }) } : { name: t.string() }),
   domain: t.string({ description: 'A host name; `https://www.Acme.com/` is stored as `acme.com`. Unique in the account.' }),
   phone: t.string(),
@@ -48,10 +49,10 @@ const fields = (t: any, create: boolean) => ({
   ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
 });
 
-const CreateCompanyInputType = builder.inputType('CreateCompanyInput', { fields: (t) => fields(t, true) });
+const CreateCompanyInputType = builder.inputType('CreateCompanyInput', { fields: (t) => companyInputFields(t, true) });
 const UpdateCompanyInputType = builder.inputType('UpdateCompanyInput', {
   description: 'Absent = unchanged; null = cleared (Required for name). At least one field.',
-  fields: (t) => fields(t, false),
+  fields: (t) => companyInputFields(t, false),
 });
 
 const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => companyTarget(args, ctx.db);

@@ -5,10 +5,13 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 /** CreateCompanyInput less accountId. Creating needs name; an upsert that matches changes only the fields given. */
 export type BatchCompanyInput = {
+  /** A host name; `https://www.Acme.com/` is stored as `acme.com`. Unique in the account. */
   domain?: string | null | undefined;
+  /** At most 255 characters; unique in the account. */
   externalId?: string | null | undefined;
   industry?: string | null | undefined;
   name?: string | null | undefined;
+  /** The account's owner or one of its members; none: unowned. */
   ownerId?: string | null | undefined;
   phone?: string | null | undefined;
   website?: string | null | undefined;
