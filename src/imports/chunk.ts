@@ -8,9 +8,7 @@
 // starts with its items judged. The judged chunk is used only if the next transaction, after its
 // lock, finds `done_seq` where the chunk begins; anything else (a retry, another worker) reads again.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { judgeBatch, writeJudged, type BatchKind, type BatchMode, type Judged } from '../batches/batch.service.js';
-import { contactBatch } from '../contacts/contact.service.js';
-import { dealBatch } from '../deals/deal.service.js';
+import { judgeBatch, writeJudged, type BatchMode, type Judged, type MatchOn } from '../batches/batch.service.js';
 import type { ErrorDetails } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { userActor } from '../events/types.js';
@@ -18,6 +16,8 @@ import { oversizedCells } from './bounds.js';
 import { inputOf, type ValueMapping } from './columns.js';
 import { finishImport } from './import.service.js';
 import { nameDuplicates, takeKeys } from './keys.js';
+import { IMPORT_OBJECTS } from './objects.js';
+import type { ImportObjectName } from './columns.js';
 
 export const CHUNK_ROWS = 1000;
 /**
@@ -29,7 +29,6 @@ export const CHUNK_ROWS = 1000;
  */
 export const CHUNK_LIMITS = { recordBytes: 1024 * 1024, chunkBytes: 2 * 1024 * 1024 };
 export type ChunkLimits = typeof CHUNK_LIMITS;
-const KINDS: Record<string, BatchKind> = { contacts: contactBatch, deals: dealBatch };
 /** A chunk of 1,000 upserts may wait on locks a while; it is one transaction all the same. */
 const CHUNK_TRANSACTION = { maxWait: 10_000, timeout: 120_000 };
 
@@ -45,7 +44,8 @@ type ReadRow = StoredRow & { cells: string };
 /** The stored rows after `from`, judged: `judged[i]` is the batch item of `sources[i]`; ragged rows are failures already. */
 export type JudgedChunk = { from: number; rows: StoredRow[]; failures: Failure[]; sources: ReadRow[]; judged: Judged[] };
 
-const modeOf = (row: ImportRow): BatchMode => (row.matchOn ? { mode: 'upsert', on: row.matchOn as 'email' | 'externalId' } : { mode: 'create' });
+const modeOf = (row: ImportRow): BatchMode => (row.matchOn ? { mode: 'upsert', on: row.matchOn as MatchOn } : { mode: 'create' });
+const kindOf = (row: ImportRow) => IMPORT_OBJECTS[row.object as ImportObjectName].kind;
 
 /**
  * The next CHUNK_ROWS stored rows after `from`. The intake numbers them 1, 2, 3... without gaps,
@@ -94,8 +94,8 @@ async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[], limit
       }
     }
   }
-  const judged = await judgeBatch(KINDS[row.object]!, row.accountId, inputs, modeOf(row));
-  nameDuplicates(judged, inputs, sources.map((r) => r.line), row.matchOn);
+  const judged = await judgeBatch(kindOf(row), row.accountId, inputs, modeOf(row));
+  nameDuplicates(kindOf(row), judged, sources.map((r) => r.line), row.matchOn);
   return { from, rows, failures, sources, judged };
 }
 
@@ -137,8 +137,8 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, ahea
     // The counters and failures are all a chunk needs of the answer: no records back (docs/batches.md).
     const how = { ...modeOf(row), allOrNothing: false, records: false, whileWriting: judgeNext };
     // Keys an earlier chunk's rows took fail these rows; the rest take theirs (src/imports/keys.ts).
-    await takeKeys(tx, row, chunk.judged, chunk.sources.map((r) => r.line));
-    const result = chunk.judged.length ? await writeJudged(tx, KINDS[row.object]!, row.accountId, chunk.judged, how, actor) : null;
+    await takeKeys(tx, kindOf(row), row, chunk.judged, chunk.sources.map((r) => r.line));
+    const result = chunk.judged.length ? await writeJudged(tx, kindOf(row), row.accountId, chunk.judged, how, actor) : null;
     judgeNext();
     const failures = [...chunk.failures];
     for (const item of result?.items ?? []) {

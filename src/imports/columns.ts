@@ -2,11 +2,20 @@
 // labels, case-, space- and underscore-insensitively, unless `mapping` says otherwise.
 import { parseCalendarDate } from '../dates.js';
 import type { ErrorDetails } from '../errors.js';
+import { createCompanyInput } from '../companies/company.service.js';
+import { snakeCase } from '../names.js';
 
-export type ImportObjectName = 'contacts' | 'deals';
+export type ImportObjectName = 'contacts' | 'deals' | 'companies';
 
-/** Each object's fields (as the batch input names them), their REST names, and what creating one needs. */
-export const FIELDS: Record<ImportObjectName, { fields: Record<string, string>; required: string[] }> = {
+/** REST name -> field, for every field of a create input but its account: a field the record gains is a column at once. */
+const fieldsOf = (input: { shape: object }): Record<string, string> =>
+  Object.fromEntries(Object.keys(input.shape).filter((field) => field !== 'accountId').map((field) => [snakeCase(field), field]));
+
+/**
+ * Each object's fields (as the batch input names them), their REST names, what creating one needs,
+ * and other headers that name a field (REST name), as other systems' exports spell them.
+ */
+export const FIELDS: Record<ImportObjectName, { fields: Record<string, string>; required: string[]; aliases?: Record<string, string> }> = {
   contacts: {
     fields: {
       first_name: 'firstName', last_name: 'lastName', email: 'email', phone: 'phone', company: 'company',
@@ -20,6 +29,12 @@ export const FIELDS: Record<ImportObjectName, { fields: Record<string, string>; 
       expected_close_date: 'expectedCloseDate', external_id: 'externalId',
     },
     required: ['title'],
+  },
+  companies: {
+    fields: fieldsOf(createCompanyInput),
+    required: ['name'],
+    // HubSpot's companies export (test/companies/import.test.ts); its `Record ID` is mapped to external_id, as for contacts.
+    aliases: { 'Company name': 'name', 'Company Domain Name': 'domain', 'Website URL': 'website', 'Phone Number': 'phone' },
   },
 };
 
@@ -46,9 +61,9 @@ export function planColumns(
   matchOn: string | null,
   valueMapping: Record<string, Record<string, string>> = {},
 ): ColumnPlan | { details: ErrorDetails } {
-  const { fields, required } = FIELDS[object];
+  const { fields, required, aliases = {} } = FIELDS[object];
   const details: ErrorDetails = {};
-  const byNorm = new Map(Object.entries(fields).map(([rest, field]) => [norm(rest), field]));
+  const byNorm = new Map([...Object.entries(aliases).map(([header, rest]) => [norm(header), fields[rest]!] as const), ...Object.entries(fields).map(([rest, field]) => [norm(rest), field] as const)]);
   // The export's labels (`First Name`, `Contact Type`: CSV_COLUMNS) normalise to the field names.
   const mapped = new Map(Object.entries(mapping).map(([header, rest]) => [norm(header), rest]));
   const spelled = (header: string) => headers.find((h) => norm(h) === norm(header)) ?? header;

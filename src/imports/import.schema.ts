@@ -2,12 +2,12 @@
 import { WRITES } from '../graphql/limits.js';
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
-import { ContactMatchEnum } from '../batches/batch.schema.js';
 import { builder } from '../graphql/builder.js';
 import { defineCollection } from '../graphql/connection.js';
 import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { checked, ownRow } from '../graphql/rules.js';
-import type { ApiScope } from '../auth/scopes.js';
+import type { ImportObjectName } from './columns.js';
+import { IMPORT_OBJECTS } from './objects.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context } from '../context.js';
 import { rateLimited } from '../errors.js';
@@ -17,13 +17,14 @@ import { workerAlive } from './worker.js';
 import { holdUpload, uploadCounters } from './upload-slots.js';
 import { cancelImport, dropCancelledRows, dropImport, queueImport, startImport, admitImportArgs, startImportArgs, uploadIdentity, type StartImportArgs } from './import.service.js';
 
-const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' } } as const });
+const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' }, COMPANIES: { value: 'companies' } } as const });
 const ImportStatusEnum = builder.enumType('ImportStatus', {
   values: { QUEUED: { value: 'queued' }, RUNNING: { value: 'running' }, COMPLETED: { value: 'completed' }, FAILED: { value: 'failed' }, CANCELLED: { value: 'cancelled' } } as const,
 });
 const ImportMatchEnum = builder.enumType('ImportMatch', {
   values: {
     EMAIL: { value: 'email', description: 'Contacts: case-insensitive; the oldest contact if several' },
+    DOMAIN: { value: 'domain', description: 'Companies: the domain as a write stores it' },
     EXTERNAL_ID: { value: 'externalId', description: 'Exact' },
     NONE: { value: 'none', description: 'Every row creates' },
   } as const,
@@ -36,7 +37,8 @@ export const ImportRef = builder.prismaObject('Import', {
     accountId: t.exposeID('accountId'),
     object: t.field({ type: ImportObjectEnum, resolve: (i) => i.object }),
     status: t.field({ type: ImportStatusEnum, resolve: (i) => i.status }),
-    matchOn: t.field({ type: ContactMatchEnum, nullable: true, resolve: (i) => (i.matchOn as 'email' | 'externalId' | null) }),
+    // ImportMatch, not ContactMatch: a companies import matches on DOMAIN. Never NONE: null always creates.
+    matchOn: t.field({ type: ImportMatchEnum, nullable: true, resolve: (i) => (i.matchOn as 'email' | 'domain' | 'externalId' | null) }),
     fileName: t.exposeString('fileName', { nullable: true }),
     errorsFileName: t.string({ description: 'The name the errors CSV is served under', resolve: (i) => `import-${i.id}-errors.csv` }),
     unknownColumns: t.exposeStringList('unknownColumns', { description: 'Headers that feed no field, as the file spells them: ignored (those mapping skips with "-" are not listed)' }),
@@ -87,8 +89,7 @@ const START_LIMIT = { max: 20, window: '1h', per: 'account', name: 'startImport'
  * An import writes records of its object: a key needs that object's write scope as well as IMPORTS
  * (docs/decisions.md §24; an imports-only key overwrote contacts it could not write by POST).
  */
-const WRITE_SCOPES: Record<'contacts' | 'deals', ApiScope> = { contacts: 'CONTACTS_WRITE', deals: 'DEALS_WRITE' };
-const objectScope = { of: (input: { object: 'contacts' | 'deals' }) => WRITE_SCOPES[input.object], may: Object.values(WRITE_SCOPES) };
+const objectScope = { of: (input: { object: ImportObjectName }) => IMPORT_OBJECTS[input.object].scope, may: Object.values(IMPORT_OBJECTS).map((o) => o.scope) };
 
 
 /** Seconds a caller refused a place for a concurrent upload is told to wait (Retry-After). */

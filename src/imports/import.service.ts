@@ -10,6 +10,7 @@ import { uuid } from '../validation.js';
 import { FIELDS, planColumns, type ImportObjectName } from './columns.js';
 import { DELIMITERS, ENCODING_NAMES, ENCODINGS } from './dialect.js';
 import { INTAKE_TIMEOUT_MS } from './intake.js';
+import { matchKeysOf, matchOnProblem } from './objects.js';
 
 const mappingText = z.string().max(10_000, 'Must be at most 10000 characters').nullish();
 
@@ -31,8 +32,8 @@ const isTextObject = (v: unknown) => !!v && typeof v === 'object' && !Array.isAr
 /** The query of an upload: judged before the body is read (admitImport) and again with the file's header. */
 const importQuery = z.object({
   accountId: uuid,
-  object: z.enum(['contacts', 'deals'], { message: 'Must be one of: contacts, deals' }),
-  matchOn: z.enum(['email', 'externalId', 'none'], { message: 'Must be one of: email, external_id, none' }).nullish(),
+  object: z.enum(['contacts', 'deals', 'companies'], { message: 'Must be one of: companies, contacts, deals' }),
+  matchOn: z.enum(['email', 'domain', 'externalId', 'none'], { message: 'Must be one of: domain, email, external_id, none' }).nullish(),
   /** A JSON object, header -> field (REST name), or `-` to skip the column. */
   mapping: mappingText.transform(jsonObjectOf<Record<string, string>>(isText, 'Must be a JSON object of header -> field name (or - to skip the column)')),
   /** A JSON object, field (REST name) -> {the file's value -> the value to import}. */
@@ -53,9 +54,9 @@ const importQuery = z.object({
 const valueMappingFields = (query: { object?: unknown; valueMapping?: unknown }, ctx: z.RefinementCtx) => {
   const { object, valueMapping } = query;
   // Whatever failed to parse (a refused `object`, a `value_mapping` of the wrong shape) is named already.
-  if (object !== 'contacts' && object !== 'deals') return;
+  if (typeof object !== 'string' || !Object.hasOwn(FIELDS, object)) return;
   if (!valueMapping || typeof valueMapping !== 'object' || Array.isArray(valueMapping) || !Object.values(valueMapping).every(isTextObject)) return;
-  const { fields } = FIELDS[object];
+  const { fields } = FIELDS[object as ImportObjectName];
   for (const field of Object.keys(valueMapping)) {
     if (!Object.hasOwn(fields, field)) ctx.addIssue({ code: 'custom', path: ['valueMapping', field], message: `Must be one of: ${Object.keys(fields).join(', ')}` });
   }
@@ -72,9 +73,9 @@ export type StartImportArgs = z.output<typeof startImportArgs>;
 /** `by`: the caller; a system's API key is recorded as the key (its records' events name it), a person as the user. */
 export async function startImport(db: PrismaClient, input: StartImportArgs, by: { id: string; apiKey?: object }): Promise<Import> {
   const object = input.object as ImportObjectName;
-  // Deals always match on their external id (docs/decisions.md §16); `none` and absent always create.
+  // Each object matches on its own keys (deals on the external id alone: docs/decisions.md §16); `none` and absent always create.
   const matchOn = input.matchOn === 'none' || !input.matchOn ? null : input.matchOn;
-  if (object === 'deals' && matchOn === 'email') throw badInput({ matchOn: ['Deals match on external_id or none'] });
+  if (matchOn && !matchKeysOf(object).includes(matchOn)) throw badInput({ matchOn: [matchOnProblem(object)] });
   const plan = planColumns(object, input.columns, input.mapping, matchOn, input.valueMapping);
   if ('details' in plan) throw badInput(plan.details);
   return db.import.create({

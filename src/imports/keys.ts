@@ -1,24 +1,18 @@
-// Duplicates in one file (docs/imports.md#duplicates-in-a-file): a match key (e-mail, external id)
+// Duplicates in one file (docs/imports.md#duplicates-in-a-file): a match key (e-mail, domain, external id)
 // a row takes fails every later row with it, `Duplicate in this file (line N)`, whatever chunk either
 // falls in. Within a chunk the batch's own check finds them (Duplicate in this batch), reworded here
 // with the line; across chunks the keys taken so far are in import_keys, as SHA-256 digests: the
 // database holds them, not the worker, so its memory stays one chunk's keys whatever the file's
 // size, and they commit (or roll back) with the chunk that took them.
 import { createHash } from 'node:crypto';
-import { DUPLICATE, type Judged } from '../batches/batch.service.js';
+import { DUPLICATE, matchKey, setKeys, type BatchKind, type BatchMode, type Judged, type MatchOn } from '../batches/batch.service.js';
+import { contactBatch } from '../contacts/contact.service.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import { snakeCase } from '../names.js';
 
-type Field = 'email' | 'externalId';
-const REST: Record<Field, string> = { email: 'email', externalId: 'external_id' };
-
-/** The keys a row is judged on, as the batch judges them: the e-mail too when the import matches on it. */
-const fieldsOf = (matchOn: string | null): Field[] => (matchOn === 'email' ? ['email', 'externalId'] : ['externalId']);
-
-/** A key as the batch compares them: an e-mail case-insensitively, an external id exactly (blank: none). */
-const keyOf = (field: Field, value: unknown): string | null => {
-  if (typeof value !== 'string' || value.trim() === '') return null;
-  return field === 'email' ? value.trim().toLowerCase() : value.trim();
-};
+/** The keys a row is judged on, as the batch judges them: the match key, and those unique in the account. */
+const modeOf = (matchOn: string | null): BatchMode => (matchOn ? { mode: 'upsert', on: matchOn as MatchOn } : { mode: 'create' });
+const fieldsOf = (kind: BatchKind, matchOn: string | null): MatchOn[] => setKeys(kind, modeOf(matchOn));
 
 export const duplicateIn = (line: number) => `Duplicate in this file (line ${line})`;
 
@@ -27,22 +21,23 @@ export const duplicateIn = (line: number) => `Duplicate in this file (line ${lin
  * here, not in SQL: a join on an expression the planner may evaluate per pair of rows cost seconds a
  * chunk on PGlite.
  */
-const digestOf = (field: Field, key: string) => createHash('sha256').update(`${field}:${key}`).digest('hex');
+const digestOf = (field: MatchOn, key: string) => createHash('sha256').update(`${field}:${key}`).digest('hex');
 
 /**
  * The batch's `Duplicate in this batch` failures of a chunk, said with the line of the row that took
- * the key first. `inputs[i]` is what `judged[i]` was judged from, `lines[i]` its line.
+ * the key first (a duplicate keeps what it gave, as parsed: a domain normalised). `lines[i]` is the line of `judged[i]`.
  */
-export function nameDuplicates(judged: Judged[], inputs: Record<string, unknown>[], lines: number[], matchOn: string | null): void {
-  for (const field of fieldsOf(matchOn)) {
+export function nameDuplicates(kind: BatchKind, judged: Judged[], lines: number[], matchOn: string | null): void {
+  for (const field of fieldsOf(kind, matchOn)) {
+    const rest = snakeCase(field);
     const first = new Map<string, number>();
     for (const [i, item] of judged.entries()) {
       if ('data' in item) {
-        const key = keyOf(field, item.data[field]);
+        const key = matchKey(kind, field, item.data[field]);
         if (key !== null && !first.has(key)) first.set(key, lines[i]!);
-      } else if (item.details[REST[field]]?.[0] === DUPLICATE) {
-        const line = first.get(keyOf(field, inputs[i]![field]) ?? '');
-        if (line !== undefined) judged[i] = { index: item.index, details: { ...item.details, [REST[field]]: [duplicateIn(line)] } };
+      } else if (item.details[rest]?.[0] === DUPLICATE) {
+        const line = first.get(matchKey(kind, field, item.input?.[field]) ?? '');
+        if (line !== undefined) judged[i] = { ...item, details: { ...item.details, [rest]: [duplicateIn(line)] } };
       }
     }
   }
@@ -52,12 +47,18 @@ export function nameDuplicates(judged: Judged[], inputs: Record<string, unknown>
  * In the chunk's transaction: fails each judged row whose key an earlier chunk's row took (in place
  * of `judged`), and records the keys of the others. `lines[i]` is the line of `judged[i]`.
  */
-export async function takeKeys(tx: Prisma.TransactionClient, imp: { accountId: string; id: string; matchOn: string | null }, judged: Judged[], lines: number[]): Promise<void> {
-  const keys: { i: number; field: Field; digest: string; line: number }[] = [];
+export async function takeKeys(
+  tx: Prisma.TransactionClient,
+  kind: BatchKind,
+  imp: { accountId: string; id: string; matchOn: string | null },
+  judged: Judged[],
+  lines: number[],
+): Promise<void> {
+  const keys: { i: number; field: MatchOn; digest: string; line: number }[] = [];
   for (const [i, item] of judged.entries()) {
     if (!('data' in item)) continue;
-    for (const field of fieldsOf(imp.matchOn)) {
-      const key = keyOf(field, item.data[field]);
+    for (const field of fieldsOf(kind, imp.matchOn)) {
+      const key = matchKey(kind, field, item.data[field]);
       if (key !== null) keys.push({ i, field, digest: digestOf(field, key), line: lines[i]! });
     }
   }
@@ -73,7 +74,7 @@ export async function takeKeys(tx: Prisma.TransactionClient, imp: { accountId: s
     if (line === undefined) continue;
     const item = judged[i]!;
     const details = 'details' in item ? item.details : {};
-    judged[i] = { index: item.index, details: { ...details, [REST[field]]: [duplicateIn(line)] } };
+    judged[i] = { index: item.index, details: { ...details, [snakeCase(field)]: [duplicateIn(line)] } };
   }
   const fresh = JSON.stringify(keys.filter((k) => 'data' in judged[k.i]!).map(({ digest, line }) => ({ digest, line })));
   await tx.$executeRaw`
@@ -87,7 +88,7 @@ export async function takeKeys(tx: Prisma.TransactionClient, imp: { accountId: s
 export async function forgetKeys(tx: Prisma.TransactionClient, accountId: string, contact: { email: string | null; externalId: string | null }): Promise<void> {
   const digests: string[] = [];
   for (const [field, value] of [['email', contact.email], ['externalId', contact.externalId]] as const) {
-    const key = keyOf(field, value);
+    const key = matchKey(contactBatch, field, value);
     if (key !== null) digests.push(digestOf(field, key));
   }
   if (digests.length === 0) return;

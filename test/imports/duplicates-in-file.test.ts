@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scrubContactFromImports } from '../../src/events/erase.js';
 import { CHUNK_ROWS } from '../../src/imports/chunk.js';
 import { takeKeys } from '../../src/imports/keys.js';
+import { contactBatch } from '../../src/contacts/contact.service.js';
 import { createAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { drain, importCsv } from './helpers.js';
@@ -63,7 +64,7 @@ describe('erasure', () => {
     const imp = { accountId: acc.id, id: r.body.data.id as string, matchOn: 'email' };
     // As a chunk takes them: Ada's e-mail and external id, and someone else's e-mail.
     await t.db.$transaction((tx) =>
-      takeKeys(tx, imp, [{ index: 0, data: { email: 'Ada@Example.com', externalId: 'crm-1' } }, { index: 1, data: { email: 'bob@example.com' } }], [2, 3]));
+      takeKeys(tx, contactBatch, imp, [{ index: 0, data: { email: 'Ada@Example.com', externalId: 'crm-1' } }, { index: 1, data: { email: 'bob@example.com' } }], [2, 3]));
     expect(await t.db.importKey.count({ where: { importId: imp.id } })).toBe(3);
     await t.db.$transaction((tx) => scrubContactFromImports(tx, acc.id, { email: 'ada@example.com', externalId: 'crm-1' }));
     expect(await t.db.importKey.findMany({ where: { importId: imp.id }, select: { line: true } })).toEqual([{ line: 3 }]);

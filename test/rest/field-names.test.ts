@@ -226,7 +226,7 @@ const CASES: Record<string, Case[]> = {
     path: () => '/api/v1/imports',
     query: () => ({ account_id: acc.id, object: 'notes', match_on: 'phone' }),
     headers: { 'content-type': 'text/csv' },
-    details: () => ({ object: ONE_OF('contacts, deals'), match_on: ONE_OF('email, external_id, none') }),
+    details: () => ({ object: ONE_OF('companies, contacts, deals'), match_on: ONE_OF('domain, email, external_id, none') }),
   }],
   'GET /api/v1/imports': [{ path: () => '/api/v1/imports', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
   'GET /api/v1/imports/:id': [{ path: () => '/api/v1/imports/nope', details: () => null }],

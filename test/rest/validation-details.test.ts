@@ -58,7 +58,7 @@ describe('one 400 names every failing field', () => {
       as: acc.owner, rawBody: 'First Name\r\nAda\r\n', headers: { 'content-type': 'text/csv' },
     });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ error: 'Invalid query', details: { match_on: ['Must be one of: email, external_id, none'] } });
+    expect(r.body).toEqual({ error: 'Invalid query', details: { match_on: ['Must be one of: domain, email, external_id, none'] } });
   });
 
   it('POST /webhook_endpoints with an unknown event type and an ftp URL names both (the URL is judged beside the form)', async () => {

@@ -203,6 +203,8 @@ export type FormMetadataInput = {
 };
 
 export type ImportMatch =
+  /** Companies: the domain as a write stores it */
+  | 'DOMAIN'
   /** Contacts: case-insensitive; the oldest contact if several */
   | 'EMAIL'
   /** Exact */
@@ -211,6 +213,7 @@ export type ImportMatch =
   | 'NONE';
 
 export type ImportObject =
+  | 'COMPANIES'
   | 'CONTACTS'
   | 'DEALS';
 
@@ -677,14 +680,14 @@ export type QueueImportMutationVariables = Exact<{
 }>;
 
 
-export type QueueImportMutation = { queueImport: { id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ContactMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null } | null };
+export type QueueImportMutation = { queueImport: { id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ImportMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null } | null };
 
 export type ImportByIdQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type ImportByIdQuery = { import: { id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ContactMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null } | null };
+export type ImportByIdQuery = { import: { id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ImportMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null } | null };
 
 export type ImportErrorsQueryVariables = Exact<{
   id: string;
@@ -698,16 +701,16 @@ export type CancelImportByIdMutationVariables = Exact<{
 }>;
 
 
-export type CancelImportByIdMutation = { cancelImport: { id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ContactMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null } | null };
+export type CancelImportByIdMutation = { cancelImport: { id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ImportMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null } | null };
 
 export type ListImportsQueryVariables = Exact<{
   accountId: string;
 }>;
 
 
-export type ListImportsQuery = { imports: Array<{ id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ContactMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null }> | null };
+export type ListImportsQuery = { imports: Array<{ id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ImportMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null }> | null };
 
-export type ImportRecordFragment = { id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ContactMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null };
+export type ImportRecordFragment = { id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ImportMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null };
 
 export type ListInvoicesQueryVariables = Exact<{
   accountId: string;
