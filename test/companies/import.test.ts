@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUNK_ROWS } from '../../src/imports/chunk.js';
-import { createAccount, type TestAccount } from '../factories/index.js';
+import { createAccount, createApiKey, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { drain, importCsv } from '../imports/helpers.js';
 
@@ -104,5 +104,16 @@ describe('importing companies', () => {
     expect(await refused(`domain\r\n${host()}\r\n`, { match_on: 'domain' })).toEqual({ name: ['No column for this required field'] });
     expect(await refused('name\r\nA\r\n', { match_on: 'domain' })).toEqual({ domain: ['No column for the match_on field'] });
     expect(await refused(`first_name,email\r\nA,a@${host()}\r\n`, { object: 'contacts', match_on: 'domain' })).toEqual({ match_on: ['Contacts match on email, external_id or none'] });
+  });
+
+  it('an API key needs companies:write beside imports: with contacts:write alone it is a 403 and nothing is imported', async () => {
+    const acc = await createAccount(t);
+    const csv = `name,domain\r\nKeyed,${host()}\r\n`;
+    const refused = await importCsv(t, await createApiKey(t, acc, ['IMPORTS', 'CONTACTS_WRITE']), acc.id, csv, { object: 'companies' });
+    expect(refused.status, refused.text).toBe(403);
+    const allowed = await importCsv(t, await createApiKey(t, acc, ['IMPORTS', 'COMPANIES_WRITE']), acc.id, csv, { object: 'companies' });
+    expect(allowed.status, allowed.text).toBe(202);
+    await drain(t);
+    expect(await t.db.company.count({ where: { accountId: acc.id } })).toBe(1);
   });
 });
