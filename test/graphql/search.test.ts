@@ -4,16 +4,22 @@ import { createAccount, createApiKey, createContact, createMember, type TestAcco
 import { createTestApp, errorOf, type TestApp, type TestUser } from '../helpers/app.js';
 import { restResource } from '../helpers/rest.js';
 import { anyFieldMayBe, anyFieldMayStartWith, contactMatches, ownOrContactNameMatches } from '../../src/contacts/contact-search.js';
+import { matching } from '../../src/search/search-sql.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 
-// Search (docs/decisions.md §19): Query.search across contacts, deals and invoices, best matches
-// first; `search` on the deal and invoice lists; every search read through a trigram index.
+// Search (docs/decisions.md §19, §21): Query.search across contacts, deals, invoices, companies,
+// notes and tasks, best matches first; `search` on the deal and invoice lists; every search read
+// through a trigram index.
 
 const SEARCH = /* GraphQL */ `
   query Search($accountId: ID!, $query: String!, $types: [SearchType!], $first: Int) {
     search(accountId: $accountId, query: $query, types: $types, first: $first) {
       type id title subtitle
-      record { __typename ... on Contact { firstName } ... on Deal { title } ... on Invoice { invoiceNumber } }
+      record {
+        __typename
+        ... on Contact { firstName } ... on Deal { title } ... on Invoice { invoiceNumber }
+        ... on Company { name } ... on Note { body } ... on Task { dueAt }
+      }
     }
   }
 `;
@@ -121,13 +127,78 @@ describe('Query.search', () => {
   });
 });
 
+describe('Query.search over companies, notes and tasks', () => {
+  let mine: TestAccount;
+  beforeAll(async () => {
+    mine = await createAccount(t);
+    const orbit = await t.db.company.create({ data: { accountId: mine.id, name: 'Orbit', domain: 'orbit.example', createdAt: at(1) } });
+    await t.db.company.create({ data: { accountId: mine.id, name: 'Acme', domain: 'orbitals.example', createdAt: at(2) } });
+    const ann = await createContact(t, mine, { firstName: 'Ann', lastName: 'Lee', email: 'ann@acme.example', createdAt: at(3) });
+    const renewal = await t.db.deal.create({ data: { accountId: mine.id, title: 'Renewal', createdAt: at(3) } });
+    await t.db.note.create({ data: { accountId: mine.id, body: '  \nCall back about the orbit launch\nSecond line', contactId: ann.id, dealId: renewal.id, createdAt: at(4) } });
+    await t.db.task.create({ data: { accountId: mine.id, title: 'Orbit review', companyId: orbit.id, dueAt: at(60), createdAt: at(5) } });
+    await t.db.note.create({ data: { accountId: mine.id, body: 'ORBIT', dealId: renewal.id, createdAt: at(6) } });
+    // A task's notes are not searched, nor a company's phone, industry or website.
+    await t.db.task.create({ data: { accountId: mine.id, title: 'Call', notes: 'orbit', createdAt: at(7) } });
+    await t.db.company.create({ data: { accountId: mine.id, name: 'Other', industry: 'orbit', website: 'https://orbit.example/x', createdAt: at(8) } });
+  });
+
+  test('companies by name and domain, notes by body, tasks by title: exact, then prefix, then substring, newest breaking ties', async () => {
+    const r = await search(mine, { query: 'orbit' });
+    expect(r.errors).toBeUndefined();
+    expect(r.data.search.map((h: { type: string; title: string; subtitle: string | null }) => [h.type, h.title, h.subtitle])).toEqual([
+      ['NOTE', 'ORBIT', 'Renewal'],
+      ['COMPANY', 'Orbit', 'orbit.example'],
+      ['TASK', 'Orbit review', 'Orbit'],
+      ['COMPANY', 'Acme', 'orbitals.example'],
+      ['NOTE', 'Call back about the orbit launch', 'Ann Lee'],
+    ]);
+    expect(r.data.search.map((h: { record: object }) => h.record)).toEqual([
+      { __typename: 'Note', body: 'ORBIT' },
+      { __typename: 'Company', name: 'Orbit' },
+      { __typename: 'Task', dueAt: at(60).toISOString() },
+      { __typename: 'Company', name: 'Acme' },
+      { __typename: 'Note', body: '  \nCall back about the orbit launch\nSecond line' },
+    ]);
+  });
+
+  test("a note's title is its first line that is not blank, cut at 100 characters; a task with no target has no subtitle", async () => {
+    await t.db.note.create({ data: { accountId: mine.id, body: `\n\n   Zephyr ${'z'.repeat(120)}\nmore`, companyId: (await t.db.company.findFirstOrThrow({ where: { accountId: mine.id, name: 'Acme' } })).id } });
+    await t.db.task.create({ data: { accountId: mine.id, title: 'Zephyr alone' } });
+    const r = await search(mine, { query: 'zephyr', types: ['NOTE', 'TASK'] });
+    expect(r.data.search.map((h: { title: string; subtitle: string | null }) => [h.title, h.subtitle])).toEqual([
+      ['Zephyr alone', null],
+      [`Zephyr ${'z'.repeat(93)}`, 'Acme'],
+    ]);
+  });
+
+  test('types narrows to companies, notes or tasks; a deal and a task of one title are told apart', async () => {
+    expect(titles(await search(mine, { query: 'orbit', types: ['COMPANY'] }))).toEqual(['Orbit', 'Acme']);
+    expect(titles(await search(mine, { query: 'orbit', types: ['TASK', 'NOTE'], first: 2 }))).toEqual(['ORBIT', 'Orbit review']);
+    await t.db.deal.create({ data: { accountId: mine.id, title: 'Orbit review', createdAt: at(9) } });
+    const r = await search(mine, { query: 'orbit review', types: ['DEAL', 'TASK'] });
+    expect(r.data.search.map((h: { type: string; record: { __typename: string } }) => [h.type, h.record.__typename])).toEqual([
+      ['DEAL', 'Deal'],
+      ['TASK', 'Task'],
+    ]);
+  });
+
+  test("only the account's members search its companies, notes and tasks; API keys, whatever their scopes, use the lists", async () => {
+    expect(errorOf(await search(mine, { query: 'orbit', types: ['COMPANY', 'NOTE', 'TASK'] }, mine.outsider)).extensions?.code).toBe('FORBIDDEN');
+    expect((await search(acc, { query: 'orbit', types: ['COMPANY', 'NOTE', 'TASK'] })).data.search).toEqual([]);
+    const key = await createApiKey(t, mine, ['COMPANIES_READ', 'ACTIVITIES_READ']);
+    expect(errorOf(await search(mine, { query: 'orbit', types: ['COMPANY'] }, key)).extensions?.code).toBe('FORBIDDEN');
+  });
+});
+
 describe('Query.search answers the best `first` of every match, however exact, prefix and substring matches mix', () => {
   // Names built from a few syllables, so one fragment is a whole field of some records, the start of
   // others and inside the rest; creation times tied in tens. A reference ranks every match here in
   // JavaScript; the service must answer its first `first`, for seeded random queries, sizes and types.
   const SYLLABLES = ['ana', 'ra', 'nar', 'an', 'ara', 'ran', 'bo'];
   const QUERIES = ['a', 'an', 'ana', 'ar', 'ara', 'ra', 'ran', 'nar', 'bo', 'ana ra', 'ara@', '.example', 'anara', '+1 555', '(', '(ana', '*', 'd.', '.'];
-  type Row = { type: 'CONTACT' | 'DEAL' | 'INVOICE'; id: string; createdAt: Date; fields: (string | null)[]; searched: (string | null)[] };
+  const TYPES = ['CONTACT', 'DEAL', 'INVOICE', 'COMPANY', 'NOTE', 'TASK'] as const;
+  type Row = { type: (typeof TYPES)[number]; id: string; createdAt: Date; fields: (string | null)[]; searched: (string | null)[] };
   const rows: Row[] = [];
   let mine: TestAccount;
 
@@ -157,6 +228,19 @@ describe('Query.search answers the best `first` of every match, however exact, p
       const v = await t.db.invoice.create({ data: { accountId: mine.id, invoiceNumber: number, amount: 1, dueDate: at(0), createdAt: at(Math.floor(random() * 10)) } });
       rows.push({ type: 'INVOICE', id: v.id, createdAt: v.createdAt, fields: [number], searched: [number] });
     }
+    const about = rows[0]!.id;
+    for (let i = 0; i < 30; i++) {
+      const name = random() < 0.5 ? capital(word()) : `${capital(word())} ${word()}`;
+      const domain = random() < 0.4 ? null : `${word()}${i}.example`;
+      const c = await t.db.company.create({ data: { accountId: mine.id, name, domain, createdAt: at(Math.floor(random() * 10)) } });
+      rows.push({ type: 'COMPANY', id: c.id, createdAt: c.createdAt, fields: [name, domain], searched: [name, domain] });
+      const body = random() < 0.3 ? capital(word()) : `${capital(word())} ${word()}\n${word()}`;
+      const n = await t.db.note.create({ data: { accountId: mine.id, body, contactId: about, createdAt: at(Math.floor(random() * 10)) } });
+      rows.push({ type: 'NOTE', id: n.id, createdAt: n.createdAt, fields: [body], searched: [body] });
+      const title = random() < 0.5 ? capital(word()) : `(${word()}) ${word()}`;
+      const k = await t.db.task.create({ data: { accountId: mine.id, title, createdAt: at(Math.floor(random() * 10)) } });
+      rows.push({ type: 'TASK', id: k.id, createdAt: k.createdAt, fields: [title], searched: [title] });
+    }
   });
 
   /** §19's order over every match: exact, then prefix, then substring; newest, then the larger id, first. */
@@ -174,7 +258,7 @@ describe('Query.search answers the best `first` of every match, however exact, p
   test('for random queries, sizes and types: the same hits, in the same order, as ranking every match', async () => {
     const member = await createMember(t, mine.id);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...QUERIES), fc.integer({ min: 1, max: 12 }), fc.subarray(['CONTACT', 'DEAL', 'INVOICE'], { minLength: 1 }), async (query, first, types) => {
+      fc.asyncProperty(fc.constantFrom(...QUERIES), fc.integer({ min: 1, max: 12 }), fc.subarray([...TYPES], { minLength: 1 }), async (query, first, types) => {
         const r = await search(mine, { query, first, types }, member);
         expect(r.errors).toBeUndefined();
         expect(r.data.search.map((h: { type: string; id: string }) => `${h.type} ${h.id}`)).toEqual(expected(query, types, first));
@@ -236,11 +320,12 @@ describe('search on the deal and invoice lists (REST and GraphQL)', () => {
 });
 
 describe('every search is read through its trigram index', () => {
+  const TRIGRAM_INDEXES = ['contacts_search_trgm_idx', 'deals_title_trgm_idx', 'invoices_invoice_number_trgm_idx', 'companies_name_trgm_idx', 'companies_domain_trgm_idx', 'notes_body_trgm_idx', 'tasks_title_trgm_idx'];
   // Plans of searches over 5,000 rows of each table in an account of their own, with statistics:
   // on fewer rows a read of the whole account is cheap enough that PostgreSQL picks its b-tree over
   // two trigram reads OR-ed (the exact candidates). All is rolled back.
   class Planned extends Error {}
-  const plan = (sql: (account: Prisma.Sql) => Prisma.Sql) =>
+  const plans = (...sqls: ((account: Prisma.Sql) => Prisma.Sql)[]) =>
     t.db
       .$transaction(async (tx) => {
         const [{ id }] = await tx.$queryRaw<[{ id: string }]>`INSERT INTO accounts (id, name, owner_id) SELECT gen_random_uuid(), 'plans', owner_id FROM accounts LIMIT 1 RETURNING id::text`;
@@ -248,16 +333,21 @@ describe('every search is read through its trigram index', () => {
         await tx.$executeRaw`INSERT INTO contacts (id, account_id, first_name, last_name, email) SELECT gen_random_uuid(), ${account}, 'First' || i, 'Last' || i, 'mail' || i || '@example.com' FROM generate_series(1, 5000) i`;
         await tx.$executeRaw`INSERT INTO deals (id, account_id, title, contact_id) SELECT gen_random_uuid(), ${account}, 'Deal ' || md5(c.id::text), c.id FROM contacts c WHERE c.account_id = ${account}`;
         await tx.$executeRaw`INSERT INTO invoices (id, account_id, invoice_number, amount, due_date, contact_id) SELECT gen_random_uuid(), ${account}, 'N-' || md5(c.id::text), 1, now(), c.id FROM contacts c WHERE c.account_id = ${account}`;
-        await tx.$executeRaw`ANALYZE contacts, deals, invoices`;
+        await tx.$executeRaw`INSERT INTO companies (id, account_id, name, domain) SELECT gen_random_uuid(), ${account}, 'Company ' || md5(c.id::text), md5(c.id::text) || '.example' FROM contacts c WHERE c.account_id = ${account}`;
+        await tx.$executeRaw`INSERT INTO notes (id, account_id, body, contact_id) SELECT gen_random_uuid(), ${account}, 'Called ' || md5(c.id::text) || E'\n' || md5(c.email), c.id FROM contacts c WHERE c.account_id = ${account}`;
+        await tx.$executeRaw`INSERT INTO tasks (id, account_id, title, contact_id) SELECT gen_random_uuid(), ${account}, 'Call ' || md5(c.id::text), c.id FROM contacts c WHERE c.account_id = ${account}`;
+        await tx.$executeRaw`ANALYZE contacts, deals, invoices, companies, notes, tasks`;
         // New entries wait in each GIN index's pending list, which the planner counts as read in full; VACUUM would merge them.
-        for (const index of ['contacts_search_trgm_idx', 'deals_title_trgm_idx', 'invoices_invoice_number_trgm_idx']) await tx.$queryRaw`SELECT gin_clean_pending_list(${index}::regclass)::int`;
+        for (const index of TRIGRAM_INDEXES) await tx.$queryRaw`SELECT gin_clean_pending_list(${index}::regclass)::int`;
         // On so few rows a scan is cheapest; turned off, it is the fallback when no index serves the condition.
         await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
-        const rows = await tx.$queryRaw<{ 'QUERY PLAN': string }[]>`EXPLAIN SELECT t.id FROM ${sql(account)}`;
-        throw new Planned(rows.map((r) => r['QUERY PLAN']).join('\n'));
+        const explained: string[] = [];
+        for (const sql of sqls) explained.push((await tx.$queryRaw<{ 'QUERY PLAN': string }[]>`EXPLAIN SELECT t.id FROM ${sql(account)}`).map((r) => r['QUERY PLAN']).join('\n'));
+        throw new Planned(JSON.stringify(explained));
         // Prisma's default of 5 s is an ANALYZE of the shared test tables on a busy machine (CI failed so); the plan is what is judged, not its time.
       }, { maxWait: 120_000, timeout: 120_000 })
-      .catch((planned: Error) => (planned instanceof Planned ? planned.message : Promise.reject(planned)));
+      .catch((planned: Error): Promise<string[]> => (planned instanceof Planned ? Promise.resolve(JSON.parse(planned.message)) : Promise.reject(planned)));
+  const plan = async (sql: (account: Prisma.Sql) => Prisma.Sql) => (await plans(sql))[0]!;
 
   // Each plan builds its 15,000 rows: the ceilings are against a hang, not a speed the machine must reach.
   test('contacts: contact_search_text(...) ILIKE uses contacts_search_trgm_idx', async () => {
@@ -276,5 +366,17 @@ describe('every search is read through its trigram index', () => {
     const invoices = await plan((a) => Prisma.sql`invoices t WHERE t.account_id = ${a} AND ${ownOrContactNameMatches('invoices', 'invoice_number', 'last4242')}`);
     expect(invoices).toContain('invoices_invoice_number_trgm_idx');
     expect(invoices).toContain('contacts_search_trgm_idx');
+  }, 300_000);
+
+  test("Query.search's exact, prefix and substring candidates of companies (name or domain), notes and tasks: through their trigram indexes", async () => {
+    const indexes = { COMPANY: ['companies_name_trgm_idx', 'companies_domain_trgm_idx'], NOTE: ['notes_body_trgm_idx'], TASK: ['tasks_title_trgm_idx'] } as const;
+    const cases = (Object.keys(indexes) as (keyof typeof indexes)[]).flatMap((type) => {
+      const m = matching(type, 'last4242');
+      return [m.is, m.startsWith, m.contains].map((candidates) => ({ type, sql: (a: Prisma.Sql) => Prisma.sql`(SELECT r.id FROM ${Prisma.raw(m.table)} r WHERE r.account_id = ${a} AND ${candidates}) t` }));
+    });
+    const planned = await plans(...cases.map((c) => c.sql));
+    cases.forEach(({ type }, i) => {
+      for (const name of indexes[type]) expect([type, planned[i]]).toEqual([type, expect.stringContaining(name)]);
+    });
   }, 300_000);
 });

@@ -1,0 +1,96 @@
+// The SQL of Query.search (docs/decisions.md §19, §21): per searchable type, how a row matches,
+// how exactly, and what its hit says. Every match condition is read through a trigram index
+// (contacts_search_trgm_idx, deals_title_trgm_idx, invoices_invoice_number_trgm_idx,
+// companies_name_trgm_idx + companies_domain_trgm_idx, notes_body_trgm_idx, tasks_title_trgm_idx).
+import { anyFieldMatches, anyFieldMayBe, anyFieldMayStartWith, containing, field, nameSql, searchedFields, startingWith } from '../contacts/contact-search.js';
+import { likeEscape } from '../graphql/collection.js';
+import { Prisma } from '../generated/prisma/client.js';
+
+export const SEARCH_TYPES = ['CONTACT', 'DEAL', 'INVOICE', 'COMPANY', 'NOTE', 'TASK'] as const;
+export type SearchType = (typeof SEARCH_TYPES)[number];
+
+/**
+ * 0 when the query is one of `fields` whole (case-insensitive), 1 when one begins with it, else 2:
+ * the rank of §19 (exact, prefix, substring).
+ */
+function rankSql(fields: Prisma.Sql[], query: string): Prisma.Sql {
+  return Prisma.sql`CASE WHEN lower(CAST(${query} AS text)) IN (${Prisma.join(fields.map((f) => Prisma.sql`lower(${f})`))}) THEN 0
+    WHEN ${Prisma.join(fields.map((f) => Prisma.sql`${f} ILIKE ${startingWith(query)}`), ' OR ')} THEN 1 ELSE 2 END`;
+}
+
+/** A record's name by the account and id `alias` holds in `column` (null when it has none). */
+const nameOf = (table: 'contacts' | 'deals' | 'companies', name: Prisma.Sql, alias: string, column: string) =>
+  Prisma.sql`(SELECT ${name} FROM ${Prisma.raw(table)} k WHERE k.account_id = ${field(alias, 'account_id')} AND k.id = ${field(alias, column)})`;
+const contactName = (alias: string) => nameOf('contacts', Prisma.sql`btrim(${nameSql('k')})`, alias, 'contact_id');
+/** What a note or a task is about: its contact's name, else its deal's title, else its company's name. */
+const targetName = (alias: string) =>
+  Prisma.sql`coalesce(${contactName(alias)}, ${nameOf('deals', Prisma.sql`k.title`, alias, 'deal_id')}, ${nameOf('companies', Prisma.sql`k.name`, alias, 'company_id')})`;
+
+type Matching = { table: string; is: Prisma.Sql; startsWith: Prisma.Sql; contains: Prisma.Sql; rank: Prisma.Sql; title: Prisma.Sql; subtitle: Prisma.Sql };
+
+/** A type matched in columns of its own (each with its trigram index): any of them is, begins with or holds the query. */
+function own(table: string, columns: string[], query: string, title: Prisma.Sql, subtitle: Prisma.Sql): Matching {
+  const any = (pattern: string) => Prisma.sql`(${Prisma.join(columns.map((c) => Prisma.sql`${field('r', c)} ILIKE ${pattern}`), ' OR ')})`;
+  return {
+    table,
+    is: any(likeEscape(query)),
+    startsWith: any(startingWith(query)),
+    contains: any(containing(query)),
+    rank: rankSql(columns.map((c) => field('r', c)), query),
+    title,
+    subtitle,
+  };
+}
+
+/** How a row of `type` (alias `r`) matches the query, how exactly, and what its hit says. */
+export function matching(type: SearchType, query: string): Matching {
+  switch (type) {
+    case 'CONTACT':
+      return {
+        table: 'contacts',
+        is: anyFieldMayBe('r', query),
+        startsWith: anyFieldMayStartWith('r', query),
+        contains: anyFieldMatches('r', query),
+        rank: rankSql([...searchedFields('r'), field('r', 'first_name'), field('r', 'last_name')], query),
+        title: Prisma.sql`btrim(${nameSql('r')})`,
+        subtitle: Prisma.sql`coalesce(r.email, r.company, r.phone)`,
+      };
+    // Deals and invoices match their own title or number here, not their contact's name: the contact is a hit of its own.
+    case 'DEAL':
+      return own('deals', ['title'], query, Prisma.sql`r.title`, contactName('r'));
+    case 'INVOICE':
+      return own('invoices', ['invoice_number'], query, Prisma.sql`r.invoice_number`, contactName('r'));
+    case 'COMPANY':
+      return own('companies', ['name', 'domain'], query, Prisma.sql`r.name`, Prisma.sql`r.domain`);
+    // A note has no title: its body's first line that is not blank, cut at 100 characters, stands for one.
+    case 'NOTE':
+      return own('notes', ['body'], query, Prisma.sql`rtrim(left(substring(r.body from '\\S[^\r\n]*'), 100))`, targetName('r'));
+    case 'TASK':
+      return own('tasks', ['title'], query, Prisma.sql`r.title`, targetName('r'));
+  }
+}
+
+/**
+ * Each type's best `first` matches (rank, newest first), from three bounded reads rather than a rank
+ * for every match (a common fragment matches a tenth of an account; BENCHMARKS.md, "Query.search in
+ * bounded reads"): the newest `first` exact matches, the newest `first` exact or prefix ones, and
+ * the newest `first` of all. The first two find their candidates through the trigram index by what
+ * a field may be or begin; every read stops at `first` rows, so a walk of the account's newest rows
+ * (its (account_id, created_at DESC, id DESC) index) serves a common fragment. Together they hold
+ * the answer: with e exact matches in it, it needs the newest `first` - e prefix ones, and the
+ * newest `first` exact or prefix matches hold at least that many (likewise for substring matches).
+ */
+export function hitsSql(type: SearchType, account: Prisma.Sql, query: string, first: number): Prisma.Sql {
+  const m = matching(type, query);
+  const table = Prisma.raw(m.table);
+  const newest = (where: Prisma.Sql) =>
+    Prisma.sql`(SELECT r.id, r.created_at, ${m.rank} AS rank FROM ${table} r
+      WHERE r.account_id = ${account} AND ${where} ORDER BY r.created_at DESC, r.id DESC LIMIT ${first})`;
+  // UNION, not UNION ALL: a row can be read by more than one. The title and subtitle (a name read
+  // from another table) are read for the rows kept, not for every match.
+  return Prisma.sql`SELECT CAST(${type} AS text) AS type, h.id, h.rank, h.created_at, ${m.title} AS title, ${m.subtitle} AS subtitle
+    FROM (${newest(Prisma.sql`${m.is} AND ${m.rank} = 0`)}
+          UNION ${newest(Prisma.sql`${m.startsWith} AND ${m.rank} < 2`)}
+          UNION ${newest(m.contains)}) h
+    JOIN ${table} r ON r.account_id = ${account} AND r.id = h.id`;
+}
