@@ -1,12 +1,12 @@
 // npm run bench:data -- [--contacts 100000] [--deals N] [--invoices N] [--submissions N]
-//                       [--small-accounts 50] [--force]
+//                       [--companies N] [--notes N] [--tasks N] [--small-accounts 50] [--force]
 // Creates (and migrates) the bench database and fills it, with a progress bar; a finished dataset
 // of the same size is kept unless --force. `npm run bench` calls the same code when data is missing.
 import cliProgress from 'cli-progress';
 import { benchDatabaseUrl, DEFAULT_CONTACTS, intFlag, parseFlags } from './common.js';
 import { describe, ensureDataset, sizeFor, type DatasetSize, type Progress } from './dataset.js';
 
-export const DATA_FLAGS = ['contacts', 'deals', 'invoices', 'submissions', 'small-accounts', 'force'];
+export const DATA_FLAGS = ['contacts', 'deals', 'invoices', 'submissions', 'companies', 'notes', 'tasks', 'small-accounts', 'force'];
 
 export function sizeFromFlags(flags: Record<string, string>): DatasetSize {
   const contacts = intFlag(flags, 'contacts', DEFAULT_CONTACTS, 1, 1_000_000);
@@ -16,6 +16,9 @@ export function sizeFromFlags(flags: Record<string, string>): DatasetSize {
     deals: intFlag(flags, 'deals', base.deals, 0, 1_000_000),
     invoices: intFlag(flags, 'invoices', base.invoices, 0, 1_000_000),
     submissions: intFlag(flags, 'submissions', base.submissions, 0, 1_000_000),
+    companies: intFlag(flags, 'companies', base.companies, 0, 1_000_000),
+    notes: intFlag(flags, 'notes', base.notes, 0, 1_000_000),
+    tasks: intFlag(flags, 'tasks', base.tasks, 0, 1_000_000),
     smallAccounts: intFlag(flags, 'small-accounts', base.smallAccounts, 0, 1000),
   };
 }

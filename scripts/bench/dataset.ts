@@ -3,41 +3,44 @@
 // run on a table shared with other tenants. Bulk-loaded with one multi-row INSERT ... unnest() per
 // chunk: ~15x faster than Prisma createMany here, which matters at 1,000,000 contacts.
 import pg from 'pg';
-import { seedBench } from '../../src/cli/seed-bench.js';
+import { benchDefaults, seedBench, type BenchPhase } from '../../src/cli/seed-bench.js';
 import { DAY, rng, uuidv7 } from '../../src/cli/seed-bench-data.js';
 import { openDatabase } from '../../src/db/client.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { dropDatabase, ensureMigrated } from './common.js';
 
-export type DatasetSize = { contacts: number; deals: number; invoices: number; submissions: number; smallAccounts: number };
+export type DatasetSize = { contacts: number; deals: number; invoices: number; submissions: number; companies: number; notes: number; tasks: number; smallAccounts: number };
 export type Dataset = DatasetSize & {
   url: string;
   accountId: string;
   ownerId: string;
   memberIds: string[];
   formId: string;
+  /** The contact with TIMELINE_ITEMS notes and tasks and their events (src/cli/seed-bench-activities.ts). */
+  timelineContactId: string;
   /** When generation finished: rows created later are the bench's own writes. */
   completedAt: Date;
 };
-export type Phase = 'contacts' | 'deals' | 'invoices' | 'submissions' | 'small accounts' | 'vacuum';
+export type Phase = BenchPhase | 'small accounts' | 'vacuum';
 export type Progress = { phase: Phase; done: number; total: number };
 
-/** 20% deals, 20% invoices, 10% submissions of the contacts; 50 small accounts. */
+/** 20% deals, 20% invoices, 10% submissions, companies, notes and tasks of the contacts; 50 small accounts. */
 export const sizeFor = (contacts: number, overrides: Partial<DatasetSize> = {}): DatasetSize => ({
   contacts,
-  deals: Math.round(contacts * 0.2),
-  invoices: Math.round(contacts * 0.2),
-  submissions: Math.round(contacts * 0.1),
+  ...benchDefaults(contacts),
   smallAccounts: 50,
   ...overrides,
 });
 
-export const totalRows = (s: DatasetSize) => s.contacts + s.deals + s.invoices + s.submissions;
+export const totalRows = (s: DatasetSize) => s.contacts + s.deals + s.invoices + s.submissions + s.companies + s.notes + s.tasks;
 
 const SMALL_MIN = 100;
 const SMALL_MAX = 1000;
 
-const marker = (s: DatasetSize) => `bench:main:${s.contacts}:${s.deals}:${s.invoices}:${s.submissions}:${s.smallAccounts}`;
+const marker = (s: DatasetSize) => `bench:main:${s.contacts}:${s.deals}:${s.invoices}:${s.submissions}:${s.companies}:${s.notes}:${s.tasks}:${s.smallAccounts}`;
+
+/** The contact seeded with a timeline of notes and tasks: the one with the most notes. */
+const TIMELINE_CONTACT = 'SELECT contact_id::text AS id FROM notes WHERE account_id = $1 GROUP BY contact_id ORDER BY count(*) DESC LIMIT 1';
 
 /** The finished dataset of this size in the database at `url`, or null. */
 export async function findDataset(url: string, size: DatasetSize): Promise<Dataset | null> {
@@ -50,6 +53,7 @@ export async function findDataset(url: string, size: DatasetSize): Promise<Datas
     if (!account) return null;
     const members = await client.query<{ user_id: string }>('SELECT user_id FROM team_members WHERE account_id = $1 ORDER BY user_id', [account.id]);
     const form = await client.query<{ id: string }>('SELECT id FROM lead_forms WHERE account_id = $1 ORDER BY created_at LIMIT 1', [account.id]);
+    const timeline = await client.query<{ id: string }>(TIMELINE_CONTACT, [account.id]);
     return {
       ...size,
       url,
@@ -57,6 +61,7 @@ export async function findDataset(url: string, size: DatasetSize): Promise<Datas
       ownerId: account.owner_id,
       memberIds: members.rows.map((r) => r.user_id),
       formId: form.rows[0]!.id,
+      timelineContactId: timeline.rows[0]!.id,
       completedAt: account.updated_at,
     };
   });
@@ -98,7 +103,7 @@ export async function ensureDataset(
 }
 
 export const describe = (s: DatasetSize) =>
-  `${s.contacts} contacts, ${s.deals} deals, ${s.invoices} invoices, ${s.submissions} submissions + ${s.smallAccounts} small accounts`;
+  `${s.contacts} contacts, ${s.deals} deals, ${s.invoices} invoices, ${s.submissions} submissions, ${s.companies} companies, ${s.notes} notes, ${s.tasks} tasks + ${s.smallAccounts} small accounts`;
 
 /**
  * What bench runs write, by the column that dates it: imports (their stored rows and errors go with
@@ -174,7 +179,8 @@ export async function generateDataset(url: string, size: DatasetSize, onProgress
     await prisma.$executeRawUnsafe('VACUUM ANALYZE');
     onProgress({ phase: 'vacuum', done: 1, total: 1 });
     const { updatedAt } = await prisma.account.update({ where: { id: accountId }, data: { name: marker(size), updatedAt: new Date() } });
-    return { ...size, url, accountId, ownerId: owner, memberIds, formId: main.formId, completedAt: updatedAt };
+    const [timeline] = await prisma.$queryRawUnsafe<{ id: string }[]>(TIMELINE_CONTACT.replace('$1', '$1::uuid'), accountId);
+    return { ...size, url, accountId, ownerId: owner, memberIds, formId: main.formId, timelineContactId: timeline!.id, completedAt: updatedAt };
   } finally {
     await db.close();
   }

@@ -82,3 +82,9 @@ export function uuidv7(ms: number): string {
   const hex = Buffer.from(bytes).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** A company of the bench vocabulary, the `n`th of its account: its name and a unique reserved domain. */
+export function benchCompany(random: Random, n: number): { name: string; domain: string | null } {
+  const name = `${pick(random, COMPANY_A)} ${pick(random, COMPANY_B)}${pick(random, SUFFIX)}`;
+  return { name, domain: random() < 0.8 ? `${slug(name)}${n}.example` : null };
+}

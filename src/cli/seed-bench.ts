@@ -7,10 +7,11 @@ import { SYSTEM } from '../events/types.js';
 import { DealStatus, InvoiceStatus, type PrismaClient } from '../generated/prisma/client.js';
 import { formatInvoiceNumber } from '../invoices/invoice-numbers.js';
 import { parseInput } from '../validation.js';
+import { inChunks, type BenchProgress, type BulkTable } from './bulk-insert.js';
+import { seedActivities } from './seed-bench-activities.js';
 import { AGENTS, DAY, money, person, pick, PRODUCTS, REFERRERS, rng, STAGES, TOPICS, utcDay, uuidv7, weighted } from './seed-bench-data.js';
 
-export type BenchPhase = 'contacts' | 'deals' | 'invoices' | 'submissions';
-export type BenchProgress = { phase: BenchPhase; done: number; total: number };
+export type { BenchPhase, BenchProgress } from './bulk-insert.js';
 
 export type SeedBenchOptions = {
   /** An existing account to fill; absent: a new owner and account are created. */
@@ -22,6 +23,10 @@ export type SeedBenchOptions = {
   invoices?: number;
   /** Submissions of the one bench form; default: 10% of `contacts`. */
   submissions?: number;
+  /** Companies, notes and tasks (docs/decisions.md §21); default: 10% of `contacts` each. */
+  companies?: number;
+  notes?: number;
+  tasks?: number;
   /** Same seed, same names and values (ids and times still differ per run). */
   seed?: number;
   /** Days of history the rows are spread over, ending now (default 730). */
@@ -40,16 +45,19 @@ export type SeedBenchResult = {
   deals: number;
   invoices: number;
   submissions: number;
+  companies: number;
+  notes: number;
+  tasks: number;
 };
 
 export const benchDefaults = (contacts: number) => ({
   deals: Math.round(contacts * 0.2),
   invoices: Math.round(contacts * 0.2),
   submissions: Math.round(contacts * 0.1),
+  companies: Math.round(contacts * 0.1),
+  notes: Math.round(contacts * 0.1),
+  tasks: Math.round(contacts * 0.1),
 });
-
-/** One table's bulk insert: its columns with their SQL types, and the casts the SELECT applies. */
-type BulkTable = { table: string; columns: [name: string, arrayType: string, cast?: string][]; suffix?: string };
 
 const CONTACTS: BulkTable = {
   table: 'contacts',
@@ -84,36 +92,6 @@ const SUBMISSIONS: BulkTable = {
   ],
 };
 
-/** `INSERT INTO t (cols) SELECT cols FROM unnest($1::type[], ...)`: one statement, one round trip per chunk. */
-function bulkSql({ table, columns, suffix }: BulkTable): string {
-  const names = columns.map(([name]) => name).join(', ');
-  const selected = columns.map(([name, , cast]) => (cast ? `${name}::${cast}` : name)).join(', ');
-  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
-  return `INSERT INTO ${table} (${names}) SELECT ${selected} FROM unnest(${arrays}) AS t(${names}) ${suffix ?? ''}`;
-}
-
-/** Builds rows `0..total-1` column-wise and inserts them `chunkSize` at a time, reporting after each chunk. */
-async function inChunks(
-  db: PrismaClient,
-  target: BulkTable,
-  phase: BenchPhase,
-  total: number,
-  options: { chunkSize: number; onProgress?: (progress: BenchProgress) => void },
-  row: (index: number) => unknown[],
-): Promise<number> {
-  const sql = bulkSql(target);
-  let inserted = 0;
-  options.onProgress?.({ phase, done: 0, total });
-  for (let start = 0; start < total; start += options.chunkSize) {
-    const end = Math.min(total, start + options.chunkSize);
-    const columns: unknown[][] = target.columns.map(() => []);
-    for (let i = start; i < end; i++) row(i).forEach((value, c) => columns[c]!.push(value));
-    inserted += await db.$executeRawUnsafe(sql, ...columns);
-    options.onProgress?.({ phase, done: end, total });
-  }
-  return inserted;
-}
-
 const iso = (ms: number) => new Date(ms).toISOString();
 const day = (ms: number) => utcDay(ms).toISOString().slice(0, 10);
 
@@ -122,8 +100,8 @@ export async function seedBench(db: PrismaClient, options: SeedBenchOptions): Pr
   for (const [name, n] of Object.entries(counts)) {
     if (!Number.isInteger(n) || n < 0) throw new RangeError(`seedBench: ${name} must be a whole number ≥ 0`);
   }
-  if (counts.contacts === 0 && (counts.deals > 0 || counts.invoices > 0 || counts.submissions > 0)) {
-    throw new RangeError('seedBench: deals, invoices and submissions need contacts');
+  if (counts.contacts === 0 && (counts.deals > 0 || counts.invoices > 0 || counts.submissions > 0 || counts.notes > 0 || counts.tasks > 0)) {
+    throw new RangeError('seedBench: deals, invoices, submissions, notes and tasks need contacts');
   }
   const seed = options.seed ?? Date.now();
   const random = rng(seed);
@@ -204,12 +182,14 @@ export async function seedBench(db: PrismaClient, options: SeedBenchOptions): Pr
     ];
   });
 
+  Object.assign(inserted, await seedActivities(db, { accountId, contactIds, bornAt, counts, random, now, chunk }));
+
   return { accountId, ownerId: account.ownerId, formId: form.id, ...inserted };
 }
 
 function definedOnly(options: SeedBenchOptions) {
-  const { contacts, deals, invoices, submissions } = options;
-  return Object.fromEntries(Object.entries({ contacts, deals, invoices, submissions }).filter(([, v]) => v !== undefined)) as { contacts: number } & Partial<ReturnType<typeof benchDefaults>>;
+  const { contacts, deals, invoices, submissions, companies, notes, tasks } = options;
+  return Object.fromEntries(Object.entries({ contacts, deals, invoices, submissions, companies, notes, tasks }).filter(([, v]) => v !== undefined)) as { contacts: number } & Partial<ReturnType<typeof benchDefaults>>;
 }
 
 async function benchAccount(db: PrismaClient, accountId: string | undefined, contacts: number, now: number) {

@@ -19,7 +19,7 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('npm run bench (5
   it('runs every case against the service, the floor and PostGraphile (where it has a twin) and prints the table', async () => {
     const lines: string[] = [];
     report = await runBench({
-      size: { contacts: 500, deals: 100, invoices: 100, submissions: 50, smallAccounts: 2 },
+      size: { contacts: 500, deals: 100, invoices: 100, submissions: 50, companies: 50, notes: 50, tasks: 50, smallAccounts: 2 },
       databaseUrl: url,
       duration: 1,
       rounds: 1,

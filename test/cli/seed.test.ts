@@ -15,10 +15,10 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe('seedBench (src/cli/seed-bench.ts)', () => {
-  it('fills a new account: contacts, 20% deals and invoices, one form with submissions, reported chunk by chunk', async () => {
+  it('fills a new account: contacts, 20% deals and invoices, one form with submissions, 10% companies, notes and tasks, reported chunk by chunk', async () => {
     const progress: BenchProgress[] = [];
     const result = await seedBench(t.db, { contacts: 250, chunkSize: 100, seed: 7, onProgress: (p) => progress.push(p) });
-    expect(result).toMatchObject({ contacts: 250, deals: 50, invoices: 50, submissions: 25 });
+    expect(result).toMatchObject({ contacts: 250, deals: 50, invoices: 50, submissions: 25, companies: 25, notes: 25, tasks: 25 });
     const { accountId, formId } = result;
     expect(await t.db.account.findUnique({ where: { id: accountId } })).toMatchObject({ ownerId: result.ownerId, nextInvoiceNumber: 51 });
     expect(await t.db.contact.count({ where: { accountId } })).toBe(250);
@@ -26,7 +26,22 @@ describe('seedBench (src/cli/seed-bench.ts)', () => {
     expect(await t.db.invoice.count({ where: { accountId } })).toBe(50);
     expect(await t.db.formSubmission.count({ where: { accountId, formId, contactId: { not: null } } })).toBe(25);
     expect(progress.filter((p) => p.phase === 'contacts').map((p) => p.done)).toEqual([0, 100, 200, 250]);
-    expect(progress.map((p) => p.phase).filter((p, i, all) => all[i - 1] !== p)).toEqual(['contacts', 'deals', 'invoices', 'submissions']);
+    expect(progress.map((p) => p.phase).filter((p, i, all) => all[i - 1] !== p)).toEqual(['contacts', 'deals', 'invoices', 'submissions', 'companies', 'notes', 'tasks']);
+  });
+
+  it('companies, notes and tasks: the newest contact has a timeline of 25 notes and 25 tasks with their events; no open task is due yet', async () => {
+    const acc = await createAccount(t);
+    const { accountId } = await seedBench(t.db, { accountId: acc.id, contacts: 100, notes: 40, tasks: 40, companies: 30, seed: 5 });
+    expect(await t.db.company.count({ where: { accountId } })).toBe(30);
+    const newest = await t.db.contact.findFirstOrThrow({ where: { accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    expect(await t.db.note.count({ where: { accountId, contactId: newest.id } })).toBeGreaterThanOrEqual(25);
+    expect(await t.db.task.count({ where: { accountId, contactId: newest.id } })).toBeGreaterThanOrEqual(25);
+    const events = await t.db.event.findMany({ where: { accountId, contactId: newest.id } });
+    expect(events.length).toBe((await t.db.note.count({ where: { accountId, contactId: newest.id } })) + (await t.db.task.count({ where: { accountId, contactId: newest.id } })));
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(['note.created', 'task.created']));
+    expect(await t.db.task.count({ where: { accountId, status: 'open', dueAt: { lt: new Date() } } })).toBe(0);
+    const page = await t.gql('query ($c: ID!) { contact(id: $c) { timeline(first: 50) { nodes { type } } } }', { c: newest.id }, { as: acc.member });
+    expect(page.data.contact.timeline.nodes.length).toBe(events.length);
   });
 
   it('the rows look real: names, unique reserved-domain e-mails, spread-out dates, numbered invoices', async () => {
