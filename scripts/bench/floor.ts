@@ -187,6 +187,16 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     );
   }
 
+  /** GET /companies (docs/decisions.md §21): page 1 newest first, with the exact total, as the service's item. */
+  async function listCompanies(req: IncomingMessage, q: URLSearchParams) {
+    const accountId = await requireMember(q.get('account_id'), await userOf(req));
+    return list(
+      'companies',
+      `t.id, t.name, t.domain, t.phone, t.industry, t.website, t.external_id, t.owner_id, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
+      '', ['t.account_id = $1'], [accountId], paging(q),
+    );
+  }
+
   async function createContact(req: IncomingMessage) {
     const userId = await userOf(req);
     const body = await readJson(req);
@@ -491,6 +501,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     if (req.method === 'GET' && path === '/api/v1/deals') return [200, await listDeals(req, url.searchParams)];
     if (req.method === 'POST' && path === '/api/v1/deals') return [201, await createDeal(req)];
     if (req.method === 'GET' && path === '/api/v1/invoices') return [200, await listInvoices(req, url.searchParams)];
+    if (req.method === 'GET' && path === '/api/v1/companies') return [200, await listCompanies(req, url.searchParams)];
     if (req.method === 'POST' && path === '/api/v1/invoices') return [201, await createInvoice(req)];
     const payments = /^\/api\/v1\/invoices\/([^/]+)\/payments$/.exec(path);
     if (req.method === 'POST' && payments) return [201, await recordPayment(req, decodeURIComponent(payments[1]!))];

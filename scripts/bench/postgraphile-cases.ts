@@ -51,6 +51,7 @@ export function postgraphileTwins(accountId: string, type: string): Record<strin
       body: json(page('allDeals', `id: rowId title value probability status expectedCloseDate ${PERSON} stage: pipelineStageByAccountIdAndStageId { id: rowId name }`), account),
     },
     invoices: { body: json(page('allInvoices', `id: rowId invoiceNumber amount status dueDate ${PERSON} createdAt`), account) },
+    companies: { body: json(page('allCompanies', 'id: rowId name domain phone industry website externalId ownerId createdAt updatedAt'), account) },
     'graphql-contacts': { body: contacts, from: 'contacts-first' },
     'graphql-connection': { body: json(CONNECTION, account) },
     'create-contact': {

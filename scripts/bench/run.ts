@@ -17,6 +17,7 @@ import autocannon, { type RawResult } from 'autocannon';
 import { print } from 'graphql/index.js';
 import pg from 'pg';
 import { mintToken } from '../../src/auth/token.js';
+import { TIMELINE_ITEMS } from '../../src/cli/seed-bench-activities.js';
 import { compareAnswers, type Answer } from './answers.js';
 import { benchApiKey } from './api-key.js';
 import { deepCursor } from './cursor.js';
@@ -79,7 +80,7 @@ export type BenchReport = {
   startedAt: string;
   machine: { cpus: number; cpuModel: string; memoryGb: number; loadBefore: number[]; loadAfter: number[]; node: string; postgres: string };
   settings: Omit<BenchOptions, 'log' | 'progress' | 'cases'> & { database: string };
-  dataset: Pick<Dataset, 'contacts' | 'deals' | 'invoices' | 'submissions' | 'smallAccounts'>;
+  dataset: Pick<Dataset, 'contacts' | 'deals' | 'invoices' | 'submissions' | 'companies' | 'notes' | 'tasks' | 'smallAccounts'>;
   cases: CaseResult[];
   exports: ExportResult[];
   serviceRss: { start: number; end: number };
@@ -112,7 +113,7 @@ export const EXPORT_NAMES = ['export-csv', 'export-json'];
 /** The dashboard reports' cases and their routes under /api/v1/reports. */
 const REPORT_CASES = [['report-pipeline', 'pipeline'], ['report-deals', 'deals'], ['report-receivables', 'receivables'], ['report-contacts', 'contacts']] as const;
 
-export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-sync', 'events-feed', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-search', 'graphql-connection', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'create-invoice', 'record-payment', 'contacts-batch', 'submit-form'];
+export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-sync', 'events-feed', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'companies', 'graphql-contacts', 'graphql-search', 'graphql-connection', 'contact-timeline', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'create-invoice', 'record-payment', 'contacts-batch', 'submit-form'];
 
 /** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
 const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
@@ -128,6 +129,11 @@ const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
 /** Query.search's first 10 hits with their titles (docs/decisions.md §19). */
 const SEARCH_QUERY = `query Search($accountId: ID!, $query: String!) { search(accountId: $accountId, query: $query) { type id title subtitle } }`;
 
+/**
+ * A contact's timeline (docs/events.md: Contact.timeline, where notes and tasks are, docs/decisions.md
+ * §21), 50 entries: the seeded contact's notes' and tasks' events (src/cli/seed-bench-activities.ts).
+ */
+const TIMELINE_QUERY = `query Timeline($id: ID!) { contact(id: $id) { timeline(first: 50) { nodes { id type occurredAt subjectId data } } } }`;
 /** Ten lines as an invoice with lines is sent (docs/decisions.md §20): quantities, prices, a discount and tax. */
 const INVOICE_LINES = Array.from({ length: 10 }, (_, i) => ({ description: `Work package ${i + 1}`, quantity: i + 1, unit_price: 19.99 + i, discount_percent: i % 2 ? 10 : 0, tax_rate: 7.25 }));
 
@@ -161,6 +167,8 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
     { name: 'contacts-type', label: `GET /contacts (type=${opts.type})`, kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}&type=${opts.type}`, headers: auth, expect: 200 },
     { name: 'deals', label: 'GET /deals (page 1)', kind: 'list', method: 'GET', path: `/api/v1/deals?account_id=${a}`, headers: auth, expect: 200 },
     { name: 'invoices', label: 'GET /invoices (page 1)', kind: 'list', method: 'GET', path: `/api/v1/invoices?account_id=${a}`, headers: auth, expect: 200 },
+    // docs/decisions.md §21: 10,000 companies in the account (10% of its contacts).
+    { name: 'companies', label: 'GET /companies (page 1)', kind: 'list', method: 'GET', path: `/api/v1/companies?account_id=${a}`, headers: auth, expect: 200 },
     {
       name: 'graphql-contacts', label: 'POST /graphql (contacts page 1)', kind: 'graphql', method: 'POST', path: '/graphql',
       headers: { ...auth, ...json }, floorCase: 'contacts-first', expect: 200,
@@ -179,6 +187,12 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
       name: 'graphql-connection', label: 'POST /graphql (50 contacts with their deals)', kind: 'graphql', method: 'POST', path: '/graphql',
       headers: { ...auth, ...json }, expect: 200,
       body: constant(JSON.stringify({ query: CONNECTION_QUERY, operationName: 'ContactsWithDeals', variables: { accountId: a } })),
+    },
+    // Issue #53: within 1.2× of a contacts page's latency (verdicts below); the floor has no such request.
+    {
+      name: 'contact-timeline', label: `POST /graphql (a contact's timeline, ${TIMELINE_ITEMS} notes and tasks)`, kind: 'graphql', method: 'POST', path: '/graphql',
+      headers: { ...auth, ...json }, floorCase: null, expect: 200,
+      body: constant(JSON.stringify({ query: TIMELINE_QUERY, operationName: 'Timeline', variables: { id: dataset.timelineContactId } })),
     },
     // docs/decisions.md §19, Reports: each read from trigger-kept sums; no floor (target: single-client p50).
     ...REPORT_CASES.map(([name, route]) => ({
@@ -551,7 +565,10 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       postgres,
     },
     settings: { ...settings, database: new URL(url).pathname.slice(1) },
-    dataset: { contacts: dataset.contacts, deals: dataset.deals, invoices: dataset.invoices, submissions: dataset.submissions, smallAccounts: dataset.smallAccounts },
+    dataset: {
+      contacts: dataset.contacts, deals: dataset.deals, invoices: dataset.invoices, submissions: dataset.submissions,
+      companies: dataset.companies, notes: dataset.notes, tasks: dataset.tasks, smallAccounts: dataset.smallAccounts,
+    },
     cases,
     exports,
     serviceRss,
@@ -608,6 +625,8 @@ export const TARGETS = {
   batchOverSingle: 25, batchOverLimit: 0.3,
   /** docs/decisions.md §20: an invoice with 10 lines and a payment, each within 1.3× of POST /contacts' time (≥ 1/1.3 of its req/s). */
   billingOverContact: 1 / 1.3,
+  /** Issue #53: a contact's timeline of 50 notes and tasks, p50 and p99 against a contacts page's. */
+  timelineOverContacts: 1.2,
 };
 
 export function verdicts(report: BenchReport): string[] {
@@ -677,6 +696,14 @@ export function verdicts(report: BenchReport): string[] {
     lines.push(`${ok ? 'met    ' : 'NOT met'}  ${c.label}: ${fmt(r, 2)}x PostGraphile's req/s (target ≥ ${TARGETS.postgraphileRps}), p99 ${fmt(q, 2)}x (target ≤ ${TARGETS.postgraphileP99})`);
   }
   const rest = report.cases.find((c) => c.name === 'contacts-first');
+  // Issue #53: a contact's timeline within 1.2× of a contacts page's p50 and p99.
+  for (const c of report.cases.filter((x) => x.name === 'contact-timeline')) {
+    if (!rest || rest.service.rps === 0 || c.service.rps === 0) continue;
+    const p50 = c.service.p50 / Math.max(rest.service.p50, 1);
+    const p99 = c.service.p99 / Math.max(rest.service.p99, 1);
+    const ok = p50 <= TARGETS.timelineOverContacts && p99 <= TARGETS.timelineOverContacts;
+    lines.push(`${ok ? 'met    ' : 'NOT met'}  ${c.label}: p50 ${fmt(p50, 2)}x, p99 ${fmt(p99, 2)}x GET /contacts (page 1)'s (target ≤ ${TARGETS.timelineOverContacts})`);
+  }
   const gql = report.cases.find((c) => c.name === 'graphql-contacts');
   if (rest && gql) {
     const cost = 1 - rest.service.rps / gql.service.rps;
@@ -701,7 +728,7 @@ export function formatReport(report: BenchReport): string {
   const out: string[] = [];
   out.push(`Bench ${report.startedAt}: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}, PostgreSQL ${m.postgres}`);
   out.push(`load average before ${m.loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${m.loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
-  out.push(`dataset: ${d.contacts} contacts, ${d.deals} deals, ${d.invoices} invoices, ${d.submissions} submissions in one account + ${d.smallAccounts} small accounts (database ${s.database})`);
+  out.push(`dataset: ${d.contacts} contacts, ${d.deals} deals, ${d.invoices} invoices, ${d.submissions} submissions, ${d.companies} companies, ${d.notes} notes, ${d.tasks} tasks in one account + ${d.smallAccounts} small accounts (database ${s.database})`);
   out.push(`${s.connections} connections, ${s.duration} s per case and server (${s.rounds} alternating rounds) after ${s.warmup} s warm-up, pool ${s.poolMax} connections per server, LOG_LEVEL=${s.logLevel}`);
   out.push('');
   const pg = report.cases.some((c) => c.postgraphile);

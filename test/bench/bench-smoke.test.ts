@@ -8,11 +8,11 @@ import { CASE_NAMES, formatReport, runBench, type BenchReport } from '../../scri
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 
 /** The cases PostGraphile has an equivalent request for (scripts/bench/postgraphile-cases.ts). */
-const POSTGRAPHILE_CASES = ['contacts-first', 'contacts-type', 'deals', 'invoices', 'graphql-contacts', 'graphql-connection', 'create-contact', 'create-deal'];
+const POSTGRAPHILE_CASES = ['contacts-first', 'contacts-type', 'deals', 'invoices', 'companies', 'graphql-contacts', 'graphql-connection', 'create-contact', 'create-deal'];
 
 const url = withDatabase(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, `crm_bench_smoke_${randomUUID().slice(0, 8)}`);
 
-describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('npm run bench (500 contacts, 1 s per case)', () => {
+describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('npm run bench (500 contacts, 2 s per case)', () => {
   let report: BenchReport;
   afterAll(() => dropDatabase(url));
 
@@ -21,7 +21,10 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('npm run bench (5
     report = await runBench({
       size: { contacts: 500, deals: 100, invoices: 100, submissions: 50, companies: 50, notes: 50, tasks: 50, smallAccounts: 2 },
       databaseUrl: url,
-      duration: 1,
+      // Two seconds: on a busy 2-core machine the slowest cases (Query.search over six types, a
+      // contact's timeline) can take over one at 16 connections, and a window with no answer says
+      // nothing about whether the case still works, which is what this test judges.
+      duration: 2,
       rounds: 1,
       warmup: 0.1,
       connections: 16,
@@ -60,5 +63,7 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('npm run bench (5
     expect(table).toContain("x PostGraphile's req/s");
     expect(table).toContain('GET /contacts (page 1)');
     expect(table).toContain('Targets:');
+    // Issue #53: the timeline is judged against a contacts page.
+    expect(table).toMatch(/(met|NOT met) +POST \/graphql \(a contact's timeline, 50 notes and tasks\): p50 [\d.]+x, p99 [\d.]+x/);
   }, 600_000);
 });
