@@ -138,7 +138,7 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Contac
   // Notes about the person alone go; other notes and the tasks stay, unlinked (docs/decisions.md §21).
   await releaseTargets(tx, accountId, 'contactId', id);
   const { externalId } = await tx.contact.delete({ where: { id } });
-  await scrubContactFromImports(tx, accountId, { email, externalId });
+  await scrubContactFromImports(tx, contactBatch, accountId, { email, externalId });
   await forgetMailTo(tx, accountId, email);
   // docs/decisions.md §13: earlier events of the person keep ids only, those of others' submissions
   // that carried the address too; the erasure's own event carries the id alone.

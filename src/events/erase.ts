@@ -39,6 +39,7 @@ export async function scrubContactFromEvents(
  */
 export async function scrubContactFromImports(
   tx: Prisma.TransactionClient,
+  contacts: Parameters<typeof forgetKeys>[1], // the contacts' batch kind: its keys say how they compare
   accountId: string,
   contact: { email: string | null; externalId: string | null },
 ): Promise<number> {
@@ -46,7 +47,7 @@ export async function scrubContactFromImports(
   if (!email && !externalId) return 0;
   // A value as it reads inside the cells' JSON text (escaped as to_json escapes it): what the text search looks for.
   const needle = (value: string | null) => Prisma.sql`btrim(to_json(${value}::text)::text, '"')`;
-  await forgetKeys(tx, accountId, contact);
+  await forgetKeys(tx, contacts, accountId, contact);
   let emptied = 0;
   for (const table of [Prisma.raw('import_rows'), Prisma.raw('import_errors')]) {
     emptied += await tx.$executeRaw`

@@ -6,7 +6,6 @@
 // size, and they commit (or roll back) with the chunk that took them.
 import { createHash } from 'node:crypto';
 import { DUPLICATE, matchKey, setKeys, type BatchKind, type BatchMode, type Judged, type MatchOn } from '../batches/batch.service.js';
-import { contactBatch } from '../contacts/contact.service.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { snakeCase } from '../names.js';
 
@@ -84,11 +83,15 @@ export async function takeKeys(
     ON CONFLICT DO NOTHING`;
 }
 
-/** For eraseContact: the digests of a person's keys go from every import of the account (docs/changes.md). */
-export async function forgetKeys(tx: Prisma.TransactionClient, accountId: string, contact: { email: string | null; externalId: string | null }): Promise<void> {
+/**
+ * For eraseContact: the digests of a person's keys go from every import of the account
+ * (docs/changes.md). `kind` is the contacts' batch kind, compared as it compares them (the caller
+ * names it: the contacts import this folder, not the other way round).
+ */
+export async function forgetKeys(tx: Prisma.TransactionClient, kind: BatchKind, accountId: string, contact: { email: string | null; externalId: string | null }): Promise<void> {
   const digests: string[] = [];
   for (const [field, value] of [['email', contact.email], ['externalId', contact.externalId]] as const) {
-    const key = matchKey(contactBatch, field, value);
+    const key = matchKey(kind, field, value);
     if (key !== null) digests.push(digestOf(field, key));
   }
   if (digests.length === 0) return;

@@ -66,7 +66,7 @@ describe('erasure', () => {
     await t.db.$transaction((tx) =>
       takeKeys(tx, contactBatch, imp, [{ index: 0, data: { email: 'Ada@Example.com', externalId: 'crm-1' } }, { index: 1, data: { email: 'bob@example.com' } }], [2, 3]));
     expect(await t.db.importKey.count({ where: { importId: imp.id } })).toBe(3);
-    await t.db.$transaction((tx) => scrubContactFromImports(tx, acc.id, { email: 'ada@example.com', externalId: 'crm-1' }));
+    await t.db.$transaction((tx) => scrubContactFromImports(tx, contactBatch, acc.id, { email: 'ada@example.com', externalId: 'crm-1' }));
     expect(await t.db.importKey.findMany({ where: { importId: imp.id }, select: { line: true } })).toEqual([{ line: 3 }]);
   });
 });
