@@ -99,7 +99,7 @@ describe('a plain list returns as many as it can hold, and what is under it mult
     // Assumed (docs/graphql.md#cost-and-budget): nothing caps accounts, members, stages, forms, endpoints, keys, months.
     expect(declared).toEqual({
       'Query.imports': 100, 'Invoice.lines': 100, 'InvoiceDocument.lines': 100, 'LeadForm.fields': 50, 'PublicLeadForm.fields': 50,
-      'ContactBatchResult.items': 100, 'DealBatchResult.items': 100, 'BatchDeleteResult.items': 100,
+      'ContactBatchResult.items': 100, 'DealBatchResult.items': 100, 'CompanyBatchResult.items': 100, 'BatchDeleteResult.items': 100,
       'Receivables.buckets': 5, 'DealSummary.byStatus': 4, 'ContactBreakdown.byType': 5, 'ContactBreakdown.bySource': 7,
       'User.accounts': 25, 'Account.members': 50,
       'Account.pipelineStages': 25, 'Query.pipelineStages': 25, 'Account.pipeline': 26, 'Query.pipelineReport': 26,
