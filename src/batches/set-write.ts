@@ -3,7 +3,7 @@
 // create is a set of one; a batch of 100 costs the same one statement. The record_counts triggers
 // (statement-level) keep the counters exact, and the answer is what the statement returned.
 import { Prisma } from '../generated/prisma/client.js';
-import { getDatamodel } from '../generated/pothos-types.js';
+import { fieldsOf, type ModelField } from '../db/datamodel.js';
 import { wakeSource } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
 import { serializeRecord } from '../events/serialize.js';
@@ -17,15 +17,13 @@ export type Row = Record<string, unknown> & { id: string; accountId: string };
 
 export type SetModel = { model: 'Contact' | 'Deal' | 'Company'; table: 'contacts' | 'deals' | 'companies'; kind: Extract<RecordKind, 'contact' | 'deal' | 'company'> };
 
-type Field = { name: string; kind: string; type: string };
-const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
-type Column = Field & { column: string };
+type Column = ModelField & { column: string };
 const scalarsCache = new Map<string, Column[]>();
 /** The model's scalar and enum fields with their columns, worked out once (a batch converts every row). */
 const scalars = (model: string): Column[] => {
   let found = scalarsCache.get(model);
   if (!found) {
-    found = models[model]!.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => ({ ...f, column: snakeCase(f.name) }));
+    found = fieldsOf(model).filter((f) => f.kind === 'scalar' || f.kind === 'enum').map((f) => ({ ...f, column: snakeCase(f.name) }));
     scalarsCache.set(model, found);
   }
   return found;

@@ -1,18 +1,16 @@
 import { z } from 'zod';
 import { conflict, MESSAGES, notFound } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { getDatamodel } from '../generated/pothos-types.js';
+import { fieldsOf } from '../db/datamodel.js';
 import { uuid } from '../validation.js';
 import type { Query } from '../db/client.js';
 
 // docs/decisions.md §12: how every update* reads its input and writes its change.
 
-type Field = { name: string; kind: string; isRequired: boolean };
-const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
 
 /** Columns of `model` that cannot hold null (the schema says so once: prisma/schema.prisma). */
 const notNullColumns = (model: string): string[] =>
-  models[model]!.fields.filter((f) => f.kind !== 'object' && f.isRequired).map((f) => f.name);
+  fieldsOf(model).filter((f) => f.kind !== 'object' && f.isRequired).map((f) => f.name);
 
 /** A value another record of the account already holds (a unique index per account refused it). */
 export const TAKEN = 'Already used in this account';

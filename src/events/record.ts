@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client.js';
-import { getDatamodel } from '../generated/pothos-types.js';
+import { fieldsOf } from '../db/datamodel.js';
 import type { Query } from '../db/client.js';
 import { emit } from './emit.js';
 import type { Actor, EventType } from './types.js';
@@ -7,14 +7,12 @@ import type { Actor, EventType } from './types.js';
 // The events of the §12 writes (docs/events.md): every service write passes its row through here,
 // in its own transaction, so the change and its event commit together.
 
-type Field = { name: string; kind: string };
-const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
 const columnsCache = new Map<string, string[]>();
 
 /** The model's columns (no relations): what an event's `object` shows. */
 function columnsOf(model: string): string[] {
   let columns = columnsCache.get(model);
-  if (!columns) columnsCache.set(model, (columns = models[model]!.fields.filter((f) => f.kind !== 'object').map((f) => f.name)));
+  if (!columns) columnsCache.set(model, (columns = fieldsOf(model).filter((f) => f.kind !== 'object').map((f) => f.name)));
   return columns;
 }
 

@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client.js';
-import { getDatamodel } from '../generated/pothos-types.js';
+import { fieldsOf } from '../db/datamodel.js';
 import { formatDate } from '../dates.js';
 import type { RecordKind } from './types.js';
 import { snakeCase } from '../names.js';
@@ -56,8 +56,6 @@ export function serializeRecord(kind: RecordKind | 'submission', row: object): R
   return restShape(row as Row, kind === 'submission' ? SUBMISSION : SHAPES[kind]);
 }
 
-type Field = { name: string; kind: string; type: string };
-const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: readonly Field[] }>;
 const sqlCache = new Map<string, Prisma.Sql>();
 
 /**
@@ -71,7 +69,7 @@ export function recordJsonSql(kind: RecordKind, model: string, alias: string): P
   let found = sqlCache.get(cacheKey);
   if (found) return found;
   const { omit = [], dates = [] } = SHAPES[kind];
-  const pairs = models[model]!.fields
+  const pairs = fieldsOf(model)
     .filter((f) => (f.kind === 'scalar' || f.kind === 'enum') && f.name !== 'accountId' && !omit.includes(f.name))
     .map((f) => {
       const column = `${alias}."${snakeCase(f.name)}"`;

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { getDatamodel } from '../generated/pothos-types.js';
+import { fieldsOf, type ModelField as Field } from '../db/datamodel.js';
 import { builder } from './builder.js';
 import { snakeCase } from '../names.js';
 import { externalIdFilter, uuid } from '../validation.js';
@@ -191,10 +191,8 @@ export function totalSql(collection: Collection, account: Prisma.Sql, filter: ob
 
 // ---- rows as JSON --------------------------------------------------------------------------------
 
-type Field = { name: string; kind: string; type: string };
-const datamodel = getDatamodel().datamodel.models as Record<string, { fields: readonly Field[] }>;
 /** Scalar and enum fields; their columns are the snake_case of the name (schema.prisma convention). */
-const scalars = (model: string) => (datamodel[model]?.fields ?? []).filter((f) => f.kind === 'scalar' || f.kind === 'enum');
+const scalars = (model: string) => fieldsOf(model).filter((f) => f.kind === 'scalar' || f.kind === 'enum');
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /** `key, value` pairs of a row's fields for json_build_object; money as text, so no digit is lost. */
