@@ -1,7 +1,7 @@
 // node --import tsx scripts/bench/explain-writes.ts [--database crm_bench_10000]
 // EXPLAIN (ANALYZE, BUFFERS) of the write statements the bench's write cases send, on the bench
 // database, each in a transaction that is rolled back (BENCHMARKS.md, "Writes as fast as reads"):
-// the service's single contact and deal create and a batch of 100 contacts (src/batches/set-write.ts,
+// the service's single contact and deal create and a batch of 100 contacts (src/writes/set-write.ts,
 // the statement as the service builds it), an invoice of 10 lines as POST /invoices writes it
 // (src/invoices/invoice-create.ts), and the floor's INSERT of one contact. Each plan shows the
 // triggers' own times (the counters, the report sums, the event queue and its wake-up).
@@ -9,8 +9,8 @@ import pg from 'pg';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { contactBatch } from '../../src/contacts/contact.service.js';
 import { dealBatch } from '../../src/deals/deal.service.js';
-import { writeSet, newId, type Row } from '../../src/batches/set-write.js';
-import type { BatchKind } from '../../src/batches/batch.service.js';
+import { writeSet, newId, type Row } from '../../src/writes/set-write.js';
+import type { BatchKind } from '../../src/writes/batch.service.js';
 import type { Actor } from '../../src/events/types.js';
 import { draftRow, insertInvoice } from '../../src/invoices/invoice-create.js';
 import { priceInvoice } from '../../src/invoices/invoice-money.js';

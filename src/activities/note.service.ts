@@ -1,7 +1,7 @@
 // Notes (docs/decisions.md §21): create, update, delete, each with its event in the write's
-// transaction, by the helpers companies use (src/changes/update.ts, src/events/record.ts).
+// transaction, by the helpers companies use (src/writes/update.ts, src/events/record.ts).
 import { z } from 'zod';
-import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import type { Note, Prisma } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';

@@ -1,7 +1,7 @@
 // Tasks (docs/decisions.md §21): create, update, complete, reopen, delete, each with its event in
 // the write's transaction. An assignee is the account's owner or a member, as a record's owner.
 import { z } from 'zod';
-import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import type { Prisma, Task } from '../generated/prisma/client.js';
 import { badInput, notFound, MESSAGES } from '../errors.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';

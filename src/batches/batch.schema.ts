@@ -8,8 +8,8 @@ import { contactBatch } from '../contacts/contact.service.js';
 import { DealRef } from '../deals/deal.schema.js';
 import { dealBatch } from '../deals/deal.service.js';
 import { uuid } from '../validation.js';
-import { BatchRolledBack, MAX_BATCH, writeBatch, type BatchItem, type BatchKind, type BatchMode, type BatchResult } from './batch.service.js';
-import { deleteContacts, type DeleteResult } from './delete.service.js';
+import { BatchRolledBack, MAX_BATCH, writeBatch, type BatchItem, type BatchKind, type BatchMode, type BatchResult } from '../writes/batch.service.js';
+import { deleteContacts, type DeleteResult } from '../writes/delete.service.js';
 
 export const ContactMatchEnum = builder.enumType('ContactMatch', {
   values: { EMAIL: { value: 'email', description: 'Case-insensitive; the oldest contact if several' }, EXTERNAL_ID: { value: 'externalId', description: 'Exact' } } as const,

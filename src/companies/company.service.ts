@@ -1,8 +1,8 @@
 // Companies (docs/decisions.md §21): create, update, delete, each with its event in the write's
-// transaction, by the helpers contacts and deals use (src/changes/update.ts, src/events/record.ts).
+// transaction, by the helpers contacts and deals use (src/writes/update.ts, src/events/record.ts).
 import { releaseTargets } from '../activities/targets.js';
 import { z } from 'zod';
-import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { Prisma, type Company } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
@@ -10,8 +10,8 @@ import type { Actor } from '../events/types.js';
 import { externalId, optionalText, requiredText, uuid } from '../validation.js';
 import { optionalDomain } from './domain.js';
 import { checkOwnership, ownershipProblems } from './links.js';
-import type { BatchKind } from '../batches/batch.service.js';
-import { rowOf } from '../batches/set-write.js';
+import type { BatchKind } from '../writes/batch.service.js';
+import { rowOf } from '../writes/set-write.js';
 
 export const DOMAIN_TAKEN = 'Already used by another company';
 
@@ -30,7 +30,7 @@ export type CreateCompanyInput = z.output<typeof createCompanyInput>;
 export const updateCompanyInput = updateInputOf(createCompanyInput, 'Company');
 
 /**
- * Companies on the set-based write path (src/batches/): the single create's and update's rules; an
+ * Companies on the set-based write path (src/writes/): the single create's and update's rules; an
  * upsert matches on the domain (as normalised) or the external id, both unique in the account.
  */
 export const companyBatch: BatchKind = {

@@ -1,10 +1,10 @@
 // The links §21 adds to contacts, deals and companies (docs/decisions.md §21): a company of the
 // same account, an owner who is one of the account's people, and a new contact's company found by
-// its e-mail domain. The single writes (the `linked` rule) and the batches (src/batches/) share them.
+// its e-mail domain. The single writes (the `linked` rule) and the batches (src/writes/) share them.
 import type { Prisma } from '../generated/prisma/client.js';
 import type { ErrorDetails } from '../errors.js';
 import { NOT_A_MEMBER } from '../accounts/account.service.js';
-import type { Judged } from '../batches/batch.service.js';
+import type { Judged } from '../writes/batch.service.js';
 import { isUuid } from '../validation.js';
 import { snakeCase } from '../names.js';
 import { linkableDomain } from './domain.js';
@@ -44,7 +44,7 @@ export async function ownershipProblems(db: Prisma.TransactionClient, accountId:
 const given = (item: Judged, field: string) => idOf('data' in item ? item.data[field] : item.input?.[field]);
 
 /**
- * A batch's items (src/batches/, `BatchKind.links`), in one query for the whole set: an item naming
+ * A batch's items (src/writes/, `BatchKind.links`), in one query for the whole set: an item naming
  * another account's company or a stranger as owner fails on that field (beside its other problems).
  */
 export async function checkOwnership(tx: Prisma.TransactionClient, accountId: string, judged: Judged[], fields: { company?: boolean } = { company: true }) {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { releaseTargets } from '../activities/targets.js';
 import { ContactSource, ContactType, type Contact, type Prisma } from '../generated/prisma/client.js';
-import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { badInput } from '../errors.js';
-import { single, writeBatch, type BatchKind } from '../batches/batch.service.js';
-import { rowOf } from '../batches/set-write.js';
+import { single, writeBatch, type BatchKind } from '../writes/batch.service.js';
+import { rowOf } from '../writes/set-write.js';
 import { scrubContactFromEvents, scrubContactFromImports } from '../events/erase.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
@@ -29,7 +29,7 @@ export const createContactInput = z.object({
 
 export type CreateContactInput = z.output<typeof createContactInput>;
 
-/** Contacts on the set-based write path (src/batches/): the single create's and update's rules. */
+/** Contacts on the set-based write path (src/writes/): the single create's and update's rules. */
 export const contactBatch: BatchKind = {
   spec: { model: 'Contact', table: 'contacts', kind: 'contact' },
   create: createContactInput,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { releaseTargets } from '../activities/targets.js';
-import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../changes/update.js';
+import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { DealStatus, Prisma, type Deal } from '../generated/prisma/client.js';
-import { single, writeBatch, type BatchKind } from '../batches/batch.service.js';
-import { rowOf } from '../batches/set-write.js';
+import { single, writeBatch, type BatchKind } from '../writes/batch.service.js';
+import { rowOf } from '../writes/set-write.js';
 import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { emit } from '../events/emit.js';
@@ -75,7 +75,7 @@ export async function assertInAccount(
 /** The `linked` rule of the fields that write deals and invoices (src/graphql/rules.ts). */
 export const linkedRows = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => linkProblems(db, accountId, fields);
 
-/** Deals on the set-based write path (src/batches/). A new deal is always `open` (the contract's only creation transition). */
+/** Deals on the set-based write path (src/writes/). A new deal is always `open` (the contract's only creation transition). */
 export const dealBatch: BatchKind = {
   spec: { model: 'Deal', table: 'deals', kind: 'deal' },
   create: createDealInput,

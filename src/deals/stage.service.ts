@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { updateGuarded, updateInputOf, type Query } from '../changes/update.js';
+import { updateGuarded, updateInputOf, type Query } from '../writes/update.js';
 import { badInput } from '../errors.js';
 import type { PipelineStage, Prisma } from '../generated/prisma/client.js';
 import { emitRow, changedFields, updatedWithEvent, withColumns } from '../events/record.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { updateGuarded, updateInputOf, type Query } from '../changes/update.js';
+import { updateGuarded, updateInputOf, type Query } from '../writes/update.js';
 import { badInput, conflict } from '../errors.js';
 import { ContactField, FormFieldType, type LeadForm, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { emit } from '../events/emit.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { lockKey } from '../batches/batch.service.js';
+import { lockKey } from '../writes/batch.service.js';
 import { z } from 'zod';
 import {
   ContactField,
@@ -13,7 +13,7 @@ import {
 } from '../generated/prisma/client.js';
 import { emitMany, inTransaction, type EmitInput } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
-import { fromColumns, rowOf } from '../batches/set-write.js';
+import { fromColumns, rowOf } from '../writes/set-write.js';
 import { VISITOR } from '../events/types.js';
 import { badInput, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
@@ -173,7 +173,7 @@ function judgeSubmission(fields: FieldRule[], data: unknown, metadata?: unknown)
   return { submission, details };
 }
 
-/** The same lock as upsertContacts by e-mail (src/batches/): a form and a batch never both create the contact. */
+/** The same lock as upsertContacts by e-mail (src/writes/): a form and a batch never both create the contact. */
 const emailLock = (accountId: string, email: string): string => lockKey(accountId, 'contacts', 'email', email.toLowerCase());
 
 /**
@@ -230,7 +230,7 @@ export async function recordSubmission(
     }
     // A new contact: it, the submission and both events in the last statement before COMMIT, so the
     // account's counter rows its INSERT locks (record_counts, report_sums) are held for the COMMIT
-    // alone. The rows are made here, as the set-based write makes new rows (src/batches/set-write.ts),
+    // alone. The rows are made here, as the set-based write makes new rows (src/writes/set-write.ts),
     // stamped after the transaction began.
     const now = new Date();
     const contact = rowOf('Contact', {

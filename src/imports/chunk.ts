@@ -1,5 +1,5 @@
 // One chunk of an import (docs/imports.md#the-worker): up to CHUNK stored rows through the one
-// set-based write path (src/batches/), their failures, and the import's progress, in one
+// set-based write path (src/writes/), their failures, and the import's progress, in one
 // transaction. The import's row is locked first: a chunk commits only while its worker still holds
 // the lease, so a row is never written twice.
 //
@@ -8,7 +8,7 @@
 // starts with its items judged. The judged chunk is used only if the next transaction, after its
 // lock, finds `done_seq` where the chunk begins; anything else (a retry, another worker) reads again.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { judgeBatch, writeJudged, type BatchMode, type Judged, type MatchOn } from '../batches/batch.service.js';
+import { judgeBatch, writeJudged, type BatchMode, type Judged, type MatchOn } from '../writes/batch.service.js';
 import type { ErrorDetails } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { userActor } from '../events/types.js';

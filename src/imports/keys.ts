@@ -5,7 +5,7 @@
 // database holds them, not the worker, so its memory stays one chunk's keys whatever the file's
 // size, and they commit (or roll back) with the chunk that took them.
 import { createHash } from 'node:crypto';
-import { DUPLICATE, matchKey, setKeys, type BatchKind, type BatchMode, type Judged, type MatchOn } from '../batches/batch.service.js';
+import { DUPLICATE, matchKey, setKeys, type BatchKind, type BatchMode, type Judged, type MatchOn } from '../writes/batch.service.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { snakeCase } from '../names.js';
 

@@ -8,7 +8,7 @@ import { QUEUE_FOR_ENDPOINTS, wakeSource } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
 import { serializeRecord } from '../events/serialize.js';
 import type { Actor } from '../events/types.js';
-import { fromColumns, newId, rowOf, type Row } from '../batches/set-write.js';
+import { fromColumns, newId, rowOf, type Row } from '../writes/set-write.js';
 import type { PricedLine } from './money.js';
 import { takeNumberSql } from './invoice-numbers.js';
 

@@ -1,7 +1,7 @@
 // An invoice's lines and the money they make (docs/decisions.md §20): writing a priced invoice's
 // lines, and a draft's money after an update, judged against what it stores, so an update's money
 // problems come in the same 400 as its other fields' (the `linked` rule of updateInvoice).
-import type { Query } from '../changes/update.js';
+import type { Query } from '../writes/update.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { ErrorDetails } from '../errors.js';
 import { linkedRows } from '../deals/deal.service.js';

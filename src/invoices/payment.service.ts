@@ -4,7 +4,7 @@ import { badInput, conflict, MESSAGES, notFound } from '../errors.js';
 import { emit, QUEUE_FOR_ENDPOINTS, wakeSource } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
 import { recordJsonSql } from '../events/serialize.js';
-import { fromColumns, newId } from '../batches/set-write.js';
+import { fromColumns, newId } from '../writes/set-write.js';
 import type { Actor } from '../events/types.js';
 import { optionalText, uuid } from '../validation.js';
 import { amount } from './invoice-money.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
-import { updateGuarded, updateInputOf, type Query as RecordQuery } from '../changes/update.js';
+import { updateGuarded, updateInputOf, type Query as RecordQuery } from '../writes/update.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { updateArgs, updateGuarded } from '../changes/update.js';
+import { updateArgs, updateGuarded } from '../writes/update.js';
 import { badInput, notFound, unavailable, type ErrorDetails } from '../errors.js';
 import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
 import { emit } from '../events/emit.js';
@@ -79,7 +79,7 @@ export async function createEndpoint(db: PrismaClient, write: Write, input: Crea
   });
 }
 
-/** A stale `expectedUpdatedAt` is CONFLICT (with currentUpdatedAt), and nothing is written (src/changes/update.ts). */
+/** A stale `expectedUpdatedAt` is CONFLICT (with currentUpdatedAt), and nothing is written (src/writes/update.ts). */
 export async function updateEndpoint(write: Write, args: UpdateEndpointArgs, deps: WebhookDeps, actor: Actor) {
   const { input } = args;
   if (Object.keys(input).length === 0) throw badInput({ input: ['Nothing to change'] });

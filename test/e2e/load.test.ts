@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { lockKey } from '../../src/batches/batch.service.js';
+import { lockKey } from '../../src/writes/batch.service.js';
 import type { Prisma } from '../../src/generated/prisma/client.js';
 import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';

@@ -1,6 +1,6 @@
 /**
  * docs/decisions.md §16: external ids on contacts, deals and invoices; batches and upserts of
- * contacts and deals through the one set-based write path (src/batches/).
+ * contacts and deals through the one set-based write path (src/writes/).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';

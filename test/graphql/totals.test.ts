@@ -333,7 +333,7 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('totals under con
   }, 600_000); // a ceiling against a hang, not a speed the machine must reach
 });
 
-// docs/decisions.md §16: batches and upserts write through src/batches/ (one statement of CTEs); the
+// docs/decisions.md §16: batches and upserts write through src/writes/ (one statement of CTEs); the
 // statement-level triggers count their rows like any other.
 const UPSERT_CONTACTS = `mutation ($a: ID!, $m: ContactMatch!, $i: [BatchContactInput!]!) {
   upsertContacts(accountId: $a, matchOn: $m, inputs: $i) { created updated unchanged failed items { status details } } }`;
