@@ -3,7 +3,7 @@ import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
 import { useCrossSiteRule } from './auth/cross-site.plugin.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
-import { releaseUpload } from './imports/upload-slots.js';
+import { releaseUpload } from './ratelimit/upload-slots.js';
 import type { AppDeps } from './deps.js';
 import { maskError, useErrorCodes, useMalformedRequestStatus } from './graphql/mask.js';
 import { useVariableErrors } from './graphql/variables.js';
@@ -20,9 +20,9 @@ import { useRest } from './rest/plugin.js';
 import { useApiReference } from './rest/docs.js';
 import { EXAMPLE_OPERATION_NAMES, graphiql } from './graphiql.js';
 import { useObservability } from './observability/index.js';
-import { useFormPage } from './forms/form-page.plugin.js';
+import { useFormPage } from './pages/form-page.plugin.js';
 import { rateLimitHeaders } from './rest/headers.js';
-import { useInvoicePage } from './invoices/invoice-page.plugin.js';
+import { useInvoicePage } from './pages/invoice-page.plugin.js';
 import { routes } from './rest/routes.js';
 import { useAuthChallenge } from './auth/challenge.plugin.js';
 
@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps) {
         run: async (request, server): Promise<Response> => yoga.fetch(request, server),
       }),
       useResponseHeaders(),
-      // An upload's places are given back with its answer, however it ended (src/imports/upload-slots.ts).
+      // An upload's places are given back with its answer, however it ended (src/ratelimit/upload-slots.ts).
       { onResponse: ({ request }) => releaseUpload(request) } satisfies Plugin,
       useCrossSiteRule({ cookieName: deps.config.auth.cookieName, allowedOrigins: deps.config.allowedOrigins }),
       useHealth(deps),

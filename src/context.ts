@@ -11,7 +11,7 @@ import type { Reader } from './db/replicas.js';
 import type { KeyQueue } from './db/queue-by-key.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { LimitResult, LimitRule } from './ratelimit/limiter.js';
-import { memoryUploadSlots, type UploadSlots } from './imports/upload-slots.js';
+import { memoryUploadSlots, type UploadSlots } from './ratelimit/upload-slots.js';
 
 /** What every resolver gets: the database and who is asking, checked lazily and at most once. */
 export type Context = {
@@ -34,13 +34,13 @@ export type Context = {
    */
   charge(rule: LimitRule, identity: string): Promise<() => Promise<void>>;
   state: RequestState;
-  /** Live events, webhook secrets and the target policy (src/events/runtime.ts). */
+  /** Live events, webhook secrets and the target policy (src/events-runtime.ts). */
   events: AppDeps['events'];
   /** API keys: a revocation tells the cache (src/auth/api-keys.ts). */
   apiKeys: AppDeps['apiKeys'];
   /** Signs and checks list cursors (src/graphql/keyset.ts). */
   cursorKey: Buffer;
-  /** Uploads under way (src/imports/upload-slots.ts). */
+  /** Uploads under way (src/ratelimit/upload-slots.ts). */
   uploads: UploadSlots;
   /** PUBLIC_URL, else the listen address: the base of absolute links (an invoice's hostedUrl). */
   publicUrl: string;

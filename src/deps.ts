@@ -4,9 +4,9 @@ import type { TokenClaims } from './auth/token.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { DocumentStore } from './graphql/persisted.js';
-import type { Events } from './events/runtime.js';
+import type { Events } from './events-runtime.js';
 import type { ImportWorker } from './imports/worker.js';
-import type { UploadSlots } from './imports/upload-slots.js';
+import type { UploadSlots } from './ratelimit/upload-slots.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 
@@ -25,7 +25,7 @@ export type AppDeps = {
   log: Logger;
   /** Automatic persisted queries' documents (Redis when configured); in this process's memory when absent. */
   documents?: DocumentStore;
-  /** Live events, webhook secrets and the delivery worker (src/events/runtime.ts). */
+  /** Live events, webhook secrets and the delivery worker (src/events-runtime.ts). */
   events: Events;
   /** Signs and checks list cursors (src/graphql/keyset.ts loadCursorKey). */
   cursorKey: Buffer;

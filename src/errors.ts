@@ -1,5 +1,5 @@
 import { GraphQLError, type ASTNode } from 'graphql/index.js';
-import { restScope, type ApiScope } from './auth/scopes.js';
+import { restScope, type ApiScope } from './scopes.js';
 
 /**
  * One vocabulary of failures for both transports. GraphQL shows the code as `extensions.code`;

@@ -7,7 +7,7 @@ import { demoOnStart, localBaseUrl, seedDemo } from './demo.js';
 import { offerDemoToken } from './graphiql.js';
 import { startDraining } from './health.js';
 import { answerClientErrors } from './http/client-error.js';
-import { serveGraphqlWs } from './http/websocket.js';
+import { serveGraphqlWs } from './websocket.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';
 import { openDeps, usesDevAuth } from './runtime.js';
 import { checkDatabase, checkDataDir, listen, StartupError } from './startup.js';

@@ -9,7 +9,7 @@ import './deals/deal.schema.js';
 import './deals/deal-reads.schema.js';
 import './companies/company.schema.js';
 import './companies/company-reads.schema.js';
-import './companies/company-batch.schema.js';
+import './batches/company-batch.schema.js';
 import './activities/note.schema.js';
 import './activities/task.schema.js';
 import './activities/activity-reads.schema.js';

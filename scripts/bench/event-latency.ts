@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { emit } from '../../src/events/emit.js';
-import { openEvents } from '../../src/events/runtime.js';
+import { openEvents } from '../../src/events-runtime.js';
 import { SYSTEM } from '../../src/events/types.js';
 import { createLogger } from '../../src/logger.js';
 import { openScratch } from './scratch.js';

@@ -3,7 +3,7 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { badInput, conflict, forbidden, MESSAGES, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
-import { releaseOwnership } from '../companies/ownership.js';
+import { releaseOwnership } from './ownership.js';
 import { optionalEmail, requiredText, uuid } from '../validation.js';
 
 export const createAccountInput = z.object({ name: requiredText(200) });

@@ -7,7 +7,7 @@ import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { text, uuid } from '../validation.js';
-import { targetless, targetProblems, TARGET_FIELDS } from './targets.js';
+import { targetless, targetProblems, TARGET_FIELDS } from '../links/targets.js';
 
 export const NOTE_MAX = 10_000;
 

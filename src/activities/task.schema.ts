@@ -2,7 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../changes/changes.schema.js';
+import { DeletedRecord } from '../graphql/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { userActor } from '../events/types.js';
 import { activityLinks } from './note.service.js';

@@ -9,7 +9,7 @@ import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
 import { optionalText, requiredText, uuid } from '../validation.js';
 import { assertLinks, assertStillTargeted } from './note.service.js';
-import { targetless } from './targets.js';
+import { targetless } from '../links/targets.js';
 
 const optionalId = uuid.nullish().transform((value) => value ?? null);
 

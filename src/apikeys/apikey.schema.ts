@@ -6,7 +6,7 @@ import { forbidden, MESSAGES } from '../errors.js';
 import type { Context } from '../context.js';
 import type { ApiKey } from '../generated/prisma/client.js';
 import { userActor } from '../events/types.js';
-import { API_SCOPES } from '../auth/scopes.js';
+import { API_SCOPES } from '../scopes.js';
 import { apiKeyArgs, createApiKey, createApiKeyInput, revokeApiKey, type CreateApiKeyInput } from './apikey.service.js';
 
 const ApiScopeEnum = builder.enumType('ApiScope', {

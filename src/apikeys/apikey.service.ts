@@ -3,7 +3,7 @@ import type { ApiKey, Prisma, PrismaClient } from '../generated/prisma/client.js
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
 import { requiredText, uuid } from '../validation.js';
-import { API_SCOPES } from '../auth/scopes.js';
+import { API_SCOPES } from '../scopes.js';
 import { newSecret } from '../auth/api-key-secret.js';
 
 /** docs/decisions.md §15: a name up to 100 characters, at least one scope, an expiry still ahead. */

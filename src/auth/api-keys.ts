@@ -3,7 +3,7 @@ import type { Listen } from '../db/listen.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { closeRedis } from '../redis.js';
-import { isApiScope, type ApiScope } from './scopes.js';
+import { isApiScope, type ApiScope } from '../scopes.js';
 import { prefixOf, secretMatches } from './api-key-secret.js';
 
 /** What a request authenticated by an API key may do: act for one account within its scopes. */

@@ -1,5 +1,5 @@
 import { createApiKey, createApiKeyInput } from '../apikeys/apikey.service.js';
-import { parseScope, restScope } from '../auth/scopes.js';
+import { parseScope, restScope } from '../scopes.js';
 import { SYSTEM } from '../events/types.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { findAccount, parseOptions, requireOption, usageError, validate, type Command } from './command.js';

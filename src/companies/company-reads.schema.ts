@@ -11,7 +11,7 @@ import { pageField } from '../graphql/page.js';
 import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { lookupKey, searchText } from '../validation.js';
-import { NOT_A_HOST, normalizeDomain } from './domain.js';
+import { NOT_A_HOST, normalizeDomain } from '../links/domain.js';
 import { CompanyRef } from './company.schema.js';
 
 const ORDERS = { ...TIME_ORDERS, NAME: { column: 'name', type: 'text' } } as const;

@@ -1,6 +1,6 @@
 // Companies (docs/decisions.md §21): create, update, delete, each with its event in the write's
 // transaction, by the helpers contacts and deals use (src/writes/update.ts, src/events/record.ts).
-import { releaseTargets } from '../activities/targets.js';
+import { releaseTargets } from '../links/targets.js';
 import { z } from 'zod';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { Prisma, type Company } from '../generated/prisma/client.js';
@@ -8,8 +8,8 @@ import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { externalId, optionalText, requiredText, uuid } from '../validation.js';
-import { optionalDomain } from './domain.js';
-import { checkOwnership, ownershipProblems } from './links.js';
+import { optionalDomain } from '../links/domain.js';
+import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
 

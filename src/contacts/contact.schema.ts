@@ -3,7 +3,7 @@ import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord, ErasureReceipt } from '../changes/changes.schema.js';
+import { DeletedRecord, ErasureReceipt } from '../graphql/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';

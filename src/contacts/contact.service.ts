@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { releaseTargets } from '../activities/targets.js';
+import { releaseTargets } from '../links/targets.js';
 import { ContactSource, ContactType, type Contact, type Prisma } from '../generated/prisma/client.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { badInput } from '../errors.js';
 import { single, writeBatch, type BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
-import { scrubContactFromEvents, scrubContactFromImports } from '../events/erase.js';
+import { scrubContactFromEvents, scrubContactFromImports } from './erase.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { forgetMailTo } from '../invoices/mail-outbox.js';
 import { externalId, oneOf, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
-import { checkOwnership, linkByEmailDomain, ownershipProblems } from '../companies/links.js';
+import { checkOwnership, linkByEmailDomain, ownershipProblems } from '../links/company-owner.js';
 
 export const createContactInput = z.object({
   accountId: uuid,

@@ -5,7 +5,7 @@ import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { DealStatus, type Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../changes/changes.schema.js';
+import { DeletedRecord } from '../graphql/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import {
   createDeal,

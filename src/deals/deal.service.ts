@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { releaseTargets } from '../activities/targets.js';
+import { releaseTargets } from '../links/targets.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { DealStatus, Prisma, type Deal } from '../generated/prisma/client.js';
 import { single, writeBatch, type BatchKind } from '../writes/batch.service.js';
@@ -10,7 +10,7 @@ import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { day, externalId, money, requiredText, TYPE_MESSAGES, uuid } from '../validation.js';
-import { checkOwnership, ownershipProblems } from '../companies/links.js';
+import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
 

@@ -1,5 +1,5 @@
 /** Query.pipelineStages · Mutation.createPipelineStage · updatePipelineStage · deletePipelineStage */
-import { DeletedRecord } from '../changes/changes.schema.js';
+import { DeletedRecord } from '../graphql/changes.schema.js';
 import { builder } from '../graphql/builder.js';
 import { userActor } from '../events/types.js';
 import { checked, ownRow } from '../graphql/rules.js';

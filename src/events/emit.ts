@@ -45,7 +45,7 @@ export const QUEUE_FOR_ENDPOINTS = Prisma.sql`
 // other write still notifies from the trigger. An instance that dies between its commit and its
 // NOTIFY leaves the event to the workers' poll, as a lost notification always could.
 
-/** Each open events runtime's wake-up, by the client its writes go through (events/runtime.ts). */
+/** Each open events runtime's wake-up, by the client its writes go through (src/events-runtime.ts). */
 const wakers = new WeakMap<object, () => void>();
 /** Transactions inTransaction opened with a wake-up to call at their commit; whether one wrote events. */
 const waking = new WeakMap<object, { wrote: boolean }>();

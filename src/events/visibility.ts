@@ -1,5 +1,5 @@
 import type { Role } from '../auth/access.js';
-import type { ApiScope } from '../auth/scopes.js';
+import type { ApiScope } from '../scopes.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context } from '../context.js';
 import { EVENT_TYPES, type EventType, type RecordKind } from './types.js';

@@ -15,7 +15,7 @@ export type Delivery = (signal: AbortSignal) => Promise<void>;
 
 export type WorkerOptions = {
   live: LiveBus;
-  /** The outboxes' delivery steps (handed in by events/runtime.ts: webhooks, invoice mail), run side by side. */
+  /** The outboxes' delivery steps (handed in by src/events-runtime.ts: webhooks, invoice mail), run side by side. */
   deliveries: Delivery[];
   pollMs: number;
   retentionDays: number;

@@ -6,7 +6,7 @@ import { userActor } from '../events/types.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { ContactField, FormFieldType } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../changes/changes.schema.js';
+import { DeletedRecord } from '../graphql/changes.schema.js';
 import { byIdArgs, uuid, type ByIdArgs } from '../validation.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import {

@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
-import type { ApiScope } from '../auth/scopes.js';
+import type { ApiScope } from '../scopes.js';
 import { builder } from './builder.js';
 import { checked, type FieldRules } from './rules.js';
 

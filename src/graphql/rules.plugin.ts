@@ -10,7 +10,7 @@ import SchemaBuilder, {
 } from '@pothos/core';
 import { getNamedType, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql/index.js';
 import type { Context } from '../context.js';
-import type { ApiScope } from '../auth/scopes.js';
+import type { ApiScope } from '../scopes.js';
 import type { Viewer } from '../auth/viewer.js';
 import { unboundedLists } from './cost.js';
 import { enforce, keyLacks, keyRefusal, notHonoured, type FieldRules } from './rules.js';

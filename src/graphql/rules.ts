@@ -4,7 +4,7 @@ import type { Role } from '../auth/access.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context } from '../context.js';
 import { badInput, forbidden, lacksScope, MESSAGES, notFound, type ErrorDetails } from '../errors.js';
-import type { ApiScope } from '../auth/scopes.js';
+import type { ApiScope } from '../scopes.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { idempotencyKeyProblems, once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';

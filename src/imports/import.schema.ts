@@ -14,7 +14,7 @@ import { rateLimited } from '../errors.js';
 import type { Import } from '../generated/prisma/client.js';
 import { byIdArgs, uuid } from '../validation.js';
 import { workerAlive } from './worker.js';
-import { holdUpload, uploadCounters } from './upload-slots.js';
+import { holdUpload, uploadCounters } from '../ratelimit/upload-slots.js';
 import { cancelImport, dropCancelledRows, dropImport, queueImport, startImport, admitImportArgs, startImportArgs, uploadIdentity, type StartImportArgs } from './import.service.js';
 
 const ImportObjectEnum = builder.enumType('ImportObject', { values: { CONTACTS: { value: 'contacts' }, DEALS: { value: 'deals' }, COMPANIES: { value: 'companies' } } as const });

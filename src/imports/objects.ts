@@ -1,6 +1,6 @@
 // What an import may write (docs/decisions.md §17, §21): each object's batch kind, whose rules judge
 // the rows and whose keys are what `match_on` may name, and the write scope a key needs for it.
-import type { ApiScope } from '../auth/scopes.js';
+import type { ApiScope } from '../scopes.js';
 import type { BatchKind, MatchOn } from '../writes/batch.service.js';
 import { companyBatch } from '../companies/company.service.js';
 import { contactBatch } from '../contacts/contact.service.js';

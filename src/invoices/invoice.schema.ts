@@ -8,7 +8,7 @@ import { linkedRows } from '../deals/deal.service.js';
 import { updateProblems } from './invoice-lines.service.js';
 import { numberingKey } from './invoice-numbers.js';
 import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../changes/changes.schema.js';
+import { DeletedRecord } from '../graphql/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import {
   deleteInvoice,

@@ -1,7 +1,7 @@
 /** Mutation.createProposal · Mutation.createContract · Mutation.createGallery · Mutation.createBooking · Mutation.createWorkflow */
 import type { InputObjectRef } from '@pothos/core';
 import { z } from 'zod';
-import { DeletedRecord } from '../changes/changes.schema.js';
+import { DeletedRecord } from '../graphql/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';

@@ -14,7 +14,7 @@ import {
   type VariableDefinitionNode,
 } from 'graphql/index.js';
 import { HTTP_STATUS, lacksScopeMessage, MESSAGES, type ErrorCode } from '../errors.js';
-import { restScope } from '../auth/scopes.js';
+import { restScope } from '../scopes.js';
 import { notHonoured, rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../schema.js';
 import { changesState } from '../auth/origin.js';

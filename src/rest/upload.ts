@@ -11,7 +11,7 @@ import { isAppError } from '../errors.js';
 import { readIdempotencyKey } from '../idempotency/idempotency.service.js';
 import { dropImport } from '../imports/import.service.js';
 import { receiveCsv, type Pace, type Staged } from '../imports/intake.js';
-import { releaseUpload } from '../imports/upload-slots.js';
+import { releaseUpload } from '../ratelimit/upload-slots.js';
 import { fromCoreError, json, type RestError } from './errors.js';
 import { restEnumsOf } from './json-schema.js';
 import type { Route } from './routes.js';

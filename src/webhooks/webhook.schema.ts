@@ -7,7 +7,7 @@ import { checked, ownRow } from '../graphql/rules.js';
 import { forbidden, MESSAGES, notFound, unavailable } from '../errors.js';
 import type { Context } from '../context.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../changes/changes.schema.js';
+import { DeletedRecord } from '../graphql/changes.schema.js';
 import { defineCollection } from '../graphql/connection.js';
 import { envelope } from '../events/envelope.js';
 import { uuidv7 } from '../events/ids.js';

@@ -55,7 +55,7 @@ export type BatchKind = {
   newRow(input: Record<string, unknown>, id: string, now: Date): Row;
   /** Ids that must name records of the same account: field -> table. */
   refs?: Record<string, 'contacts' | 'pipeline_stages'>;
-  /** The kind's own checks and fill-ins over the whole set, after `refs` (src/companies/links.ts): may fail items or complete their data. */
+  /** The kind's own checks and fill-ins over the whole set, after `refs` (src/links/company-owner.ts): may fail items or complete their data. */
   links?: (tx: Prisma.TransactionClient, accountId: string, judged: Judged[]) => Promise<void>;
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFreeMail, linkableDomain, normalizeDomain } from '../../src/companies/domain.js';
+import { isFreeMail, linkableDomain, normalizeDomain } from '../../src/links/domain.js';
 
 // docs/decisions.md §21: a company's domain is a lower-case host name; free mail never links.
 

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationsArrive } from '../../src/db/listen.js';
 import { emit, emitMany } from '../../src/events/emit.js';
-import { EVENTS_CHANNEL } from '../../src/events/runtime.js';
+import { EVENTS_CHANNEL } from '../../src/events-runtime.js';
 import { RELAY_BATCH } from '../../src/events/worker.js';
 import { SYSTEM } from '../../src/events/types.js';
 import type { Envelope } from '../../src/events/envelope.js';

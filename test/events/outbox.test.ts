@@ -207,7 +207,7 @@ describe('the relay', () => {
 
 describe('erasure', () => {
   it("scrubContactFromEvents leaves the person's earlier events with ids only", async () => {
-    const { scrubContactFromEvents } = await import('../../src/events/erase.js');
+    const { scrubContactFromEvents } = await import('../../src/contacts/erase.js');
     const account = await createAccount(t);
     const contact = (await ok(t.gql('mutation ($i: CreateContactInput!) { createContact(input: $i) { id } }',
       { i: { accountId: account.id, firstName: 'Erin', email: 'erin@example.com' } }, { as: account.owner }))).createContact;

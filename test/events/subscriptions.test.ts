@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { emit } from '../../src/events/emit.js';
-import { openEvents, type Events } from '../../src/events/runtime.js';
+import { openEvents, type Events } from '../../src/events-runtime.js';
 import { SYSTEM } from '../../src/events/types.js';
 import { createAccount, createApiKey, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { openEvents } from '../../src/events/runtime.js';
-import { serveGraphqlWs } from '../../src/http/websocket.js';
+import { openEvents } from '../../src/events-runtime.js';
+import { serveGraphqlWs } from '../../src/websocket.js';
 import { unique } from '../factories/index.js';
 import type { TestApp, TestUser } from './app.js';
 

@@ -1,7 +1,7 @@
 // docs/decisions.md §24: a key (e-mail or external id, as match_on says) seen twice in one file fails
 // the later row, `Duplicate in this file (line N)`, whatever chunk of 1,000 rows either falls in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scrubContactFromImports } from '../../src/events/erase.js';
+import { scrubContactFromImports } from '../../src/contacts/erase.js';
 import { CHUNK_ROWS } from '../../src/imports/chunk.js';
 import { takeKeys } from '../../src/imports/keys.js';
 import { contactBatch } from '../../src/contacts/contact.service.js';

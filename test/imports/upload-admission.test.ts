@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MESSAGES } from '../../src/errors.js';
 import { createAccount, createApiKey, createContact, createMember, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type TestApp, type TestUser } from '../helpers/app.js';
-import { uploadCounters } from '../../src/imports/upload-slots.js';
+import { uploadCounters } from '../../src/ratelimit/upload-slots.js';
 import { importCsv } from './helpers.js';
 
 vi.setConfig({ testTimeout: 60_000 });

@@ -2,7 +2,7 @@
 // delivered to a real SMTP server on loopback.
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { InvoiceStatus } from '../../src/generated/prisma/enums.js';
-import { openEvents } from '../../src/events/runtime.js';
+import { openEvents } from '../../src/events-runtime.js';
 import { createLogger } from '../../src/logger.js';
 import { CONTACT_ERASED, MAIL_ATTEMPTS, OUTCOME_UNKNOWN } from '../../src/invoices/mail-outbox.js';
 import { NO_ADDRESS } from '../../src/invoices/send.service.js';

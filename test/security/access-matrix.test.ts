@@ -15,7 +15,7 @@ import { rootRules } from '../../src/graphql/rules.js';
 import { schema } from '../../src/schema.js';
 import { routes } from '../../src/rest/routes.js';
 import { newSigningSecret } from '../../src/webhooks/secret.js';
-import { API_SCOPES, type ApiScope } from '../../src/auth/scopes.js';
+import { API_SCOPES, type ApiScope } from '../../src/scopes.js';
 import { newSecret } from '../../src/auth/api-key-secret.js';
 import { lacksScopeMessage, MESSAGES } from '../../src/errors.js';
 import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';

@@ -1,5 +1,5 @@
 /** The answers of delete* and eraseContact (docs/decisions.md §12). */
-import { builder } from '../graphql/builder.js';
+import { builder } from './builder.js';
 
 export type Deleted = { id: string; deletedAt: Date };
 

@@ -1,18 +1,18 @@
-import { publicBaseUrl, type Config } from '../config.js';
-import type { Listen } from '../db/listen.js';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { rawWrite } from '../db/raw.js';
-import type { Logger } from '../logger.js';
+import { publicBaseUrl, type Config } from './config.js';
+import type { Listen } from './db/listen.js';
+import { Prisma, type PrismaClient } from './generated/prisma/client.js';
+import { rawWrite } from './db/raw.js';
+import type { Logger } from './logger.js';
 // The events runtime is where the outboxes are wired in (webhooks, invoice mail): the only imports
 // from events/ up to a domain.
-import { deliverDue } from '../webhooks/delivery.service.js';
-import { createMailer } from '../invoices/mail.js';
-import { deliverDueMail } from '../invoices/mail-outbox.js';
-import { loadSecretBox, type SecretBox } from '../webhooks/secret.js';
-import type { TargetPolicy } from '../webhooks/target.js';
-import { createEventBus, type EventBus } from './bus.js';
-import { wakeAfterCommit } from './emit.js';
-import { startWorker, type Delivery, type Worker } from './worker.js';
+import { deliverDue } from './webhooks/delivery.service.js';
+import { createMailer } from './invoices/mail.js';
+import { deliverDueMail } from './invoices/mail-outbox.js';
+import { loadSecretBox, type SecretBox } from './webhooks/secret.js';
+import type { TargetPolicy } from './webhooks/target.js';
+import { createEventBus, type EventBus } from './events/bus.js';
+import { wakeAfterCommit } from './events/emit.js';
+import { startWorker, type Delivery, type Worker } from './events/worker.js';
 
 /** What resolvers need of the events machinery (AppDeps.events). */
 export type Events = {

@@ -9,12 +9,12 @@ import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql/index
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { App } from '../app.js';
-import type { Context } from '../context.js';
-import type { AppDeps } from '../deps.js';
-import { MAX_BODY_BYTES } from './body.js';
-import { maskError, shownResult } from '../graphql/mask.js';
-import { documentOf } from '../graphql/persisted.js';
+import type { App } from './app.js';
+import type { Context } from './context.js';
+import type { AppDeps } from './deps.js';
+import { MAX_BODY_BYTES } from './http/body.js';
+import { maskError, shownResult } from './graphql/mask.js';
+import { documentOf } from './graphql/persisted.js';
 
 type Enveloped = ReturnType<App['getEnveloped']>;
 type Run = ExecutionArgs & { enveloped: Enveloped };

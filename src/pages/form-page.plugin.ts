@@ -8,8 +8,8 @@ import type { Context, ServerContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/client.js';
 import { Response } from '../http/response.js';
 import { schema } from '../schema.js';
-import { contentSecurityPolicy, renderFormPage, renderMessagePage, type PublicForm } from './form-page.js';
-import { EMBED_PATH, embedScriptResponse } from './form-page-embed.js';
+import { contentSecurityPolicy, renderFormPage, renderMessagePage, type PublicForm } from '../forms/form-page.js';
+import { EMBED_PATH, embedScriptResponse } from '../forms/form-page-embed.js';
 
 const PAGE_PATH = /^\/forms\/([^/]+)\/?$/;
 

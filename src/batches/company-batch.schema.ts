@@ -1,8 +1,8 @@
 /** Mutation.upsertCompanies (docs/decisions.md §21, docs/batches.md): the contacts' batch machinery (src/batches/) over companies. */
 import { builder } from '../graphql/builder.js';
-import { batchRules, common, resultTypes, runBatch } from '../batches/batch.schema.js';
-import { CompanyRef, companyInputFields } from './company.schema.js';
-import { companyBatch } from './company.service.js';
+import { batchRules, common, resultTypes, runBatch } from './batch.schema.js';
+import { CompanyRef, companyInputFields } from '../companies/company.schema.js';
+import { companyBatch } from '../companies/company.service.js';
 
 const CompanyMatchEnum = builder.enumType('CompanyMatch', {
   values: { DOMAIN: { value: 'domain', description: 'The domain as a write stores it (`https://www.Acme.com/` matches `acme.com`)' }, EXTERNAL_ID: { value: 'externalId', description: 'Exact' } } as const,

@@ -1,6 +1,6 @@
 // GET /i/{token}: the client's invoice page, through Mutation.viewInvoicePage (the first view of a
 // sent invoice moves it to viewed: the core's rule); GET /i/{token}/pdf: its PDF, through
-// Query.publicInvoice (a read). A transport beside the lead-form page (src/forms/form-page.plugin.ts):
+// Query.publicInvoice (a read). A transport beside the lead-form page (src/pages/form-page.plugin.ts):
 // the operations run inside Yoga with the same context, limits and masking.
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -12,9 +12,9 @@ import { isDatabaseUnavailable } from '../db/client.js';
 import { Response } from '../http/response.js';
 import { InvoiceDocumentFieldsFragmentDoc } from '../rest/operations/generated.js';
 import { schema } from '../schema.js';
-import type { InvoiceDocument } from './invoice-document.js';
-import { invoicePageCsp, renderInvoiceMessagePage, renderInvoicePage } from './invoice-page.js';
-import { invoicePdf } from './invoice-pdf.js';
+import type { InvoiceDocument } from '../invoices/invoice-document.js';
+import { invoicePageCsp, renderInvoiceMessagePage, renderInvoicePage } from '../invoices/invoice-page.js';
+import { invoicePdf } from '../invoices/invoice-pdf.js';
 
 const PATH = /^\/i\/([^/]+)(\/pdf)?\/?$/;
 

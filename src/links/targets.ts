@@ -4,7 +4,7 @@
 import type { Prisma } from '../generated/prisma/client.js';
 import type { ErrorDetails } from '../errors.js';
 import { NOT_A_MEMBER } from '../accounts/account.service.js';
-import { NOT_IN_ACCOUNT } from '../companies/links.js';
+import { NOT_IN_ACCOUNT } from './company-owner.js';
 import { isUuid } from '../validation.js';
 
 export const TARGET_FIELDS = ['contactId', 'dealId', 'companyId'] as const;
