@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import { parseAllowedOrigins } from './auth/origin.js';
+import { parseAllowedOrigins } from './http/origin.js';
 import { parseTrustedDocuments } from './graphql/persisted.js';
 
 /** Every environment variable the service reads, validated once at start (docs/decisions.md §10). */

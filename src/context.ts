@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AppDeps } from './deps.js';
 import { publicBaseUrl } from './config.js';
 import { loadRole, type Role } from './auth/access.js';
-import type { OperationKind } from './auth/origin.js';
+import type { OperationKind } from './http/origin.js';
 import { clientIpOf, limitAddress } from './http/client-ip.js';
 import { resolveViewer, type Viewer } from './auth/viewer.js';
 import { rateLimited } from './errors.js';

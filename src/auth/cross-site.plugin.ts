@@ -7,7 +7,7 @@
 import { getOperationAST, Kind, parse, type DocumentNode } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import { crossSiteRefusal } from '../errors.js';
-import { isRefusedCrossSite } from './origin.js';
+import { isRefusedCrossSite } from '../http/origin.js';
 import { readToken } from './token.js';
 
 /** Whether the operation the request runs is a mutation (any mutation when it names none among several). */

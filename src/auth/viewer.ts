@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { forbidden, MESSAGES, unauthenticated } from '../errors.js';
-import { isRefusedCrossSite, type OperationKind } from './origin.js';
+import { isRefusedCrossSite, type OperationKind } from '../http/origin.js';
 import { readToken, type TokenClaims } from './token.js';
 import type { ApiKeyGrant, ApiKeys } from './api-keys.js';
 import { looksLikeKey } from './api-key-secret.js';

@@ -17,7 +17,7 @@ import { HTTP_STATUS, lacksScopeMessage, MESSAGES, type ErrorCode } from '../err
 import { restScope } from '../scopes.js';
 import { notHonoured, rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../schema.js';
-import { changesState } from '../auth/origin.js';
+import { changesState } from '../http/origin.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
 import { rateLimitHeaders } from './headers.js';
 import { restEnum, toSnake } from './input.js';

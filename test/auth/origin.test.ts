@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAllowedOrigin, isCrossSite, isRefusedCrossSite, parseAllowedOrigins } from '../../src/auth/origin.js';
+import { isAllowedOrigin, isCrossSite, isRefusedCrossSite, parseAllowedOrigins } from '../../src/http/origin.js';
 
 const allowed = ['https://app.example.com', 'http://localhost:5173'];
 const check = (headers: Record<string, string>) => isAllowedOrigin(new Headers(headers), allowed);
