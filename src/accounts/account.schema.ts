@@ -1,5 +1,6 @@
 /** Query.me · Query.account · Mutation.createAccount · addTeamMember · removeTeamMember · leaveAccount · transferOwnership */
 import { builder } from '../graphql/builder.js';
+import { accountsOf } from '../auth/access.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { MESSAGES } from '../errors.js';
@@ -23,9 +24,6 @@ import {
 } from './account.service.js';
 
 builder.enumType(MemberRole, { name: 'MemberRole' });
-
-/** Accounts `userId` owns or belongs to. */
-export const accountsOf = (userId: string) => ({ OR: [{ ownerId: userId }, { members: { some: { userId } } }] });
 
 /**
  * What the cost (docs/graphql.md#cost-and-budget) counts User.accounts and Account.members as

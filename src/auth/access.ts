@@ -4,6 +4,9 @@ import { isUuid } from '../validation.js';
 
 export type Role = 'owner' | 'member';
 
+/** Accounts `userId` owns or belongs to: a Prisma filter on accounts. */
+export const accountsOf = (userId: string) => ({ OR: [{ ownerId: userId }, { members: { some: { userId } } }] });
+
 /** The caller's role in an account, or null when the account is unknown or not theirs. */
 export async function loadRole(db: PrismaClient, accountId: string, userId: string): Promise<Role | null> {
   if (!isUuid(accountId) || !isUuid(userId)) return null;

@@ -6,13 +6,12 @@ import { anyOf, eq, filtersOf, from, until, type Collection } from '../graphql/c
 import { defineCollection } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
 import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
-import { loadRole } from '../auth/access.js';
+import { accountsOf, loadRole } from '../auth/access.js';
 import { checked } from '../graphql/rules.js';
 import type { Context } from '../context.js';
 import type { Viewer } from '../auth/viewer.js';
 import { fromEnvelope, type Envelope, type EventRow } from './envelope.js';
 import { visibleEventTypes, visibleTo } from './visibility.js';
-import { accountsOf } from '../accounts/account.schema.js';
 
 const EventActor = builder.objectRef<{ type: string; id: string | null }>('EventActor').implement({
   description: 'Who caused the change: user (id = user id), api_key (id = the API key\'s id), visitor (a public form) or system (CLI, worker).',
