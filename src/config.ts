@@ -1,9 +1,9 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { parseAllowedOrigins } from './http/origin.js';
-import { parseTrustedDocuments } from './graphql/persisted.js';
 
 /** Every environment variable the service reads, validated once at start (docs/decisions.md §10). */
 export type Config = {
@@ -287,3 +287,14 @@ export const baseUrlOf = (host: string, port: number): string => `http://${host.
 
 /** The service's public base URL: PUBLIC_URL, else its listen address (an invoice's hostedUrl, the mailed link). */
 export const publicBaseUrl = (config: Pick<Config, 'publicUrl' | 'host' | 'port'>): string => config.publicUrl ?? baseUrlOf(config.host, config.port);
+
+/** Reads a trusted-documents file: a JSON object of SHA-256 hash -> document, each hash checked (as src/graphql/persisted.ts looks them up). */
+export function parseTrustedDocuments(text: string): Record<string, string> {
+  const parsed = JSON.parse(text) as unknown;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must be a JSON object of hash -> document');
+  for (const [hash, document] of Object.entries(parsed)) {
+    if (typeof document !== 'string') throw new Error(`the document of ${hash} is not a string`);
+    if (createHash('sha256').update(document, 'utf8').digest('hex') !== hash) throw new Error(`${hash} is not the SHA-256 of its document`);
+  }
+  return parsed as Record<string, string>;
+}

@@ -118,14 +118,3 @@ export function documentOf(params: { query: string; extensions?: unknown }, trus
   if (document === undefined) throw persistedQueryNotFound();
   return document;
 }
-
-/** Reads a trusted-documents file: a JSON object of SHA-256 hash -> document, each hash checked. */
-export function parseTrustedDocuments(text: string): Record<string, string> {
-  const parsed = JSON.parse(text) as unknown;
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must be a JSON object of hash -> document');
-  for (const [hash, document] of Object.entries(parsed)) {
-    if (typeof document !== 'string') throw new Error(`the document of ${hash} is not a string`);
-    if (sha256(document) !== hash) throw new Error(`${hash} is not the SHA-256 of its document`);
-  }
-  return parsed as Record<string, string>;
-}
