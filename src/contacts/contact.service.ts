@@ -5,11 +5,10 @@ import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, typ
 import { badInput } from '../errors.js';
 import { single, writeBatch, type BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
-import { scrubContactFromEvents, scrubContactFromImports } from './erase.js';
+import { forgetMailTo, scrubContactFromEvents, scrubContactFromImports } from './erase.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { forgetMailTo } from '../invoices/mail-outbox.js';
 import { externalId, oneOf, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
 import { checkOwnership, linkByEmailDomain, ownershipProblems } from '../links/company-owner.js';
 

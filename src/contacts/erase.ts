@@ -62,3 +62,17 @@ export async function scrubContactFromImports(
   }
   return emptied;
 }
+
+/**
+ * For eraseContact (docs/decisions.md §24 "Erasure reaches every copy"): the invoice mail to the
+ * person's address loses the address, and what was still waiting is given up. Returns how many.
+ */
+export function forgetMailTo(tx: Prisma.TransactionClient, accountId: string, email: string | null): Promise<number> {
+  if (!email) return Promise.resolve(0);
+  return tx.$executeRaw`
+    UPDATE invoice_mails SET "to" = '',
+           last_error = CASE WHEN status = 'pending' THEN ${CONTACT_ERASED} ELSE last_error END,
+           status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END
+    WHERE account_id = ${accountId}::uuid AND lower("to") = lower(${email}::text)`;
+}
+export const CONTACT_ERASED = 'The contact was erased: not sent';

@@ -3,7 +3,7 @@
 // commit, runs deliverDueMail in every instance. The claim is webhook delivery's
 // (src/webhooks/delivery.service.ts) with one difference: a claimed mail is never claimed again,
 // so it goes out at most once, whatever instances stop or run beside it.
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { retryDelay } from '../webhooks/delivery.service.js';
 import { PermanentMailError, reasonOf, type Mailer, type OutboxMail } from './mail.js';
@@ -69,17 +69,3 @@ async function recordOutcome(db: PrismaClient, mail: Claimed, error: unknown, op
       : { status: 'pending', lockedUntil: null, lastError, nextAttemptAt: new Date(Date.now() + retryDelay(mail.attempts, options.retryBaseMs)) },
   });
 }
-
-/**
- * For eraseContact (docs/decisions.md §24 "Erasure reaches every copy"): the invoice mail to the
- * person's address loses the address, and what was still waiting is given up. Returns how many.
- */
-export function forgetMailTo(tx: Prisma.TransactionClient, accountId: string, email: string | null): Promise<number> {
-  if (!email) return Promise.resolve(0);
-  return tx.$executeRaw`
-    UPDATE invoice_mails SET "to" = '',
-           last_error = CASE WHEN status = 'pending' THEN ${CONTACT_ERASED} ELSE last_error END,
-           status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END
-    WHERE account_id = ${accountId}::uuid AND lower("to") = lower(${email}::text)`;
-}
-export const CONTACT_ERASED = 'The contact was erased: not sent';
