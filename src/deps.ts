@@ -1,11 +1,9 @@
+import type { createPubSub } from 'graphql-yoga';
 import type { KnownUsers } from './auth/viewer.js';
 import type { ApiKeys } from './auth/api-keys.js';
 import type { TokenClaims } from './auth/token.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
-import type { DocumentStore } from './graphql/persisted.js';
-import type { Events } from './events-runtime.js';
-import type { ImportWorker } from './imports/worker.js';
 import type { UploadSlots } from './ratelimit/upload-slots.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
@@ -29,8 +27,45 @@ export type AppDeps = {
   events: Events;
   /** Signs and checks list cursors (src/graphql/keyset.ts loadCursorKey). */
   cursorKey: Buffer;
-  /** The import worker (src/imports/worker.ts), where this instance runs one. */
-  imports?: ImportWorker | null;
+  /** The import worker (src/imports/worker.ts), in-process (PGlite) or in its thread (src/imports/thread.ts), where this instance runs one. */
+  imports?: Worker | null;
   /** Uploads under way, per caller and account (Redis when configured); in this process's memory when absent. */
   uploads?: UploadSlots;
+};
+
+// The shapes of what AppDeps holds are said here, and what makes each (events/, webhooks/,
+// graphql/persisted.ts, imports/) imports its shape from here: the request context (src/context.ts),
+// below every domain, names them without importing the runtime that builds them.
+
+/** What resolvers need of the events machinery (src/events-runtime.ts openEvents). */
+export type Events = {
+  bus: EventBus;
+  /** Null in production without WEBHOOK_SECRET_KEY: webhooks are refused (docs/security.md). */
+  box: SecretBox | null;
+  policy: TargetPolicy;
+  worker: Worker | null;
+  close(): Promise<void>;
+};
+
+/** An account's live events, each its envelope (src/events/envelope.ts) as JSON text (src/events/bus.ts). */
+export type EventBus = ReturnType<typeof createPubSub<{ accountEvents: [accountId: string, envelope: string] }>>;
+
+/**
+ * Signing secrets are stored encrypted (AES-256-GCM, node:crypto) under a key from configuration,
+ * never in the database: a dump alone cannot sign (docs/security.md "Webhook secrets"). Encryption,
+ * not a hash, because HMAC signing needs the secret itself (src/webhooks/secret.ts).
+ */
+export type SecretBox = { seal(secret: string, boundTo: string): string; open(sealed: string, boundTo: string): string };
+
+/** Where webhooks may go (src/webhooks/target.ts): private addresses only outside production, or when allowed. */
+export type TargetPolicy = { production: boolean; allowPrivate: boolean };
+
+/** A worker in the background (the events' relay, the import worker): nudged to look for work now, closed to stop. */
+export type Worker = { nudge(): void; close(): Promise<void> };
+
+/** Where automatic persisted queries keep hash -> document text: Redis (shared by instances) or memory (src/graphql/persisted.ts). */
+export type DocumentStore = {
+  get(hash: string): Promise<string | null>;
+  set(hash: string, query: string): Promise<void>;
+  close(): Promise<void>;
 };

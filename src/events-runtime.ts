@@ -3,26 +3,16 @@ import type { Listen } from './db/listen.js';
 import { Prisma, type PrismaClient } from './generated/prisma/client.js';
 import { rawWrite } from './db/raw.js';
 import type { Logger } from './logger.js';
-// The events runtime is where the outboxes are wired in (webhooks, invoice mail): the only imports
-// from events/ up to a domain.
+// The events runtime is where the outboxes are wired in (webhooks, invoice mail): it stands at the
+// top, beside src/runtime.ts, so that events/ imports no domain.
 import { deliverDue } from './webhooks/delivery.service.js';
 import { createMailer } from './invoices/mail.js';
 import { deliverDueMail } from './invoices/mail-outbox.js';
-import { loadSecretBox, type SecretBox } from './webhooks/secret.js';
-import type { TargetPolicy } from './webhooks/target.js';
-import { createEventBus, type EventBus } from './events/bus.js';
+import { loadSecretBox } from './webhooks/secret.js';
+import { createEventBus } from './events/bus.js';
 import { wakeAfterCommit } from './events/emit.js';
-import { startWorker, type Delivery, type Worker } from './events/worker.js';
-
-/** What resolvers need of the events machinery (AppDeps.events). */
-export type Events = {
-  bus: EventBus;
-  /** Null in production without WEBHOOK_SECRET_KEY: webhooks are refused (docs/security.md). */
-  box: SecretBox | null;
-  policy: TargetPolicy;
-  worker: Worker | null;
-  close(): Promise<void>;
-};
+import { startWorker, type Delivery } from './events/worker.js';
+import type { Events, TargetPolicy } from './deps.js';
 
 /** The channel the events table's trigger notifies at each commit (prisma/migrations/*_events_notify). */
 export const EVENTS_CHANNEL = 'crm_events';

@@ -1,4 +1,4 @@
-import type { AppDeps } from './deps.js';
+import type { AppDeps, Worker } from './deps.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { createTokenVerifier } from './auth/token.js';
 import { KnownUsers } from './auth/viewer.js';
@@ -10,7 +10,7 @@ import type { PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations } from './db/migrate.js';
 import { openEvents } from './events-runtime.js';
 import { startImportThread } from './imports/thread.js';
-import { startImportWorker, type ImportWorker } from './imports/worker.js';
+import { startImportWorker } from './imports/worker.js';
 import { startOverdueWorker } from './invoices/overdue-worker.js';
 import type { Logger } from './logger.js';
 import { memoryUploadSlots, redisUploadSlots } from './ratelimit/upload-slots.js';
@@ -95,7 +95,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
  * On PostgreSQL the import worker runs in a thread of its own, off the main thread that serves
  * requests (src/imports/thread.ts); PGlite is one connection in this process, so there it runs here.
  */
-function startImports(config: Config, db: PrismaClient, log: Logger): ImportWorker {
+function startImports(config: Config, db: PrismaClient, log: Logger): Worker {
   const timing = { leaseMs: config.imports.leaseMs, pollMs: config.events.pollMs };
   if (!config.databaseUrl) return startImportWorker(db, { ...timing, log, sole: true });
   return startImportThread({

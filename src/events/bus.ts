@@ -2,9 +2,7 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { closeRedis } from '../redis.js';
-
-/** An account's live events, each its envelope (src/events/envelope.ts) as JSON text. */
-export type EventBus = ReturnType<typeof createPubSub<{ accountEvents: [accountId: string, envelope: string] }>>;
+import type { EventBus } from '../deps.js';
 
 const TOPIC = 'accountEvents:';
 

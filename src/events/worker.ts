@@ -3,6 +3,7 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { rawWrite } from '../db/raw.js';
 import type { LiveBus } from './bus.js';
+import type { Worker } from '../deps.js';
 import { ENVELOPE_TEXT } from './envelope.js';
 
 export const RELAY_BATCH = 500;
@@ -27,7 +28,7 @@ export type WorkerOptions = {
  * webhooks and invoice mail, purge old events. Each step claims its rows with FOR UPDATE SKIP LOCKED, so instances
  * share the work and never do the same piece twice.
  */
-export function startWorker(db: PrismaClient, options: WorkerOptions) {
+export function startWorker(db: PrismaClient, options: WorkerOptions): Worker {
   let running = true;
   let wake: (() => void) | null = null;
   // Set by a nudge that came while a step ran: what it announced may have committed after the step looked.
@@ -86,8 +87,6 @@ export function startWorker(db: PrismaClient, options: WorkerOptions) {
     },
   };
 }
-
-export type Worker = ReturnType<typeof startWorker>;
 
 // The steps below find the rows they claimed again by `ctid`, the locked row's own address (a TID
 // scan), not by their key: with statistics taken while a table was small (a burst after a quiet

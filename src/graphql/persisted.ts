@@ -4,13 +4,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { badInput, persistedQueryNotFound, trustedDocumentsOnly } from '../errors.js';
 import { closeRedis } from '../redis.js';
-
-/** Where automatic persisted queries keep hash -> document text: Redis (shared by instances) or memory. */
-export type DocumentStore = {
-  get(hash: string): Promise<string | null>;
-  set(hash: string, query: string): Promise<void>;
-  close(): Promise<void>;
-};
+import type { DocumentStore } from '../deps.js';
 
 const MAX_MEMORY_DOCUMENTS = 1_000;
 const REDIS_TTL_SECONDS = 24 * 3600;

@@ -15,7 +15,8 @@ import type { Bounds } from '../db/bounds.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import type { ChunkLimits } from './chunk.js';
-import { handBackImports, reasonOf, REASONS, type ImportWorker } from './worker.js';
+import { handBackImports, reasonOf, REASONS } from './worker.js';
+import type { Worker as ImportWorker } from '../deps.js';
 
 /** What the thread is started with (its `workerData`). */
 export type ImportThreadData = { databaseUrl: string; bounds: Partial<Bounds>; leaseMs: number; pollMs: number; logLevel: string; owner: string; limits?: ChunkLimits };

@@ -207,6 +207,3 @@ export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions
     },
   };
 }
-
-/** What the rest of the service sees of the import worker, in-process (PGlite) or in its thread (src/imports/thread.ts). */
-export type ImportWorker = Pick<ReturnType<typeof startImportWorker>, 'nudge' | 'close'>;

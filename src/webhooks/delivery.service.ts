@@ -3,9 +3,9 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { emit } from '../events/emit.js';
 import { envelope } from '../events/envelope.js';
 import { SYSTEM } from '../events/types.js';
-import { signingSecrets, type SecretBox } from './secret.js';
+import { signingSecrets } from './secret.js';
 import { sendWebhook, type SendResult } from './send.js';
-import type { TargetPolicy } from './target.js';
+import type { SecretBox, TargetPolicy } from '../deps.js';
 
 /** Retries stop, and a failing endpoint is disabled, after about three days (docs/events.md). */
 export const RETRY_FOR_MS = 3 * 24 * 60 * 60 * 1000;

@@ -5,8 +5,9 @@ import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/
 import { emit } from '../events/emit.js';
 import { EVENT_TYPES, type Actor } from '../events/types.js';
 import { optionalText, text, uuid } from '../validation.js';
-import { newSigningSecret, type SecretBox } from './secret.js';
-import { targetProblem, type TargetPolicy } from './target.js';
+import { newSigningSecret } from './secret.js';
+import { targetProblem } from './target.js';
+import type { SecretBox, TargetPolicy } from '../deps.js';
 
 const eventTypes = z
   .array(text().refine((t) => t === '*' || (EVENT_TYPES as readonly string[]).includes(t), 'Unknown event type (docs/events.md lists them)'))

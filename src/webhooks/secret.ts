@@ -1,13 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { loadOrCreateDevSecret } from '../auth/dev-secret.js';
 import type { Config } from '../config.js';
-
-/**
- * Signing secrets are stored encrypted (AES-256-GCM, node:crypto) under a key from configuration,
- * never in the database: a dump alone cannot sign (docs/security.md "Webhook secrets"). Encryption,
- * not a hash, because HMAC signing needs the secret itself.
- */
-export type SecretBox = { seal(secret: string, boundTo: string): string; open(sealed: string, boundTo: string): string };
+import type { SecretBox } from '../deps.js';
 
 const VERSION = 'v1';
 

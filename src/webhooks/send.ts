@@ -2,7 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { guardedLookup, isBlockedAddress, type TargetPolicy } from './target.js';
+import { guardedLookup, isBlockedAddress } from './target.js';
+import type { TargetPolicy } from '../deps.js';
 
 export const TIMEOUT_MS = 10_000;
 export const MAX_READ_BYTES = 4096;

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import type { TargetPolicy } from '../deps.js';
 
 /**
  * The SSRF guard of docs/decisions.md §13: where a webhook may be sent. Checked when an endpoint
@@ -48,8 +49,6 @@ export function isBlockedAddress(address: string): boolean {
   }
   return BLOCKED.check(bare, family === 4 ? 'ipv4' : 'ipv6');
 }
-
-export type TargetPolicy = { production: boolean; allowPrivate: boolean };
 
 /** What is wrong with a webhook URL on its face (scheme, credentials), or null. */
 export function urlProblem(raw: string, policy: TargetPolicy): string | null {

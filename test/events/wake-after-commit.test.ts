@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { emit, inTransaction, wakeAfterCommit } from '../../src/events/emit.js';
-import { EVENTS_CHANNEL, openEvents, type Events } from '../../src/events-runtime.js';
+import { EVENTS_CHANNEL, openEvents } from '../../src/events-runtime.js';
+import type { Events } from '../../src/deps.js';
 import { SYSTEM } from '../../src/events/types.js';
 import type { Envelope } from '../../src/events/envelope.js';
 import { createAccount, unique, type TestAccount } from '../factories/index.js';
