@@ -53,8 +53,6 @@ const events = {
     occurredAfter: { field: (t) => t.field({ type: 'DateTime', description: 'Events at or after this time' }), schema: z.date().nullish(), sql: from('occurred_at'), page: 'since' },
     occurredBefore: { field: (t) => t.field({ type: 'DateTime' }), schema: z.date().nullish(), sql: until('occurred_at') },
   }, '`occurredAfter` is inclusive, `occurredBefore` exclusive.'),
-  // The primary key is (account_id, id): the account makes the lookup an index scan.
-  rows: (db, ids, accountIds) => db.event.findMany({ where: { accountId: { in: accountIds }, id: { in: ids } }, select: EVENT_SELECT }) as Promise<EventRow[]>,
   // Only the types the caller may read (visibility.ts): of those asked for, else all of them.
   narrow: async (filter, ctx, accountId) => {
     const visible = await visibleEventTypes(ctx, accountId);

@@ -55,9 +55,11 @@ export type Collection<Node extends { id: string } = any, F = any> = {
   /** The Prisma model: its rows are read by id through its delegate, unless `rows` says otherwise. */
   model?: string;
   /**
-   * Rows read as one JSON object built by PostgreSQL in the statement that finds them (every scalar
-   * of `model`, money as exact text): one round trip less than reading them by id. Only for models
-   * whose fields read money with `moneyOf` (contacts, deals, invoices, stages).
+   * Rows are read as one JSON object built by PostgreSQL in the statement that finds them (every
+   * scalar of `model`): no second round trip to read them by id, and none of Prisma's per-row work.
+   * Unset: whenever every scalar reads back from JSON as Prisma reads it (no Decimal, BigInt or
+   * Bytes). true: also a model with money, read as exact text, whose fields read it with `moneyOf`
+   * (contacts, deals, invoices, stages). false: always by id.
    */
   json?: boolean;
   /**
@@ -213,15 +215,20 @@ export function rowJson(collection: Collection, include: readonly string[] = [])
   return plans.get(key)!;
 }
 
+/** Types JSON carries differently from Prisma: money only where the collection says its fields read it as text. */
+const NOT_JSON = ['Decimal', 'BigInt', 'Bytes'];
+const readAsJson = (collection: Collection) =>
+  collection.model !== undefined && (collection.json ?? !scalars(collection.model).some((f) => NOT_JSON.includes(f.type)));
+
 function planRow(collection: Collection, include: readonly string[]): RowJson | null {
-  if (!collection.json) return null;
+  if (!readAsJson(collection)) return null;
   const fields = scalars(collection.model!);
   const pairs = jsonPairs('t', fields);
   const joins: string[] = [];
   const relations: { name: string; fields: Field[] }[] = [];
   for (const [i, name] of include.entries()) {
     const relation = collection.relations?.[name];
-    if (!relation?.to.json) return null;
+    if (!relation || !readAsJson(relation.to)) return null;
     const alias = `r${i}`;
     const target = scalars(relation.to.model!);
     relations.push({ name, fields: target });
