@@ -1,4 +1,6 @@
 import { Prisma } from '../generated/prisma/client.js';
+// The one import up a layer: erasure reaches the keys an import keeps of the person (docs/decisions.md §24),
+// and imports/ stands above contacts/ because an import writes contacts.
 import { forgetKeys } from '../imports/keys.js';
 
 /** What an erased person's events keep: the ids of what they were about, nothing else. */
