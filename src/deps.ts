@@ -50,11 +50,7 @@ export type Events = {
 /** An account's live events, each its envelope (src/events/envelope.ts) as JSON text (src/events/bus.ts). */
 export type EventBus = ReturnType<typeof createPubSub<{ accountEvents: [accountId: string, envelope: string] }>>;
 
-/**
- * Signing secrets are stored encrypted (AES-256-GCM, node:crypto) under a key from configuration,
- * never in the database: a dump alone cannot sign (docs/security.md "Webhook secrets"). Encryption,
- * not a hash, because HMAC signing needs the secret itself (src/webhooks/secret.ts).
- */
+/** Seals and opens webhook signing secrets, each bound to its endpoint (src/webhooks/secret.ts). */
 export type SecretBox = { seal(secret: string, boundTo: string): string; open(sealed: string, boundTo: string): string };
 
 /** Where webhooks may go (src/webhooks/target.ts): private addresses only outside production, or when allowed. */

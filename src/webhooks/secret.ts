@@ -3,6 +3,10 @@ import { loadOrCreateDevSecret } from '../auth/dev-secret.js';
 import type { Config } from '../config.js';
 import type { SecretBox } from '../deps.js';
 
+// Signing secrets are stored encrypted (AES-256-GCM, node:crypto) under a key from configuration,
+// never in the database: a dump alone cannot sign (docs/security.md "Webhook secrets"). Encryption,
+// not a hash, because HMAC signing needs the secret itself.
+
 const VERSION = 'v1';
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
