@@ -203,16 +203,23 @@ const jsonPairs = (alias: string, fields: Field[]) =>
 
 /** What a page selects over alias `t` and joins for these relations, and how to type its text back. */
 export type RowJson = { object: Prisma.Sql; joins: Prisma.Sql; read(row: Record<string, unknown>): Record<string, unknown> };
+/** A to-one relation a page joins: its name, and the target's fields it reads (null: every scalar). */
+export type Joined = { name: string; fields: readonly string[] | null };
 const plans = new Map<string, RowJson | null>();
+/** Plans kept: the shapes a service's operations ask for are few; a caller sending endless new selections gets its plan made each time. */
+const MAX_PLANS = 1000;
 
 /**
  * A row of the collection as one JSON object (camelCase as Prisma names the fields), with these
  * to-one relations joined; null when the collection is not read as JSON or a relation is unknown.
  */
-export function rowJson(collection: Collection, include: readonly string[] = []): RowJson | null {
-  const key = `${collection.name}:${include.join(',')}`;
-  if (!plans.has(key)) plans.set(key, planRow(collection, include));
-  return plans.get(key)!;
+export function rowJson(collection: Collection, include: readonly Joined[] = []): RowJson | null {
+  const key = `${collection.name}:${include.map((r) => (r.fields ? `${r.name}(${r.fields.join(',')})` : r.name)).join(',')}`;
+  const known = plans.get(key);
+  if (known !== undefined) return known;
+  const plan = planRow(collection, include);
+  if (plans.size < MAX_PLANS) plans.set(key, plan);
+  return plan;
 }
 
 /** Types JSON carries differently from Prisma: money only where the collection says its fields read it as text. */
@@ -220,17 +227,28 @@ const NOT_JSON = ['Decimal', 'BigInt', 'Bytes'];
 const readAsJson = (collection: Collection) =>
   collection.model !== undefined && (collection.json ?? !scalars(collection.model).some((f) => NOT_JSON.includes(f.type)));
 
-function planRow(collection: Collection, include: readonly string[]): RowJson | null {
+/**
+ * The target's scalars a join reads: those named when every name is one (a deal's contact as REST
+ * embeds it builds 3 of its 14 fields), else all of them.
+ */
+function joinedFields(model: string, names: readonly string[] | null): Field[] {
+  const all = scalars(model);
+  if (!names) return all;
+  const picked = all.filter((f) => names.includes(f.name));
+  return picked.length === names.length ? picked : all;
+}
+
+function planRow(collection: Collection, include: readonly Joined[]): RowJson | null {
   if (!readAsJson(collection)) return null;
   const fields = scalars(collection.model!);
   const pairs = jsonPairs('t', fields);
   const joins: string[] = [];
   const relations: { name: string; fields: Field[] }[] = [];
-  for (const [i, name] of include.entries()) {
+  for (const [i, { name, fields: names }] of include.entries()) {
     const relation = collection.relations?.[name];
     if (!relation || !readAsJson(relation.to)) return null;
     const alias = `r${i}`;
-    const target = scalars(relation.to.model!);
+    const target = joinedFields(relation.to.model!, names);
     relations.push({ name, fields: target });
     pairs.push(`${literal(name)}, CASE WHEN ${alias}.id IS NULL THEN NULL ELSE json_build_object(${jsonPairs(alias, target).join(', ')}) END`);
     joins.push(`LEFT JOIN "${relation.to.table}" ${alias} ON ${alias}.account_id = t.account_id AND ${alias}.id = t."${relation.by}"`);

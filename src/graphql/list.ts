@@ -4,12 +4,13 @@
 // is answered together, with the totals of the same filter when a field asked for them: one round
 // trip whatever the number of parents or fields. Each parent's rows are cut first (an index range
 // scan, ORDER BY ... LIMIT/OFFSET), then joined to their to-one relations and turned into JSON by
-// PostgreSQL; a selection with more than to-one relations reads the rows through Prisma by id.
+// PostgreSQL (a relation only as far as its selected fields need: selection.ts); a selection with
+// more than to-one relations reads the rows through Prisma by id.
 import DataLoader from 'dataloader';
 import type { Context, RequestState } from '../context.js';
 import { rawRead } from '../db/raw.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { col, ident, rowJson, rowsById, totalSql, type Collection, type OrderColumn } from './collection.js';
+import { col, ident, rowJson, rowsById, totalSql, type Collection, type Joined, type OrderColumn } from './collection.js';
 import { beyond, decodeCursor, encodeCursor, fingerprintOf, orderSql, type Cursor, type Order } from './keyset.js';
 import { followsTime, horizonOf } from './horizon.js';
 
@@ -76,12 +77,22 @@ export const cursorOf = (plan: Plan, row: Row) => encodeCursor(plan.cursorKey, p
  */
 export type Wants = { total: boolean; rows: boolean; nodes?: object; nodesKey?: string; sent?: boolean };
 
-/** The to-one relations `query` includes as a list, or null when it selects anything else. */
-function toOne(query: Record<string, unknown>): string[] | null {
+/** A relation included whole (`true`), or as `{ select }` of its own fields (selection.ts): what it joins. */
+function joined(name: string, value: unknown): Joined | null {
+  if (value === true) return { name, fields: null };
+  if (typeof value !== 'object' || value === null || Object.keys(value).length !== 1) return null;
+  const { select } = value as { select?: Record<string, unknown> };
+  if (typeof select !== 'object' || select === null || !Object.values(select).every((v) => v === true)) return null;
+  return { name, fields: Object.keys(select).sort() };
+}
+
+/** The to-one relations `query` includes, or null when it selects anything else. */
+function toOne(query: Record<string, unknown>): Joined[] | null {
   const { include, ...other } = query;
   if (Object.keys(other).length > 0 || (include !== undefined && (typeof include !== 'object' || include === null))) return null;
   const picked = Object.entries((include ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined && v !== false);
-  return picked.every(([, v]) => v === true) ? picked.map(([name]) => name) : null;
+  const relations = picked.map(([name, v]) => joined(name, v));
+  return relations.every((r) => r !== null) ? (relations as Joined[]) : null;
 }
 
 /**

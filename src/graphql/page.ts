@@ -12,6 +12,7 @@ import type { Order } from './keyset.js';
 import { cursorOf, planOf, sliceOf, type Parent, type Plan, type Want } from './list.js';
 import { OrderDirection } from './connection.js';
 import { checked, type FieldRules } from './rules.js';
+import { narrowRelations } from './selection.js';
 
 /** Lists are newest first, stable across pages (docs/decisions.md §3). */
 export const NEWEST_FIRST = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
@@ -36,7 +37,7 @@ function definePage(collection: Collection & { model: string }, nodeRef: any, fo
         ? t.field({ type: [nodeRef], resolve: async (source, _args, ctx) => (await slice(source, ctx, { nodes: {} })).rows.map((r) => r.node) as never })
         : t.prismaField({
             type: [collection.model as 'Contact'],
-            resolve: async (query, source, _args, ctx) => (await slice(source, ctx, { nodes: query })).rows.map((r) => r.node) as never,
+            resolve: async (query, source, _args, ctx, info) => (await slice(source, ctx, { nodes: narrowRelations(query, info) })).rows.map((r) => r.node) as never,
           }),
       total: t.int({ resolve: async (source, _args, ctx) => (await slice(source, ctx, { total: true })).total }),
       // §9 fixes `page: Int!`; a page read by cursor is the first one from there (REST leaves it out).
