@@ -57,11 +57,22 @@ export function hideSuggestions(): Plugin {
       if (!valid) scrub(result);
     },
     onExecute: () => ({
-      onExecuteDone: ({ result }) => {
-        if ('errors' in result) scrub(result.errors);
+      // Execution errors are answered anew rather than changed: graphql-jit's, which REST's compiled
+      // operations raise (src/rest/plugin.ts), have a read-only message.
+      onExecuteDone: ({ result, setResult }) => {
+        if (!('errors' in result) || !result.errors?.some((e) => withoutSuggestions(e.message) !== e.message)) return;
+        setResult({ ...result, errors: result.errors.map(withoutHints) });
       },
     }),
   };
+}
+
+/** The error with its message's "Did you mean" hints taken out (the same error when it has none). */
+function withoutHints(error: GraphQLError): GraphQLError {
+  const message = withoutSuggestions(error.message);
+  if (message === error.message) return error;
+  const { nodes, source, positions, path, originalError, extensions } = error;
+  return new GraphQLError(message, { nodes, source, positions, path, originalError, extensions });
 }
 
 /**

@@ -255,6 +255,17 @@ describe('the schema is not handed out in production', () => {
     }
   });
 
+  it('in production a REST refusal raised while its operation runs keeps its status and body, not a 500', async () => {
+    const own = await createAccount(prod);
+    const stranger = await createAccount(prod);
+    const unknown = await prod.rest('GET', '/api/v1/contacts/00000000-0000-4000-8000-000000000000', { as: own.owner });
+    expect([unknown.status, unknown.body]).toEqual([404, { error: 'Not found' }]);
+    const refused = await prod.rest('GET', `/api/v1/companies?account_id=${stranger.id}`, { as: own.owner });
+    expect(refused.status).toBe(403);
+    const invalid = await prod.rest('POST', '/api/v1/contacts', { as: own.owner, body: { account_id: own.id, first_name: '' } });
+    expect(invalid.status).toBe(400);
+  });
+
   it('GraphiQL is not served in production', async () => {
     const response = await fetch(`${prod.baseUrl}/graphql`, { headers: { accept: 'text/html' } });
     expect(await response.text()).not.toMatch(/graphiql/i);
