@@ -1,5 +1,6 @@
 /** Mutation.createNote · updateNote · deleteNote (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
+import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../graphql/changes.schema.js';
@@ -29,7 +30,7 @@ export const NoteRef = builder.prismaObject('Note', {
     // A key reads the author's id only: people are never a key's to read (docs/decisions.md §15).
     author: t.relation('author', { nullable: true, embedded: ['id'], description: 'Who wrote it; null when an API key did or the person is gone' }),
     contactId: t.exposeID('contactId', { nullable: true }),
-    contact: t.relation('contact', { nullable: true, embedded: ['id', 'firstName', 'lastName'] }),
+    contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
     dealId: t.exposeID('dealId', { nullable: true }),
     deal: t.relation('deal', { nullable: true }),
     companyId: t.exposeID('companyId', { nullable: true }),

@@ -1,5 +1,6 @@
 /** Mutation.createTask · updateTask · completeTask · reopenTask · deleteTask (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
+import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { DeletedRecord } from '../graphql/changes.schema.js';
@@ -36,7 +37,7 @@ export const TaskRef = builder.prismaObject('Task', {
     // A key reads the assignee's id only: people are never a key's to read (docs/decisions.md §15).
     assignee: t.relation('assignee', { nullable: true, embedded: ['id'] }),
     contactId: t.exposeID('contactId', { nullable: true }),
-    contact: t.relation('contact', { nullable: true, embedded: ['id', 'firstName', 'lastName'] }),
+    contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
     dealId: t.exposeID('dealId', { nullable: true }),
     deal: t.relation('deal', { nullable: true }),
     companyId: t.exposeID('companyId', { nullable: true }),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
 import { checked, type FieldLimit } from '../graphql/rules.js';
 import { userActor } from '../events/types.js';
-import { ContactRef, ContactSourceEnum, ContactTypeEnum } from '../contacts/contact.schema.js';
+import { BatchContactInput, ContactRef } from '../contacts/contact.schema.js';
 import { contactBatch } from '../contacts/contact.service.js';
 import { DealRef } from '../deals/deal.schema.js';
 import { dealBatch } from '../deals/deal.service.js';
@@ -17,22 +17,6 @@ export const ContactMatchEnum = builder.enumType('ContactMatch', {
 // Deals match on their external id alone; the argument lets one envelope serve both collections (docs/decisions.md §24).
 const DealMatchEnum = builder.enumType('DealMatch', { values: { EXTERNAL_ID: { value: 'externalId', description: 'Exact' } } as const });
 const BatchItemStatusEnum = builder.enumType('BatchItemStatus', { values: ['CREATED', 'UPDATED', 'UNCHANGED', 'FAILED'] as const });
-
-const BatchContactInput = builder.inputType('BatchContactInput', {
-  description: 'CreateContactInput less accountId. Creating needs firstName; an upsert that matches changes only the fields given.',
-  fields: (t) => ({
-    firstName: t.string(),
-    lastName: t.string(),
-    email: t.string(),
-    phone: t.string(),
-    company: t.string(),
-    contactType: t.field({ type: ContactTypeEnum }),
-    source: t.field({ type: ContactSourceEnum }),
-    externalId: t.string(),
-    companyId: t.id(),
-    ownerId: t.id(),
-  }),
-});
 
 const BatchDealInput = builder.inputType('BatchDealInput', {
   description: 'CreateDealInput less accountId. Creating needs title; an upsert that matches changes only the fields given.',

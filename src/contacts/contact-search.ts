@@ -35,6 +35,12 @@ export function nameMatches(alias: string, text: string): Prisma.Sql {
 /** The fields cross-object search reads (§19): name, e-mail, company and phone. */
 export const searchedFields = (alias: string) => [nameSql(alias), ...['email', 'company', 'phone'].map((c) => field(alias, c))];
 
+/** What ranks a contact's hit (§19): a field that is or begins with the query, the name's parts alone too. */
+export const rankedFields = (alias: string) => [...searchedFields(alias), field(alias, 'first_name'), field(alias, 'last_name')];
+
+/** The line under a contact's hit: its e-mail, else its company, else its phone. */
+export const subtitleSql = (alias: string) => Prisma.sql`coalesce(${Prisma.join(['email', 'company', 'phone'].map((c) => Prisma.raw(`${alias}.${c}`)))})`;
+
 /** §19's cross-object search: a substring of the name, e-mail, company or phone. */
 export function anyFieldMatches(alias: string, text: string): Prisma.Sql {
   const p = containing(text);

@@ -7,6 +7,8 @@ import { DeletedRecord, ErasureReceipt } from '../graphql/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';
+import { inputFieldsOf } from '../graphql/spec-inputs.js';
+import { CONTACT_FIELDS } from './contact.fields.js';
 import {
   contactLinks,
   contactTarget,
@@ -47,19 +49,7 @@ export const ContactRef = builder.prismaObject('Contact', {
 });
 
 const CreateContactInputType = builder.inputType('CreateContactInput', {
-  fields: (t) => ({
-    accountId: t.id({ required: true }),
-    firstName: t.string({ required: true }),
-    lastName: t.string(),
-    email: t.string(),
-    phone: t.string(),
-    company: t.string(),
-    contactType: t.field({ type: ContactTypeEnum }),
-    source: t.field({ type: ContactSourceEnum }),
-    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
-    companyId: t.id({ description: "A company of the account; none given: the company whose domain is the e-mail's, if any (never a free-mail domain)" }),
-    ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
-  }),
+  fields: (t) => ({ accountId: t.id({ required: true }), ...inputFieldsOf(CONTACT_FIELDS, 'create')(t) }),
 });
 
 builder.mutationField('createContact', (t) =>
@@ -79,18 +69,13 @@ builder.mutationField('createContact', (t) =>
 
 const UpdateContactInputType = builder.inputType('UpdateContactInput', {
   description: 'Absent = unchanged; null = cleared (Required for firstName, contactType, source). At least one field.',
-  fields: (t) => ({
-    firstName: t.string(),
-    lastName: t.string(),
-    email: t.string(),
-    phone: t.string(),
-    company: t.string(),
-    contactType: t.field({ type: ContactTypeEnum }),
-    source: t.field({ type: ContactSourceEnum }),
-    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
-    companyId: t.id({ description: 'A company of the account; null unlinks.' }),
-    ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
-  }),
+  fields: inputFieldsOf(CONTACT_FIELDS, 'update'),
+});
+
+/** An item of createContacts and upsertContacts (src/batches/batch.schema.ts). */
+export const BatchContactInput = builder.inputType('BatchContactInput', {
+  description: 'CreateContactInput less accountId. Creating needs firstName; an upsert that matches changes only the fields given.',
+  fields: inputFieldsOf(CONTACT_FIELDS, 'batch'),
 });
 
 const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => contactTarget(args, ctx.db);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { releaseTargets } from '../links/targets.js';
-import { ContactSource, ContactType, type Contact, type Prisma } from '../generated/prisma/client.js';
+import { type Contact, type Prisma } from '../generated/prisma/client.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { badInput } from '../errors.js';
 import { single, writeBatch, type BatchKind } from '../writes/batch.service.js';
@@ -9,22 +9,12 @@ import { forgetMailTo, scrubContactFromEvents, scrubContactFromImports } from '.
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, oneOf, optionalEmail, optionalText, requiredText, text, uuid } from '../validation.js';
+import { createRuleOf } from '../field-spec.js';
+import { CONTACT_FIELDS } from './contact.fields.js';
 import { checkOwnership, linkByEmailDomain, ownershipProblems } from '../links/company-owner.js';
 
-export const createContactInput = z.object({
-  accountId: uuid,
-  firstName: requiredText(100),
-  lastName: optionalText(100),
-  email: optionalEmail,
-  phone: optionalText(50),
-  company: optionalText(200),
-  contactType: oneOf(ContactType).nullish().transform((value) => value ?? ContactType.lead),
-  source: oneOf(ContactSource).nullish().transform((value) => value ?? ContactSource.other),
-  externalId,
-  companyId: uuid.nullish(),
-  ownerId: uuid.nullish(),
-});
+/** The single create's rules, from the field spec: the account, then each field as contact.fields.ts writes it. */
+export const createContactInput = createRuleOf(CONTACT_FIELDS);
 
 export type CreateContactInput = z.output<typeof createContactInput>;
 

@@ -35,7 +35,7 @@ export async function scrubContactFromEvents(
  * import rows that carry the person, waiting for the worker (import_rows) or refused (import_errors,
  * the import's errors file), keep their place and width but lose every cell. A row carries the person
  * when a cell holds their e-mail, or the column a contacts import reads external ids from holds
- * theirs. An emptied waiting row is then refused (first_name: Required), never written. The text
+ * theirs. An emptied waiting row is then refused (its required field: Required), never written. The text
  * search only narrows the rows read: a cell must equal the value, so a longer address is not taken
  * for it. Returns how many rows were emptied.
  */

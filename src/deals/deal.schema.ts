@@ -1,6 +1,7 @@
 /** Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
+import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { checked, ownRow } from '../graphql/rules.js';
@@ -45,7 +46,7 @@ export const DealRef = builder.prismaObject('Deal', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
-    contact: t.relation('contact', { nullable: true, embedded: ['id', 'firstName', 'lastName'] }),
+    contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
     stage: t.relation('stage', { nullable: true }),
   }),
 });

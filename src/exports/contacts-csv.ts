@@ -5,26 +5,16 @@ import { Parser, type ParserOptions } from '@json2csv/plainjs';
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { keysetPages, textStream } from './pages.js';
+import { csvColumnsOf } from '../field-spec.js';
+import { CONTACT_FIELDS } from '../contacts/contact.fields.js';
 
 /**
- * The CSV's columns: the header row, exactly (docs/decisions.md §6), and what each cell is read as;
- * created_at in epoch ms, written back as ISO 8601 (a Date's toISOString). External Id comes last
- * (§24), so a reader of the first eight columns by position reads them as before, and an import of
- * the file keeps each contact's external id.
+ * The CSV's columns from the contact's field spec (its `csv` fields, in spec order): the header row,
+ * exactly (docs/decisions.md §6), and what each cell is read as; a time in epoch ms, written back as
+ * ISO 8601 (a Date's toISOString).
  */
-const COLUMNS = [
-  ['First Name', 'first_name'],
-  ['Last Name', 'last_name'],
-  ['Email', 'email'],
-  ['Phone', 'phone'],
-  ['Company', 'company'],
-  ['Contact Type', 'contact_type'],
-  ['Source', 'source'],
-  ['Created At', '(extract(epoch FROM created_at) * 1000)::bigint'],
-  ['External Id', 'external_id'],
-] as const;
-export const CSV_COLUMNS = COLUMNS.map(([label]) => label);
-const CREATED_AT = CSV_COLUMNS.indexOf('Created At');
+const COLUMNS = csvColumnsOf(CONTACT_FIELDS);
+export const CSV_COLUMNS = COLUMNS.map(({ label }) => label);
 
 /** Rows fetched per query: memory holds one page, whatever the number of contacts. */
 export const CSV_CHUNK_SIZE = 1000;
@@ -56,7 +46,7 @@ type ContactRow = (string | number | null)[];
 const PARSER_OPTIONS: ParserOptions<ContactRow> = {
   fields: CSV_COLUMNS.map((label, i) => ({
     label,
-    value: i === CREATED_AT ? (row: ContactRow) => new Date(row[CREATED_AT] as number).toISOString() : (row: ContactRow) => row[i],
+    value: COLUMNS[i]!.time ? (row: ContactRow) => new Date(row[i] as number).toISOString() : (row: ContactRow) => row[i],
   })),
   // json2csv separates records by `eol` (not after the last); null cells are empty.
   eol: RECORD_END,
@@ -76,7 +66,7 @@ const contactPages = (db: PrismaClient, pool: pg.Pool | null, accountId: string,
     table: 'contacts',
     filter: Prisma.sql`account_id = ${accountId}::uuid`,
     keys: [{ name: 'created_at', udt: 'timestamptz' }, { name: 'id', udt: 'uuid' }],
-    values: Prisma.raw(COLUMNS.map(([, sql]) => sql).join(', ')),
+    values: Prisma.raw(COLUMNS.map(({ sql }) => sql).join(', ')),
     pageSize,
   }) as AsyncGenerator<ContactRow[]>;
 

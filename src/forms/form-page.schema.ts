@@ -1,18 +1,9 @@
 /** Query.publicLeadForm */
 import { builder } from '../graphql/builder.js';
-import { ContactField } from '../generated/prisma/client.js';
+import { CONTACT_FORM_TARGETS } from '../contacts/contact.fields.js';
 import { isUuid } from '../validation.js';
 import { FormFieldTypeEnum } from './form.schema.js';
 import { MAX_FIELDS } from './form.service.js';
-
-// The HTML autocomplete token for each contact column, so browsers can fill the form (WCAG 1.3.5).
-const AUTOCOMPLETE: Record<ContactField, string> = {
-  first_name: 'given-name',
-  last_name: 'family-name',
-  email: 'email',
-  phone: 'tel',
-  company: 'organization',
-};
 
 export const PublicLeadFormField = builder.prismaObject('LeadFormField', {
   variant: 'PublicLeadFormField',
@@ -28,7 +19,8 @@ export const PublicLeadFormField = builder.prismaObject('LeadFormField', {
     autocomplete: t.string({
       nullable: true,
       description: 'HTML autocomplete token for the input, when the field fills a contact column',
-      resolve: (field) => (field.mapsTo ? AUTOCOMPLETE[field.mapsTo] : null),
+      // The contact field spec's token, so browsers can fill the form (WCAG 1.3.5).
+      resolve: (field) => (field.mapsTo ? CONTACT_FORM_TARGETS[field.mapsTo].autocomplete : null),
     }),
   }),
 });

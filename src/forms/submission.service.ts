@@ -11,6 +11,7 @@ import {
   Prisma,
   type PrismaClient,
 } from '../generated/prisma/client.js';
+import { CONTACT_FORM_TARGETS } from '../contacts/contact.fields.js';
 import { emitMany, inTransaction, type EmitInput } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
 import { fromColumns, rowOf } from '../writes/set-write.js';
@@ -35,7 +36,7 @@ export type SubmissionOrigin = { clientIp: string; userAgent: string | null };
 export type SubmissionResult = { success: true; contactId: string; successMessage: string; redirectUrl: string | null };
 
 // A mapped value must also fit its contact column (docs/decisions.md §4), whatever the field allows.
-const COLUMN_MAX: Record<ContactField, number> = { first_name: 100, last_name: 100, email: 254, phone: 50, company: 200 };
+const columnMax = (target: ContactField): number => CONTACT_FORM_TARGETS[target].max;
 
 export const metadataSchema = z.object({
   metadata: z.object({ referrer: optionalText(2048), page: optionalText(2048) }).nullish(),
@@ -156,7 +157,7 @@ function judgeSubmission(fields: FieldRule[], data: unknown, metadata?: unknown)
       if (field.required) fail(field.key, 'Required');
       continue;
     }
-    const max = field.mapsTo ? Math.min(field.maxLength, COLUMN_MAX[field.mapsTo]) : field.maxLength;
+    const max = field.mapsTo ? Math.min(field.maxLength, columnMax(field.mapsTo)) : field.maxLength;
     if (value.length > max) fail(field.key, `Must be at most ${max} characters`);
     else if ((field.type === FormFieldType.email || field.mapsTo === ContactField.email) && !emailSchema.safeParse(value).success) {
       fail(field.key, 'Must be a valid e-mail address');
@@ -234,7 +235,7 @@ export async function recordSubmission(
     // stamped after the transaction began.
     const now = new Date();
     const contact = rowOf('Contact', {
-      id: uuidv7(), accountId, firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, COLUMN_MAX.first_name),
+      id: uuidv7(), accountId, firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, columnMax(ContactField.first_name)),
       lastName: last_name ?? null, email: email ?? null, phone: phone ?? null, company: company ?? null,
       contactType: ContactType.lead, source: ContactSource.website, createdAt: now, updatedAt: now, externalId: null,
     });

@@ -232,8 +232,8 @@ declare global {
       ResolveReturnShape = unknown,
     > {
       /**
-       * A relation the parent's representation embeds (REST's `contacts: {id, first_name, last_name}`
-       * in a deal): the fields of the record an API key reads with the parent; the record's others
+       * A relation the parent's representation embeds (REST's `contacts` in a deal: the contact's id
+       * and name): the fields of the record an API key reads with the parent; the record's others
        * need its own scope (docs/decisions.md §24). Names the build checks against the record's type.
        */
       embedded?: readonly string[];

@@ -153,7 +153,7 @@ function recordOf(rules: FieldRules, parsed: unknown): Record<string, unknown> {
 
 /**
  * The form's problems keyed as the input names its fields, whichever way it is passed: an `input`
- * argument beside others (update*(id:, input:)) reports `firstName`, as create*(input:) does.
+ * argument beside others (update*(id:, input:)) reports `title`, as create*(input:) does.
  */
 function formProblems(rules: FieldRules, parsed: unknown): { data: unknown } | { details: ErrorDetails } {
   if (!rules.input) return { data: parsed };

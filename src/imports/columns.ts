@@ -4,6 +4,8 @@ import { parseCalendarDate } from '../dates.js';
 import type { ErrorDetails } from '../errors.js';
 import { createCompanyInput } from '../companies/company.service.js';
 import { snakeCase } from '../names.js';
+import { importColumnsOf } from '../field-spec.js';
+import { CONTACT_FIELDS } from '../contacts/contact.fields.js';
 
 export type ImportObjectName = 'contacts' | 'deals' | 'companies';
 
@@ -16,13 +18,7 @@ const fieldsOf = (input: { shape: object }): Record<string, string> =>
  * and other headers that name a field (REST name), as other systems' exports spell them.
  */
 export const FIELDS: Record<ImportObjectName, { fields: Record<string, string>; required: string[]; aliases?: Record<string, string> }> = {
-  contacts: {
-    fields: {
-      first_name: 'firstName', last_name: 'lastName', email: 'email', phone: 'phone', company: 'company',
-      contact_type: 'contactType', source: 'source', external_id: 'externalId',
-    },
-    required: ['firstName'],
-  },
+  contacts: importColumnsOf(CONTACT_FIELDS),
   deals: {
     fields: {
       title: 'title', contact_id: 'contactId', stage_id: 'stageId', value: 'value', probability: 'probability',
@@ -64,7 +60,7 @@ export function planColumns(
   const { fields, required, aliases = {} } = FIELDS[object];
   const details: ErrorDetails = {};
   const byNorm = new Map([...Object.entries(aliases).map(([header, rest]) => [norm(header), fields[rest]!] as const), ...Object.entries(fields).map(([rest, field]) => [norm(rest), field] as const)]);
-  // The export's labels (`First Name`, `Contact Type`: CSV_COLUMNS) normalise to the field names.
+  // The export's labels (CSV_COLUMNS) normalise to the field names.
   const mapped = new Map(Object.entries(mapping).map(([header, rest]) => [norm(header), rest]));
   const spelled = (header: string) => headers.find((h) => norm(h) === norm(header)) ?? header;
   const present = new Set(headers.map(norm));

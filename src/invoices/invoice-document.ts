@@ -1,6 +1,7 @@
 // What the client's page and the PDF show of an invoice (docs/decisions.md §20): one definition,
 // read once, so the two never disagree. Money is exact decimal text in the currency's minor units
 // (money.ts), never a binary float; display formatting works on that text alone.
+import { CONTACT_NAME, fullName } from '../contacts/contact.fields.js';
 import type { InvoiceStatus, Prisma } from '../generated/prisma/client.js';
 import { formatDate } from '../dates.js';
 import { exponentOf, formatMinor, minorOf } from './money.js';
@@ -53,7 +54,7 @@ const SELECT = {
   dueDate: true,
   paidAt: true,
   account: { select: { name: true } },
-  contact: { select: { firstName: true, lastName: true } },
+  contact: { select: CONTACT_NAME },
   lines: {
     orderBy: { position: 'asc' },
     select: { description: true, quantity: true, unitPrice: true, discountPercent: true, taxRate: true, amount: true, tax: true },
@@ -80,7 +81,7 @@ export function invoiceDocumentOf(row: Row): InvoiceDocument {
   const money = (units: bigint) => formatMinor(units, exponent);
   const total = minor(row.amount);
   const paid = minor(row.amountPaid);
-  const contactName = row.contact ? [row.contact.firstName, row.contact.lastName].filter(Boolean).join(' ') : null;
+  const contactName = row.contact ? fullName(row.contact) : null;
   return {
     accountName: row.account.name,
     invoiceNumber: row.invoiceNumber,

@@ -2,7 +2,7 @@
 // how exactly, and what its hit says. Every match condition is read through a trigram index
 // (contacts_search_trgm_idx, deals_title_trgm_idx, invoices_invoice_number_trgm_idx,
 // companies_name_trgm_idx + companies_domain_trgm_idx, notes_body_trgm_idx, tasks_title_trgm_idx).
-import { anyFieldMatches, anyFieldMayBe, anyFieldMayStartWith, containing, field, nameSql, searchedFields, startingWith } from '../contacts/contact-search.js';
+import { anyFieldMatches, anyFieldMayBe, anyFieldMayStartWith, containing, field, nameSql, rankedFields, startingWith, subtitleSql } from '../contacts/contact-search.js';
 import { likeEscape } from '../graphql/collection.js';
 import { Prisma } from '../generated/prisma/client.js';
 
@@ -51,9 +51,9 @@ export function matching(type: SearchType, query: string): Matching {
         is: anyFieldMayBe('r', query),
         startsWith: anyFieldMayStartWith('r', query),
         contains: anyFieldMatches('r', query),
-        rank: rankSql([...searchedFields('r'), field('r', 'first_name'), field('r', 'last_name')], query),
+        rank: rankSql(rankedFields('r'), query),
         title: Prisma.sql`btrim(${nameSql('r')})`,
-        subtitle: Prisma.sql`coalesce(r.email, r.company, r.phone)`,
+        subtitle: subtitleSql('r'),
       };
     // Deals and invoices match their own title or number here, not their contact's name: the contact is a hit of its own.
     case 'DEAL':

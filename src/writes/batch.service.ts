@@ -59,7 +59,7 @@ export type BatchKind = {
   links?: (tx: Prisma.TransactionClient, accountId: string, judged: Judged[]) => Promise<void>;
 };
 
-/** Details as REST names them (docs/decisions.md §16): `first_name`, never a GraphQL variable path. */
+/** Details as REST names them (docs/decisions.md §16): `expected_close_date`, never a GraphQL variable path. */
 const restDetails = (details: ErrorDetails): ErrorDetails =>
   Object.fromEntries(Object.entries(details).map(([key, messages]) => [key.split('.').map(snakeCase).join('.'), messages]));
 

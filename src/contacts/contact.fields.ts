@@ -1,0 +1,42 @@
+// A contact's fields, each once (docs/fields.md#a-records-field-spec). The create, update and batch
+// inputs and rules, the import columns, the CSV export's columns, what a lead form may fill and the
+// REST names (snake_case) are derived from this list; events and the account export carry every
+// column of the table (src/db/datamodel.ts). Order matters: it is the inputs' and the CSV's.
+import { ContactField, ContactSource, ContactType } from '../generated/prisma/client.js';
+import { formTargetsOf, type FieldSpec } from '../field-spec.js';
+import { externalId, oneOf, optionalEmail, optionalText, requiredText, uuid } from '../validation.js';
+
+const EXTERNAL_ID = 'At most 255 characters; unique in the account.';
+const OWNER = "The account's owner or one of its members; none: unowned.";
+
+export const CONTACT_FIELDS = [
+  { name: 'firstName', type: 'String', rule: requiredText(100), required: true, max: 100, csv: 'First Name', import: true, form: 'given-name' },
+  { name: 'lastName', type: 'String', rule: optionalText(100), max: 100, csv: 'Last Name', import: true, form: 'family-name' },
+  { name: 'email', type: 'String', rule: optionalEmail, max: 254, csv: 'Email', import: true, form: 'email' },
+  { name: 'phone', type: 'String', rule: optionalText(50), max: 50, csv: 'Phone', import: true, form: 'tel' },
+  { name: 'company', type: 'String', rule: optionalText(200), max: 200, csv: 'Company', import: true, form: 'organization' },
+  { name: 'contactType', type: 'ContactType', rule: oneOf(ContactType).nullish().transform((value) => value ?? ContactType.lead), csv: 'Contact Type', import: true },
+  { name: 'source', type: 'ContactSource', rule: oneOf(ContactSource).nullish().transform((value) => value ?? ContactSource.other), csv: 'Source', import: true },
+  // Read-only; in the CSV before External Id, which came last (docs/decisions.md §24) so the first eight columns kept their places.
+  { name: 'createdAt', type: 'DateTime', csv: 'Created At' },
+  { name: 'externalId', type: 'String', rule: externalId, description: { create: EXTERNAL_ID, update: EXTERNAL_ID }, csv: 'External Id', import: true },
+  {
+    name: 'companyId', type: 'ID', rule: uuid.nullish(),
+    description: { create: "A company of the account; none given: the company whose domain is the e-mail's, if any (never a free-mail domain)", update: 'A company of the account; null unlinks.' },
+  },
+  { name: 'ownerId', type: 'ID', rule: uuid.nullish(), description: { create: OWNER, update: OWNER } },
+] as const satisfies readonly FieldSpec[];
+
+/** What a lead form field may fill (`mapsTo`, REST name): the longest value each column holds and its autocomplete token. */
+export const CONTACT_FORM_TARGETS = formTargetsOf(CONTACT_FIELDS) as Record<ContactField, { max: number; autocomplete: string }>;
+// The mappable fields are also the database enum contact_field: a spec and an enum that disagree fail at start-up, not on a submit.
+if (Object.keys(CONTACT_FORM_TARGETS).sort().join() !== Object.values(ContactField).sort().join()) {
+  throw new Error(`contact.fields.ts: the fields with \`form\` (${Object.keys(CONTACT_FORM_TARGETS).join(', ')}) must be the enum ContactField's`);
+}
+
+/** What a deal's, invoice's, note's or task's contact shows without `contacts:read` (docs/decisions.md §24). */
+export const CONTACT_EMBEDDED = ['id', 'firstName', 'lastName'] as const;
+
+/** A contact's name as documents show it ("first last"): the columns to read and how they join. */
+export const CONTACT_NAME = { firstName: true, lastName: true } as const;
+export const fullName = (contact: { firstName: string; lastName: string | null }): string => [contact.firstName, contact.lastName].filter(Boolean).join(' ');

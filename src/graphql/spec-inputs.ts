@@ -1,0 +1,21 @@
+import type { InputFieldBuilder, InputFieldRef } from '@pothos/core';
+import type { builder } from './builder.js';
+import { descriptionOf, inputFields, type FieldSpec, type InputKind } from '../field-spec.js';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/**
+ * A record's create, update or batch input fields from its field spec (src/field-spec.ts), in spec
+ * order. A type is named by its name (`String`, `ID`, `ContactType`): the schema build resolves it,
+ * and fails for a name no type has. Only the create input requires anything: an update changes what
+ * it names, and an upsert may match without its create's required fields.
+ */
+export function inputFieldsOf(fields: readonly FieldSpec[], kind: InputKind) {
+  return (t: InputFieldBuilder<Types, 'InputObject'>): Record<string, InputFieldRef<Types, unknown>> =>
+    Object.fromEntries(
+      inputFields(fields, kind).map((field) => [
+        field.name,
+        t.field({ type: field.type as 'String', required: kind === 'create' && field.required === true, description: descriptionOf(field, kind) }),
+      ]),
+    );
+}
