@@ -17,7 +17,8 @@ const fieldsOf = (input: { shape: object }): Record<string, string> =>
  * Each object's fields (as the batch input names them), their REST names, what creating one needs,
  * and other headers that name a field (REST name), as other systems' exports spell them.
  */
-export const FIELDS: Record<ImportObjectName, { fields: Record<string, string>; required: string[]; aliases?: Record<string, string> }> = {
+export type ImportColumns = { fields: Record<string, string>; required: string[]; aliases?: Record<string, string> };
+export const FIELDS: Record<ImportObjectName, ImportColumns> = {
   contacts: importColumnsOf(CONTACT_FIELDS),
   deals: {
     fields: {
@@ -38,7 +39,7 @@ export const FIELDS: Record<ImportObjectName, { fields: Record<string, string>; 
 export const SKIP = '-';
 
 const norm = (header: string) => header.toLowerCase().replace(/[\s_]+/g, '');
-const restName = (object: ImportObjectName, field: string) => Object.entries(FIELDS[object].fields).find(([, f]) => f === field)![0];
+const restName = (fields: Record<string, string>, field: string) => Object.entries(fields).find(([, f]) => f === field)![0];
 
 /** `value_mapping` as the worker applies it: field -> (the file's value, trimmed and lower-cased) -> the value imported. */
 export type ValueMapping = Record<string, Record<string, string>>;
@@ -48,16 +49,17 @@ export type ColumnPlan = { columns: (string | null)[]; unknown: string[]; values
  * The field of each column (null: ignored), the ignored headers (every one that feeds no field,
  * but those `mapping` skips), the value mapping by field, or the 400 naming what is wrong: a
  * `mapping` naming a column the file lacks or no field (`mapping.<column>`, the column as the file
- * spells it), or no column for a required field (or for the `match_on` field).
+ * spells it), or no column for a required field (or for the `match_on` field). `object`: a collection's
+ * name, or columns derived from a field list (importColumnsOf), such as one with an account's own fields.
  */
 export function planColumns(
-  object: ImportObjectName,
+  object: ImportObjectName | ImportColumns,
   headers: string[],
   mapping: Record<string, string>,
   matchOn: string | null,
   valueMapping: Record<string, Record<string, string>> = {},
 ): ColumnPlan | { details: ErrorDetails } {
-  const { fields, required, aliases = {} } = FIELDS[object];
+  const { fields, required, aliases = {} } = typeof object === 'string' ? FIELDS[object] : object;
   const details: ErrorDetails = {};
   const byNorm = new Map([...Object.entries(aliases).map(([header, rest]) => [norm(header), fields[rest]!] as const), ...Object.entries(fields).map(([rest, field]) => [norm(rest), field] as const)]);
   // The export's labels (CSV_COLUMNS) normalise to the field names.
@@ -85,10 +87,10 @@ export function planColumns(
     return field;
   });
   for (const field of [...required, ...(matchOn ? [matchOn] : [])]) {
-    if (!columns.includes(field)) details[restName(object, field)] ??= [field === matchOn && !required.includes(field) ? 'No column for the match_on field' : 'No column for this required field'];
+    if (!columns.includes(field)) details[restName(fields, field)] ??= [field === matchOn && !required.includes(field) ? 'No column for the match_on field' : 'No column for this required field'];
   }
   for (const [i, field] of columns.entries()) {
-    if (field && columns.indexOf(field) !== i) details[restName(object, field)] ??= ['More than one column'];
+    if (field && columns.indexOf(field) !== i) details[restName(fields, field)] ??= ['More than one column'];
   }
   return Object.keys(details).length ? { details } : { columns, unknown, values };
 }
