@@ -1,6 +1,6 @@
 // A record's fields as data (docs/fields.md#a-records-field-spec): each field once, and what every
 // list of them is derived from. Plain values read when a derivation runs, not only TypeScript types,
-// so a list an account defines at run time (docs/decisions.md §23) can join a record's built-in one.
+// so a list an account defines at run time (the custom fields to come) can join a record's built-in one.
 import { z } from 'zod';
 import { snakeCase } from './names.js';
 import { uuid } from './validation.js';
@@ -19,8 +19,8 @@ export type FieldSpec = {
   createOnly?: true;
   /** The longest text its column holds: a lead form's mapped value is cut to it too. */
   max?: number;
-  /** Descriptions of its input fields: one for every input, or per input. */
-  description?: string | Partial<Record<InputKind, string>>;
+  /** Descriptions of its fields: one for every input and the record's type, or per input (`read`: the type's). */
+  description?: string | Partial<Record<InputKind | 'read', string>>;
   /** The header of its column in the record's CSV export. */
   csv?: string;
   /** An import column feeds it (by its REST name or CSV label); `aliases`: other systems' headers for it. */
@@ -38,7 +38,7 @@ export const restName = (field: Pick<FieldSpec, 'name'>): string => snakeCase(fi
 export const inputFields = <F extends FieldSpec>(fields: readonly F[], kind: InputKind): F[] =>
   fields.filter((field) => field.rule && (kind === 'create' || !field.createOnly));
 
-export const descriptionOf = (field: FieldSpec, kind: InputKind): string | undefined =>
+export const descriptionOf = (field: FieldSpec, kind: InputKind | 'read'): string | undefined =>
   typeof field.description === 'string' ? field.description : field.description?.[kind];
 
 /** The shape the create rule parses: `accountId` and every writable field's rule, by name. */

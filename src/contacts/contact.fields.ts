@@ -19,12 +19,20 @@ export const CONTACT_FIELDS = [
   { name: 'source', type: 'ContactSource', rule: oneOf(ContactSource).nullish().transform((value) => value ?? ContactSource.other), csv: 'Source', import: true },
   // Read-only; in the CSV before External Id, which came last (docs/decisions.md §24) so the first eight columns kept their places.
   { name: 'createdAt', type: 'DateTime', csv: 'Created At' },
-  { name: 'externalId', type: 'String', rule: externalId, description: { create: EXTERNAL_ID, update: EXTERNAL_ID }, csv: 'External Id', import: true },
+  {
+    name: 'externalId', type: 'String', rule: externalId, csv: 'External Id', import: true,
+    description: { create: EXTERNAL_ID, update: EXTERNAL_ID, read: 'Its id in the integrating system; unique in the account where present.' },
+  },
   {
     name: 'companyId', type: 'ID', rule: uuid.nullish(),
-    description: { create: "A company of the account; none given: the company whose domain is the e-mail's, if any (never a free-mail domain)", update: 'A company of the account; null unlinks.' },
+    description: {
+      create: "A company of the account; none given: the company whose domain is the e-mail's, if any (never a free-mail domain)",
+      update: 'A company of the account; null unlinks.',
+      read: 'Its company record (linkedCompany)',
+    },
   },
   { name: 'ownerId', type: 'ID', rule: uuid.nullish(), description: { create: OWNER, update: OWNER } },
+  { name: 'updatedAt', type: 'DateTime' },
 ] as const satisfies readonly FieldSpec[];
 
 /** What a lead form field may fill (`mapsTo`, REST name): the longest value each column holds and its autocomplete token. */
@@ -33,6 +41,9 @@ export const CONTACT_FORM_TARGETS = formTargetsOf(CONTACT_FIELDS) as Record<Cont
 if (Object.keys(CONTACT_FORM_TARGETS).sort().join() !== Object.values(ContactField).sort().join()) {
   throw new Error(`contact.fields.ts: the fields with \`form\` (${Object.keys(CONTACT_FORM_TARGETS).join(', ')}) must be the enum ContactField's`);
 }
+
+/** A form makes a contact from these: at least one field maps to one of them (a first name, or the e-mail's local part for one). */
+export const FORM_NEEDS_ONE_OF = [ContactField.first_name, ContactField.email] as const;
 
 /** What a deal's, invoice's, note's or task's contact shows without `contacts:read` (docs/decisions.md §24). */
 export const CONTACT_EMBEDDED = ['id', 'firstName', 'lastName'] as const;

@@ -7,7 +7,7 @@ import { DeletedRecord, ErasureReceipt } from '../graphql/changes.schema.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';
-import { inputFieldsOf } from '../graphql/spec-inputs.js';
+import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
 import { CONTACT_FIELDS } from './contact.fields.js';
 import {
   contactLinks,
@@ -31,20 +31,10 @@ export const ContactRef = builder.prismaObject('Contact', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
-    firstName: t.exposeString('firstName'),
-    lastName: t.exposeString('lastName', { nullable: true }),
-    email: t.exposeString('email', { nullable: true }),
-    phone: t.exposeString('phone', { nullable: true }),
-    company: t.exposeString('company', { nullable: true }),
-    contactType: t.expose('contactType', { type: ContactTypeEnum }),
-    source: t.expose('source', { type: ContactSourceEnum }),
-    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
-    companyId: t.exposeID('companyId', { nullable: true, description: 'Its company record (linkedCompany)' }),
-    ownerId: t.exposeID('ownerId', { nullable: true }),
+    // Every field of the spec, as stored (`t.expose` is typed by name; the spec's names are checked against the datamodel).
+    ...exposedFieldsOf('Contact', CONTACT_FIELDS)(t as never),
     // A key reads the owner's id only (docs/decisions.md §15).
     owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
 

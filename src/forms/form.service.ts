@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FORM_NEEDS_ONE_OF } from '../contacts/contact.fields.js';
 import { updateGuarded, updateInputOf, type Query } from '../writes/update.js';
 import { badInput, conflict } from '../errors.js';
 import { ContactField, FormFieldType, type LeadForm, type Prisma, type PrismaClient } from '../generated/prisma/client.js';
@@ -66,8 +67,8 @@ const fields = z
       }
       mapped.add(field.mapsTo);
     });
-    if (list.length > 0 && !mapped.has(ContactField.first_name) && !mapped.has(ContactField.email)) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'A field must map to first_name or email' });
+    if (list.length > 0 && !FORM_NEEDS_ONE_OF.some((target) => mapped.has(target))) {
+      ctx.addIssue({ code: 'custom', path: [], message: `A field must map to ${FORM_NEEDS_ONE_OF.join(' or ')}` });
     }
   });
 

@@ -1,6 +1,6 @@
 // A field added to the contacts' spec reaches every list derived from it (docs/fields.md#adding-a-field-to-a-record).
 // The spec is data: each derivation here is handed the contacts' fields plus a throwaway one, as a
-// list an account defines at run time would be (docs/decisions.md §23), and nothing shared is changed.
+// list an account defines at run time would be (the custom fields to come), and nothing shared is changed.
 import { readFileSync } from 'node:fs';
 import SchemaBuilder from '@pothos/core';
 // graphql/index.js, as src/schema.ts: the CommonJS build Pothos makes its types with.
@@ -14,7 +14,7 @@ import { recordJsonSql, serializeRecord } from '../../src/events/serialize.js';
 import { CSV_COLUMNS } from '../../src/exports/contacts-csv.js';
 import { createRuleOf, csvColumnsOf, importColumnsOf, restName, type FieldSpec } from '../../src/field-spec.js';
 import { ContactSource, ContactType } from '../../src/generated/prisma/client.js';
-import { inputFieldsOf } from '../../src/graphql/spec-inputs.js';
+import { inputFieldsOf } from '../../src/graphql/spec-fields.js';
 import { FIELDS, inputOf, planColumns } from '../../src/imports/columns.js';
 import { restFieldName } from '../../src/rest/field-names.js';
 import { optionalText, toDetails } from '../../src/validation.js';

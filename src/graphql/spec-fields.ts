@@ -1,5 +1,6 @@
 import type { InputFieldBuilder, InputFieldRef } from '@pothos/core';
 import type { builder } from './builder.js';
+import { fieldsOf } from '../db/datamodel.js';
 import { descriptionOf, inputFields, type FieldSpec, type InputKind } from '../field-spec.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -18,4 +19,20 @@ export function inputFieldsOf(fields: readonly FieldSpec[], kind: InputKind) {
         t.field({ type: field.type as 'String', required: kind === 'create' && field.required === true, description: descriptionOf(field, kind) }),
       ]),
     );
+}
+
+/**
+ * The record type's fields of its spec, each its column as stored: nullable where the column is
+ * (Prisma's datamodel), so a field added with its migration is read on every door at once.
+ */
+export function exposedFieldsOf(model: string, fields: readonly FieldSpec[]) {
+  const columns = new Map(fieldsOf(model).map((column) => [column.name, column]));
+  return (t: { expose: (name: string, options: object) => unknown }) =>
+    Object.fromEntries(
+      fields.map((field) => {
+        const column = columns.get(field.name);
+        if (!column) throw new Error(`${model} has no column for its spec's field ${field.name}`);
+        return [field.name, t.expose(field.name, { type: field.type, nullable: !column.isRequired, description: descriptionOf(field, 'read') })];
+      }),
+    ) as Record<string, never>;
 }
