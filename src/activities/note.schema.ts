@@ -1,10 +1,8 @@
 /** Mutation.createNote · updateNote · deleteNote (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
+import { checked } from '../graphql/rules.js';
+import { deleteById, staleConflict, updateById, type ById } from '../graphql/by-id.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
-import { checked, ownRow } from '../graphql/rules.js';
-import type { Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../graphql/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { userActor } from '../events/types.js';
 import {
   activityLinks,
@@ -16,7 +14,6 @@ import {
   updateNoteArgs,
   type CreateNoteInput,
   type NoteKey,
-  type UpdateNoteArgs,
 } from './note.service.js';
 
 export const NoteRef = builder.prismaObject('Note', {
@@ -59,11 +56,11 @@ const UpdateNoteInputType = builder.inputType('UpdateNoteInput', {
   fields: (t) => fields(t, false),
 });
 
-const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => noteTarget(args, ctx.db);
 export const ACTIVITY_WRITES = { max: 60, window: '1m', per: 'user' } as const;
+const note: ById<NoteKey> = { type: 'Note', scope: 'ACTIVITIES_WRITE', limit: ACTIVITY_WRITES, target: noteTarget };
 
-builder.mutationFields((t) => ({
-  createNote: t.prismaField({
+builder.mutationField('createNote', (t) =>
+  t.prismaField({
     type: 'Note',
     args: { input: t.arg({ type: CreateNoteInputType, required: true }) },
     rules: { access: 'member', scope: 'ACTIVITIES_WRITE', input: createNoteInput, from: 'input', linked: activityLinks, limit: ACTIVITY_WRITES, idempotent: true },
@@ -73,29 +70,6 @@ builder.mutationFields((t) => ({
       return write((tx) => createNote(tx, input, authorId, userActor(viewer), query));
     },
   }),
-  updateNote: t.prismaField({
-    type: 'Note',
-    nullable: true,
-    description: 'CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is given and the note changed since; nothing is written.',
-    args: {
-      id: t.arg.id({ required: true }),
-      input: t.arg({ type: UpdateNoteInputType, required: true }),
-      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
-    },
-    rules: { access: 'member', scope: 'ACTIVITIES_WRITE', input: updateNoteArgs, linked: activityLinks, target, hidden: 'not-found', line: ownRow, limit: ACTIVITY_WRITES, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target: note, write } = checked<UpdateNoteArgs, NoteKey>(info);
-      return write((tx) => updateNote(tx, note, input, query, userActor(viewer)));
-    },
-  }),
-  deleteNote: t.field({
-    type: DeletedRecord,
-    nullable: true,
-    args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'ACTIVITIES_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: ACTIVITY_WRITES, idempotent: true },
-    resolve: (_root, _args, _ctx, info) => {
-      const { viewer, target: note, write } = checked<ByIdArgs, NoteKey>(info);
-      return write((tx) => deleteNote(tx, note, userActor(viewer)));
-    },
-  }),
-}));
+);
+updateById(note, { input: UpdateNoteInputType, args: updateNoteArgs, linked: activityLinks, update: updateNote, description: staleConflict('note') });
+deleteById(note, { remove: deleteNote });

@@ -1,10 +1,9 @@
 /** Mutation.createTask · updateTask · completeTask · reopenTask · deleteTask (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
-import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
-import { checked, ownRow } from '../graphql/rules.js';
+import { checked } from '../graphql/rules.js';
+import { changeById, deleteById, staleConflict, updateById, type ById } from '../graphql/by-id.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../graphql/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../validation.js';
+import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { userActor } from '../events/types.js';
 import { activityLinks } from './note.service.js';
 import { ACTIVITY_WRITES, targetFields } from './note.schema.js';
@@ -18,7 +17,6 @@ import {
   updateTaskArgs,
   type CreateTaskInput,
   type TaskKey,
-  type UpdateTaskArgs,
 } from './task.service.js';
 
 export const TaskStatusEnum = builder.enumType('TaskStatus', { values: ['open', 'done'] as const });
@@ -61,29 +59,10 @@ const UpdateTaskInputType = builder.inputType('UpdateTaskInput', {
   fields: (t) => fields(t, false),
 });
 
-const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => taskTarget(args, ctx.db);
-const byId = { access: 'member', scope: 'ACTIVITIES_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: ACTIVITY_WRITES, idempotent: true } as const;
+const task: ById<TaskKey> = { type: 'Task', scope: 'ACTIVITIES_WRITE', limit: ACTIVITY_WRITES, target: taskTarget };
 
-const move = (done: boolean) => (t: any) =>
+builder.mutationField('createTask', (t) =>
   t.prismaField({
-    type: 'Task',
-    nullable: true,
-    description: done
-      ? 'open -> done (task.completed; completedAt now). A done task is answered as it is.'
-      : 'done -> open (task.reopened; completedAt cleared). An open task is answered as it is.',
-    args: { id: t.arg.id({ required: true }) },
-    rules: byId,
-    resolve: (query: object, _root: unknown, _args: unknown, _ctx: unknown, info: any) => {
-      const { viewer, target: task, write } = checked<ByIdArgs, TaskKey>(info);
-      return write(async (tx) => {
-        await setTaskDone(tx, task, done, userActor(viewer));
-        return tx.task.findUniqueOrThrow({ ...query, where: { id: task.id } });
-      });
-    },
-  });
-
-builder.mutationFields((t) => ({
-  createTask: t.prismaField({
     type: 'Task',
     args: { input: t.arg({ type: CreateTaskInputType, required: true }) },
     rules: { access: 'member', scope: 'ACTIVITIES_WRITE', input: createTaskInput, from: 'input', linked: activityLinks, limit: ACTIVITY_WRITES, idempotent: true },
@@ -92,31 +71,23 @@ builder.mutationFields((t) => ({
       return write((tx) => createTask(tx, input, userActor(viewer), query));
     },
   }),
-  updateTask: t.prismaField({
-    type: 'Task',
-    nullable: true,
-    description: 'CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is given and the task changed since; nothing is written. A new dueAt may fall due (task.overdue) again.',
-    args: {
-      id: t.arg.id({ required: true }),
-      input: t.arg({ type: UpdateTaskInputType, required: true }),
-      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
-    },
-    rules: { access: 'member', scope: 'ACTIVITIES_WRITE', input: updateTaskArgs, linked: activityLinks, target, hidden: 'not-found', line: ownRow, limit: ACTIVITY_WRITES, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target: task, write } = checked<UpdateTaskArgs, TaskKey>(info);
-      return write((tx) => updateTask(tx, task, input, query, userActor(viewer)));
-    },
-  }),
-  completeTask: move(true)(t),
-  reopenTask: move(false)(t),
-  deleteTask: t.field({
-    type: DeletedRecord,
-    nullable: true,
-    args: { id: t.arg.id({ required: true }) },
-    rules: byId,
-    resolve: (_root, _args, _ctx, info) => {
-      const { viewer, target: task, write } = checked<ByIdArgs, TaskKey>(info);
-      return write((tx) => deleteTask(tx, task, userActor(viewer)));
-    },
-  }),
-}));
+);
+updateById(task, {
+  input: UpdateTaskInputType,
+  args: updateTaskArgs,
+  linked: activityLinks,
+  update: updateTask,
+  description: `${staleConflict('task')} A new dueAt may fall due (task.overdue) again.`,
+});
+const delegate = (db: Prisma.TransactionClient) => db.task;
+changeById(task, 'completeTask', {
+  change: (tx, key, actor) => setTaskDone(tx, key, true, actor),
+  delegate,
+  description: 'open -> done (task.completed; completedAt now). A done task is answered as it is.',
+});
+changeById(task, 'reopenTask', {
+  change: (tx, key, actor) => setTaskDone(tx, key, false, actor),
+  delegate,
+  description: 'done -> open (task.reopened; completedAt cleared). An open task is answered as it is.',
+});
+deleteById(task, { remove: deleteTask });

@@ -1,10 +1,8 @@
 /** Mutation.createCompany · updateCompany · deleteCompany (docs/decisions.md §21) */
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
-import { checked, ownRow } from '../graphql/rules.js';
-import type { Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../graphql/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../validation.js';
+import { checked } from '../graphql/rules.js';
+import { deleteById, staleConflict, updateById, type ById } from '../graphql/by-id.js';
 import { userActor } from '../events/types.js';
 import {
   companyLinks,
@@ -16,7 +14,6 @@ import {
   updateCompanyArgs,
   type CompanyKey,
   type CreateCompanyInput,
-  type UpdateCompanyArgs,
 } from './company.service.js';
 
 export const CompanyRef = builder.prismaObject('Company', {
@@ -55,10 +52,10 @@ const UpdateCompanyInputType = builder.inputType('UpdateCompanyInput', {
   fields: (t) => companyInputFields(t, false),
 });
 
-const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => companyTarget(args, ctx.db);
+const company: ById<CompanyKey> = { type: 'Company', scope: 'COMPANIES_WRITE', limit: WRITES, target: companyTarget };
 
-builder.mutationFields((t) => ({
-  createCompany: t.prismaField({
+builder.mutationField('createCompany', (t) =>
+  t.prismaField({
     type: 'Company',
     args: { input: t.arg({ type: CreateCompanyInputType, required: true }) },
     rules: { access: 'member', scope: 'COMPANIES_WRITE', input: createCompanyInput, from: 'input', linked: companyLinks, limit: WRITES, idempotent: true },
@@ -67,30 +64,6 @@ builder.mutationFields((t) => ({
       return write((tx) => createCompany(tx, input, userActor(viewer), query));
     },
   }),
-  updateCompany: t.prismaField({
-    type: 'Company',
-    nullable: true,
-    description: 'CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is given and the company changed since; nothing is written.',
-    args: {
-      id: t.arg.id({ required: true }),
-      input: t.arg({ type: UpdateCompanyInputType, required: true }),
-      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
-    },
-    rules: { access: 'member', scope: 'COMPANIES_WRITE', input: updateCompanyArgs, linked: companyLinks, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target: company, write } = checked<UpdateCompanyArgs, CompanyKey>(info);
-      return write((tx) => updateCompany(tx, company, input, query, userActor(viewer)));
-    },
-  }),
-  deleteCompany: t.field({
-    type: DeletedRecord,
-    nullable: true,
-    description: 'Removes the company; its contacts and deals stay, unlinked.',
-    args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'COMPANIES_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
-    resolve: (_root, _args, _ctx, info) => {
-      const { viewer, target: company, write } = checked<ByIdArgs, CompanyKey>(info);
-      return write((tx) => deleteCompany(tx, company, userActor(viewer)));
-    },
-  }),
-}));
+);
+updateById(company, { input: UpdateCompanyInputType, args: updateCompanyArgs, linked: companyLinks, update: updateCompany, description: staleConflict('company') });
+deleteById(company, { remove: deleteCompany, description: 'Removes the company; its contacts and deals stay, unlinked.' });

@@ -2,8 +2,9 @@
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { checked, ownRow } from '../graphql/rules.js';
-import { ContactSource, ContactType, type Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord, ErasureReceipt } from '../graphql/changes.schema.js';
+import { ContactSource, ContactType } from '../generated/prisma/client.js';
+import { ErasureReceipt } from '../graphql/changes.schema.js';
+import { deleteById, staleConflict, updateById, type ById } from '../graphql/by-id.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';
@@ -20,7 +21,6 @@ import {
   updateContactArgs,
   type ContactKey,
   type CreateContactInput,
-  type UpdateContactArgs,
 } from './contact.service.js';
 
 export const ContactTypeEnum = builder.enumType(ContactType, { name: 'ContactType' });
@@ -68,44 +68,21 @@ export const BatchContactInput = builder.inputType('BatchContactInput', {
   fields: inputFieldsOf(CONTACT_FIELDS, 'batch'),
 });
 
-const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => contactTarget(args, ctx.db);
+const contact: ById<ContactKey> = { type: 'Contact', scope: 'CONTACTS_WRITE', limit: WRITES, target: contactTarget };
 
-builder.mutationFields((t) => ({
-  updateContact: t.prismaField({
-    type: 'Contact',
-    nullable: true,
-    description: 'CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is given and the contact changed since; nothing is written.',
-    args: {
-      id: t.arg.id({ required: true }),
-      input: t.arg({ type: UpdateContactInputType, required: true }),
-      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
-    },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: updateContactArgs, linked: contactLinks, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target: contact, write } = checked<UpdateContactArgs, ContactKey>(info);
-      return write((tx) => updateContact(tx, contact, input, query, userActor(viewer)));
-    },
-  }),
-  deleteContact: t.field({
-    type: DeletedRecord,
-    nullable: true,
-    description: 'Removes the contact; its deals, invoices, submissions and other records stay, unlinked.',
-    args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
-    resolve: (_root, _args, _ctx, info) => {
-      const { viewer, target: contact, write } = checked<ByIdArgs, ContactKey>(info);
-      return write((tx) => deleteContact(tx, contact, userActor(viewer)));
-    },
-  }),
-  eraseContact: t.field({
+updateById(contact, { input: UpdateContactInputType, args: updateContactArgs, linked: contactLinks, update: updateContact, description: staleConflict('contact') });
+deleteById(contact, { remove: deleteContact, description: 'Removes the contact; its deals, invoices, submissions and other records stay, unlinked.' });
+
+builder.mutationField('eraseContact', (t) =>
+  t.field({
     type: ErasureReceipt,
     nullable: true,
     description: 'Owner only (GDPR Art. 17): removes the contact and every stored copy of its data; deals and invoices stay, unlinked.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target: (args: ByIdArgs, ctx) => contactTarget(args, ctx.db), hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { target: contact, viewer, write } = checked<ByIdArgs, ContactKey & { email: string | null }>(info);
       return write((tx) => eraseContact(tx, contact, viewer!.id, userActor(viewer)));
     },
   }),
-}));
+);

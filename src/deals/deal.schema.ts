@@ -4,10 +4,9 @@ import { builder } from '../graphql/builder.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
-import { checked, ownRow } from '../graphql/rules.js';
-import { DealStatus, type Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../graphql/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../validation.js';
+import { checked } from '../graphql/rules.js';
+import { deleteById, setStatusById, updateById, type ById } from '../graphql/by-id.js';
+import { DealStatus } from '../generated/prisma/client.js';
 import {
   createDeal,
   createDealInput,
@@ -16,13 +15,10 @@ import {
   updateDeal,
   updateDealArgs,
   type DealKey,
-  type UpdateDealArgs,
   linkedRows,
   setDealStatus,
   setDealStatusArgs,
   type CreateDealInput,
-  type DealToMove,
-  type SetDealStatusArgs,
 } from './deal.service.js';
 
 export const DealStatusEnum = builder.enumType(DealStatus, { name: 'DealStatus' });
@@ -66,8 +62,8 @@ const CreateDealInputType = builder.inputType('CreateDealInput', {
   }),
 });
 
-builder.mutationFields((t) => ({
-  createDeal: t.prismaField({
+builder.mutationField('createDeal', (t) =>
+  t.prismaField({
     type: 'Deal',
     args: { input: t.arg({ type: CreateDealInputType, required: true }) },
     rules: { access: 'member', scope: 'DEALS_WRITE', input: createDealInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true },
@@ -77,33 +73,9 @@ builder.mutationFields((t) => ({
       return write((tx) => createDeal(tx, input, userActor(viewer)), { oneStatement: true });
     },
   }),
-  setDealStatus: t.prismaField({
-    type: 'Deal',
-    description: 'open -> won | lost | abandoned; any of those -> open. Anything else is INVALID_TRANSITION.',
-    args: { id: t.arg.id({ required: true }), status: t.arg({ type: DealStatusEnum, required: true }) },
-    // A missing deal and another account's are the same NOT_FOUND, as for updateDeal.
-    rules: {
-      access: 'member',
-      scope: 'DEALS_WRITE',
-      input: setDealStatusArgs,
-      target: ({ id }: SetDealStatusArgs, ctx) => ctx.db.deal.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
-      hidden: 'not-found',
-      line: ownRow,
-      limit: WRITES,
-      idempotent: true,
-      machine: true,
-    },
-    resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target, write } = checked<SetDealStatusArgs, DealToMove>(info);
-      return write(async (tx) => {
-        await setDealStatus(tx, target, input.status, userActor(viewer));
-        return tx.deal.findUniqueOrThrow({ ...query, where: { id: input.id } });
-      });
-    },
-  }),
-}));
+);
 
-// --- docs/decisions.md §12: update, delete (REST: PATCH/DELETE /api/v1/deals/{id}; the read is in deal-reads.schema.ts) ---
+// --- docs/decisions.md §12: status, update, delete (REST: PATCH/DELETE /api/v1/deals/{id}; the read is in deal-reads.schema.ts) ---
 
 const UpdateDealInputType = builder.inputType('UpdateDealInput', {
   description: 'Absent = unchanged; null = cleared (Required for title, value, probability). At least one field.',
@@ -120,32 +92,20 @@ const UpdateDealInputType = builder.inputType('UpdateDealInput', {
   }),
 });
 
-const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => dealTarget(args, ctx.db);
+const deal: ById<DealKey> = { type: 'Deal', scope: 'DEALS_WRITE', limit: WRITES, target: dealTarget };
 
-builder.mutationFields((t) => ({
-  updateDeal: t.prismaField({
-    type: 'Deal',
-    nullable: true,
-    description: 'Its status moves only through setDealStatus. CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is stale.',
-    args: {
-      id: t.arg.id({ required: true }),
-      input: t.arg({ type: UpdateDealInputType, required: true }),
-      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
-    },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateDealArgs, linked: linkedRows, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target: deal, write } = checked<UpdateDealArgs, DealKey>(info);
-      return write((tx) => updateDeal(tx, deal, input, query, userActor(viewer)));
-    },
-  }),
-  deleteDeal: t.field({
-    type: DeletedRecord,
-    nullable: true,
-    args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
-    resolve: (_root, _args, _ctx, info) => {
-      const { viewer, target: deal, write } = checked<ByIdArgs, DealKey>(info);
-      return write((tx) => deleteDeal(tx, deal, userActor(viewer)));
-    },
-  }),
-}));
+setStatusById(deal, {
+  status: DealStatusEnum,
+  args: setDealStatusArgs,
+  move: setDealStatus,
+  delegate: (db) => db.deal,
+  description: 'open -> won | lost | abandoned; any of those -> open. Anything else is INVALID_TRANSITION.',
+});
+updateById(deal, {
+  input: UpdateDealInputType,
+  args: updateDealArgs,
+  linked: linkedRows,
+  update: updateDeal,
+  description: 'Its status moves only through setDealStatus. CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is stale.',
+});
+deleteById(deal, { remove: deleteDeal });

@@ -1,9 +1,8 @@
 /** Query.pipelineStages · Mutation.createPipelineStage · updatePipelineStage · deletePipelineStage */
-import { DeletedRecord } from '../graphql/changes.schema.js';
 import { builder } from '../graphql/builder.js';
 import { userActor } from '../events/types.js';
-import { checked, ownRow } from '../graphql/rules.js';
-import type { Prisma } from '../generated/prisma/client.js';
+import { checked } from '../graphql/rules.js';
+import { deleteById, updateById, type ById } from '../graphql/by-id.js';
 import {
   createStage,
   createStageInput,
@@ -19,7 +18,6 @@ import {
   type DeleteStageArgs,
   type StageRef,
   type StagesArgs,
-  type UpdateStageArgs,
 } from './stage.service.js';
 
 export const PipelineStageRef = builder.prismaObject('PipelineStage', {
@@ -75,28 +73,12 @@ const UpdatePipelineStageInputType = builder.inputType('UpdatePipelineStageInput
   fields: (t) => ({ name: t.string(), position: t.int({ description: 'From 0.' }) }),
 });
 
-const target = (args: { id: string }, ctx: { db: Prisma.TransactionClient }) => stageTarget(args, ctx.db);
+const stage: ById<StageRef> = { type: 'PipelineStage', scope: 'DEALS_WRITE', target: stageTarget };
 
-builder.mutationFields((t) => ({
-  updatePipelineStage: t.prismaField({
-    type: 'PipelineStage',
-    nullable: true,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdatePipelineStageInputType, required: true }) },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: updateStageArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target: stage, write } = checked<UpdateStageArgs, StageRef>(info);
-      return write((tx) => updateStage(tx, stage, input, query, userActor(viewer)));
-    },
-  }),
-  deletePipelineStage: t.field({
-    type: DeletedRecord,
-    nullable: true,
-    description: 'Its deals move to moveDealsTo (another stage of the account) or, without it, are left without a stage.',
-    args: { id: t.arg.id({ required: true }), moveDealsTo: t.arg.id() },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: deleteStageArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
-    resolve: (_root, _args, _ctx, info) => {
-      const { viewer, input, target: stage, write } = checked<DeleteStageArgs, StageRef>(info);
-      return write((tx) => deleteStage(tx, stage, input.moveDealsTo, userActor(viewer)));
-    },
-  }),
-}));
+updateById(stage, { input: UpdatePipelineStageInputType, args: updateStageArgs, update: updateStage, guarded: false });
+deleteById<StageRef, DeleteStageArgs>(stage, {
+  remove: (tx, key, actor, args) => deleteStage(tx, key, args.moveDealsTo, actor),
+  args: (t) => ({ moveDealsTo: t.arg.id() }),
+  input: deleteStageArgs,
+  description: 'Its deals move to moveDealsTo (another stage of the account) or, without it, are left without a stage.',
+});

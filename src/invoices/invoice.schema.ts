@@ -4,27 +4,23 @@ import { builder } from '../graphql/builder.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
-import { checked, ownRow } from '../graphql/rules.js';
+import { checked } from '../graphql/rules.js';
+import { deleteById, setStatusById, updateById, type ById } from '../graphql/by-id.js';
 import { linkedRows } from '../deals/deal.service.js';
 import { updateProblems } from './invoice-lines.service.js';
 import { numberingKey } from './invoice-numbers.js';
-import { InvoiceStatus, type Prisma } from '../generated/prisma/client.js';
-import { DeletedRecord } from '../graphql/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../validation.js';
+import { InvoiceStatus } from '../generated/prisma/client.js';
 import {
   deleteInvoice,
   invoiceTarget,
   updateInvoice,
   updateInvoiceArgs,
   type InvoiceKey,
-  type UpdateInvoiceArgs,
   createInvoice,
   createInvoiceInput,
   setInvoiceStatus,
   setInvoiceStatusArgs,
   type CreateInvoiceInput,
-  type InvoiceToMove,
-  type SetInvoiceStatusArgs,
 } from './invoice.service.js';
 
 /** Every write of an invoice: 30 a minute per caller, as the other records' writes (docs/decisions.md §18). */
@@ -74,8 +70,8 @@ const CreateInvoiceInputType = builder.inputType('CreateInvoiceInput', {
   }),
 });
 
-builder.mutationFields((t) => ({
-  createInvoice: t.prismaField({
+builder.mutationField('createInvoice', (t) =>
+  t.prismaField({
     type: 'Invoice',
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
     rules: { access: 'member', scope: 'INVOICES_WRITE', input: createInvoiceInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true, line: numberingKey },
@@ -86,34 +82,9 @@ builder.mutationFields((t) => ({
       return write((db) => createInvoice(db, input, userActor(viewer)), { oneStatement: true });
     },
   }),
-  setInvoiceStatus: t.prismaField({
-    type: 'Invoice',
-    description: 'Follows the invoice state machine; cancelled and refunded are final. Else INVALID_TRANSITION.',
-    args: { id: t.arg.id({ required: true }), status: t.arg({ type: InvoiceStatusEnum, required: true }) },
-    // A missing invoice and another account's are the same NOT_FOUND, as for updateInvoice.
-    rules: {
-      access: 'member',
-      scope: 'INVOICES_WRITE',
-      input: setInvoiceStatusArgs,
-      target: ({ id }: SetInvoiceStatusArgs, ctx) =>
-        ctx.db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true, status: true } }),
-      hidden: 'not-found',
-      line: ownRow,
-      limit: WRITES,
-      idempotent: true,
-      machine: true,
-    },
-    resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target, write } = checked<SetInvoiceStatusArgs, InvoiceToMove>(info);
-      return write(async (tx) => {
-        await setInvoiceStatus(tx, target, input.status, userActor(viewer));
-        return tx.invoice.findUniqueOrThrow({ ...query, where: { id: input.id } });
-      });
-    },
-  }),
-}));
+);
 
-// --- docs/decisions.md §12: update and delete (drafts only; the read, GET /api/v1/invoices/{id}, is in invoice-reads.schema.ts) ---
+// --- docs/decisions.md §12: status, update and delete (the last two drafts only; the read, GET /api/v1/invoices/{id}, is in invoice-reads.schema.ts) ---
 
 const UpdateInvoiceInputType = builder.inputType('UpdateInvoiceInput', {
   description: 'Drafts only. Absent = unchanged; null = cleared (Required for invoiceNumber, amount, dueDate). At least one field.',
@@ -129,33 +100,20 @@ const UpdateInvoiceInputType = builder.inputType('UpdateInvoiceInput', {
   }),
 });
 
-const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => invoiceTarget(args, ctx.db);
+const invoice: ById<InvoiceKey> = { type: 'Invoice', scope: 'INVOICES_WRITE', limit: WRITES, target: invoiceTarget };
 
-builder.mutationFields((t) => ({
-  updateInvoice: t.prismaField({
-    type: 'Invoice',
-    nullable: true,
-    description: 'Drafts only: any other status is a billing record (CONFLICT). CONFLICT with currentUpdatedAt when expectedUpdatedAt is stale.',
-    args: {
-      id: t.arg.id({ required: true }),
-      input: t.arg({ type: UpdateInvoiceInputType, required: true }),
-      expectedUpdatedAt: t.arg({ type: 'DateTime' }),
-    },
-    rules: { access: 'member', scope: 'INVOICES_WRITE', input: updateInvoiceArgs, linked: updateProblems, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
-    resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target: invoice, write } = checked<UpdateInvoiceArgs, InvoiceKey>(info);
-      return write((tx) => updateInvoice(tx, invoice, input, query, userActor(viewer)));
-    },
-  }),
-  deleteInvoice: t.field({
-    type: DeletedRecord,
-    nullable: true,
-    description: 'Drafts only (CONFLICT otherwise: cancel or refund it through setInvoiceStatus).',
-    args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'INVOICES_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
-    resolve: (_root, _args, _ctx, info) => {
-      const { viewer, target: invoice, write } = checked<ByIdArgs, InvoiceKey>(info);
-      return write((tx) => deleteInvoice(tx, invoice, userActor(viewer)));
-    },
-  }),
-}));
+setStatusById(invoice, {
+  status: InvoiceStatusEnum,
+  args: setInvoiceStatusArgs,
+  move: setInvoiceStatus,
+  delegate: (db) => db.invoice,
+  description: 'Follows the invoice state machine; cancelled and refunded are final. Else INVALID_TRANSITION.',
+});
+updateById(invoice, {
+  input: UpdateInvoiceInputType,
+  args: updateInvoiceArgs,
+  linked: updateProblems,
+  update: updateInvoice,
+  description: 'Drafts only: any other status is a billing record (CONFLICT). CONFLICT with currentUpdatedAt when expectedUpdatedAt is stale.',
+});
+deleteById(invoice, { remove: deleteInvoice, description: 'Drafts only (CONFLICT otherwise: cancel or refund it through setInvoiceStatus).' });

@@ -1,12 +1,12 @@
 /** Mutation.createProposal · Mutation.createContract · Mutation.createGallery · Mutation.createBooking · Mutation.createWorkflow */
 import type { InputObjectRef } from '@pothos/core';
 import { z } from 'zod';
-import { DeletedRecord } from '../graphql/changes.schema.js';
-import { byIdArgs, type ByIdArgs } from '../validation.js';
+import { byIdArgs } from '../validation.js';
+import { deleteById, updateById, type ById } from '../graphql/by-id.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { userActor, type Actor } from '../events/types.js';
-import { checked, ownRow } from '../graphql/rules.js';
+import { checked } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
 import {
   createBooking,
@@ -173,30 +173,15 @@ const UpdateWorkflowInput = builder.inputType('UpdateWorkflowInput', {
 
 function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.ZodType) {
   const model = type.toLowerCase() as Model;
-  const target = (args: ByIdArgs, ctx: { db: Prisma.TransactionClient }) => recordTarget(model)(args, ctx.db);
-  const args = z.object({ id: byIdArgs.shape.id, input });
-  builder.mutationFields((t) => ({
-    [`update${type}`]: t.prismaField({
-      type: type as 'Proposal',
-      nullable: true,
-      args: { id: t.arg.id({ required: true }), input: t.arg({ type: inputType, required: true }) },
-      rules: { access: 'member', input: args, linked: linkedRows, target, hidden: 'not-found', line: ownRow, idempotent: true },
-      resolve: (query, _root, _args, _ctx, info) => {
-        const { viewer, input: parsed, target: record, write } = checked<{ input: Record<string, unknown> }, RecordRef>(info);
-        return write((tx) => updateRecord(tx, model, record, parsed.input, query, userActor(viewer))) as never;
-      },
-    }),
-    [`delete${type}`]: t.field({
-      type: DeletedRecord,
-      nullable: true,
-      args: { id: t.arg.id({ required: true }) },
-      rules: { access: 'member', input: byIdArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
-      resolve: (_root, _args, _ctx, info) => {
-        const { viewer, target: record, write } = checked<ByIdArgs, RecordRef>(info);
-        return write((tx) => deleteRecord(tx, model, record, userActor(viewer)));
-      },
-    }),
-  }));
+  const record: ById<RecordRef> = { type, target: recordTarget(model) };
+  updateById<RecordRef, { input: Record<string, unknown> }>(record, {
+    input: inputType,
+    args: z.object({ id: byIdArgs.shape.id, input }),
+    linked: linkedRows,
+    update: (tx, key, args, query, actor) => updateRecord(tx, model, key, args.input, query, actor),
+    guarded: false,
+  });
+  deleteById(record, { remove: (tx, key, actor) => deleteRecord(tx, model, key, actor) });
 }
 
 changeRecordFields('Proposal', UpdateProposalInput, updateProposalInput);
