@@ -1,7 +1,7 @@
 /** Mutation.createNote · updateNote · deleteNote (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
-import { deleteById, staleConflict, updateById, type ById } from '../graphql/by-id.js';
+import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { userActor } from '../events/types.js';
 import {

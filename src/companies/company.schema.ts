@@ -2,7 +2,7 @@
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
-import { deleteById, staleConflict, updateById, type ById } from '../graphql/by-id.js';
+import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import { userActor } from '../events/types.js';
 import {
   companyLinks,

@@ -4,7 +4,7 @@ import { builder } from '../graphql/builder.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { ContactSource, ContactType } from '../generated/prisma/client.js';
 import { ErasureReceipt } from '../graphql/changes.schema.js';
-import { deleteById, staleConflict, updateById, type ById } from '../graphql/by-id.js';
+import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';

@@ -2,7 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
-import { deleteById, updateById, type ById } from '../graphql/by-id.js';
+import { deleteById, updateById, type ById } from '../writes/by-id.js';
 import {
   createStage,
   createStageInput,

@@ -5,7 +5,7 @@ import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
-import { deleteById, setStatusById, updateById, type ById } from '../graphql/by-id.js';
+import { deleteById, setStatusById, updateById, type ById } from '../writes/by-id.js';
 import { linkedRows } from '../deals/deal.service.js';
 import { updateProblems } from './invoice-lines.service.js';
 import { numberingKey } from './invoice-numbers.js';

@@ -2,7 +2,7 @@
 import type { InputObjectRef } from '@pothos/core';
 import { z } from 'zod';
 import { byIdArgs } from '../validation.js';
-import { deleteById, updateById, type ById } from '../graphql/by-id.js';
+import { deleteById, updateById, type ById } from '../writes/by-id.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { userActor, type Actor } from '../events/types.js';

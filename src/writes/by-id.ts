@@ -6,12 +6,12 @@ import type { InputObjectRef } from '@pothos/core';
 import type { z } from 'zod';
 import type { ApiScope } from '../scopes.js';
 import type { Query } from '../db/client.js';
-import { DeletedRecord, type Deleted } from './changes.schema.js';
+import { DeletedRecord, type Deleted } from '../graphql/changes.schema.js';
 import { userActor, type Actor } from '../events/types.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
-import { builder } from './builder.js';
-import { checked, ownRow, type FieldLimit, type FieldRules } from './rules.js';
+import { builder } from '../graphql/builder.js';
+import { checked, ownRow, type FieldLimit, type FieldRules } from '../graphql/rules.js';
 
 type Tx = Prisma.TransactionClient;
 
