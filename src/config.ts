@@ -288,13 +288,16 @@ export const baseUrlOf = (host: string, port: number): string => `http://${host.
 /** The service's public base URL: PUBLIC_URL, else its listen address (an invoice's hostedUrl, the mailed link). */
 export const publicBaseUrl = (config: Pick<Config, 'publicUrl' | 'host' | 'port'>): string => config.publicUrl ?? baseUrlOf(config.host, config.port);
 
+/** A GraphQL document's SHA-256 (hex), as persisted and trusted documents are keyed (src/graphql/persisted.ts). */
+export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
 /** Reads a trusted-documents file: a JSON object of SHA-256 hash -> document, each hash checked (as src/graphql/persisted.ts looks them up). */
 export function parseTrustedDocuments(text: string): Record<string, string> {
   const parsed = JSON.parse(text) as unknown;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must be a JSON object of hash -> document');
   for (const [hash, document] of Object.entries(parsed)) {
     if (typeof document !== 'string') throw new Error(`the document of ${hash} is not a string`);
-    if (createHash('sha256').update(document, 'utf8').digest('hex') !== hash) throw new Error(`${hash} is not the SHA-256 of its document`);
+    if (sha256(document) !== hash) throw new Error(`${hash} is not the SHA-256 of its document`);
   }
   return parsed as Record<string, string>;
 }

@@ -1,15 +1,13 @@
-import { createHash } from 'node:crypto';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Plugin } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { badInput, persistedQueryNotFound, trustedDocumentsOnly } from '../errors.js';
 import { closeRedis } from '../redis.js';
 import type { DocumentStore } from '../deps.js';
+import { sha256 } from '../config.js';
 
 const MAX_MEMORY_DOCUMENTS = 1_000;
 const REDIS_TTL_SECONDS = 24 * 3600;
-
-export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** This process only, bounded: the oldest document goes first (a client that misses it resends the text). */
 export function memoryDocumentStore(max = MAX_MEMORY_DOCUMENTS): DocumentStore {
