@@ -27,6 +27,8 @@ export type FieldSpec = {
   import?: true | { aliases: readonly string[] };
   /** A lead form field may fill it: the HTML autocomplete token of the visitor's input. */
   form?: string;
+  /** The create's REST answer carries it too (the contract's answer is a part of the record's fields). */
+  createAnswer?: true;
 };
 
 export type InputKind = 'create' | 'update' | 'batch';

@@ -10,17 +10,17 @@ const EXTERNAL_ID = 'At most 255 characters; unique in the account.';
 const OWNER = "The account's owner or one of its members; none: unowned.";
 
 export const CONTACT_FIELDS = [
-  { name: 'firstName', type: 'String', rule: requiredText(100), required: true, max: 100, csv: 'First Name', import: true, form: 'given-name' },
-  { name: 'lastName', type: 'String', rule: optionalText(100), max: 100, csv: 'Last Name', import: true, form: 'family-name' },
-  { name: 'email', type: 'String', rule: optionalEmail, max: 254, csv: 'Email', import: true, form: 'email' },
+  { name: 'firstName', type: 'String', rule: requiredText(100), required: true, max: 100, csv: 'First Name', import: true, form: 'given-name', createAnswer: true },
+  { name: 'lastName', type: 'String', rule: optionalText(100), max: 100, csv: 'Last Name', import: true, form: 'family-name', createAnswer: true },
+  { name: 'email', type: 'String', rule: optionalEmail, max: 254, csv: 'Email', import: true, form: 'email', createAnswer: true },
   { name: 'phone', type: 'String', rule: optionalText(50), max: 50, csv: 'Phone', import: true, form: 'tel' },
   { name: 'company', type: 'String', rule: optionalText(200), max: 200, csv: 'Company', import: true, form: 'organization' },
-  { name: 'contactType', type: 'ContactType', rule: oneOf(ContactType).nullish().transform((value) => value ?? ContactType.lead), csv: 'Contact Type', import: true },
-  { name: 'source', type: 'ContactSource', rule: oneOf(ContactSource).nullish().transform((value) => value ?? ContactSource.other), csv: 'Source', import: true },
+  { name: 'contactType', type: 'ContactType', rule: oneOf(ContactType).nullish().transform((value) => value ?? ContactType.lead), csv: 'Contact Type', import: true, createAnswer: true },
+  { name: 'source', type: 'ContactSource', rule: oneOf(ContactSource).nullish().transform((value) => value ?? ContactSource.other), csv: 'Source', import: true, createAnswer: true },
   // Read-only; in the CSV before External Id, which came last (docs/decisions.md §24) so the first eight columns kept their places.
-  { name: 'createdAt', type: 'DateTime', csv: 'Created At' },
+  { name: 'createdAt', type: 'DateTime', csv: 'Created At', createAnswer: true },
   {
-    name: 'externalId', type: 'String', rule: externalId, csv: 'External Id', import: true,
+    name: 'externalId', type: 'String', rule: externalId, csv: 'External Id', import: true, createAnswer: true,
     description: { create: EXTERNAL_ID, update: EXTERNAL_ID, read: 'Its id in the integrating system; unique in the account where present.' },
   },
   {

@@ -3,12 +3,17 @@ import { generate } from '@graphql-codegen/cli';
 import { describe, expect, it } from 'vitest';
 import config from '../../codegen.js';
 import { printedSchema } from '../../src/schema.js';
+import { FRAGMENTS_FILE, recordFragments } from '../../src/rest/record-fragments.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 describe('committed generated files', () => {
   it('schema.graphql is the printed, sorted schema (run `npm run generate` when this fails)', () => {
     expect(read('schema.graphql')).toBe(printedSchema());
+  });
+
+  it("the REST answers' fragments are the contacts' field spec's (run `npm run generate` when this fails)", () => {
+    expect(read(FRAGMENTS_FILE)).toBe(recordFragments());
   });
 
   it('the REST operations typed by codegen are up to date (run `npm run generate` when this fails)', async () => {
