@@ -1,6 +1,6 @@
 // docs/events.md "The outbox" and docs/decisions.md §13: every change writes its event in its own transaction.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContact as createContactRow } from '../../src/contacts/contact.service.js';
+import { createContact as createContactRow, createContactInput } from '../../src/contacts/contact.service.js';
 import { envelope, type Envelope } from '../../src/events/envelope.js';
 import { SYSTEM, userActor } from '../../src/events/types.js';
 import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
@@ -67,7 +67,7 @@ describe('the outbox', () => {
     const account = await createAccount(t);
     const firstName = unique('Rolled');
     await expect(t.db.$transaction(async (tx) => {
-      await createContactRow(tx, { accountId: account.id, firstName, lastName: null, email: null, phone: null, company: null, contactType: 'lead', source: 'other', externalId: null }, userActor(account.owner));
+      await createContactRow(tx, createContactInput.parse({ accountId: account.id, firstName }), userActor(account.owner));
       throw new Error('the rest of the change failed');
     })).rejects.toThrow('the rest of the change failed');
     expect(await t.db.contact.count({ where: { firstName } })).toBe(0);

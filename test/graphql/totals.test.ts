@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createContact as createContactRow } from '../../src/contacts/contact.service.js';
+import { createContact as createContactRow, createContactInput } from '../../src/contacts/contact.service.js';
 import { userActor } from '../../src/events/types.js';
 import { ContactType, DealStatus, InvoiceStatus, Prisma } from '../../src/generated/prisma/client.js';
 import { contacts, contactsPage } from '../../src/contacts/contact-reads.schema.js';
@@ -150,7 +150,7 @@ describe('totals from the counters', () => {
     const before = await countersAndRows(t.db);
     await expect(
       t.db.$transaction(async (tx) => {
-        await createContactRow(tx, { accountId: acc.id, firstName: 'Rolled', lastName: null, email: null, phone: null, company: null, contactType: 'vendor', source: 'other', externalId: null }, userActor(acc.owner));
+        await createContactRow(tx, createContactInput.parse({ accountId: acc.id, firstName: 'Rolled', contactType: 'vendor' }), userActor(acc.owner));
         await tx.deal.update({ where: { id: deal.id }, data: { status: 'lost' } });
         await tx.contact.deleteMany({ where: { accountId: acc.id, contactType: 'client' } });
         // Inside, the counters moved with the rows.
