@@ -3,6 +3,7 @@
 // - the server process's CPU (user + system, /proc/<pid>/stat) per completed request;
 // - PostgreSQL's own time: pg_stat_statements of the bench database (reset before each round, read
 //   after: statements, their executions and total time, the COMMIT's WAL flush included) per request;
+//   left out (`–`) on a server that does not preload the extension, so CPU and waits still measure;
 // - what the bench database's busy backends wait on, sampled from pg_stat_activity every 10 ms
 //   (`CPU` = active without a wait event: running, or waiting on something PostgreSQL does not report).
 // The probe's own connection is to the server's `postgres` database, so none of its statements count.
@@ -12,8 +13,8 @@ import { withDatabase } from './common.js';
 
 export type Probe = {
   cpuMs: number;
-  /** pg_stat_statements of the bench database over the round. */
-  statements: { query: string; calls: number; ms: number }[];
+  /** pg_stat_statements of the bench database over the round; null when the server does not load it. */
+  statements: { query: string; calls: number; ms: number }[] | null;
   /** Samples of busy backends by wait ("Lock:object", "LWLock:NotifyQueue", "IO:WALSync", "CPU"). */
   waits: Record<string, number>;
   samples: number;
@@ -38,11 +39,13 @@ export async function openProbe(benchUrl: string) {
   const client = new pg.Client({ connectionString: withDatabase(benchUrl, 'postgres') });
   await client.connect();
   await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  // Its functions exist once created, but answer an error unless shared_preload_libraries names it.
+  const counted = await client.query('SELECT pg_stat_statements_reset()').then(() => true, () => false);
   const { rows } = await client.query<{ oid: number }>('SELECT oid FROM pg_database WHERE datname = $1', [database]);
   const dbid = rows[0]!.oid;
   return {
     async during<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; probe: Probe }> {
-      await client.query('SELECT pg_stat_statements_reset(0, $1, 0)', [dbid]);
+      if (counted) await client.query('SELECT pg_stat_statements_reset(0, $1, 0)', [dbid]);
       const waits: Record<string, number> = {};
       let samples = 0;
       let sampling = true;
@@ -64,10 +67,12 @@ export async function openProbe(benchUrl: string) {
       const cpuMs = cpuOf(pid) - cpuBefore;
       sampling = false;
       await sampler;
-      const { rows: statements } = await client.query<{ query: string; calls: string; ms: number }>(
-        'SELECT query, calls, total_exec_time AS ms FROM pg_stat_statements WHERE dbid = $1 ORDER BY total_exec_time DESC', [dbid],
-      );
-      return { result, probe: { cpuMs, statements: statements.map((s) => ({ query: s.query, calls: Number(s.calls), ms: s.ms })), waits, samples } };
+      const statements = counted
+        ? (await client.query<{ query: string; calls: string; ms: number }>(
+          'SELECT query, calls, total_exec_time AS ms FROM pg_stat_statements WHERE dbid = $1 ORDER BY total_exec_time DESC', [dbid],
+        )).rows.map((s) => ({ query: s.query, calls: Number(s.calls), ms: s.ms }))
+        : null;
+      return { result, probe: { cpuMs, statements, waits, samples } };
     },
     close: () => client.end(),
   };
@@ -78,7 +83,7 @@ export function mergeProbes(probes: Probe[]): Probe {
   const statements = new Map<string, { query: string; calls: number; ms: number }>();
   const waits: Record<string, number> = {};
   for (const p of probes) {
-    for (const s of p.statements) {
+    for (const s of p.statements ?? []) {
       const m = statements.get(s.query) ?? { query: s.query, calls: 0, ms: 0 };
       m.calls += s.calls;
       m.ms += s.ms;
@@ -88,7 +93,7 @@ export function mergeProbes(probes: Probe[]): Probe {
   }
   return {
     cpuMs: probes.reduce((sum, p) => sum + p.cpuMs, 0),
-    statements: [...statements.values()].sort((a, b) => b.ms - a.ms),
+    statements: probes.some((p) => p.statements === null) ? null : [...statements.values()].sort((a, b) => b.ms - a.ms),
     waits,
     samples: probes.reduce((sum, p) => sum + p.samples, 0),
   };
@@ -99,15 +104,15 @@ const short = (query: string) => query.replace(/\s+/g, ' ').slice(0, 90);
 /** The probe's lines for one case and server: CPU and database time per request, statements, waits. */
 export function formatProbe(label: string, server: string, requests: number, p: Probe): string[] {
   const per = (x: number) => (requests ? (x / requests).toFixed(2) : '-');
-  const dbMs = p.statements.reduce((sum, s) => sum + s.ms, 0);
-  const calls = p.statements.reduce((sum, s) => sum + s.calls, 0);
+  const dbMs = p.statements?.reduce((sum, s) => sum + s.ms, 0);
+  const calls = p.statements?.reduce((sum, s) => sum + s.calls, 0);
   const busy = Object.values(p.waits).reduce((a, b) => a + b, 0);
   const waits = Object.entries(p.waits).sort((a, b) => b[1] - a[1]).slice(0, 6)
     .map(([w, n]) => `${w} ${((100 * n) / Math.max(busy, 1)).toFixed(0)}%`).join(', ');
   const lines = [
-    `${label} / ${server}: ${requests} requests; process CPU ${per(p.cpuMs)} ms/req; PostgreSQL ${per(dbMs)} ms/req in ${per(calls)} statements/req; ` +
+    `${label} / ${server}: ${requests} requests; process CPU ${per(p.cpuMs)} ms/req; ${p.statements ? `PostgreSQL ${per(dbMs!)} ms/req in ${per(calls!)} statements/req` : 'PostgreSQL – (pg_stat_statements not loaded)'}; ` +
       `busy backends ${(busy / Math.max(p.samples, 1)).toFixed(1)} on average (${waits})`,
   ];
-  for (const s of p.statements.slice(0, 8)) lines.push(`    ${per(s.ms).padStart(6)} ms/req ${(s.calls / Math.max(requests, 1)).toFixed(2).padStart(5)} calls/req  ${(s.ms / Math.max(s.calls, 1)).toFixed(3)} ms/call  ${short(s.query)}`);
+  for (const s of p.statements?.slice(0, 8) ?? []) lines.push(`    ${per(s.ms).padStart(6)} ms/req ${(s.calls / Math.max(requests, 1)).toFixed(2).padStart(5)} calls/req  ${(s.ms / Math.max(s.calls, 1)).toFixed(3)} ms/call  ${short(s.query)}`);
   return lines;
 }

@@ -4,6 +4,7 @@
 // it (the profile is written at exit) and prints self time grouped by where the code lives: a
 // package of node_modules, one of Node's own modules, a file of src/, or V8's own entries (garbage
 // collector, program). The raw .cpuprofile is kept (open it in Chrome DevTools) for the details.
+// `[<id>]` in `--body` is a fresh id in each request (a new e-mail per form submit).
 // `--checkout` profiles another checkout's service (`npm ci` and `npm run generate` in it first), for a before/after.
 // `--no-profile` runs it without the profiler and prints only its process CPU per request: the profiler's
 // own cost grows with the code's depth, so it can make one build look slower than another when it is not.
@@ -91,8 +92,10 @@ async function main() {
   let window: [number, number] = [0, 0];
   try {
     const body = flags.body?.replaceAll('{account}', dataset.accountId);
+    // autocannon's `[<id>]` in the body: a fresh id per request (a new visitor on each form submit).
+    const sending = body ? { body, idReplacement: body.includes('[<id>]') } : {};
     // A short warm-up first, outside the window: the JIT's first compilations are not the steady state.
-    await autocannon({ url: server.baseUrl + pathAndQuery, method: (flags.method ?? 'GET') as 'GET' | 'POST', connections: 8, duration: 2, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
+    await autocannon({ url: server.baseUrl + pathAndQuery, method: (flags.method ?? 'GET') as 'GET' | 'POST', connections: 8, duration: 2, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...sending });
     const started = nowMicros();
     const cpuBefore = cpuSecondsOf(server.pid);
     const result = await autocannon({
@@ -101,7 +104,7 @@ async function main() {
       connections: intFlag(flags, 'connections', 32, 1, 1000),
       duration: numberFlag(flags, 'duration', 15, 1, 600),
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body } : {}),
+      ...sending,
     });
     window = [started, nowMicros()];
     requests = result.requests.total;

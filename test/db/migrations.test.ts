@@ -225,6 +225,42 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
     }
   });
 
+  it('the counter-slot migration keeps every total and report of the rows before it, and its slots count every change after', async () => {
+    const db = await databases.open();
+    const all = await repoMigrations();
+    const slots = all.find((name) => name.endsWith('_counter_slots_free'))!;
+    const dir = await mkdtemp(path.join(tmpdir(), 'crm-migrations-'));
+    const copy = (name: string) => cp(path.join(defaultPaths().migrationsDir, name), path.join(dir, name), { recursive: true });
+    const paths = { ...defaultPaths(), migrationsDir: dir };
+    const exact = async () => {
+      const counts = await countersAndRows(db.prisma);
+      const reports = await reportSumsAndRows(db);
+      expect(counts.counters).toEqual(counts.rows);
+      expect(reports.sums).toEqual(reports.rows);
+      return [...counts.rows, ...reports.rows];
+    };
+    try {
+      for (const name of ['migration_lock.toml', ...all.slice(0, all.indexOf(slots))]) await copy(name);
+      await applyMigrations(db, paths);
+      const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
+      const { id: accountId } = await db.prisma.account.create({ data: { name: 'A', ownerId: owner.id } });
+      await db.prisma.contact.createMany({ data: ['website', 'referral', 'referral'].map((source) => ({ accountId, firstName: 'C', source: source as never })) });
+      await db.prisma.deal.createMany({ data: [{ accountId, title: 'D', value: 10.5 }, { accountId, title: 'D', value: 2, status: 'won', closedAt: new Date('2026-05-06T07:00:00Z') }] as never });
+      const before = await exact();
+
+      await copy(slots);
+      expect(await applyMigrations(db, paths)).toEqual([slots]);
+      expect(await exact()).toEqual(before);
+
+      await db.prisma.contact.updateMany({ where: { source: 'referral' }, data: { contactType: 'client' } });
+      await db.prisma.deal.deleteMany({ where: { status: 'won' } });
+      await db.prisma.contact.create({ data: { accountId, firstName: 'New' } });
+      expect(await exact()).not.toEqual(before);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   if (kind === 'postgres') {
     it('two deployers at once apply each migration exactly once (advisory lock)', async () => {
       const first = await databases.open();

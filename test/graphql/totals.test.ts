@@ -4,6 +4,7 @@
  * transaction of every write. They must stay exactly count(*), however the writes interleave.
  */
 import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createContact as createContactRow, createContactInput } from '../../src/contacts/contact.service.js';
 import { userActor } from '../../src/events/types.js';
@@ -331,6 +332,32 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('totals under con
     expect(new Set(rows.map((row) => row.split(' ').slice(1, 3).join(' '))).size).toBe(Object.values(KEYS).flat().length);
     for (const acc of new Set(callers.map((c) => c.acc))) await expectApiTotalsExact(acc);
   }, 600_000); // a ceiling against a hang, not a speed the machine must reach
+});
+
+describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('counter slots', () => {
+  test('writers of one account open at once each take a counter slot of their own, so none waits on another\'s counter rows', async () => {
+    const acc = await createAccount(t);
+    const WRITERS = 9; // one more than the 8 slots txid % 8 gave out, so two of them always shared one
+    // Connections of their own: the app's pool is smaller than the writers held open at once.
+    const writers = Array.from({ length: WRITERS }, () => new pg.Client({ connectionString: t.deps.db.pool!.options.connectionString }));
+    try {
+      await Promise.all(writers.map((w) => w.connect()));
+      const slots: string[] = [];
+      for (const w of writers) {
+        // A writer that waited on an open one's counter rows would wait until lock_timeout and fail.
+        await w.query("BEGIN; SET LOCAL lock_timeout = '5s'");
+        await w.query("INSERT INTO contacts (id, account_id, first_name, updated_at) VALUES (gen_random_uuid(), $1, 'Writer', now())", [acc.id]);
+        slots.push((await w.query<{ slot: string }>("SELECT current_setting('crm.counter_slot') AS slot")).rows[0]!.slot);
+      }
+      await Promise.all(writers.map((w) => w.query('COMMIT')));
+
+      expect(new Set(slots).size).toBe(WRITERS);
+      const { counters, rows } = await countersAndRows(t.db);
+      expect(counters).toEqual(rows);
+    } finally {
+      await Promise.all(writers.map((w) => w.end()));
+    }
+  });
 });
 
 // docs/decisions.md §16: batches and upserts write through src/writes/ (one statement of CTEs); the
