@@ -15,11 +15,13 @@ import { CONTACT_FORM_TARGETS } from '../contacts/contact.fields.js';
 import { emitMany, inTransaction, type EmitInput } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
 import { fromColumns, rowOf } from '../writes/set-write.js';
+import { rawRead } from '../db/raw.js';
 import { VISITOR } from '../events/types.js';
 import { badInput, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
 
-export type FormWithFields = LeadForm & { fields: LeadFormField[] };
+/** What a submit reads of its form: who it belongs to, its answer, and the rules of its fields in order. */
+export type FormWithFields = Pick<LeadForm, 'id' | 'accountId' | 'active' | 'successMessage' | 'redirectUrl' | 'honeypotField'> & { fields: FieldRule[] };
 /** The client, or a transaction already open (an idempotent submit stores its answer in it). */
 type Db = PrismaClient | Prisma.TransactionClient;
 type FieldRule = Pick<LeadFormField, 'key' | 'type' | 'required' | 'mapsTo' | 'options' | 'maxLength'>;
@@ -42,12 +44,22 @@ export const metadataSchema = z.object({
   metadata: z.object({ referrer: optionalText(2048), page: optionalText(2048) }).nullish(),
 });
 
-/** The form a visitor may submit to; null for an id that is not a UUID, unknown, or inactive (one 404). */
+/**
+ * The form a visitor may submit to; null for an id that is not a UUID, unknown, or inactive (one 404).
+ * One statement through the pool (rawRead): the form with its fields as JSON, where Prisma's read of
+ * the form and its fields cost a submit two statements and its ORM's CPU (BENCHMARKS.md, "Writes as
+ * fast as reads"). Text and booleans only, which pg and Prisma read alike.
+ */
 export async function findActiveForm(db: PrismaClient, formId: string): Promise<FormWithFields | null> {
-  const form = isUuid(formId)
-    ? await db.leadForm.findUnique({ where: { id: formId }, include: { fields: { orderBy: { position: 'asc' } } } })
-    : null;
-  return form?.active ? form : null;
+  if (!isUuid(formId)) return null;
+  const [form] = await rawRead<Omit<FormWithFields, 'fields'> & { fields: string }>(db, Prisma.sql`
+    SELECT f.id::text, f.account_id::text AS "accountId", f.active, f.success_message AS "successMessage",
+           f.redirect_url AS "redirectUrl", f.honeypot_field AS "honeypotField",
+           (SELECT coalesce(json_agg(json_build_object('key', x.key, 'type', x.type, 'required', x.required, 'mapsTo', x.maps_to,
+                                                       'options', x.options, 'maxLength', x.max_length) ORDER BY x.position), '[]')
+            FROM lead_form_fields x WHERE x.form_id = f.id)::text AS fields
+    FROM lead_forms f WHERE f.id = ${formId}::uuid AND f.active`);
+  return form ? { ...form, fields: JSON.parse(form.fields) as FieldRule[] } : null;
 }
 
 // The shape of a submission for the REST reference; `data` is judged against the form's own fields.
@@ -78,7 +90,7 @@ export async function submitToForm(
   return { ...answer, contactId };
 }
 
-function filledHoneypot(form: LeadForm, data: unknown): boolean {
+function filledHoneypot(form: Pick<LeadForm, 'honeypotField'>, data: unknown): boolean {
   if (!form.honeypotField || typeof data !== 'object' || data === null) return false;
   // Own keys only: a honeypot named `constructor` or `toString` must not find Object.prototype's.
   const value = Object.hasOwn(data, form.honeypotField) ? (data as Record<string, unknown>)[form.honeypotField] : undefined;
@@ -197,7 +209,7 @@ export function submissionLock(form: FormWithFields, data: unknown): string | nu
  */
 export async function recordSubmission(
   db: Db,
-  form: LeadForm,
+  form: Pick<LeadForm, 'id' | 'accountId'>,
   submission: Submission,
   origin: SubmissionOrigin,
 ): Promise<string> {

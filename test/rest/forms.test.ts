@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
+import { roundTrips } from '../helpers/round-trips.js';
 
 // REST contract: POST /api/v1/forms/{form_id}/submit, public (docs/rest.md; docs/decisions.md §2, §5, §7).
 
@@ -352,5 +354,17 @@ describe('CORS on the public form submit', () => {
     });
     expect(r.status).toBeLessThan(300);
     expect(r.headers.get('access-control-allow-credentials')).not.toBe('true');
+  });
+});
+
+// Counted on pg's client (BEGIN and COMMIT too); the embedded database's adapter runs a
+// transaction's statements where no spy sees them, so this needs PostgreSQL.
+describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('round trips of a submit', () => {
+  it("a new visitor's submit makes 6: the form with its fields, BEGIN, the e-mail's lock, the lookup, one write of the contact, the submission and both events, COMMIT", async () => {
+    expect((await submit(form.id, { workEmail: email() })).status).toBe(200); // warm: the schema's caches filled
+    let status = 0;
+    const trips = await roundTrips(async () => void ({ status } = await submit(form.id, { fullName: 'Ada', workEmail: email() })));
+    expect(status).toBe(200);
+    expect(trips).toBe(6);
   });
 });
