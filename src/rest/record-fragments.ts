@@ -1,5 +1,5 @@
 // The REST answers' fragments of a record, written from its field spec (docs/fields.md#a-records-field-spec)
-// by `npm run generate` into operations/*.fields.graphql, so a field added to the spec reaches REST with no hand edit.
+// by `npm run generate` into operations/contact.fields.graphql, so a field added to the spec reaches REST with no hand edit.
 import { CONTACT_FIELDS } from '../contacts/contact.fields.js';
 import { restName, type FieldSpec } from '../field-spec.js';
 
