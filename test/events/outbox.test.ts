@@ -103,7 +103,7 @@ describe('the envelope', () => {
     }, { as: acc.owner }))).createLeadForm;
     const r = await t.rest('POST', `/api/v1/forms/${form.id}/submit`, { body: { data: { email: `${unique('v')}@example.com` } } });
     expect(r.status).toBe(200);
-    const events = await t.db.event.findMany({ where: { accountId: acc.id, actorType: 'visitor' }, orderBy: { occurredAt: 'asc' } });
+    const events = await t.db.event.findMany({ where: { accountId: acc.id, actorType: 'visitor' }, orderBy: [{ occurredAt: 'asc' }, { id: 'asc' }] });
     expect(events.map((e) => e.type)).toEqual(['contact.created', 'form.submitted']);
     expect(events[1]!.contactId).toBe(events[0]!.subjectId);
     expect(Object.keys((events[1]!.data as any).object)).not.toContain('client_ip');
