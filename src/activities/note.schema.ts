@@ -1,5 +1,6 @@
 /** Mutation.createNote · updateNote · deleteNote (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
+import { ACTIVITY_WRITES } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
@@ -56,7 +57,6 @@ const UpdateNoteInputType = builder.inputType('UpdateNoteInput', {
   fields: (t) => fields(t, false),
 });
 
-export const ACTIVITY_WRITES = { max: 60, window: '1m', per: 'user' } as const;
 const note: ById<NoteKey> = { type: 'Note', scope: 'ACTIVITIES_WRITE', limit: ACTIVITY_WRITES, target: noteTarget };
 
 builder.mutationField('createNote', (t) =>

@@ -1,12 +1,13 @@
 /** Mutation.createTask · updateTask · completeTask · reopenTask · deleteTask (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
+import { ACTIVITY_WRITES } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { changeById, deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { userActor } from '../events/types.js';
 import { activityLinks } from './note.service.js';
-import { ACTIVITY_WRITES, targetFields } from './note.schema.js';
+import { targetFields } from './note.schema.js';
 import {
   createTask,
   createTaskInput,

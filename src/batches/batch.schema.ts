@@ -1,7 +1,8 @@
 /** Mutation.createContacts · upsertContacts · createDeals · upsertDeals · deleteContacts (docs/decisions.md §16) */
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
-import { checked, type FieldLimit } from '../graphql/rules.js';
+import { checked } from '../graphql/rules.js';
+import { BATCHES } from '../graphql/limits.js';
 import { userActor } from '../events/types.js';
 import { BatchContactInput, ContactRef } from '../contacts/contact.schema.js';
 import { contactBatch } from '../contacts/contact.service.js';
@@ -73,9 +74,7 @@ const batchArgs = z.object({
 });
 export type BatchArgs = z.output<typeof batchArgs>;
 
-/** One bucket for every batch field: 30 batches a minute per user (3,000 records), whichever field or door. */
-const BATCH_LIMIT: FieldLimit = { max: 30, window: '1m', per: 'user', name: 'batches' };
-export const batchRules = { access: 'member', input: batchArgs, limit: BATCH_LIMIT, idempotent: true } as const;
+export const batchRules = { access: 'member', input: batchArgs, limit: BATCHES, idempotent: true } as const;
 const contactRules = { ...batchRules, scope: 'CONTACTS_WRITE' } as const;
 const dealRules = { ...batchRules, scope: 'DEALS_WRITE' } as const;
 
@@ -161,7 +160,7 @@ builder.mutationField('deleteContacts', (t) =>
     nullable: true,
     description: 'Up to 100 contacts of the account; their deals, invoices and submissions stay, unlinked. An id the account does not hold fails.',
     args: { accountId: t.arg.id({ required: true }), ids: t.arg.idList({ required: true }) },
-    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: deleteArgs, limit: BATCH_LIMIT, idempotent: true },
+    rules: { access: 'member', scope: 'CONTACTS_WRITE', input: deleteArgs, limit: BATCHES, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<z.output<typeof deleteArgs>>(info);
       return write((tx) => deleteContacts(tx, input.accountId, input.ids, userActor(viewer)));

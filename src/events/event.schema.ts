@@ -1,6 +1,7 @@
 /** Account.events · Contact.timeline · Subscription.accountEvents (docs/events.md) */
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
+import { EVENT_STREAMS } from '../graphql/limits.js';
 import { text, uuid } from '../validation.js';
 import { anyOf, eq, filtersOf, from, until, type Collection } from '../graphql/collection.js';
 import { defineCollection } from '../graphql/connection.js';
@@ -132,7 +133,7 @@ builder.subscriptionField('accountEvents', (t) =>
     type: EventRef,
     description: 'Live events of the account over Server-Sent Events (docs/events.md); ends when the caller loses access.',
     args: { accountId: t.arg.id({ required: true }), types: t.arg.stringList() },
-    rules: { access: 'member', scope: 'EVENTS_READ', input: accountEventsArgs, limit: { max: 10, window: '1m', per: 'user' } },
+    rules: { access: 'member', scope: 'EVENTS_READ', input: accountEventsArgs, limit: EVENT_STREAMS },
     subscribe: (_root, _args, ctx, info) => {
       const { viewer, input } = checked<AccountEventsArgs>(info);
       const source = ctx.events.bus.subscribe('accountEvents', input.accountId);

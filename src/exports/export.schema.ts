@@ -1,5 +1,6 @@
 /** Mutation.exportContacts · Mutation.exportAccount */
 import { builder } from '../graphql/builder.js';
+import { ACCOUNT_EXPORTS, CONTACT_EXPORTS } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { userActor } from '../events/types.js';
 import { MESSAGES } from '../errors.js';
@@ -37,7 +38,7 @@ builder.mutationFields((t) => ({
     type: 'ExportLog',
     description: 'Any member; 5 per minute per user.',
     args: { accountId: t.arg.id({ required: true }) },
-    rules: { access: 'member', scope: 'EXPORTS', input: exportArgs, limit: { max: 5, window: '1m', per: 'user' }, notIdempotent: ONE_MORE_DOWNLOAD },
+    rules: { access: 'member', scope: 'EXPORTS', input: exportArgs, limit: CONTACT_EXPORTS, notIdempotent: ONE_MORE_DOWNLOAD },
     resolve: async (query, _root, _args, ctx, info) => {
       const { viewer, input } = checked<ExportArgs>(info);
       return recordExport(ctx.db, { accountId: input.accountId, ...exporter(viewer!), kind: ExportKind.contacts_csv }, userActor(viewer), query);
@@ -54,7 +55,7 @@ builder.mutationFields((t) => ({
       scope: 'EXPORTS',
       forbidden: MESSAGES.ownerOnlyExport,
       input: exportArgs,
-      limit: { max: 1, window: '1h', per: 'account' },
+      limit: ACCOUNT_EXPORTS,
       notIdempotent: ONE_MORE_DOWNLOAD,
     },
     resolve: async (query, _root, _args, ctx, info) => {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { MESSAGES } from '../errors.js';
 import { builder } from '../graphql/builder.js';
+import { LEAD_SUBMISSIONS } from '../graphql/limits.js';
 import { userActor } from '../events/types.js';
 import { NEWEST_FIRST } from '../graphql/page.js';
 import { checked, ownRow } from '../graphql/rules.js';
@@ -158,7 +159,7 @@ builder.mutationFields((t) => ({
     // 429 (per IP) -> 404 (form) -> 400 (its values against the form's fields, with the Idempotency-Key).
     rules: {
       access: 'public',
-      limit: { max: 5, window: '1m', per: 'ip' },
+      limit: LEAD_SUBMISSIONS,
       target: (args: { formId: string }, ctx) => findActiveForm(ctx.db, String(args.formId)),
       missing: MESSAGES.formNotFound,
       idempotent: true,

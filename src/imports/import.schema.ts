@@ -1,5 +1,5 @@
 /** Query.import · Query.imports · Account.imports · Mutation.admitImport · Mutation.startImport · Mutation.queueImport · Mutation.cancelImport (docs/decisions.md §17, docs/imports.md) */
-import { WRITES } from '../graphql/limits.js';
+import { IMPORT_STARTS, WRITES } from '../graphql/limits.js';
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { builder } from '../graphql/builder.js';
@@ -80,12 +80,6 @@ const target = ({ id }: { id: string }, ctx: { db: { import: { findUnique(a: obj
   ctx.db.import.findUnique({ where: { id }, select: { accountId: true } });
 
 /**
- * docs/decisions.md §17: 20 imports started an hour per account, counted after access. One bucket
- * for admitImport and startImport: an upload runs both under one response key, and is counted once.
- */
-const START_LIMIT = { max: 20, window: '1h', per: 'account', name: 'startImport' } as const;
-
-/**
  * An import writes records of its object: a key needs that object's write scope as well as IMPORTS
  * (docs/decisions.md §24; an imports-only key overwrote contacts it could not write by POST).
  */
@@ -139,7 +133,7 @@ builder.mutationFields((t) => ({
       encoding: t.arg.string(),
       fileName: t.arg.string(),
     },
-    rules: { access: 'member', scope: 'IMPORTS', inputScope: objectScope, input: admitImportArgs, limit: START_LIMIT, notIdempotent: 'it begins nothing; startImport and queueImport do' },
+    rules: { access: 'member', scope: 'IMPORTS', inputScope: objectScope, input: admitImportArgs, limit: IMPORT_STARTS, notIdempotent: 'it begins nothing; startImport and queueImport do' },
     resolve: async (_root, _args, ctx, info) => {
       const { input, viewer } = checked<z.output<typeof admitImportArgs>>(info);
       await takeUploadPlace(ctx, viewer!, input.accountId);
@@ -167,7 +161,7 @@ builder.mutationFields((t) => ({
       scope: 'IMPORTS',
       inputScope: objectScope,
       input: startImportArgs,
-      limit: START_LIMIT,
+      limit: IMPORT_STARTS,
       notIdempotent: 'it begins an import whose file is yet to come; queueImport takes the key, once the file is stored and known',
     },
     resolve: (_query, _root, _args, ctx, info) => {

@@ -1,17 +1,12 @@
 /** InvoiceDocument · Invoice.document · Query.publicInvoice · Mutation.viewInvoicePage (docs/decisions.md §20, the client's page and PDF) */
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
+import { INVOICE_PAGE_VIEWS } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { InvoiceRef, InvoiceStatusEnum } from './invoice.schema.js';
 import { LINES_PER_INVOICE } from './invoice-lines.schema.js';
 import { loadInvoiceDocument, type InvoiceDocument, type InvoiceDocumentLine } from './invoice-document.js';
 import { showInvoicePage, showableByToken } from './invoice-page.service.js';
-
-/**
- * The client's page and its PDF, per client address, together (docs/decisions.md §20): a page view
- * and the PDF it links to share one budget.
- */
-export const PAGE_VIEWS = { max: 60, window: '1m', per: 'ip', name: 'invoice-page' } as const;
 
 const money = 'Exact decimal text in the currency\'s minor units ("0.30", "1500")';
 
@@ -69,7 +64,7 @@ builder.queryField('publicInvoice', (t) =>
     nullable: true,
     description: 'Public: the invoice behind a page token, as its PDF shows it. Null when the token is unknown, or the invoice a draft or cancelled. Changes nothing.',
     args: { token: t.arg.string({ required: true }) },
-    rules: { access: 'public', input: tokenArgs, limit: PAGE_VIEWS },
+    rules: { access: 'public', input: tokenArgs, limit: INVOICE_PAGE_VIEWS },
     resolve: async (_root, _args, ctx, info) => {
       const { input } = checked<z.output<typeof tokenArgs>>(info);
       const document = await loadInvoiceDocument(ctx.db, { pageToken: input.token });
@@ -85,7 +80,7 @@ builder.mutationField('viewInvoicePage', (t) =>
     description:
       'Public: the client opens the invoice\'s page (GET /i/{token}). The first view of a sent invoice moves it to viewed (invoice.viewed, actor visitor); any other view changes nothing. Null as publicInvoice.',
     args: { token: t.arg.string({ required: true }) },
-    rules: { access: 'public', input: tokenArgs, limit: PAGE_VIEWS, notIdempotent: 'a view changes the invoice at most once by itself; a repeat changes nothing' },
+    rules: { access: 'public', input: tokenArgs, limit: INVOICE_PAGE_VIEWS, notIdempotent: 'a view changes the invoice at most once by itself; a repeat changes nothing' },
     resolve: async (_root, _args, ctx, info) => {
       const { input, write } = checked<z.output<typeof tokenArgs>>(info);
       return showInvoicePage(ctx.db, input.token, (work) => write(work));
