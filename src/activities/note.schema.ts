@@ -1,5 +1,6 @@
 /** Mutation.createNote · updateNote · deleteNote (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
+import { recordObject } from '../graphql/record-object.js';
 import { ACTIVITY_WRITES } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
@@ -17,26 +18,24 @@ import {
   type NoteKey,
 } from './note.service.js';
 
-export const NoteRef = builder.prismaObject('Note', {
-  keyScope: 'ACTIVITIES_READ',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    body: t.exposeString('body', { description: 'Markdown, exactly as written (never trimmed); the service renders no HTML of it.' }),
-    pinned: t.exposeBoolean('pinned', { description: "Pinned notes come first in a record's notes." }),
-    authorId: t.exposeID('authorId', { nullable: true }),
-    // A key reads the author's id only: people are never a key's to read (docs/decisions.md §15).
-    author: t.relation('author', { nullable: true, embedded: ['id'], description: 'Who wrote it; null when an API key did or the person is gone' }),
-    contactId: t.exposeID('contactId', { nullable: true }),
-    contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
-    dealId: t.exposeID('dealId', { nullable: true }),
-    deal: t.relation('deal', { nullable: true }),
-    companyId: t.exposeID('companyId', { nullable: true }),
-    company: t.relation('company', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
+/** What a note or a task is about: its contact, deal and company, each an id and the record. */
+export const targets = (t: any) => ({
+  contactId: t.exposeID('contactId', { nullable: true }),
+  contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
+  dealId: t.exposeID('dealId', { nullable: true }),
+  deal: t.relation('deal', { nullable: true }),
+  companyId: t.exposeID('companyId', { nullable: true }),
+  company: t.relation('company', { nullable: true }),
 });
+
+export const NoteRef = recordObject('Note', 'ACTIVITIES_READ', (t) => ({
+  body: t.exposeString('body', { description: 'Markdown, exactly as written (never trimmed); the service renders no HTML of it.' }),
+  pinned: t.exposeBoolean('pinned', { description: "Pinned notes come first in a record's notes." }),
+  authorId: t.exposeID('authorId', { nullable: true }),
+  // A key reads the author's id only: people are never a key's to read (docs/decisions.md §15).
+  author: t.relation('author', { nullable: true, embedded: ['id'], description: 'Who wrote it; null when an API key did or the person is gone' }),
+  ...targets(t),
+}));
 
 /** The targets of a note or a task: at least one, each a record of the same account. */
 export const targetFields = (t: any) => ({

@@ -1,13 +1,13 @@
 /** Mutation.createTask · updateTask · completeTask · reopenTask · deleteTask (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
+import { recordObject } from '../graphql/record-object.js';
 import { ACTIVITY_WRITES } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { changeById, deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
 import { userActor } from '../events/types.js';
 import { activityLinks } from './note.service.js';
-import { targetFields } from './note.schema.js';
+import { targetFields, targets } from './note.schema.js';
 import {
   createTask,
   createTaskInput,
@@ -22,29 +22,17 @@ import {
 
 export const TaskStatusEnum = builder.enumType('TaskStatus', { values: ['open', 'done'] as const });
 
-export const TaskRef = builder.prismaObject('Task', {
-  keyScope: 'ACTIVITIES_READ',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    title: t.exposeString('title'),
-    notes: t.exposeString('notes', { nullable: true }),
-    dueAt: t.expose('dueAt', { type: 'DateTime', nullable: true }),
-    status: t.expose('status', { type: TaskStatusEnum }),
-    completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
-    assigneeId: t.exposeID('assigneeId', { nullable: true }),
-    // A key reads the assignee's id only: people are never a key's to read (docs/decisions.md §15).
-    assignee: t.relation('assignee', { nullable: true, embedded: ['id'] }),
-    contactId: t.exposeID('contactId', { nullable: true }),
-    contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
-    dealId: t.exposeID('dealId', { nullable: true }),
-    deal: t.relation('deal', { nullable: true }),
-    companyId: t.exposeID('companyId', { nullable: true }),
-    company: t.relation('company', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
-});
+export const TaskRef = recordObject('Task', 'ACTIVITIES_READ', (t) => ({
+  title: t.exposeString('title'),
+  notes: t.exposeString('notes', { nullable: true }),
+  dueAt: t.expose('dueAt', { type: 'DateTime', nullable: true }),
+  status: t.expose('status', { type: TaskStatusEnum }),
+  completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
+  assigneeId: t.exposeID('assigneeId', { nullable: true }),
+  // A key reads the assignee's id only: people are never a key's to read (docs/decisions.md §15).
+  assignee: t.relation('assignee', { nullable: true, embedded: ['id'] }),
+  ...targets(t),
+}));
 
 const fields = (t: any, create: boolean) => ({
   ...(create ? { accountId: t.id({ required: true }), title: t.string({ required: true }) } : { title: t.string() }),

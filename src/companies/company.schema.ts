@@ -1,6 +1,7 @@
 /** Mutation.createCompany · updateCompany · deleteCompany (docs/decisions.md §21) */
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
+import { recordObject } from '../graphql/record-object.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import { userActor } from '../events/types.js';
@@ -16,24 +17,17 @@ import {
   type CreateCompanyInput,
 } from './company.service.js';
 
-export const CompanyRef = builder.prismaObject('Company', {
-  keyScope: 'COMPANIES_READ',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    name: t.exposeString('name'),
-    domain: t.exposeString('domain', { nullable: true, description: 'A lower-case host name (acme.com); unique in the account where present.' }),
-    phone: t.exposeString('phone', { nullable: true }),
-    industry: t.exposeString('industry', { nullable: true }),
-    website: t.exposeString('website', { nullable: true }),
-    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
-    ownerId: t.exposeID('ownerId', { nullable: true }),
-    // A key reads the owner's id only: people are never a key's to read (docs/decisions.md §15).
-    owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
-});
+export const CompanyRef = recordObject('Company', 'COMPANIES_READ', (t) => ({
+  name: t.exposeString('name'),
+  domain: t.exposeString('domain', { nullable: true, description: 'A lower-case host name (acme.com); unique in the account where present.' }),
+  phone: t.exposeString('phone', { nullable: true }),
+  industry: t.exposeString('industry', { nullable: true }),
+  website: t.exposeString('website', { nullable: true }),
+  externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
+  ownerId: t.exposeID('ownerId', { nullable: true }),
+  // A key reads the owner's id only: people are never a key's to read (docs/decisions.md §15).
+  owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
+}));
 
 /** The company's input fields: CreateCompanyInput's (with accountId, name required), else UpdateCompanyInput's and BatchCompanyInput's. */
 export const companyInputFields = (t: any, create: boolean) => ({

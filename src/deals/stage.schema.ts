@@ -1,5 +1,6 @@
 /** Query.pipelineStages · Mutation.createPipelineStage · updatePipelineStage · deletePipelineStage */
 import { builder } from '../graphql/builder.js';
+import { recordObject } from '../graphql/record-object.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, updateById, type ById } from '../writes/by-id.js';
@@ -20,17 +21,10 @@ import {
   type StagesArgs,
 } from './stage.service.js';
 
-export const PipelineStageRef = builder.prismaObject('PipelineStage', {
-  keyScope: 'DEALS_READ',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    name: t.exposeString('name'),
-    position: t.exposeInt('position'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
-});
+export const PipelineStageRef = recordObject('PipelineStage', 'DEALS_READ', (t) => ({
+  name: t.exposeString('name'),
+  position: t.exposeInt('position'),
+}));
 
 builder.queryField('pipelineStages', (t) =>
   t.prismaField({

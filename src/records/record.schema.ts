@@ -5,6 +5,7 @@ import { byIdArgs } from '../validation.js';
 import { deleteById, updateById, type ById } from '../writes/by-id.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
+import { recordObject } from '../graphql/record-object.js';
 import { userActor, type Actor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
@@ -31,68 +32,33 @@ import {
   type RecordRef,
 } from './record.service.js';
 
-export const ProposalRef = builder.prismaObject('Proposal', {
-  keyScope: false,
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    title: t.exposeString('title'),
-    amount: t.float({ nullable: true, resolve: (row) => row.amount?.toNumber() ?? null }),
-    contact: t.relation('contact', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
-});
+export const ProposalRef = recordObject('Proposal', false, (t) => ({
+  title: t.exposeString('title'),
+  amount: t.float({ nullable: true, resolve: (row) => row.amount?.toNumber() ?? null }),
+  contact: t.relation('contact', { nullable: true }),
+}));
 
-export const ContractRef = builder.prismaObject('Contract', {
-  keyScope: false,
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    title: t.exposeString('title'),
-    contact: t.relation('contact', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
-});
+export const ContractRef = recordObject('Contract', false, (t) => ({
+  title: t.exposeString('title'),
+  contact: t.relation('contact', { nullable: true }),
+}));
 
-export const GalleryRef = builder.prismaObject('Gallery', {
-  keyScope: false,
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    title: t.exposeString('title'),
-    contact: t.relation('contact', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
-});
+export const GalleryRef = recordObject('Gallery', false, (t) => ({
+  title: t.exposeString('title'),
+  contact: t.relation('contact', { nullable: true }),
+}));
 
-export const BookingRef = builder.prismaObject('Booking', {
-  keyScope: false,
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    title: t.exposeString('title'),
-    startsAt: t.expose('startsAt', { type: 'DateTime' }),
-    endsAt: t.expose('endsAt', { type: 'DateTime' }),
-    contact: t.relation('contact', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
-});
+export const BookingRef = recordObject('Booking', false, (t) => ({
+  title: t.exposeString('title'),
+  startsAt: t.expose('startsAt', { type: 'DateTime' }),
+  endsAt: t.expose('endsAt', { type: 'DateTime' }),
+  contact: t.relation('contact', { nullable: true }),
+}));
 
-export const WorkflowRef = builder.prismaObject('Workflow', {
-  keyScope: false,
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    name: t.exposeString('name'),
-    active: t.exposeBoolean('active'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  }),
-});
+export const WorkflowRef = recordObject('Workflow', false, (t) => ({
+  name: t.exposeString('name'),
+  active: t.exposeBoolean('active'),
+}));
 
 const CreateProposalInput = builder.inputType('CreateProposalInput', {
   fields: (t) => ({
