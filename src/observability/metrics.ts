@@ -30,38 +30,23 @@ export function createMetrics(deps: Pick<AppDeps, 'db'> & { config: Pick<AppDeps
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time to the response headers, by route pattern',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const rejections = new Counter({
-    name: 'rate_limit_rejections_total',
-    help: 'Requests refused with 429, by rate-limit rule',
-    labelNames: ['rule'] as const,
-    registers: [registry],
-  });
-  const operations = new Histogram({
-    name: 'graphql_operation_duration_seconds',
-    help: 'GraphQL execution time by operation name (REST routes run named operations too)',
-    labelNames: ['operation', 'type'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
-  const operationErrors = new Counter({
-    name: 'graphql_operation_errors_total',
-    help: 'GraphQL errors by operation name and error code',
-    labelNames: ['operation', 'code'] as const,
-    registers: [registry],
-  });
+  // Each series registers in this app's own registry (one per app instance), never prom-client's global one.
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter({ name, help, labelNames, registers: [registry] });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new Histogram({ name, help, labelNames, buckets, registers: [registry] });
+
+  const requests = counter('http_requests_total', 'HTTP requests by route pattern and status', ['method', 'route', 'status']);
+  const duration = histogram('http_request_duration_seconds', 'Time to the response headers, by route pattern', ['method', 'route'], [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+  ]);
+  const rejections = counter('rate_limit_rejections_total', 'Requests refused with 429, by rate-limit rule', ['rule']);
+  const operations = histogram(
+    'graphql_operation_duration_seconds',
+    'GraphQL execution time by operation name (REST routes run named operations too)',
+    ['operation', 'type'],
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
+  const operationErrors = counter('graphql_operation_errors_total', 'GraphQL errors by operation name and error code', ['operation', 'code']);
 
   const pool: PoolStats | undefined = deps.db.pool;
   if (pool) {
