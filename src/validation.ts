@@ -40,6 +40,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string): boolean => UUID.test(value);
 
 export const uuid = z.string().regex(UUID, 'Must be a UUID');
+/** An id that may be left out: absent and null are both none (null). */
+export const optionalUuid = uuid.nullish().transform((value) => value ?? null);
 
 /** The arguments of a field that takes a record's `id` alone (a read, a delete, a cancel). */
 export const byIdArgs = z.object({ id: uuid });

@@ -6,24 +6,26 @@ import type { Note, Prisma } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { text, uuid } from '../validation.js';
+import { optionalUuid, text, uuid } from '../validation.js';
 import { targetless, targetProblems, TARGET_FIELDS } from '../links/targets.js';
 
 export const NOTE_MAX = 10_000;
+
+/** The targets in a note's or task's input: each may be left out, one at least must be given (`targetless`). */
+export const TARGET_INPUTS = { contactId: optionalUuid, dealId: optionalUuid, companyId: optionalUuid };
+/** The targets of a row, read to judge an update that clears some. */
+export const TARGETS = { contactId: true, dealId: true, companyId: true } as const;
 
 /** Markdown, kept exactly as given (never trimmed, never rendered); counted in characters as PostgreSQL's varchar counts them. */
 const body = text()
   .refine((value) => value.trim() !== '', 'Required')
   .refine((value) => [...value].length <= NOTE_MAX, `Must be at most ${NOTE_MAX} characters`);
-const target = uuid.nullish().transform((value) => value ?? null);
 
 export const createNoteInput = z.object({
   accountId: uuid,
   body,
   pinned: z.boolean().nullish().transform((value) => value ?? false),
-  contactId: target,
-  dealId: target,
-  companyId: target,
+  ...TARGET_INPUTS,
 });
 export type CreateNoteInput = z.output<typeof createNoteInput>;
 
@@ -53,8 +55,6 @@ export async function assertStillTargeted(row: Partial<Record<(typeof TARGET_FIE
   const details = targetless(merged);
   if (Object.keys(details).length) throw badInput(details);
 }
-
-const TARGETS = { contactId: true, dealId: true, companyId: true } as const;
 
 export async function createNote(tx: Prisma.TransactionClient, input: CreateNoteInput, authorId: string | null, actor: Actor, query: Query = {}): Promise<Note> {
   const missing = targetless(input);

@@ -7,21 +7,17 @@ import { badInput, notFound, MESSAGES } from '../errors.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
-import { optionalText, requiredText, uuid } from '../validation.js';
-import { assertLinks, assertStillTargeted } from './note.service.js';
+import { optionalText, optionalUuid, requiredText, uuid } from '../validation.js';
+import { assertLinks, assertStillTargeted, TARGET_INPUTS, TARGETS } from './note.service.js';
 import { targetless } from '../links/targets.js';
-
-const optionalId = uuid.nullish().transform((value) => value ?? null);
 
 export const createTaskInput = z.object({
   accountId: uuid,
   title: requiredText(200),
   notes: optionalText(10_000),
   dueAt: z.date().nullish().transform((value) => value ?? null),
-  assigneeId: optionalId,
-  contactId: optionalId,
-  dealId: optionalId,
-  companyId: optionalId,
+  assigneeId: optionalUuid,
+  ...TARGET_INPUTS,
 });
 export type CreateTaskInput = z.output<typeof createTaskInput>;
 
@@ -32,8 +28,6 @@ export type UpdateTaskArgs = UpdateArgs<UpdateTaskInput>;
 export type TaskKey = { id: string; accountId: string };
 
 export const taskTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) => db.task.findUnique({ where: { id }, select: { id: true, accountId: true } });
-
-const TARGETS = { contactId: true, dealId: true, companyId: true } as const;
 
 export async function createTask(tx: Prisma.TransactionClient, input: CreateTaskInput, actor: Actor, query: Query = {}): Promise<Task> {
   const missing = targetless(input);

@@ -7,7 +7,7 @@ import { Prisma, type Company } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, optionalText, requiredText, uuid } from '../validation.js';
+import { externalId, optionalText, optionalUuid, requiredText, uuid } from '../validation.js';
 import { optionalDomain } from '../links/domain.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { BatchKind } from '../writes/batch.service.js';
@@ -23,7 +23,7 @@ export const createCompanyInput = z.object({
   industry: optionalText(100),
   website: optionalText(2048),
   externalId,
-  ownerId: uuid.nullish().transform((value) => value ?? null),
+  ownerId: optionalUuid,
 });
 export type CreateCompanyInput = z.output<typeof createCompanyInput>;
 

@@ -9,18 +9,16 @@ import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { day, externalId, money, requiredText, TYPE_MESSAGES, uuid } from '../validation.js';
+import { day, externalId, money, optionalUuid, requiredText, TYPE_MESSAGES, uuid } from '../validation.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
 
-const optionalId = uuid.nullish().transform((value) => value ?? null);
-
 export const createDealInput = z.object({
   accountId: uuid,
   title: requiredText(200),
-  contactId: optionalId,
-  stageId: optionalId,
+  contactId: optionalUuid,
+  stageId: optionalUuid,
   value: money.nullish().transform((value) => value ?? 0),
   probability: z
     .number({ error: TYPE_MESSAGES.number })
@@ -30,8 +28,8 @@ export const createDealInput = z.object({
     .transform((value) => value ?? 50),
   expectedCloseDate: day.nullish().transform((value) => value ?? null),
   externalId,
-  companyId: optionalId,
-  ownerId: optionalId,
+  companyId: optionalUuid,
+  ownerId: optionalUuid,
 });
 
 export type CreateDealInput = z.output<typeof createDealInput>;

@@ -5,7 +5,7 @@ import type { PipelineStage, Prisma } from '../generated/prisma/client.js';
 import { emitRow, changedFields, updatedWithEvent, withColumns } from '../events/record.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
-import { requiredText, uuid } from '../validation.js';
+import { optionalUuid, requiredText, uuid } from '../validation.js';
 
 /**
  * The most stages the cost (docs/graphql.md#cost-and-budget) counts an account's pipeline as holding:
@@ -55,7 +55,7 @@ export async function createStage(db: Prisma.TransactionClient, input: CreateSta
 export const updateStageInput = updateInputOf(createStageInput, 'PipelineStage');
 export const updateStageArgs = z.object({ id: uuid, input: updateStageInput });
 export type UpdateStageArgs = z.output<typeof updateStageArgs>;
-export const deleteStageArgs = z.object({ id: uuid, moveDealsTo: uuid.nullish().transform((value) => value ?? null) });
+export const deleteStageArgs = z.object({ id: uuid, moveDealsTo: optionalUuid });
 export type DeleteStageArgs = z.output<typeof deleteStageArgs>;
 export type StageRef = { id: string; accountId: string };
 

@@ -9,7 +9,7 @@ import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from
 import type { Actor } from '../events/types.js';
 import { recordBalancingPayment } from './payment.service.js';
 import { issued } from './send.service.js';
-import { externalId, optionalText, uuid } from '../validation.js';
+import { externalId, optionalText, optionalUuid, uuid } from '../validation.js';
 import { amount as moneyAmount, currency, detailsOf, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
 import { moneyAfter, readsLines, withoutLines, writeLines } from './invoice-lines.service.js';
 import { skipNumbersTaken } from './invoice-numbers.js';
@@ -20,7 +20,7 @@ export const NUMBER_TAKEN = TAKEN;
 
 const createInvoiceFields = z.object({
   accountId: uuid,
-  contactId: uuid.nullish().transform((value) => value ?? null),
+  contactId: optionalUuid,
   invoiceNumber: optionalText(50),
   // docs/decisions.md §20: `amount` or `lines`, in the currency's minor units (invoice-money.ts).
   amount: moneyAmount.nullish(),
