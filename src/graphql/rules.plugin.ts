@@ -8,7 +8,7 @@ import SchemaBuilder, {
   type SchemaTypes,
   type TypeParam,
 } from '@pothos/core';
-import { getNamedType, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql/index.js';
+import { defaultFieldResolver, getNamedType, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql/index.js';
 import type { Context } from '../context.js';
 import type { ApiScope } from '../scopes.js';
 import type { Viewer } from '../auth/viewer.js';
@@ -100,15 +100,22 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
    * a record reached through an embedding, only the fields the embedding names (docs/decisions.md §24).
    */
   private keyReads(resolver: GraphQLFieldResolver<unknown, Types['Context'], object>, fieldConfig: PothosOutputFieldConfig<Types>) {
-    let wrapped = resolver;
-    // A record's fields (not a connection's, page's or answer's): what an embedding hands on. A WeakMap look-up, no await.
-    const own = this.ownKeyScope(fieldConfig.parentType);
-    if (own !== undefined && own !== 'public' && typeof own !== 'object') wrapped = embeddedFieldsOnly(wrapped, fieldConfig.name);
     const embedded = (fieldConfig.pothosOptions as { embedded?: readonly string[] }).embedded;
-    if (embedded) wrapped = embedding(wrapped, this.keyScopeOf(leafOf(fieldConfig.type).ref) ?? false, new Set(embedded));
     const answer = this.answerNeeds(fieldConfig);
-    if (answer !== undefined) wrapped = withKey(wrapped, (key) => keyLacks(answer, key) && (fieldConfig.type.nullable ? NOTHING : keyRefusal(answer)));
     const needs = this.keyNeeds(fieldConfig);
+    let wrapped = resolver;
+    // A record's fields (not a connection's, page's or answer's): what an embedding hands on. A plain
+    // property keeps graphql's default resolver, which graphql-jit inlines as a read (a wrapper was 27 %
+    // of a compiled page's allocations, BENCHMARKS.md "The fixed cost of a REST request"): an
+    // embedding's view refuses it (embeddedView). Any other field checks the view here.
+    const own = this.ownKeyScope(fieldConfig.parentType);
+    if (own !== undefined && own !== 'public' && typeof own !== 'object') {
+      const plain = resolver === defaultFieldResolver && !embedded && answer === undefined && needs === undefined;
+      if (plain) plainFieldsOf(fieldConfig.parentType).add(fieldConfig.name);
+      else wrapped = embeddedFieldsOnly(wrapped, fieldConfig.name);
+    }
+    if (embedded) wrapped = embedding(wrapped, this.keyScopeOf(leafOf(fieldConfig.type).ref) ?? false, new Set(embedded));
+    if (answer !== undefined) wrapped = withKey(wrapped, (key) => keyLacks(answer, key) && (fieldConfig.type.nullable ? NOTHING : keyRefusal(answer)));
     if (needs !== undefined) wrapped = withKey(wrapped, (key) => keyLacks(needs, key) && keyRefusal(needs));
     return wrapped;
   }
@@ -187,27 +194,49 @@ function withKey(resolver: Resolver, judge: (key: ApiKeyGrant) => false | typeof
   };
 }
 
-/** Records a key reached through an embedding without their own scope: what it may read of each, or the refusal. */
-const embeddedOnly = new WeakMap<object, { fields: ReadonlySet<string>; scope: ApiScope | false }>();
+/** Per record type, its fields graphql resolves by reading the property of the same name (no resolver). */
+const plainFields = new Map<string, Set<string>>();
+const plainFieldsOf = (type: string) => plainFields.get(type) ?? plainFields.set(type, new Set()).get(type)!;
+
+/** What a key reached through an embedding without the record's scope may read of it, the refusal, and the record itself. */
+const views = new WeakMap<object, { fields: ReadonlySet<string>; scope: ApiScope | false; record: object }>();
 
 /**
  * An embedded relation (a deal's contact): to a key without the record's scope, the record shows
  * the fields the embedding names; its others refuse it, naming the scope (docs/decisions.md §24).
+ * Such a key gets a view of each record in its place (embeddedView).
  */
 function embedding(resolver: Resolver, scope: ApiScope | false, fields: ReadonlySet<string>): Resolver {
   return async (parent, args, context, info) => {
     const found: unknown = await resolver(parent, args, context, info);
     const key = found ? (await (context as Context).viewer().catch(() => null))?.apiKey : undefined;
-    if (key && keyLacks(scope, key)) for (const record of [found].flat()) if (record && typeof record === 'object') embeddedOnly.set(record, { fields, scope });
-    return found;
+    if (!key || !keyLacks(scope, key)) return found;
+    const type = getNamedType(info.returnType).name;
+    const view = (record: unknown) => (record && typeof record === 'object' ? embeddedView(record, type, fields, scope) : record);
+    return Array.isArray(found) ? found.map(view) : view(found);
   };
 }
 
+/**
+ * A record as a key reads it through an embedding: its plain fields (graphql's default resolver,
+ * compiled or not) read the embedded ones' values and, for the others, the refusal, which graphql
+ * answers as that field's error. A field with a resolver looks the view up (embeddedFieldsOnly).
+ */
+function embeddedView(record: object, type: string, fields: ReadonlySet<string>, scope: ApiScope | false): object {
+  const refusal = keyRefusal(scope);
+  const view: Record<string, unknown> = {};
+  for (const name of plainFields.get(type) ?? []) view[name] = fields.has(name) ? (record as Record<string, unknown>)[name] : refusal;
+  views.set(view, { fields, scope, record });
+  return view;
+}
+
+/** A record field with a resolver: on a view, refused unless embedded, and resolved from the record itself. */
 function embeddedFieldsOnly(resolver: Resolver, name: string): Resolver {
   return (parent, args, context, info) => {
-    const only = parent && typeof parent === 'object' ? embeddedOnly.get(parent) : undefined;
-    if (only && !only.fields.has(name)) throw keyRefusal(only.scope);
-    return resolver(parent, args, context, info);
+    const only = parent && typeof parent === 'object' ? views.get(parent) : undefined;
+    if (!only) return resolver(parent, args, context, info);
+    if (!only.fields.has(name)) throw keyRefusal(only.scope);
+    return resolver(only.record, args, context, info);
   };
 }
 
