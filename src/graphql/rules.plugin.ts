@@ -272,33 +272,7 @@ declare global {
        * (docs/graphql.md#cost-and-budget). Every such list declares one, or the schema does not build.
        */
       maxItems?: number;
-    }
-    export interface QueryFieldOptions<
-      Types extends SchemaTypes,
-      Type extends TypeParam<Types>,
-      Nullable extends FieldNullability<Type>,
-      Args extends InputFieldMap,
-      ResolveReturnShape,
-    > {
-      rules?: FieldRules;
-    }
-    export interface SubscriptionFieldOptions<
-      Types extends SchemaTypes,
-      Type extends TypeParam<Types>,
-      Nullable extends FieldNullability<Type>,
-      Args extends InputFieldMap,
-      ResolveShape,
-      ResolveReturnShape,
-    > {
-      rules?: FieldRules;
-    }
-    export interface MutationFieldOptions<
-      Types extends SchemaTypes,
-      Type extends TypeParam<Types>,
-      Nullable extends FieldNullability<Type>,
-      Args extends InputFieldMap,
-      ResolveReturnShape,
-    > {
+      /** A root field's rules (src/graphql/rules.ts); on any other field the build fails. */
       rules?: FieldRules;
     }
   }
