@@ -29,7 +29,7 @@ export const EventRef = builder.objectRef<EventRow>('Event').implement({
     occurredAt: t.expose('occurredAt', { type: 'DateTime' }),
     actor: t.field({ type: EventActor, resolve: (e) => ({ type: e.actorType, id: e.actorId }) }),
     subjectId: t.exposeID('subjectId', { nullable: true, description: 'The id of the record the event is about' }),
-    data: t.field({ type: 'JSON', description: '{object, previous?}: snake_case, as in the webhook body', resolve: (e) => e.data }),
+    data: t.expose('data', { type: 'JSON', description: '{object, previous?}: snake_case, as in the webhook body' }),
   }),
 });
 

@@ -57,8 +57,8 @@ export function hideSuggestions(): Plugin {
       if (!valid) scrub(result);
     },
     onExecute: () => ({
-      // Execution errors are answered anew rather than changed: graphql-jit's, which REST's compiled
-      // operations raise (src/rest/plugin.ts), have a read-only message.
+      // Execution errors are answered anew rather than changed: graphql-jit's, which compiled
+      // operations raise (src/graphql/compiled.ts), have a read-only message.
       onExecuteDone: ({ result, setResult }) => {
         if (!('errors' in result) || !result.errors?.some((e) => withoutSuggestions(e.message) !== e.message)) return;
         setResult({ ...result, errors: result.errors.map(withoutHints) });

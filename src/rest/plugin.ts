@@ -1,8 +1,8 @@
 import { getOperationAST, Kind, validate, type DocumentNode, type FieldNode, type GraphQLError, type OperationDefinitionNode } from 'graphql/index.js';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { Context, ServerContext } from '../context.js';
 import { isAppError, notFound, type ErrorDetails } from '../errors.js';
+import { useCompiledExecution } from '../graphql/compiled.js';
 import { maskError } from '../graphql/mask.js';
 import { admit, inputProblems, rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../schema.js';
@@ -86,13 +86,9 @@ export function useRest({ log, db, nudgeImports, uploadPace }: { log: Logger; db
   const table = routes.map(compileRoute);
   let yoga: YogaServerInstance<ServerContext, Context>;
   return {
-    // REST's fixed operations run compiled (graphql-jit, through envelop's own plugin for it): the same
-    // resolvers, rules and execute hooks, without graphql-tools' executor building a resolve info,
-    // arguments and path objects field by field in a generic walk, a third of a page's allocations
-    // (BENCHMARKS.md "The fixed cost of a REST request"). Each is compiled on its first run; /graphql's
-    // documents, which clients write, keep the standard executor.
+    // REST's fixed operations run compiled from their first run, /graphql's repeated queries from their second (src/graphql/compiled.ts).
     onPluginInit: ({ addPlugin }) => {
-      addPlugin(useGraphQlJit({}, { enableIf: (args) => restDocuments.has(args.document) }) as Plugin<Context>);
+      addPlugin(useCompiledExecution((document) => restDocuments.has(document)) as Plugin<Context>);
     },
     onYogaInit: ({ yoga: instance }) => {
       yoga = instance as unknown as YogaServerInstance<ServerContext, Context>;
