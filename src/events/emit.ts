@@ -1,6 +1,7 @@
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { uuidv7 } from './ids.js';
+import { outbox } from './outbox.js';
 import { serializeRecord } from './serialize.js';
 import type { Actor, EventType, RecordKind } from './types.js';
 
@@ -28,12 +29,6 @@ function eventRow(input: EmitInput) {
   const contactId = kind === 'contact' ? subjectId : typeof row.contactId === 'string' ? row.contactId : null;
   return { id: uuidv7(), accountId: input.accountId, type: input.type, actor: input.actor, subjectId, contactId, data: JSON.stringify(data) };
 }
-
-// Every enabled endpoint of the event's account that wants its type gets a message to deliver.
-export const QUEUE_FOR_ENDPOINTS = Prisma.sql`
-    INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
-    SELECT gen_random_uuid(), w.account_id, w.id, e.id FROM e JOIN webhook_endpoints w ON w.account_id = e.account_id
-    WHERE w.enabled AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))`;
 
 // --- Waking the workers: after the commit, not inside it -----------------------------------------
 // The `events_notify` trigger NOTIFYs inside the writing transaction, and PostgreSQL holds one
@@ -99,13 +94,11 @@ export async function emit(tx: Prisma.TransactionClient, input: EmitInput): Prom
   const e = eventRow(input);
   const wake = wakeSource(tx);
   await tx.$executeRaw`
-    WITH e AS (
-      INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+    WITH ${outbox(Prisma.sql`
       SELECT ${e.id}::uuid, ${e.accountId}::uuid, ${e.type}, ${new Date()}::timestamptz, ${e.actor.type},
              ${e.actor.id}, ${e.subjectId}::uuid, ${e.contactId}::uuid, ${e.data}::jsonb
-      FROM (VALUES (1)) AS one ${wake.from}
-      RETURNING account_id, id, type)
-    ${QUEUE_FOR_ENDPOINTS}`;
+      FROM (VALUES (1)) AS one ${wake.from}`)}
+    SELECT 1`;
   wake.then();
   return e.id;
 }
@@ -122,15 +115,13 @@ export async function emitMany(tx: Prisma.TransactionClient, inputs: EmitInput[]
   const column = <T>(pick: (e: (typeof rows)[number]) => T) => rows.map(pick);
   const wake = wakeSource(tx);
   await tx.$executeRaw`
-    WITH ${records} e AS (
-      INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+    WITH ${records} ${outbox(Prisma.sql`
       SELECT id, account_id, type, ${new Date()}::timestamptz, actor_type, actor_id, subject_id, contact_id, data
       FROM unnest(${column((e) => e.id)}::uuid[], ${column((e) => e.accountId)}::uuid[], ${column((e) => e.type)}::text[],
                   ${column((e) => e.actor.type)}::text[], ${column((e) => e.actor.id)}::text[], ${column((e) => e.subjectId)}::uuid[],
                   ${column((e) => e.contactId)}::uuid[], ${column((e) => e.data)}::jsonb[])
-        AS t (id, account_id, type, actor_type, actor_id, subject_id, contact_id, data) ${wake.from}
-      RETURNING account_id, id, type)
-    ${QUEUE_FOR_ENDPOINTS}`;
+        AS t (id, account_id, type, actor_type, actor_id, subject_id, contact_id, data) ${wake.from}`)}
+    SELECT 1`;
   wake.then();
   return rows.map((e) => e.id);
 }

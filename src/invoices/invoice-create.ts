@@ -4,7 +4,8 @@
 // COMMIT, never across round trips: creates of one account queue for that long only (BENCHMARKS.md,
 // "Invoices and payments").
 import { Prisma } from '../generated/prisma/client.js';
-import { QUEUE_FOR_ENDPOINTS, wakeSource } from '../events/emit.js';
+import { wakeSource } from '../events/emit.js';
+import { outbox } from '../events/outbox.js';
 import { uuidv7 } from '../events/ids.js';
 import { serializeRecord } from '../events/serialize.js';
 import type { Actor } from '../events/types.js';
@@ -54,12 +55,10 @@ export async function insertInvoice(db: Prisma.TransactionClient, invoice: NewIn
     lns AS (
       INSERT INTO invoice_lines (${lineColumns})
       SELECT ${fromLine} FROM ins CROSS JOIN jsonb_populate_recordset(NULL::invoice_lines, ${JSON.stringify(lines)}::jsonb) AS l),
-    e AS (
-      INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+    ${outbox(Prisma.sql`
       SELECT ${uuidv7()}::uuid, ins.account_id, 'invoice.created', ${new Date()}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ins.contact_id,
              jsonb_build_object('object', (new.obj - 'account_id') || jsonb_build_object('invoice_number', ins.invoice_number, 'created_at', ${iso(Prisma.sql`ins.created_at`)}, 'updated_at', ${iso(Prisma.sql`ins.updated_at`)}))
-      FROM ins CROSS JOIN new RETURNING account_id, id, type),
-    hooks AS (${QUEUE_FOR_ENDPOINTS})
+      FROM ins CROSS JOIN new`)}
     SELECT (SELECT to_json(ins)::text FROM ins) AS invoice ${wake.column}`;
   wake.then();
   if (!answer?.invoice) return null;

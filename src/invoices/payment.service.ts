@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { InvoiceStatus, PaymentMethod, Prisma, type Payment } from '../generated/prisma/client.js';
 import { badInput, conflict, MESSAGES, notFound } from '../errors.js';
-import { emit, QUEUE_FOR_ENDPOINTS, wakeSource } from '../events/emit.js';
+import { emit, wakeSource } from '../events/emit.js';
+import { outbox } from '../events/outbox.js';
 import { uuidv7 } from '../events/ids.js';
 import { recordJsonSql } from '../events/serialize.js';
 import { fromColumns, newId } from '../writes/set-write.js';
@@ -88,17 +89,14 @@ export async function recordPayment(db: Prisma.TransactionClient, invoiceId: str
         paid_at = CASE WHEN ok.paying = ok.due THEN ${paidAt}::timestamptz END, updated_at = ${now}::timestamptz
       FROM ok WHERE i.id = ok.id
       RETURNING i.*, ok.status AS previous_status),
-    e AS (
-      INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+    ${outbox(Prisma.sql`
       SELECT ${paymentEvent}::uuid, pay.account_id, 'payment.created', ${now}::timestamptz, ${actor.type}, ${actor.id}, pay.id, NULL::uuid,
              jsonb_build_object('object', ${recordJsonSql('payment', 'Payment', 'pay')})
       FROM pay
       UNION ALL
       SELECT ${statusEvent}::uuid, upd.account_id, 'invoice.status_changed', ${now}::timestamptz, ${actor.type}, ${actor.id}, upd.id, upd.contact_id,
              jsonb_build_object('object', ${recordJsonSql('invoice', 'Invoice', 'upd')}, 'previous', jsonb_build_object('status', upd.previous_status))
-      FROM upd WHERE upd.status <> upd.previous_status
-      RETURNING account_id, id, type),
-    hooks AS (${QUEUE_FOR_ENDPOINTS})
+      FROM upd WHERE upd.status <> upd.previous_status`)}
     SELECT (SELECT json_build_object('status', status, 'amount', amount::text, 'amount_paid', amount_paid::text, 'currency', currency)::text FROM inv) AS invoice,
            (SELECT to_json(pay)::text FROM pay) AS payment ${wake.column}`;
   wake.then();

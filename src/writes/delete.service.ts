@@ -6,6 +6,7 @@
 import type { ErrorDetails } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { uuidv7 } from '../events/ids.js';
+import { outbox } from '../events/outbox.js';
 import { serializeRecord } from '../events/serialize.js';
 import type { Actor } from '../events/types.js';
 import { DUPLICATE, NOT_IN_ACCOUNT } from './batch.service.js';
@@ -45,16 +46,9 @@ export async function deleteContacts(tx: Prisma.TransactionClient, accountId: st
       ${Prisma.join(unlinks, ',\n')},
       ${activities},
       gone AS (DELETE FROM contacts WHERE account_id = ${accountId}::uuid AND id IN (SELECT id FROM wanted) RETURNING id, account_id),
-      ev AS (
-        INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+      ${outbox(Prisma.sql`
         SELECT e.id, g.account_id, 'contact.deleted', ${new Date()}::timestamptz, ${actor.type}, ${actor.id}, g.id, g.id, e.data
-        FROM gone g JOIN json_to_recordset(${JSON.stringify(events)}::json) AS e(id uuid, subject_id uuid, data jsonb) ON e.subject_id = g.id
-        RETURNING account_id, id, type),
-      hooks AS (
-        INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
-        SELECT gen_random_uuid(), w.account_id, w.id, ev.id FROM ev JOIN webhook_endpoints w ON w.account_id = ev.account_id
-        WHERE w.enabled AND (ev.type = ANY (w.event_types) OR '*' = ANY (w.event_types))
-        RETURNING 1)
+        FROM gone g JOIN json_to_recordset(${JSON.stringify(events)}::json) AS e(id uuid, subject_id uuid, data jsonb) ON e.subject_id = g.id`)}
       SELECT count(*) FROM gone`;
   }
   const items = ids.map((id, index) =>

@@ -5,6 +5,7 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { fieldsOf, type ModelField } from '../db/datamodel.js';
 import { wakeSource } from '../events/emit.js';
+import { outbox } from '../events/outbox.js';
 import { uuidv7 } from '../events/ids.js';
 import { serializeRecord } from '../events/serialize.js';
 import { mapInSlices } from './yielding.js';
@@ -116,20 +117,14 @@ export async function writeSet(
       UPDATE ${table} t SET ${set} FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(updateColumns)}::json) c
       WHERE t.id = c.id AND t.account_id = c.account_id RETURNING t.*` : none}),
     written AS (SELECT 'c' AS op, ins.* FROM ins UNION ALL SELECT 'u', upd.* FROM upd),
-    ev AS (
-      INSERT INTO events (id, account_id, type, occurred_at, actor_type, actor_id, subject_id, contact_id, data)
+    ${outbox(Prisma.sql`
       SELECT new.event_id, ins.account_id, ${`${spec.kind}.created`}::text, ${now}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ${createdContact},
              jsonb_build_object('object', new.obj::jsonb - 'account_id')
       FROM new JOIN ins ON ins.id = (new.obj->>'id')::uuid
       UNION ALL
       SELECT e.id, w.account_id, e.type, ${now}::timestamptz, ${actor.type}, ${actor.id}, e.subject_id, e.contact_id, e.data
       FROM json_to_recordset(${JSON.stringify(updateEvents)}::json) AS e(id uuid, subject_id uuid, contact_id uuid, type text, data jsonb)
-      JOIN upd w ON w.id = e.subject_id
-      RETURNING account_id, id, type),
-    hooks AS (
-      INSERT INTO webhook_messages (id, account_id, endpoint_id, event_id)
-      SELECT gen_random_uuid(), w.account_id, w.id, ev.id FROM ev JOIN webhook_endpoints w ON w.account_id = ev.account_id
-      WHERE w.enabled AND (ev.type = ANY (w.event_types) OR '*' = ANY (w.event_types)))
+      JOIN upd w ON w.id = e.subject_id`)}
     SELECT coalesce(json_agg(${records ? Prisma.raw('written') : Prisma.raw("json_build_object('op', written.op, 'id', written.id)")}), '[]')::text AS rows ${wake.column} FROM written`)
     // A Prisma query starts when awaited: start it, then let the caller work while it runs.
     .then((answer) => answer);
