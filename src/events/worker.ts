@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { rawWrite } from '../db/raw.js';
+import { startPoller } from '../db/poller.js';
 import type { LiveBus } from './bus.js';
 import type { Worker } from '../deps.js';
 import { ENVELOPE_TEXT } from './envelope.js';
@@ -29,62 +29,32 @@ export type WorkerOptions = {
  * share the work and never do the same piece twice.
  */
 export function startWorker(db: PrismaClient, options: WorkerOptions): Worker {
-  let running = true;
-  let wake: (() => void) | null = null;
-  // Set by a nudge that came while a step ran: what it announced may have committed after the step looked.
-  let nudged = false;
   let lastPurge = 0;
   const stop = new AbortController();
-
-  /** One pass; true when the relay took a whole batch, so that more may be waiting. */
-  const step = async () => {
-    const relayed = await relay(db, options.live);
-    // Side by side: a slow webhook endpoint holds up no mail, nor the other way round.
-    const delivered = await Promise.allSettled(options.deliveries.map((deliver) => deliver(stop.signal)));
-    const failed = delivered.find((outcome) => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
-    if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
-      lastPurge = Date.now();
-      await purge(db, options.retentionDays);
-    }
-    return relayed === RELAY_BATCH;
-  };
-
-  const loop = (async () => {
-    while (running) {
-      nudged = false;
-      const started = Date.now();
-      let more = false;
-      try {
-        more = await step();
-      } catch (err) {
-        if (running) options.log.warn({ err }, 'event worker: step failed; retrying');
+  const poller = startPoller({
+    pollMs: options.pollMs,
+    // Under a stream of commits, or a backlog (a commit of more events than a batch: an import's
+    // chunk), one step per MIN_STEP_GAP_MS at most, each a whole batch.
+    minGapMs: MIN_STEP_GAP_MS,
+    onError: (err) => options.log.warn({ err }, 'event worker: step failed; retrying'),
+    step: async () => {
+      const relayed = await relay(db, options.live);
+      // Side by side: a slow webhook endpoint holds up no mail, nor the other way round.
+      const delivered = await Promise.allSettled(options.deliveries.map((deliver) => deliver(stop.signal)));
+      const failed = delivered.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
+        lastPurge = Date.now();
+        await purge(db, options.retentionDays);
       }
-      if (!running) break;
-      // Under a stream of commits, or a backlog (a commit of more events than a batch: an import's
-      // chunk), one step per MIN_STEP_GAP_MS at most, each a whole batch; the poll only when idle.
-      const soon = nudged || more;
-      const wait = soon ? Math.max(0, MIN_STEP_GAP_MS - (Date.now() - started)) : options.pollMs;
-      await new Promise<void>((resolve) => {
-        wake = soon ? null : resolve;
-        sleep(wait, undefined, { ref: false }).then(resolve);
-      });
-      wake = null;
-    }
-  })();
-
+      return relayed === RELAY_BATCH;
+    },
+  });
   return {
     /** Look for work now rather than at the next poll (a committed event's notification calls it). */
-    nudge: () => {
-      nudged = true;
-      wake?.();
-    },
+    nudge: poller.nudge,
     /** Stops claiming; a delivery under way finishes (10 s at most) before this resolves. */
-    close: async () => {
-      running = false;
-      wake?.();
-      await loop;
-    },
+    close: poller.close,
   };
 }
 

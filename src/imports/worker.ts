@@ -4,9 +4,9 @@
 // "no other running import of this account" check is exact; FOR UPDATE SKIP LOCKED spreads imports
 // over instances.
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
+import { startPoller } from '../db/poller.js';
 import { runChunk, type ChunkLimits, type JudgedChunk } from './chunk.js';
 import { forgetChunkQueries } from './debug-history.js';
 import { finishImport, sweepImports } from './import.service.js';
@@ -171,38 +171,29 @@ async function handBackDead(db: PrismaClient): Promise<void> {
  * `sole`: no other process can run workers on this database (PGlite).
  */
 export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions & { sole?: boolean }, owner: string = randomUUID()) {
-  let running = true;
-  let wake: (() => void) | null = null;
   let sweptAt = 0;
-  const loop = (async () => {
-    if (options.sole) await handBackDead(db).catch((err: unknown) => options.log.warn({ err }, 'import worker: a dead run\'s imports wait for its heartbeat to lapse'));
-    while (running) {
-      try {
-        await drainImports(db, owner, options, () => running);
-        if (running && Date.now() - sweptAt >= SWEEP_EVERY_MS) {
-          sweptAt = Date.now();
-          await sweepImports(db);
-        }
-      } catch (err) {
-        if (running) options.log.warn({ err }, 'import worker: claim or sweep failed; retrying');
+  const handedBack = options.sole
+    ? handBackDead(db).catch((err: unknown) => options.log.warn({ err }, 'import worker: a dead run\'s imports wait for its heartbeat to lapse'))
+    : null;
+  const poller = startPoller({
+    pollMs: options.pollMs,
+    onError: (err) => options.log.warn({ err }, 'import worker: claim or sweep failed; retrying'),
+    step: async (running) => {
+      await handedBack;
+      await drainImports(db, owner, options, running);
+      if (running() && Date.now() - sweptAt >= SWEEP_EVERY_MS) {
+        sweptAt = Date.now();
+        await sweepImports(db);
       }
-      if (!running) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        sleep(options.pollMs, undefined, { ref: false }).then(resolve);
-      });
-      wake = null;
-    }
-  })();
+    },
+  });
   return {
     owner,
     /** Look for work now (a file was just stored). */
-    nudge: () => wake?.(),
+    nudge: poller.nudge,
     /** Stops after the chunk under way commits; an unfinished import is resumed by the next claim. */
     close: async () => {
-      running = false;
-      wake?.();
-      await loop;
+      await poller.close();
       await handBackImports(db, owner).catch(() => undefined); // or its heartbeat lapses
     },
   };
