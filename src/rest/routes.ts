@@ -148,6 +148,18 @@ const UNVERSIONED = { kind: 'record', unversioned: true } as const;
 const BY_ID = { extension: true } as const;
 const BATCH = { kind: 'batch', records: 'records', argument: 'inputs' } as const;
 
+/**
+ * A record by id, beyond the contract (docs/decisions.md §12): read (200 with an ETag), update
+ * (If-Match fills expectedUpdatedAt: 412 when stale) and delete (204) of `<path>/:id`.
+ */
+function byIdRoutes(path: string, { read, update, remove }: Record<'read' | 'update' | 'remove', TypedDocumentNode<any, any>>): Route[] {
+  return [
+    { method: 'GET', path: `${path}/:id`, operation: read, input: 'query', answer: RECORD, ...BY_ID },
+    { method: 'PATCH', path: `${path}/:id`, operation: update, input: 'body-as-input', answer: RECORD, ifMatch: 'expectedUpdatedAt', ...BY_ID },
+    { method: 'DELETE', path: `${path}/:id`, operation: remove, input: 'query', answer: NO_CONTENT, ...BY_ID },
+  ];
+}
+
 /** THE REST contract: endpoint -> GraphQL operation -> answer. Access, limits and input rules are the field's. */
 export const routes: Route[] = [
   { method: 'GET', path: '/api/v1/contacts', operation: ListContactsDocument, input: 'query', answer: PAGE },
@@ -185,50 +197,26 @@ export const routes: Route[] = [
   { method: 'DELETE', path: '/api/v1/imports/:id', operation: CancelImportByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
   { method: 'GET', path: '/api/v1/imports/:id/errors', operation: ImportErrorsDocument, input: 'query', answer: { kind: 'download', file: IMPORT_ERRORS_CSV }, ...BY_ID },
   // Records by id, beyond the contract (docs/decisions.md §12); after the fixed paths above.
-  { method: 'GET', path: '/api/v1/contacts/:id', operation: ContactByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
-  {
-    method: 'PATCH', path: '/api/v1/contacts/:id', operation: UpdateContactByIdDocument, input: 'body-as-input', answer: RECORD,
-    ifMatch: 'expectedUpdatedAt', ...BY_ID,
-  },
-  { method: 'DELETE', path: '/api/v1/contacts/:id', operation: DeleteContactByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
-  { method: 'GET', path: '/api/v1/deals/:id', operation: DealByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
-  {
-    method: 'PATCH', path: '/api/v1/deals/:id', operation: UpdateDealByIdDocument, input: 'body-as-input', answer: RECORD,
-    ifMatch: 'expectedUpdatedAt', ...BY_ID,
-  },
-  { method: 'DELETE', path: '/api/v1/deals/:id', operation: DeleteDealByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
+  ...byIdRoutes('/api/v1/contacts', { read: ContactByIdDocument, update: UpdateContactByIdDocument, remove: DeleteContactByIdDocument }),
+  ...byIdRoutes('/api/v1/deals', { read: DealByIdDocument, update: UpdateDealByIdDocument, remove: DeleteDealByIdDocument }),
   // Companies, beyond the contract (docs/decisions.md §21).
   { method: 'GET', path: '/api/v1/companies', operation: ListCompaniesDocument, input: 'query', answer: PAGE, extension: true },
   { method: 'POST', path: '/api/v1/companies', operation: CreateCompanyDocument, input: 'body-as-input', answer: CREATED, extension: true },
-  { method: 'GET', path: '/api/v1/companies/:id', operation: CompanyByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
-  {
-    method: 'PATCH', path: '/api/v1/companies/:id', operation: UpdateCompanyByIdDocument, input: 'body-as-input', answer: RECORD,
-    ifMatch: 'expectedUpdatedAt', ...BY_ID,
-  },
-  { method: 'DELETE', path: '/api/v1/companies/:id', operation: DeleteCompanyByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
+  ...byIdRoutes('/api/v1/companies', { read: CompanyByIdDocument, update: UpdateCompanyByIdDocument, remove: DeleteCompanyByIdDocument }),
   // Notes and tasks, beyond the contract (docs/decisions.md §21).
   { method: 'GET', path: '/api/v1/notes', operation: ListNotesDocument, input: 'query', answer: PAGE, extension: true },
   { method: 'POST', path: '/api/v1/notes', operation: CreateNoteDocument, input: 'body-as-input', answer: CREATED, extension: true },
-  { method: 'GET', path: '/api/v1/notes/:id', operation: NoteByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
-  { method: 'PATCH', path: '/api/v1/notes/:id', operation: UpdateNoteByIdDocument, input: 'body-as-input', answer: RECORD, ifMatch: 'expectedUpdatedAt', ...BY_ID },
-  { method: 'DELETE', path: '/api/v1/notes/:id', operation: DeleteNoteByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
+  ...byIdRoutes('/api/v1/notes', { read: NoteByIdDocument, update: UpdateNoteByIdDocument, remove: DeleteNoteByIdDocument }),
   { method: 'GET', path: '/api/v1/tasks', operation: ListTasksDocument, input: 'query', answer: PAGE, extension: true },
   { method: 'POST', path: '/api/v1/tasks', operation: CreateTaskDocument, input: 'body-as-input', answer: CREATED, extension: true },
-  { method: 'GET', path: '/api/v1/tasks/:id', operation: TaskByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
-  { method: 'PATCH', path: '/api/v1/tasks/:id', operation: UpdateTaskByIdDocument, input: 'body-as-input', answer: RECORD, ifMatch: 'expectedUpdatedAt', ...BY_ID },
+  ...byIdRoutes('/api/v1/tasks', { read: TaskByIdDocument, update: UpdateTaskByIdDocument, remove: DeleteTaskByIdDocument }),
   { method: 'POST', path: '/api/v1/tasks/:id/complete', operation: CompleteTaskByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
   { method: 'POST', path: '/api/v1/tasks/:id/reopen', operation: ReopenTaskByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
-  { method: 'DELETE', path: '/api/v1/tasks/:id', operation: DeleteTaskByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
-  { method: 'GET', path: '/api/v1/invoices/:id', operation: InvoiceByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
+  // Invoices written and records moved on REST, for systems that sync (docs/decisions.md §18).
+  ...byIdRoutes('/api/v1/invoices', { read: InvoiceByIdDocument, update: UpdateInvoiceByIdDocument, remove: DeleteInvoiceByIdDocument }),
   // The invoice's PDF, as its client's page shows it (docs/decisions.md §20).
   { method: 'GET', path: '/api/v1/invoices/:id/pdf', operation: InvoicePdfByIdDocument, input: 'query', answer: { kind: 'download', file: INVOICE_PDF }, ...BY_ID },
-  // Invoices written and records moved on REST, for systems that sync (docs/decisions.md §18).
   { method: 'POST', path: '/api/v1/invoices', operation: CreateInvoiceDocument, input: 'body-as-input', answer: CREATED, extension: true },
-  {
-    method: 'PATCH', path: '/api/v1/invoices/:id', operation: UpdateInvoiceByIdDocument, input: 'body-as-input', answer: RECORD,
-    ifMatch: 'expectedUpdatedAt', ...BY_ID,
-  },
-  { method: 'DELETE', path: '/api/v1/invoices/:id', operation: DeleteInvoiceByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
   { method: 'POST', path: '/api/v1/invoices/:id/status', operation: SetInvoiceStatusByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
   // Sending: the client's page and mail (docs/decisions.md §20); the body {"to"} is optional.
   { method: 'POST', path: '/api/v1/invoices/:id/send', operation: SendInvoiceByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
@@ -249,10 +237,5 @@ export const routes: Route[] = [
   // The owner's webhook endpoints (docs/decisions.md §18); the secret is in the POST answer only.
   { method: 'GET', path: '/api/v1/webhook_endpoints', operation: ListWebhookEndpointsDocument, input: 'query', answer: LIST, extension: true },
   { method: 'POST', path: '/api/v1/webhook_endpoints', operation: CreateWebhookEndpointDocument, input: 'body-as-input', answer: CREATED, extension: true },
-  { method: 'GET', path: '/api/v1/webhook_endpoints/:id', operation: WebhookEndpointByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
-  {
-    method: 'PATCH', path: '/api/v1/webhook_endpoints/:id', operation: UpdateWebhookEndpointByIdDocument, input: 'body-as-input', answer: RECORD,
-    ifMatch: 'expectedUpdatedAt', ...BY_ID,
-  },
-  { method: 'DELETE', path: '/api/v1/webhook_endpoints/:id', operation: DeleteWebhookEndpointByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
+  ...byIdRoutes('/api/v1/webhook_endpoints', { read: WebhookEndpointByIdDocument, update: UpdateWebhookEndpointByIdDocument, remove: DeleteWebhookEndpointByIdDocument }),
 ];
