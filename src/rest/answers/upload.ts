@@ -1,21 +1,21 @@
-// POST of a file (docs/imports.md#intake): the route's operation begins the work once the file's
+// 202 Accepted for a POST of a file (docs/imports.md#intake): the route's operation begins the work once the file's
 // header row is in (so the core judges the columns), the rows are stored as they arrive, and the
 // route's `queue` mutation hands the stored file on and answers it (with Idempotency-Key, a retry's
 // answer is the first upload's: docs/imports.md#retries). REST decides nothing here: the refusals
 // are the core's (the operations) or the body's own (not UTF-8, empty, too large: src/imports/intake.ts).
-import type { Response } from '../http/response.js';
+import type { Response } from '../../http/response.js';
 import type { GraphQLError } from 'graphql/index.js';
-import type { Context } from '../context.js';
-import type { Database } from '../db/client.js';
-import { isAppError } from '../errors.js';
-import { readIdempotencyKey } from '../idempotency/idempotency.service.js';
-import { dropImport } from '../imports/import.service.js';
-import { receiveCsv, type Pace, type Staged } from '../imports/intake.js';
-import { releaseUpload } from '../ratelimit/upload-slots.js';
-import { fromCoreError, json, type RestError } from './errors.js';
-import { restEnumsOf } from './json-schema.js';
-import type { Route } from './routes.js';
-import { schema } from '../schema.js';
+import type { Context } from '../../context.js';
+import type { Database } from '../../db/client.js';
+import { isAppError } from '../../errors.js';
+import { readIdempotencyKey } from '../../idempotency/idempotency.service.js';
+import { dropImport } from '../../imports/import.service.js';
+import { receiveCsv, type Pace, type Staged } from '../../imports/intake.js';
+import { releaseUpload } from '../../ratelimit/upload-slots.js';
+import { fromCoreError, json, restErrorResponse } from '../errors.js';
+import { restEnumsOf } from '../json-schema.js';
+import type { Route } from '../routes.js';
+import { schema } from '../../schema.js';
 
 type Execute = (document: Route['operation'], variables: Record<string, unknown>) => Promise<{ data?: Record<string, any> | null; errors?: readonly GraphQLError[] }>;
 
@@ -32,18 +32,25 @@ function answerOf<T>(result: Awaited<ReturnType<Execute>>): T {
   return Object.values(result.data ?? {})[0] as T;
 }
 
-export async function upload(
-  route: Route & { answer: { kind: 'upload' } },
-  variables: Record<string, unknown>,
-  ctx: Context,
-  db: Database,
-  execute: Execute,
-  renameField: (key: string) => string,
-  queryParams: string[],
-  pace: Pace,
-  gone: AbortSignal,
-  nudge?: () => void,
-): Promise<Response | RestError> {
+/** What an upload is accepted with: its route and query variables, and how its operations run. */
+export type Accepting = {
+  route: Route & { answer: { kind: 'upload' } };
+  variables: Record<string, unknown>;
+  ctx: Context;
+  db: Database;
+  execute: Execute;
+  renameField: (key: string) => string;
+  /** The query string's names: a refusal naming only them is "Invalid query". */
+  queryParams: string[];
+  pace: Pace;
+  /** Aborted when the client gives the upload up before its body is complete. */
+  gone: AbortSignal;
+  /** Wakes this instance's import worker. */
+  nudge?: () => void;
+};
+
+/** 202 with the queued job and its Location, or the refusal of the upload. */
+export async function acceptUpload({ route, variables, ctx, db, execute, renameField, queryParams, pace, gone, nudge }: Accepting): Promise<Response> {
   let staged: Staged | null = null;
   // A problem with a query parameter is "Invalid query"; with the file (its columns) "Invalid payload".
   // `mapping.<column>` names a column of the file as the file spells it: kept as it is, and the file's.
@@ -76,8 +83,8 @@ export async function upload(
     // The file was refused after the import began: nothing of it stays.
     const begun = staged as Staged | null;
     if (begun) await dropImport(ctx.db, begun.importId);
-    if (error instanceof Refused) return fromCoreError(error.error, sourceOf(error.error), restName);
-    if (isAppError(error)) return fromCoreError(error, 'body', restName);
+    if (error instanceof Refused) return restErrorResponse(fromCoreError(error.error, sourceOf(error.error), restName));
+    if (isAppError(error)) return restErrorResponse(fromCoreError(error, 'body', restName));
     throw error;
   } finally {
     await releaseUpload(ctx.request);

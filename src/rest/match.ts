@@ -1,0 +1,66 @@
+import { getOperationAST, validate, type DocumentNode, type OperationDefinitionNode } from 'graphql/index.js';
+import { rootRules, type FieldRules } from '../graphql/rules.js';
+import { schema } from '../schema.js';
+import type { Route } from './routes.js';
+
+export type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string; responseKey: string };
+export type Compiled = Operation & { route: Route; rules: FieldRules; target?: Operation; segments: string[]; variants?: Record<string, Compiled> };
+
+/** Checked once at start: every REST operation is valid, names one root field, and that field declares rules. */
+export function compileRoute(route: Route): Compiled {
+  const compiled = operationOf(route, route.operation);
+  const rules = rootRules(schema, compiled.operation.operation === 'mutation' ? 'mutation' : 'query', compiled.field);
+  if (!rules) throw new Error(`REST operation for ${route.method} ${route.path}: ${compiled.field} declares no rules`);
+  const target = route.target && operationOf(route, route.target);
+  const variants = route.variants && Object.fromEntries(
+    Object.entries(route.variants.operations).map(([value, operation]) => [value, compileRoute({ ...route, operation, variants: undefined })]),
+  );
+  if (variants && Object.values(variants).some((v) => v.responseKey !== compiled.responseKey || v.rules.limit?.name !== rules.limit?.name)) {
+    throw new Error(`REST ${route.method} ${route.path}: its variants must answer under one key and share one limit`);
+  }
+  return { route, ...compiled, rules, target, segments: route.path.split('/'), variants };
+}
+
+/** Every document a route runs (its operation, target and variants): the ones executed compiled. */
+const restDocuments = new WeakSet<DocumentNode>();
+export const isRestDocument = (document: DocumentNode) => restDocuments.has(document);
+
+function operationOf(route: Route, document: DocumentNode): Operation {
+  restDocuments.add(document);
+  const errors = validate(schema, document);
+  const operation = getOperationAST(document);
+  const root = operation?.selectionSet.selections[0];
+  if (errors.length > 0 || !operation || root?.kind !== 'Field') {
+    throw new Error(`REST operation for ${route.method} ${route.path} is invalid: ${errors.map((e) => e.message).join('; ')}`);
+  }
+  return { document, operation, field: root.name.value, responseKey: root.alias?.value ?? root.name.value };
+}
+
+/** The route a request names and its path parameters, or the methods its path has (none: no such path). */
+export function match(table: Compiled[], method: string, pathname: string): { entry: Compiled; params: Record<string, string> } | { allow: string[] } {
+  try {
+    return matchDecoded(table, method, pathname);
+  } catch {
+    return { allow: [] }; // a path that does not even decode
+  }
+}
+
+function matchDecoded(table: Compiled[], method: string, pathname: string) {
+  const parts = pathname.replace(/\/+$/, '').split('/');
+  const found: { entry: Compiled; params: Record<string, string>; wildcards: number }[] = [];
+  for (const entry of table) {
+    if (entry.segments.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    const same = entry.segments.every((segment, i) => {
+      if (segment.startsWith(':')) return (params[segment.slice(1)] = decodeURIComponent(parts[i]!)) !== '';
+      return segment === parts[i];
+    });
+    if (same) found.push({ entry, params, wildcards: Object.keys(params).length });
+  }
+  // A literal path wins over a parameter (/contacts/export is never the contact "export").
+  const fewest = Math.min(...found.map((f) => f.wildcards));
+  const paths = found.filter((f) => f.wildcards === fewest);
+  const hit = paths.find((f) => f.entry.route.method === method);
+  if (hit) return { entry: hit.entry, params: hit.params };
+  return { allow: [...new Set(paths.map((f) => f.entry.route.method))] };
+}
