@@ -1,7 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import './rules.plugin.js';
-import { answeredWithoutSelection } from './rules.js';
+import { answeredWithoutSelection } from './write.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Context } from '../context.js';

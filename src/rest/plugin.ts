@@ -5,7 +5,7 @@ import type { Database } from '../db/client.js';
 import { isAppError } from '../errors.js';
 import { useCompiledExecution } from '../graphql/compiled.js';
 import { maskError } from '../graphql/mask.js';
-import { admit } from '../graphql/rules.js';
+import { admit } from '../graphql/admission.js';
 import type { Response } from '../http/response.js';
 import type { Pace } from '../imports/intake.js';
 import type { Logger } from '../logger.js';

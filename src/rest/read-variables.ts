@@ -1,7 +1,7 @@
 import { Kind, type FieldNode, type OperationDefinitionNode } from 'graphql/index.js';
 import type { Context } from '../context.js';
 import { isAppError, type ErrorDetails } from '../errors.js';
-import { inputProblems } from '../graphql/rules.js';
+import { inputProblems } from '../graphql/input-rules.js';
 import { jsonObject } from '../http/body.js';
 import { schema } from '../schema.js';
 import { fromCoreError, invalidInput, type RestError } from './errors.js';
