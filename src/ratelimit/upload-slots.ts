@@ -124,7 +124,7 @@ export function redisUploadSlots(url: string, prefix = 'uploads:'): UploadSlots 
 }
 
 // The places each request holds: taken by admitImport, given back when the request is answered
-// (src/app.ts) or its upload ends (src/rest/upload.ts), whichever comes first.
+// (src/app.ts) or its upload ends (src/rest/answers/upload.ts), whichever comes first.
 const heldBy = new WeakMap<Request, UploadPlaces>();
 
 /** Takes places for `request`'s upload (once per request); false when a counter is full. */

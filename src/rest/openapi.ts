@@ -341,7 +341,7 @@ function variantsBody(route: Route) {
 
 /**
  * A batch item has its `id` (and `data`, for a caller with the read scope) or its `details`, never
- * both (src/rest/plugin.ts, batchAnswer).
+ * both (src/rest/answers/batch.ts).
  */
 function batchSchema(selection: JsonSchema): JsonSchema {
   const items = (selection.properties as Record<string, JsonSchema>).data!.items as JsonSchema;
@@ -363,7 +363,7 @@ function success(answer: Answer, selection: JsonSchema, limited: boolean, named:
     case 'as-is':
       return { 200: { description: STATUS_TEXT[200], headers: headers(extra), content: { 'application/json': { schema: selection } } } };
     case 'page': {
-      // `page`, where selected, is left out of a page read by cursor, never null (src/rest/plugin.ts).
+      // `page`, where selected, is left out of a page read by cursor, never null (src/rest/answers/page.ts).
       const properties = selection.properties as Record<string, JsonSchema>;
       const page = properties.page
         ? {

@@ -104,7 +104,7 @@ export type Answer =
   /**
    * 202 with `{data: <queue's selection>}` and a Location: `admit` (a mutation of the query's
    * variables) judges the upload from its headers before its body is read; the operation begins the work once the
-   * file's header is in (src/rest/upload.ts), the file is stored, and `queue` (a mutation of the
+   * file's header is in (src/rest/answers/upload.ts), the file is stored, and `queue` (a mutation of the
    * begun work's id and the file's SHA-256, honouring Idempotency-Key) hands it on and answers it.
    */
   | { kind: 'upload'; admit: TypedDocumentNode<any, any>; queue: TypedDocumentNode<any, any>; location: string };
