@@ -20,13 +20,13 @@ async function known(db: Prisma.TransactionClient, accountId: string, companyIds
   // On the primary, where the write that follows goes: its pool outside a transaction (src/db/raw.ts).
   const rows = await rawWrite<{ kind: string; id: string }>(db, Prisma.sql`
     SELECT 'company' AS kind, id::text FROM companies
-     WHERE account_id = ${accountId}::uuid AND id IN (SELECT json_array_elements_text(${JSON.stringify(companyIds)}::json)::uuid)
+     WHERE account_id = ${accountId}::uuid AND id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(companyIds)}::json)::uuid))
     UNION ALL
     SELECT 'person', owner_id::text FROM accounts
-     WHERE id = ${accountId}::uuid AND owner_id IN (SELECT json_array_elements_text(${JSON.stringify(userIds)}::json)::uuid)
+     WHERE id = ${accountId}::uuid AND owner_id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(userIds)}::json)::uuid))
     UNION ALL
     SELECT 'person', user_id::text FROM team_members
-     WHERE account_id = ${accountId}::uuid AND user_id IN (SELECT json_array_elements_text(${JSON.stringify(userIds)}::json)::uuid)`);
+     WHERE account_id = ${accountId}::uuid AND user_id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(userIds)}::json)::uuid))`);
   return {
     companies: new Set(rows.filter((r) => r.kind === 'company').map((r) => r.id)),
     people: new Set(rows.filter((r) => r.kind === 'person').map((r) => r.id)),
@@ -83,7 +83,7 @@ export async function linkByEmailDomain(tx: Prisma.TransactionClient, accountId:
   // of CPU a create; BENCHMARKS.md "The fixed cost of a REST request"); in a transaction, through it.
   const rows = await rawWrite<{ id: string; domain: string }>(tx, Prisma.sql`
     SELECT id::text, domain FROM companies
-     WHERE account_id = ${accountId}::uuid AND domain IN (SELECT json_array_elements_text(${JSON.stringify(domains)}::json))`);
+     WHERE account_id = ${accountId}::uuid AND domain = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(domains)}::json)))`);
   const byDomain = new Map(rows.map((r) => [r.domain, r.id]));
   for (const { data, domain } of creates) {
     const id = byDomain.get(domain);

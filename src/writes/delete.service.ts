@@ -23,7 +23,7 @@ const STAMPED = new Set(['deals', 'invoices']);
 export async function deleteContacts(tx: Prisma.TransactionClient, accountId: string, ids: string[], actor: Actor): Promise<DeleteResult> {
   const unique = [...new Set(ids)];
   // Read (and locked) first: each event carries the contact as it was, serialized as every event is.
-  const rows = await readRows(tx, SPEC, Prisma.sql`t.account_id = ${accountId}::uuid AND t.id IN (SELECT json_array_elements_text(${JSON.stringify(unique)}::json)::uuid)`);
+  const rows = await readRows(tx, SPEC, Prisma.sql`t.account_id = ${accountId}::uuid AND t.id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(unique)}::json)::uuid))`);
   const found = new Set(rows.map((r) => r.id));
   if (rows.length > 0) {
     const wanted = JSON.stringify(rows.map((r) => r.id));
