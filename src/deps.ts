@@ -4,6 +4,7 @@ import type { ApiKeys } from './auth/api-keys.js';
 import type { TokenClaims } from './auth/token.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import type { Poller } from './db/poller.js';
 import type { UploadSlots } from './ratelimit/upload-slots.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
@@ -56,8 +57,8 @@ export type SecretBox = { seal(secret: string, boundTo: string): string; open(se
 /** Where webhooks may go (src/webhooks/target.ts): private addresses only outside production, or when allowed. */
 export type TargetPolicy = { production: boolean; allowPrivate: boolean };
 
-/** A worker in the background (the events' relay, the import worker): nudged to look for work now, closed to stop. */
-export type Worker = { nudge(): void; close(): Promise<void> };
+/** A worker in the background (the events' relay, the import worker): a poller (src/db/poller.ts). */
+export type Worker = Poller;
 
 /** Where automatic persisted queries keep hash -> document text: Redis (shared by instances) or memory (src/graphql/persisted.ts). */
 export type DocumentStore = {

@@ -163,8 +163,10 @@ export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: 
 
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  // The probe under way, so that close() ends the pools after it, not under its query.
+  let probing: Promise<void> = Promise.resolve();
   const loop = () => {
-    void probeOnce().finally(() => {
+    probing = probeOnce().finally(() => {
       if (!stopped) (timer = setTimeout(loop, intervalMs)).unref();
     });
   };
@@ -250,6 +252,7 @@ export function openReplicas(primary: PrismaClient, primaryPool: pg.Pool, opts: 
     close: async () => {
       stopped = true;
       clearTimeout(timer);
+      await probing.catch(() => undefined);
       await routed.$disconnect();
       for (const r of replicas) await r.client.$disconnect();
       await Promise.all([primaryProbe.end(), ...replicas.flatMap((r) => [r.pool.end(), r.probe.end()])]);
