@@ -11,6 +11,7 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 type RawRunner = (sql: Prisma.Sql) => Promise<unknown[]>;
 const runners = new WeakMap<PrismaClient, RawRunner>();
 const writers = new WeakMap<object, RawRunner>();
+const transactionPools = new WeakMap<object, pg.Pool>();
 
 /** The rows of `sql` on this pool, as pg answers them. */
 export const poolQuery = <T>(pool: pg.Pool, sql: Prisma.Sql): Promise<T[]> =>
@@ -27,9 +28,44 @@ export function rawRead<T>(db: PrismaClient, sql: Prisma.Sql): Promise<T[]> {
   return run ? (run(sql) as Promise<T[]>) : db.$queryRaw<T[]>(sql);
 }
 
-/** Statements made through `client` itself (never a transaction's client) run on the primary's pool `run`. */
-export function runRawWrites(client: PrismaClient, run: RawRunner): void {
+/**
+ * Statements made through `client` itself (never a transaction's client) run on the primary's pool
+ * `run`; `pool`, when given, also opens rawTransaction's transactions.
+ */
+export function runRawWrites(client: PrismaClient, run: RawRunner, pool?: pg.Pool): void {
   writers.set(client, run);
+  if (pool) transactionPools.set(client, pool);
+}
+
+/** Whether rawTransaction can open a transaction for `db`: a client with a pool (not PGlite's, not a transaction's). */
+export const hasRawTransactions = (db: object): boolean => transactionPools.has(db);
+
+/**
+ * `work` in one transaction on a client of `db`'s pool: `rawWrite(tx, sql)` runs in it; COMMIT when
+ * `work` resolves, ROLLBACK when it throws. Prisma's interactive transaction cost a form submit about
+ * 0.7 ms of CPU over pg's for the same statements (BENCHMARKS.md "The submit on pg's own
+ * transaction"). Only for statements whose answers pg and Prisma read alike (see rawWrite).
+ */
+export async function rawTransaction<T>(db: object, work: (tx: object) => Promise<T>): Promise<T> {
+  const pool = transactionPools.get(db);
+  if (!pool) throw new Error('rawTransaction: this client has no pool (check hasRawTransactions first)');
+  const client = await pool.connect();
+  const tx = {};
+  writers.set(tx, (sql) => client.query(sql.text, sql.values as unknown[]).then((r) => r.rows));
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const answer = await work(tx);
+    await client.query('COMMIT');
+    return answer;
+  } catch (error) {
+    // A client whose ROLLBACK fails is in no known state: the pool drops it rather than hand it out.
+    await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
+    throw error;
+  } finally {
+    writers.delete(tx);
+    client.release(broken);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { WRITE_TRANSACTION } from '../db/client.js';
+import { hasRawTransactions, rawTransaction, rawWrite } from '../db/raw.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { uuidv7 } from './ids.js';
 import { outbox } from './outbox.js';
@@ -109,19 +110,20 @@ export async function emit(tx: Prisma.TransactionClient, input: EmitInput): Prom
  * `records`: data-modifying CTEs (`name AS (INSERT ...),`) that write the records themselves in the
  * same statement, when their events can be made before (the form submit's new contact).
  */
-export async function emitMany(tx: Prisma.TransactionClient, inputs: EmitInput[], records: Prisma.Sql = Prisma.empty): Promise<string[]> {
+export async function emitMany(tx: Prisma.TransactionClient | RawTransaction, inputs: EmitInput[], records: Prisma.Sql = Prisma.empty): Promise<string[]> {
   if (inputs.length === 0) return [];
   const rows = inputs.map(eventRow);
   const column = <T>(pick: (e: (typeof rows)[number]) => T) => rows.map(pick);
   const wake = wakeSource(tx);
-  await tx.$executeRaw`
+  // rawWrite: in a Prisma transaction through it, in rawTransaction's on its pg client.
+  await rawWrite(tx, Prisma.sql`
     WITH ${records} ${outbox(Prisma.sql`
       SELECT id, account_id, type, ${new Date()}::timestamptz, actor_type, actor_id, subject_id, contact_id, data
       FROM unnest(${column((e) => e.id)}::uuid[], ${column((e) => e.accountId)}::uuid[], ${column((e) => e.type)}::text[],
                   ${column((e) => e.actor.type)}::text[], ${column((e) => e.actor.id)}::text[], ${column((e) => e.subjectId)}::uuid[],
                   ${column((e) => e.contactId)}::uuid[], ${column((e) => e.data)}::jsonb[])
         AS t (id, account_id, type, actor_type, actor_id, subject_id, contact_id, data) ${wake.from}`)}
-    SELECT 1`;
+    SELECT 1`);
   wake.then();
   return rows.map((e) => e.id);
 }
@@ -135,11 +137,26 @@ export async function inTransaction<T>(db: PrismaClient | Prisma.TransactionClie
   if (!('$connect' in db)) return work(db);
   const wake = wakers.get(db);
   if (!wake) return db.$transaction(work, WRITE_TRANSACTION);
+  return wakingAfter(wake, (mark) => db.$transaction((tx) => work(mark(tx)), WRITE_TRANSACTION));
+}
+
+/** A transaction of rawTransaction's (src/db/raw.ts): statements in it go through rawWrite and emitMany. */
+export type RawTransaction = object;
+
+/**
+ * inTransaction on a client of `db`'s pg pool rather than Prisma's (for `work` that needs no Prisma
+ * model call); null when `db` has no pool (PGlite, a transaction's client): take inTransaction then.
+ */
+export function inRawTransaction<T>(db: PrismaClient, work: (tx: RawTransaction) => Promise<T>): Promise<T> | null {
+  if (!hasRawTransactions(db)) return null;
+  const wake = wakers.get(db);
+  return wake ? wakingAfter(wake, (mark) => rawTransaction(db, (tx) => work(mark(tx)))) : rawTransaction(db, work);
+}
+
+/** Runs `open`, whose transaction `mark`s itself as one that wakes the workers at commit; wakes them if it wrote events. */
+async function wakingAfter<T>(wake: () => void, open: (mark: <X extends object>(tx: X) => X) => Promise<T>): Promise<T> {
   const state = { wrote: false };
-  const answer = await db.$transaction((tx) => {
-    waking.set(tx, state);
-    return work(tx);
-  }, WRITE_TRANSACTION);
+  const answer = await open((tx) => (waking.set(tx, state), tx));
   if (state.wrote) wake();
   return answer;
 }

@@ -12,10 +12,10 @@ import {
   type PrismaClient,
 } from '../generated/prisma/client.js';
 import { CONTACT_FORM_TARGETS } from '../contacts/contact.fields.js';
-import { emitMany, inTransaction, type EmitInput } from '../events/emit.js';
+import { emitMany, inRawTransaction, inTransaction, type EmitInput, type RawTransaction } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
 import { fromColumns, rowOf } from '../writes/set-write.js';
-import { rawRead } from '../db/raw.js';
+import { rawRead, rawWrite } from '../db/raw.js';
 import { VISITOR } from '../events/types.js';
 import { badInput, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
@@ -206,6 +206,10 @@ export function submissionLock(form: FormWithFields, data: unknown): string | nu
  * After BEGIN: the lock, the lookup (after the lock, so it sees a submission that held it), then
  * for a new contact one statement writing it, the submission and both events; for a known one its
  * update, the submission, and the events.
+ *
+ * A new visitor (the usual submit) needs no Prisma model call, so that transaction runs on pg's own
+ * client where there is a pool (inRawTransaction); a known address is seen there, written nothing,
+ * and taken again in Prisma's transaction, which updates it.
  */
 export async function recordSubmission(
   db: Db,
@@ -213,59 +217,77 @@ export async function recordSubmission(
   submission: Submission,
   origin: SubmissionOrigin,
 ): Promise<string> {
-  const { accountId } = form;
-  const { first_name, last_name, email, phone, company } = submission.contact;
-  const submitted = {
+  const submitted: Submitted = {
     id: uuidv7(), form: form.id, data: JSON.stringify(submission.values), referrer: submission.referrer, page: submission.page,
     clientIp: origin.clientIp.slice(0, 64), userAgent: origin.userAgent?.slice(0, 1000) ?? null,
   };
+  const onPg = '$connect' in db ? inRawTransaction(db, (tx) => createUnlessKnown(tx, form.accountId, submission, submitted)) : null;
+  const created = onPg ? await onPg : null;
+  if (created && 'created' in created) return created.created;
   return inTransaction(db, async (tx) => {
-    let existing: { id: string; firstName: string; lastName: string | null; phone: string | null; company: string | null } | undefined;
-    if (email) {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))`;
-      // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
-      const rows = await tx.$queryRaw<NonNullable<typeof existing>[]>`
-        SELECT id, first_name AS "firstName", last_name AS "lastName", phone, company FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
-        ORDER BY created_at ASC, id ASC LIMIT 1`;
-      existing = rows[0];
-    }
-    if (existing) {
-      // The address already matches; only the other non-empty mapped values overwrite.
-      const update = { firstName: first_name, lastName: last_name, phone, company };
-      const previous = Object.fromEntries(
-        Object.entries(update).filter(([key, value]) => value !== undefined && value !== existing![key as keyof typeof update]).map(([key]) => [key, existing![key as keyof typeof update]]),
-      );
-      const contact = await tx.contact.update({ where: { id: existing.id }, data: update });
-      const recorded = await insertSubmission(tx, accountId, existing.id, submitted);
-      const events: EmitInput[] = Object.keys(previous).length > 0 ? [{ type: 'contact.updated', accountId, actor: VISITOR, object: contact, previous }] : [];
-      await emitMany(tx, [...events, { type: 'form.submitted', accountId, actor: VISITOR, object: recorded }]);
-      return existing.id;
-    }
-    // A new contact: it, the submission and both events in the last statement before COMMIT, so the
-    // account's counter rows its INSERT locks (record_counts, report_sums) are held for the COMMIT
-    // alone. The rows are made here, as the set-based write makes new rows (src/writes/set-write.ts),
-    // stamped after the transaction began.
-    const now = new Date();
-    const contact = rowOf('Contact', {
-      id: uuidv7(), accountId, firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, columnMax(ContactField.first_name)),
-      lastName: last_name ?? null, email: email ?? null, phone: phone ?? null, company: company ?? null,
-      contactType: ContactType.lead, source: ContactSource.website, createdAt: now, updatedAt: now, externalId: null,
-    });
-    const recorded = rowOf('FormSubmission', {
-      id: submitted.id, accountId, formId: form.id, contactId: contact.id, data: submission.values, referrer: submitted.referrer, page: submitted.page,
-      clientIp: submitted.clientIp, userAgent: submitted.userAgent, createdAt: now, isSpam: false, updatedAt: now,
-    });
-    const c = contact as Record<string, unknown>;
-    await emitMany(tx, [
-      { type: 'contact.created', accountId, actor: VISITOR, object: contact },
-      { type: 'form.submitted', accountId, actor: VISITOR, object: recorded },
-    ], Prisma.sql`
-      c AS (
-        INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source, created_at, updated_at)
-        VALUES (${contact.id}::uuid, ${accountId}::uuid, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, 'lead', 'website', ${now}::timestamptz, ${now}::timestamptz)),
-      s AS (${submissionInsert(submitted, Prisma.sql`${accountId}::uuid`, Prisma.sql`${contact.id}::uuid`, now)}),`);
-    return contact.id;
+    const found = await createUnlessKnown(tx, form.accountId, submission, submitted);
+    return 'created' in found ? found.created : updateKnown(tx, form.accountId, found.known, submission, submitted);
   });
+}
+
+type Known = { id: string; firstName: string; lastName: string | null; phone: string | null; company: string | null };
+
+/**
+ * Takes the address's lock and looks it up: a known contact is returned untouched; else the new
+ * contact, the submission and both events are written in one statement, the last before COMMIT, so
+ * the account's counter rows its INSERT locks (record_counts, report_sums) are held for the COMMIT
+ * alone. The rows are made here, as the set-based write makes new rows (src/writes/set-write.ts),
+ * stamped after the transaction began.
+ */
+async function createUnlessKnown(
+  tx: Prisma.TransactionClient | RawTransaction,
+  accountId: string,
+  submission: Submission,
+  submitted: Submitted,
+): Promise<{ created: string } | { known: Known }> {
+  const { first_name, last_name, email, phone, company } = submission.contact;
+  if (email) {
+    await rawWrite(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))::text`);
+    // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
+    const [known] = await rawWrite<Known>(tx, Prisma.sql`
+      SELECT id::text, first_name AS "firstName", last_name AS "lastName", phone, company FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
+      ORDER BY created_at ASC, id ASC LIMIT 1`);
+    if (known) return { known };
+  }
+  const now = new Date();
+  const contact = rowOf('Contact', {
+    id: uuidv7(), accountId, firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, columnMax(ContactField.first_name)),
+    lastName: last_name ?? null, email: email ?? null, phone: phone ?? null, company: company ?? null,
+    contactType: ContactType.lead, source: ContactSource.website, createdAt: now, updatedAt: now, externalId: null,
+  });
+  const recorded = rowOf('FormSubmission', {
+    id: submitted.id, accountId, formId: submitted.form, contactId: contact.id, data: submission.values, referrer: submitted.referrer, page: submitted.page,
+    clientIp: submitted.clientIp, userAgent: submitted.userAgent, createdAt: now, isSpam: false, updatedAt: now,
+  });
+  const c = contact as Record<string, unknown>;
+  await emitMany(tx, [
+    { type: 'contact.created', accountId, actor: VISITOR, object: contact },
+    { type: 'form.submitted', accountId, actor: VISITOR, object: recorded },
+  ], Prisma.sql`
+    c AS (
+      INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source, created_at, updated_at)
+      VALUES (${contact.id}::uuid, ${accountId}::uuid, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, 'lead', 'website', ${now}::timestamptz, ${now}::timestamptz)),
+    s AS (${submissionInsert(submitted, Prisma.sql`${accountId}::uuid`, Prisma.sql`${contact.id}::uuid`, now)}),`);
+  return { created: contact.id };
+}
+
+/** A known address: only the other non-empty mapped values overwrite; its update's event, if any, and the submission's. */
+async function updateKnown(tx: Prisma.TransactionClient, accountId: string, known: Known, submission: Submission, submitted: Submitted): Promise<string> {
+  const { first_name, last_name, phone, company } = submission.contact;
+  const update = { firstName: first_name, lastName: last_name, phone, company };
+  const previous = Object.fromEntries(
+    Object.entries(update).filter(([key, value]) => value !== undefined && value !== known[key as keyof typeof update]).map(([key]) => [key, known[key as keyof typeof update]]),
+  );
+  const contact = await tx.contact.update({ where: { id: known.id }, data: update });
+  const recorded = await insertSubmission(tx, accountId, known.id, submitted);
+  const events: EmitInput[] = Object.keys(previous).length > 0 ? [{ type: 'contact.updated', accountId, actor: VISITOR, object: contact, previous }] : [];
+  await emitMany(tx, [...events, { type: 'form.submitted', accountId, actor: VISITOR, object: recorded }]);
+  return known.id;
 }
 
 type Submitted = { id: string; form: string; data: string; referrer: string | null; page: string | null; clientIp: string; userAgent: string | null };
