@@ -29,6 +29,11 @@ export type Context = {
   viewer(): Promise<Viewer>;
   role(accountId: string): Promise<Role | null>;
   /**
+   * The caller's role in an account, read with a record by id (graphql/reads.ts): role() answers it
+   * without a statement of its own. The first reading in a request stands; a key's role needs no read.
+   */
+  knowRole(accountId: string, role: Role | null): void;
+  /**
    * Counts one call against `rule` for `identity`; throws RATE_LIMITED past the limit. Answers how
    * to take the call back: an idempotent replay is not charged again (docs/rest.md#idempotency).
    */
@@ -105,6 +110,9 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
       let role = roles.get(accountId);
       if (!role) roles.set(accountId, (role = loadRole(db, accountId, id)));
       return role;
+    },
+    knowRole: (accountId, role) => {
+      if (!roles.has(accountId)) roles.set(accountId, Promise.resolve(role));
     },
     charge: async (rule, identity) => {
       const result = await deps.limiter.consume(rule, identity);

@@ -53,4 +53,4 @@ export const contactConnection = defineCollection(contacts, ContactRef);
 builder.prismaObjectField(AccountRef, 'contacts', contactConnection(null));
 
 /** Query.contact: REST's GET /contacts/{id}. */
-readById('contact', 'Contact', (db) => db.contact, 'CONTACTS_READ', READS_BEYOND_CONTRACT);
+readById('contact', 'Contact', (db) => db.contact, 'CONTACTS_READ', READS_BEYOND_CONTRACT, contacts);

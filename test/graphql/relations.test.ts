@@ -195,3 +195,44 @@ describe('relations both ways', () => {
     }
   });
 });
+
+describe('a read by id reads the caller\'s role with the record', () => {
+  let acc: TestAccount;
+  let contactId: string;
+  beforeAll(async () => {
+    acc = await createAccount(t);
+    // Through the API, so the contact has its contact.created event.
+    const made = await t.gql('mutation ($i: CreateContactInput!) { createContact(input: $i) { id } }', { i: { accountId: acc.id, firstName: 'Timeline' } }, { as: acc.member });
+    expect(made.errors).toBeUndefined();
+    contactId = made.data.createContact.id;
+    await settle();
+  });
+  const TIMELINE = 'query ($id: ID!) { contact(id: $id) { id firstName createdAt timeline(first: 50) { nodes { id type data } } } }';
+
+  test("a contact's timeline is two statements: the contact with the caller's role, then the page", async () => {
+    const ask = async () => {
+      const r = await t.gql(TIMELINE, { id: contactId }, { as: acc.member });
+      expect(r.errors).toBeUndefined();
+      expect(r.data.contact.id).toBe(contactId);
+      expect(r.data.contact.timeline.nodes.map((n: { type: string }) => n.type)).toContain('contact.created');
+    };
+    await ask(); // warm: the caller known
+    expect(await statements(ask)).toBe(2);
+  });
+
+  test('the record read with the role is the one Prisma reads, and a caller of another account gets null', async () => {
+    const other = await createAccount(t);
+    const DOC = 'query ($id: ID!) { contact(id: $id) { id firstName lastName email phone company contactType source externalId createdAt updatedAt } }';
+    const row = await t.db.contact.findUniqueOrThrow({ where: { id: contactId } });
+    const r = await t.gql(DOC, { id: contactId }, { as: acc.member });
+    expect(r.errors).toBeUndefined();
+    expect(r.data.contact).toEqual({
+      id: row.id, firstName: row.firstName, lastName: row.lastName, email: row.email, phone: row.phone, company: row.company,
+      contactType: row.contactType, source: row.source, externalId: row.externalId,
+      createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString(),
+    });
+    const hidden = await t.gql(DOC, { id: contactId }, { as: other.member });
+    expect(hidden.errors).toBeUndefined();
+    expect(hidden.data.contact).toBeNull();
+  });
+});
