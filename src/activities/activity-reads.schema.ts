@@ -77,5 +77,5 @@ for (const [ref, column, noun] of [[ContactRef, 'contact_id', 'contact'], [DealR
 }
 
 /** Query.note and Query.task: REST's GET /notes/{id} and /tasks/{id}. */
-readById('note', 'Note', (db) => db.note, 'ACTIVITIES_READ', READS_BEYOND_CONTRACT);
-readById('task', 'Task', (db) => db.task, 'ACTIVITIES_READ', READS_BEYOND_CONTRACT);
+readById('note', 'Note', (db) => db.note, 'ACTIVITIES_READ', READS_BEYOND_CONTRACT, notes);
+readById('task', 'Task', (db) => db.task, 'ACTIVITIES_READ', READS_BEYOND_CONTRACT, tasks);
