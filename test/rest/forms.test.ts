@@ -368,3 +368,33 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('round trips of a
     expect(trips).toBe(6);
   });
 });
+
+// The new visitor's transaction runs on pg's own client (rawTransaction): a COMMIT that fails must
+// leave nothing it wrote, events and counters included (docs/events.md). A deferred constraint
+// trigger refuses the submission at COMMIT, after the one statement wrote the contact and its events.
+describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('a submit whose transaction fails', () => {
+  afterAll(async () => {
+    await t.db.$executeRawUnsafe('DROP TRIGGER IF EXISTS refuse_at_commit ON form_submissions');
+    await t.db.$executeRawUnsafe('DROP FUNCTION IF EXISTS refuse_at_commit()');
+  });
+
+  it('leaves no contact, no submission, no event, and the counters as they were', async () => {
+    await t.db.$executeRawUnsafe(`CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused at commit'; END $$`);
+    await t.db.$executeRawUnsafe(`CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON form_submissions
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.data->>'message' = 'refuse at commit') EXECUTE FUNCTION refuse_at_commit()`);
+    const counted = () => t.db.$queryRaw<{ n: number }[]>`
+      SELECT coalesce(sum(n), 0)::int AS n FROM record_counts WHERE account_id = ${acc.id}::uuid AND table_name = 'contacts'`.then((r) => r[0]!.n);
+    const [events, contacts] = [await t.db.event.count({ where: { accountId: acc.id } }), await counted()];
+    const address = email();
+    const r = await submit(form.id, { workEmail: address, message: 'refuse at commit' });
+    expect(r.status).toBe(500);
+    expect(await t.db.contact.count({ where: { email: address } })).toBe(0);
+    expect(await t.db.formSubmission.count({ where: { formId: form.id, data: { path: ['message'], equals: 'refuse at commit' } } })).toBe(0);
+    expect(await t.db.event.count({ where: { accountId: acc.id } })).toBe(events);
+    expect(await counted()).toBe(contacts);
+    // The pool's client went back usable: the next submit of the same address is recorded.
+    expect((await submit(form.id, { workEmail: address })).status).toBe(200);
+    expect(await t.db.contact.count({ where: { email: address } })).toBe(1);
+  });
+});
