@@ -45,8 +45,11 @@ export const hasRawTransactions = (db: object): boolean => transactionPools.has(
  * `work` resolves, ROLLBACK when it throws. Prisma's interactive transaction cost a form submit about
  * 0.7 ms of CPU over pg's for the same statements (BENCHMARKS.md "The submit on pg's own
  * transaction"). Only for statements whose answers pg and Prisma read alike (see rawWrite).
+ * `lock`: a transaction-scoped advisory lock on this key (hashtextextended(key, 0), as callers take it
+ * through rawWrite elsewhere), taken in BEGIN's own round trip: one simple query of two statements,
+ * the key as an escaped literal, since that protocol takes no parameters.
  */
-export async function rawTransaction<T>(db: object, work: (tx: object) => Promise<T>): Promise<T> {
+export async function rawTransaction<T>(db: object, work: (tx: object) => Promise<T>, options: { lock?: string } = {}): Promise<T> {
   const pool = transactionPools.get(db);
   if (!pool) throw new Error('rawTransaction: this client has no pool (check hasRawTransactions first)');
   const client = await pool.connect();
@@ -54,7 +57,7 @@ export async function rawTransaction<T>(db: object, work: (tx: object) => Promis
   writers.set(tx, (sql) => client.query(sql.text, sql.values as unknown[]).then((r) => r.rows));
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
+    await client.query(options.lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(options.lock)}, 0))`);
     const answer = await work(tx);
     await client.query('COMMIT');
     return answer;

@@ -203,7 +203,7 @@ export function submissionLock(form: FormWithFields, data: unknown): string | nu
  * Finds or creates the contact and records the submission in one transaction. A transaction-scoped
  * advisory lock on (account, lower(e-mail)) serialises submissions for the same address, so two at
  * once cannot both miss the lookup and create two contacts; it is released at commit or rollback.
- * After BEGIN: the lock, the lookup (after the lock, so it sees a submission that held it), then
+ * After BEGIN (on pg's client, with it): the lock, the lookup (after the lock, so it sees a submission that held it), then
  * for a new contact one statement writing it, the submission and both events; for a known one its
  * update, the submission, and the events.
  *
@@ -221,11 +221,14 @@ export async function recordSubmission(
     id: uuidv7(), form: form.id, data: JSON.stringify(submission.values), referrer: submission.referrer, page: submission.page,
     clientIp: origin.clientIp.slice(0, 64), userAgent: origin.userAgent?.slice(0, 1000) ?? null,
   };
-  const onPg = '$connect' in db ? inRawTransaction(db, (tx) => createUnlessKnown(tx, form.accountId, submission, submitted)) : null;
+  // On pg's client the e-mail's lock comes with BEGIN, in its round trip; createUnlessKnown takes it otherwise.
+  const email = submission.contact.email;
+  const lock = email ? { lock: emailLock(form.accountId, email) } : {};
+  const onPg = '$connect' in db ? inRawTransaction(db, (tx) => createUnlessKnown(tx, form.accountId, submission, submitted, true), lock) : null;
   const created = onPg ? await onPg : null;
   if (created && 'created' in created) return created.created;
   return inTransaction(db, async (tx) => {
-    const found = await createUnlessKnown(tx, form.accountId, submission, submitted);
+    const found = await createUnlessKnown(tx, form.accountId, submission, submitted, false);
     return 'created' in found ? found.created : updateKnown(tx, form.accountId, found.known, submission, submitted);
   });
 }
@@ -233,7 +236,7 @@ export async function recordSubmission(
 type Known = { id: string; firstName: string; lastName: string | null; phone: string | null; company: string | null };
 
 /**
- * Takes the address's lock and looks it up: a known contact is returned untouched; else the new
+ * Takes the address's lock (unless `locked`: its transaction took it at BEGIN) and looks it up: a known contact is returned untouched; else the new
  * contact, the submission and both events are written in one statement, the last before COMMIT, so
  * the account's counter rows its INSERT locks (record_counts, report_sums) are held for the COMMIT
  * alone. The rows are made here, as the set-based write makes new rows (src/writes/set-write.ts),
@@ -244,10 +247,11 @@ async function createUnlessKnown(
   accountId: string,
   submission: Submission,
   submitted: Submitted,
+  locked: boolean,
 ): Promise<{ created: string } | { known: Known }> {
   const { first_name, last_name, email, phone, company } = submission.contact;
   if (email) {
-    await rawWrite(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))::text`);
+    if (!locked) await rawWrite(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))::text`);
     // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
     const [known] = await rawWrite<Known>(tx, Prisma.sql`
       SELECT id::text, first_name AS "firstName", last_name AS "lastName", phone, company FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)

@@ -38,6 +38,19 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('rawTransaction o
     expect(await rows()).toBe(2);
   });
 
+  it('a lock given is held from BEGIN until the end of the transaction, whatever quotes its key has', async () => {
+    const key = "o'brien@example.com \\ '); SELECT 1; --";
+    const held = (tx: object) => rawWrite<{ n: number }>(tx, Prisma.sql`
+      SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted`);
+    const [inside] = await rawTransaction(db.prisma, async (tx) => {
+      // The same key taken again through a statement is the same lock: re-entrant, not a second one.
+      await rawWrite(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}::text, 0))::text`);
+      return held(tx);
+    }, { lock: key });
+    expect(inside!.n).toBe(1);
+    expect(await rawTransaction(db.prisma, async (tx) => (await held(tx))[0]!.n)).toBe(0);
+  });
+
   it('every client goes back to the pool, after a commit or a rollback alike', async () => {
     const pool = db.pool!;
     await Promise.all(Array.from({ length: 12 }, (_, i) =>
