@@ -11,7 +11,11 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
  * and the user and account when known. Deliberately no headers, query string, cookies or bodies.
  * Needs useRequestInfo() in the same app.
  */
-export function useRequestLog(log: Logger): Plugin {
+export function useRequestLog(logger: Logger): Plugin {
+  // The line is built below from the fields named, none of them a redacted path (logger.ts: tokens,
+  // passwords, cookies, authorization), so pino's redaction could never change it; it only cloned
+  // each line to look (about 4 µs and 3-5 % of a REST page's allocations). Every other line keeps it.
+  const log = logger.child({}, { redact: [] });
   return {
     onResponse: ({ request, response }) => {
       const info = requestInfo(request);

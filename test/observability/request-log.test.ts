@@ -111,6 +111,15 @@ describe('request log', () => {
     const { requestLines } = await call('/api/v1/nothing/here?token=abc');
     expect(requestLines).toEqual([expect.objectContaining({ route: 'unmatched', status: 404 })]);
   });
+
+  it('the request line skips redaction, yet every other line of the same logger is still redacted', async () => {
+    await call(`/api/v1/contacts?account_id=${acc.id}`, { headers: { authorization: `Bearer ${acc.member.token}` } });
+    lines.length = 0;
+    log.info({ req: { headers: { authorization: 'Bearer secret-1', cookie: 'session=secret-2' } }, key: { token: 'secret-3', password: 'secret-4' } }, 'other');
+    const raw = lines.join('');
+    expect(raw).toContain('[Redacted]');
+    for (const secret of ['secret-1', 'secret-2', 'secret-3', 'secret-4']) expect(raw).not.toContain(secret);
+  });
 });
 
 describe('error log', () => {
