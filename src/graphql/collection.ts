@@ -197,9 +197,18 @@ export function totalSql(collection: Collection, account: Prisma.Sql, filter: ob
 const scalars = (model: string) => fieldsOf(model).filter((f) => f.kind === 'scalar' || f.kind === 'enum');
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-/** `key, value` pairs of a row's fields for json_build_object; money as text, so no digit is lost. */
+/**
+ * `key, value` pairs of a row's fields for json_build_object; money as text, so no digit is lost;
+ * a timestamp or date as its milliseconds since the epoch (exact: `extract` answers numeric since
+ * PostgreSQL 14, and the columns keep milliseconds), since a Date made from a number costs a fifth of
+ * one parsed from ISO text: 50-100 of them a page.
+ */
 const jsonPairs = (alias: string, fields: Field[]) =>
-  fields.map((f) => `${literal(f.name)}, ${alias}."${snakeCase(f.name)}"${f.type === 'Decimal' ? '::text' : ''}`);
+  fields.map((f) => {
+    const column = `${alias}."${snakeCase(f.name)}"`;
+    const value = f.type === 'Decimal' ? `${column}::text` : f.type === 'DateTime' ? `floor(extract(epoch from ${column}) * 1000)` : column;
+    return `${literal(f.name)}, ${value}`;
+  });
 
 /** What a page selects over alias `t` and joins for these relations, and how to type its text back. */
 export type RowJson = { object: Prisma.Sql; joins: Prisma.Sql; read(row: Record<string, unknown>): Record<string, unknown> };
@@ -267,14 +276,14 @@ function planRow(collection: Collection, include: readonly Joined[]): RowJson | 
 }
 
 /**
- * JSON's date strings back into the Dates Prisma itself would have returned. Money stays the exact
+ * JSON's epoch milliseconds back into the Dates Prisma itself would have returned. Money stays the exact
  * text PostgreSQL sent: its fields read it with `moneyOf`, as they read a Prisma Decimal, and a
  * Decimal per row was a tenth of the page's cost under load.
  */
 function revive(row: Record<string, unknown>, fields: Field[]) {
   for (const f of fields) {
     const value = row[f.name];
-    if (value !== null && value !== undefined && f.type === 'DateTime') row[f.name] = new Date(value as string);
+    if (value !== null && value !== undefined && f.type === 'DateTime') row[f.name] = new Date(value as number);
   }
 }
 
