@@ -3,7 +3,7 @@ import { releaseTargets } from '../links/targets.js';
 import { type Contact, type Prisma } from '../generated/prisma/client.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { badInput } from '../errors.js';
-import { single, writeBatch, type BatchKind } from '../writes/batch.service.js';
+import { parsedOne, single, writeJudged, type BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
 import { forgetMailTo, scrubContactFromEvents, scrubContactFromImports } from './erase.js';
 import { emit } from '../events/emit.js';
@@ -39,9 +39,10 @@ export const contactBatch: BatchKind = {
 /**
  * A batch of one on the set-based path: the contact and its `contact.created` event in one
  * statement, answered from what it returned (every column). A taken external id is a 400 on it.
+ * `input`: as the field's rules parsed it (createContactInput), not parsed again.
  */
 export async function createContact(db: Prisma.TransactionClient, input: CreateContactInput, actor: Actor): Promise<Contact> {
-  return single<Contact>(await writeBatch(db, contactBatch, input.accountId, [input], { mode: 'create', allOrNothing: false }, actor));
+  return single<Contact>(await writeJudged(db, contactBatch, input.accountId, parsedOne(input), { mode: 'create', allOrNothing: false }, actor));
 }
 
 // --- Changing and removing contacts (docs/decisions.md §12) -------------------------------------

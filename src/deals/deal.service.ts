@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { releaseTargets } from '../links/targets.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { DealStatus, Prisma, type Deal } from '../generated/prisma/client.js';
-import { single, writeBatch, type BatchKind } from '../writes/batch.service.js';
+import { parsedOne, single, writeJudged, type BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
 import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
@@ -87,9 +87,9 @@ export const dealBatch: BatchKind = {
   links: (tx, accountId, judged) => checkOwnership(tx, accountId, judged),
 };
 
-/** A batch of one: the same-account check (when it links anything), then the deal and its event in one statement. */
+/** A batch of one: the same-account check (when it links anything), then the deal and its event in one statement. `input`: as the field's rules parsed it (createDealInput), not parsed again. */
 export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, actor: Actor): Promise<Deal> {
-  return single<Deal>(await writeBatch(db, dealBatch, input.accountId, [input], { mode: 'create', allOrNothing: false }, actor));
+  return single<Deal>(await writeJudged(db, dealBatch, input.accountId, parsedOne(input), { mode: 'create', allOrNothing: false }, actor));
 }
 
 const ATTEMPTS = 5;
