@@ -22,8 +22,9 @@ const ACTOR: Actor = { type: 'user', id: '00000000-0000-7000-8000-000000000001' 
 async function setStatement(kind: BatchKind, rows: Row[]): Promise<Prisma.Sql> {
   let captured: Prisma.Sql | null = null;
   const capture = {
-    $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => {
-      captured = Prisma.sql(strings, ...values);
+    // rawWrite hands over a built Prisma.Sql (src/db/raw.ts), a tagged template its strings and values.
+    $queryRaw: (strings: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
+      captured = strings instanceof Prisma.Sql ? strings : Prisma.sql(strings, ...values);
       return Promise.resolve([{ rows: '[]' }]);
     },
   };
@@ -73,7 +74,7 @@ async function main() {
         // The third run is shown: the first two warm the caches and the plan.
         await client.query('BEGIN');
         try {
-          const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql.text}`, sql.values as unknown[]);
+          const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, WAL, COSTS OFF) ${sql.text}`, sql.values as unknown[]);
           if (run === 2) process.stdout.write(`\n### ${label}\n\n${rows.map((r) => r['QUERY PLAN']).join('\n')}\n`);
         } finally {
           await client.query('ROLLBACK');
