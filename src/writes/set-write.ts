@@ -104,8 +104,8 @@ export async function writeSet(
   // No rows to insert (or to update): no INSERT (UPDATE) at all, for a statement-level trigger fires
   // on none too: the counters' and report sums' UPDATE triggers took 0.36 of a single create's
   // 1.6 ms (BENCHMARKS.md, "Writes as fast as reads"). Nor its CTEs and its events' join: the
-  // planner then plans one half, not an empty other one too (a single deal create's statement took
-  // 0.69 ms to plan beside 0.92 ms to run; scripts/bench/explain-writes.ts).
+  // planner then plans one half, not an empty other one too (planning a single create took about
+  // 0.26 ms, now 0.18, beside about 0.8 ms to run; scripts/bench/explain-writes.ts).
   const createEvents = Prisma.sql`
       SELECT new.event_id, ins.account_id, ${`${spec.kind}.created`}::text, ${now}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ${createdContact},
              jsonb_build_object('object', new.obj::jsonb - 'account_id')
