@@ -74,7 +74,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     pool.on('error', onError);
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onConnectionError: onError }) });
     runRawReads(prisma, (sql) => poolQuery(pool, sql));
-    runRawWrites(prisma, (sql) => poolQuery(pool, sql), pool);
+    runRawWrites(prisma, pool);
     const replicas = openReplicas(prisma, pool, {
       primaryUrl: url, urls: opts.replicaUrls ?? [], maxLagMs: opts.replicaMaxLagMs ?? 1_000,
       poolMax: opts.poolMax ?? 10, bounds, onChange: opts.onReplicaChange, onConnectionError: onError,

@@ -28,13 +28,10 @@ export function rawRead<T>(db: PrismaClient, sql: Prisma.Sql): Promise<T[]> {
   return run ? (run(sql) as Promise<T[]>) : db.$queryRaw<T[]>(sql);
 }
 
-/**
- * Statements made through `client` itself (never a transaction's client) run on the primary's pool
- * `run`; `pool`, when given, also opens rawTransaction's transactions.
- */
-export function runRawWrites(client: PrismaClient, run: RawRunner, pool?: pg.Pool): void {
-  writers.set(client, run);
-  if (pool) transactionPools.set(client, pool);
+/** Statements made through `client` itself (never a transaction's client) run on the primary's `pool`, which also opens rawTransaction's transactions. */
+export function runRawWrites(client: PrismaClient, pool: pg.Pool): void {
+  writers.set(client, (sql) => poolQuery(pool, sql));
+  transactionPools.set(client, pool);
 }
 
 /** Whether rawTransaction can open a transaction for `db`: a client with a pool (not PGlite's, not a transaction's). */
