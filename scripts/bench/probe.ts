@@ -1,18 +1,23 @@
 // `npm run bench -- --probe`: what each server's requests cost on both sides, measured while they run
 // (BENCHMARKS.md, "Writes as fast as reads"). Per case and server, over its measured rounds:
 // - the server process's CPU (user + system, /proc/<pid>/stat) per completed request;
+// - PostgreSQL's own CPU per request: every `postgres` process of the machine (backends, WAL writer,
+//   checkpointer), so a statement's parse, plan, protocol and commit count, not only its execution
+//   (a backend that ends during the round is left out);
 // - PostgreSQL's own time: pg_stat_statements of the bench database (reset before each round, read
 //   after: statements, their executions and total time, the COMMIT's WAL flush included) per request;
 //   left out (`–`) on a server that does not preload the extension, so CPU and waits still measure;
 // - what the bench database's busy backends wait on, sampled from pg_stat_activity every 10 ms
 //   (`CPU` = active without a wait event: running, or waiting on something PostgreSQL does not report).
 // The probe's own connection is to the server's `postgres` database, so none of its statements count.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { withDatabase } from './common.js';
 
 export type Probe = {
   cpuMs: number;
+  /** CPU of every `postgres` process over the round (the bench runs on a machine of its own). */
+  postgresCpuMs: number;
   /** pg_stat_statements of the bench database over the round; null when the server does not load it. */
   statements: { query: string; calls: number; ms: number }[] | null;
   /** Samples of busy backends by wait ("Lock:object", "LWLock:NotifyQueue", "IO:WALSync", "CPU"). */
@@ -32,6 +37,24 @@ function cpuOf(pid: number): number {
     return 0;
   }
 }
+
+/** user + system CPU in ms of each process named `postgres`, by pid. */
+function postgresCpu(): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') byPid.set(Number(entry), cpuOf(Number(entry)));
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return byPid;
+}
+
+/** CPU the `postgres` processes used between two readings: a backend that ended in between is left out, one that started counts whole. */
+const postgresCpuBetween = (before: Map<number, number>, after: Map<number, number>): number =>
+  [...after].reduce((sum, [pid, ms]) => sum + Math.max(0, ms - (before.get(pid) ?? 0)), 0);
 
 /** Connects once; `during(pid, work)` measures `work` (one round of one server). */
 export async function openProbe(benchUrl: string) {
@@ -63,8 +86,10 @@ export async function openProbe(benchUrl: string) {
         }
       })();
       const cpuBefore = cpuOf(pid);
+      const postgresBefore = postgresCpu();
       const result = await work();
       const cpuMs = cpuOf(pid) - cpuBefore;
+      const postgresCpuMs = postgresCpuBetween(postgresBefore, postgresCpu());
       sampling = false;
       await sampler;
       const statements = counted
@@ -72,7 +97,7 @@ export async function openProbe(benchUrl: string) {
           'SELECT query, calls, total_exec_time AS ms FROM pg_stat_statements WHERE dbid = $1 ORDER BY total_exec_time DESC', [dbid],
         )).rows.map((s) => ({ query: s.query, calls: Number(s.calls), ms: s.ms }))
         : null;
-      return { result, probe: { cpuMs, statements, waits, samples } };
+      return { result, probe: { cpuMs, postgresCpuMs, statements, waits, samples } };
     },
     close: () => client.end(),
   };
@@ -93,6 +118,7 @@ export function mergeProbes(probes: Probe[]): Probe {
   }
   return {
     cpuMs: probes.reduce((sum, p) => sum + p.cpuMs, 0),
+    postgresCpuMs: probes.reduce((sum, p) => sum + p.postgresCpuMs, 0),
     statements: probes.some((p) => p.statements === null) ? null : [...statements.values()].sort((a, b) => b.ms - a.ms),
     waits,
     samples: probes.reduce((sum, p) => sum + p.samples, 0),
@@ -110,7 +136,7 @@ export function formatProbe(label: string, server: string, requests: number, p: 
   const waits = Object.entries(p.waits).sort((a, b) => b[1] - a[1]).slice(0, 6)
     .map(([w, n]) => `${w} ${((100 * n) / Math.max(busy, 1)).toFixed(0)}%`).join(', ');
   const lines = [
-    `${label} / ${server}: ${requests} requests; process CPU ${per(p.cpuMs)} ms/req; ${p.statements ? `PostgreSQL ${per(dbMs!)} ms/req in ${per(calls!)} statements/req` : 'PostgreSQL – (pg_stat_statements not loaded)'}; ` +
+    `${label} / ${server}: ${requests} requests; process CPU ${per(p.cpuMs)} ms/req; PostgreSQL's CPU ${per(p.postgresCpuMs)} ms/req; ${p.statements ? `PostgreSQL ${per(dbMs!)} ms/req in ${per(calls!)} statements/req` : 'PostgreSQL – (pg_stat_statements not loaded)'}; ` +
       `busy backends ${(busy / Math.max(p.samples, 1)).toFixed(1)} on average (${waits})`,
   ];
   for (const s of p.statements?.slice(0, 8) ?? []) lines.push(`    ${per(s.ms).padStart(6)} ms/req ${(s.calls / Math.max(requests, 1)).toFixed(2).padStart(5)} calls/req  ${(s.ms / Math.max(s.calls, 1)).toFixed(3)} ms/call  ${short(s.query)}`);

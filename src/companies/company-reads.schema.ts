@@ -5,7 +5,7 @@ import { ContactRef } from '../contacts/contact.schema.js';
 import { dealConnection } from '../deals/deal-reads.schema.js';
 import { DealRef } from '../deals/deal.schema.js';
 import { builder } from '../graphql/builder.js';
-import { col as c, EXTERNAL_ID, filtersOf, idIn, likeEscape, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
+import { col as c, EXTERNAL_ID, filtersOf, idIn, likeEscape, PLANNED_EACH_TIME, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
 import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
@@ -35,7 +35,7 @@ export const companies = {
     search: {
       field: (t) => t.string({ description: 'Case-insensitive substring of the name or the domain' }),
       schema: searchText,
-      sql: (v: string) => Prisma.sql`(${c('name')} ILIKE ${`%${likeEscape(v)}%`} OR ${c('domain')} ILIKE ${`%${likeEscape(v)}%`})`,
+      sql: (v: string) => Prisma.sql`(${c('name')} ILIKE ${`%${likeEscape(v)}%`} OR ${c('domain')} ILIKE ${`%${likeEscape(v)}%`}) ${PLANNED_EACH_TIME}`,
       page: 'search',
     },
     domain: {

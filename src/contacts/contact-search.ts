@@ -4,7 +4,7 @@
 // index's. ILIKE '%x%' on that text yields the candidates, and each search then checks the fields it
 // means (a candidate's match may straddle two fields). `%`, `_` and `\` match themselves.
 import { Prisma } from '../generated/prisma/client.js';
-import { likeEscape } from '../graphql/collection.js';
+import { likeEscape, PLANNED_EACH_TIME } from '../graphql/collection.js';
 
 /** The ILIKE pattern of a substring. */
 export const containing = (text: string) => `%${likeEscape(text)}%`;
@@ -18,7 +18,8 @@ export const nameSql = (alias: string) => Prisma.sql`(${field(alias, 'first_name
 
 const indexedText = (alias: string) =>
   Prisma.sql`contact_search_text(${Prisma.join(['first_name', 'last_name', 'email', 'company', 'phone'].map((c) => field(alias, c)))})`;
-const indexed = (alias: string, pattern: string) => Prisma.sql`${indexedText(alias)} ILIKE ${pattern}`;
+/** The indexed text matching a pattern; the statement is planned for each pattern (src/db/prepared.ts). */
+const indexed = (alias: string, pattern: string) => Prisma.sql`${indexedText(alias)} ILIKE ${pattern} ${PLANNED_EACH_TIME}`;
 
 /** §3: a substring of the first name, last name, e-mail or "first last". */
 export function contactMatches(alias: string, text: string): Prisma.Sql {
@@ -59,7 +60,7 @@ const regexEscape = (text: string) => text.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&'
  * phone, last in the text, as an ILIKE pattern of its own (BENCHMARKS.md, "Query.search in
  * bounded reads").
  */
-export const anyFieldMayStartWith = (alias: string, text: string) => Prisma.sql`${indexedText(alias)} ~* ${`(^| )${regexEscape(text)}`}`;
+export const anyFieldMayStartWith = (alias: string, text: string) => Prisma.sql`${indexedText(alias)} ~* ${`(^| )${regexEscape(text)}`} ${PLANNED_EACH_TIME}`;
 export const anyFieldMayBe = (alias: string, text: string) =>
   Prisma.sql`(${indexedText(alias)} ~* ${`(^| )${regexEscape(text)} `} OR ${indexed(alias, `% ${likeEscape(text)}`)})`;
 

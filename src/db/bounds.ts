@@ -6,6 +6,7 @@
  */
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { BACKEND_PID, isBackend, MAX_PREPARED, PLAN_CHANGED, statementName } from './prepared.js';
 
 /** SQLSTATEs we give: 08001 no connection could be had, 08006 the connection broke, 57014 a statement ran out of time. */
 export type UnavailableCode = '08001' | '08006' | '57014';
@@ -76,6 +77,12 @@ function boundedClientClass(bounds: Bounds) {
   return class BoundedClient extends pg.Client {
     private lost = false;
     private timedOut = false;
+    /** Whether this connection reaches PostgreSQL's backend itself, not a pooler (src/db/prepared.ts): asked once connected. */
+    private backend = false;
+    /** Its prepared statements met a changed table (PLAN_CHANGED): they are dropped once no transaction is open. */
+    private stale = false;
+    /** The names prepared on this connection, least recently used first. */
+    private readonly prepared = new Map<string, true>();
 
     constructor(config: pg.ClientConfig = {}) {
       super({ ...config, connectionTimeoutMillis: bounds.connectTimeoutMs });
@@ -84,15 +91,94 @@ function boundedClientClass(bounds: Bounds) {
       this.connection.on('error', () => void (this.lost = true));
     }
 
+    /** Connected, then asked whether it reaches the backend itself, before it is handed out (the pool's connect timeout covers both). */
+    override connect(...args: any[]): any {
+      const callback = args[0] as ((err?: Error) => void) | undefined;
+      const connected = super.connect().then(async (answer) => (await this.askBackend(), answer));
+      if (typeof callback !== 'function') return connected;
+      connected.then(() => callback(), (err: Error) => callback(err));
+      return undefined;
+    }
+
+    /** A connection that cannot say stays unnamed; its next statement meets whatever went wrong. */
+    private async askBackend(): Promise<void> {
+      const announced = (this as unknown as { processID: number | null }).processID;
+      try {
+        const { rows } = await super.query<{ pid: number }>(BACKEND_PID);
+        this.backend = isBackend(announced, rows[0]?.pid);
+      } catch {
+        this.backend = false;
+      }
+    }
+
+    /** 'I' idle, 'T' in a transaction, 'E' in a failed one, as the last ReadyForQuery said. */
+    private get status(): string | null {
+      return (this as unknown as { getTransactionStatus(): string | null }).getTransactionStatus();
+    }
+
     override query(...args: any[]): any {
       const first = args[0] as { submit?: unknown; text?: unknown } | string | undefined;
       if (first && typeof first === 'object' && typeof first.submit === 'function') return super.query(...(args as [never]));
       const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
-      return OPENS_TRANSACTION.test(text) ? this.begin(args) : this.bounded(args);
+      if (OPENS_TRANSACTION.test(text)) return this.begin(args);
+      if (this.stale && this.status === 'I') this.dropPrepared();
+      const named = this.named(args, text);
+      return named ? this.bounded(named, args) : this.bounded(args);
     }
 
-    /** One statement under the client-side deadline. */
-    private bounded(args: any[]): any {
+    /** `args` with the statement's name (src/db/prepared.ts), or undefined to send it unnamed: a pooler's connection, no parameters, or a name of its own. */
+    private named(args: any[], text: string): any[] | undefined {
+      if (!this.backend) return undefined;
+      const [first, second] = args as [string | { name?: string; values?: unknown }, unknown];
+      const values = typeof first === 'string' ? second : first.values;
+      if (!Array.isArray(values) || values.length === 0 || (typeof first === 'object' && first.name)) return undefined;
+      const name = statementName(text);
+      if (name === undefined || !this.roomFor(name)) return undefined;
+      return typeof first === 'string' ? [{ name, text, values }, ...args.slice(2)] : [{ ...first, name }, ...args.slice(1)];
+    }
+
+    /**
+     * Marks `name` used; a new one past MAX_PREPARED first deallocates the least recently used (sent
+     * ahead of the statement; pg forgets it in the callback, which runs before the next is sent).
+     * False in a failed transaction, where no DEALLOCATE can run: the statement then goes unnamed.
+     */
+    private roomFor(name: string): boolean {
+      if (this.prepared.delete(name)) return void this.prepared.set(name, true), true;
+      if (this.prepared.size >= MAX_PREPARED) {
+        if (this.status === 'E') return false;
+        const oldest = this.prepared.keys().next().value!;
+        this.prepared.delete(oldest);
+        super.query(`DEALLOCATE ${this.escapeIdentifier(oldest)}`, (err: Error | undefined) => {
+          if (!err) delete (this.connection as unknown as { parsedStatements: Record<string, string> }).parsedStatements[oldest];
+        });
+      }
+      this.prepared.set(name, true);
+      return true;
+    }
+
+    /** DEALLOCATE ALL, and pg forgets what it parsed once that has run (its callback runs before the next statement is sent). */
+    private dropPrepared(): void {
+      this.stale = false;
+      this.prepared.clear(); // what is sent after the DEALLOCATE is prepared again
+      super.query('DEALLOCATE ALL', (err: Error | undefined) => {
+        if (err) return void (this.stale = true);
+        Object.assign(this.connection, { parsedStatements: {}, submittedNamedStatements: {} });
+      });
+    }
+
+    /**
+     * A named statement that met a changed table: the prepared ones are dropped before the next
+     * statement. True when it ran outside a transaction (pg answers an error before the ReadyForQuery
+     * that follows it, so the status is still the one it was sent in): it may be sent again, unnamed.
+     */
+    private sendAgain(err: Error, unnamed: any[] | undefined): boolean {
+      if (!unnamed || (err as { code?: string }).code !== PLAN_CHANGED) return false;
+      this.stale = true;
+      return this.status === 'I';
+    }
+
+    /** One statement under the client-side deadline; `unnamed`: the caller's own args, when a name was added to them. */
+    private bounded(args: any[], unnamed?: any[]): any {
       const timer = setTimeout(() => {
         this.timedOut = true;
         this.connection.stream.destroy(); // pg then fails the query; the pool drops the client on release
@@ -101,7 +187,11 @@ function boundedClientClass(bounds: Bounds) {
       const last = args.length - 1;
       if (typeof args[last] === 'function') {
         const callback = args[last] as Callback;
-        const bounded = (err: Error | undefined, result: unknown) => (clearTimeout(timer), callback(err && this.classify(err), result));
+        const bounded = (err: Error | undefined, result: unknown) => {
+          clearTimeout(timer);
+          if (err && this.sendAgain(err, unnamed)) return void this.bounded(unnamed!);
+          callback(err && this.classify(err), result);
+        };
         // Passed beside the spread, not stored into `args`: with a new closure written into the rest
         // array and that array spread, V8 (Node 20) kept every query's answer alive past young-generation
         // GCs, so each result was promoted and piled up in old space until a full GC (BENCHMARKS.md,
@@ -112,6 +202,7 @@ function boundedClientClass(bounds: Bounds) {
         (result) => (clearTimeout(timer), result),
         (err: Error) => {
           clearTimeout(timer);
+          if (this.sendAgain(err, unnamed)) return this.bounded(unnamed!);
           throw this.classify(err);
         },
       );

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Context } from '../context.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { fieldsOf, type ModelField as Field } from '../db/datamodel.js';
+import { PLAN_EACH_TIME } from '../db/prepared.js';
 import { builder } from './builder.js';
 import { snakeCase } from '../names.js';
 import { externalIdFilter, uuid } from '../validation.js';
@@ -150,6 +151,9 @@ export const EXTERNAL_ID: FilterEntry<string | null | undefined> = {
 
 /** `%`, `_` and `\` match themselves in (I)LIKE. */
 export const likeEscape = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+/** Beside a pattern match (ILIKE, ~*): its statement is planned for each pattern, never prepared once for all (src/db/prepared.ts). */
+export const PLANNED_EACH_TIME = Prisma.raw(PLAN_EACH_TIME);
 
 const dateTime = (column: string, bound: typeof from): FilterEntry<Date | null | undefined> => ({
   field: (t) => t.field({ type: 'DateTime' }),

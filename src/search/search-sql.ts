@@ -3,7 +3,7 @@
 // (contacts_search_trgm_idx, deals_title_trgm_idx, invoices_invoice_number_trgm_idx,
 // companies_name_trgm_idx + companies_domain_trgm_idx, notes_body_trgm_idx, tasks_title_trgm_idx).
 import { anyFieldMatches, anyFieldMayBe, anyFieldMayStartWith, containing, field, nameSql, rankedFields, startingWith, subtitleSql } from '../contacts/contact-search.js';
-import { likeEscape } from '../graphql/collection.js';
+import { likeEscape, PLANNED_EACH_TIME } from '../graphql/collection.js';
 import { Prisma } from '../generated/prisma/client.js';
 
 export const SEARCH_TYPES = ['CONTACT', 'DEAL', 'INVOICE', 'COMPANY', 'NOTE', 'TASK'] as const;
@@ -30,7 +30,7 @@ type Matching = { table: string; is: Prisma.Sql; startsWith: Prisma.Sql; contain
 
 /** A type matched in columns of its own (each with its trigram index): any of them is, begins with or holds the query. */
 function own(table: string, columns: string[], query: string, title: Prisma.Sql, subtitle: Prisma.Sql): Matching {
-  const any = (pattern: string) => Prisma.sql`(${Prisma.join(columns.map((c) => Prisma.sql`${field('r', c)} ILIKE ${pattern}`), ' OR ')})`;
+  const any = (pattern: string) => Prisma.sql`(${Prisma.join(columns.map((c) => Prisma.sql`${field('r', c)} ILIKE ${pattern}`), ' OR ')}) ${PLANNED_EACH_TIME}`;
   return {
     table,
     is: any(likeEscape(query)),
