@@ -31,6 +31,7 @@ export const notes = {
   orders: NOTE_ORDERS,
   orderInput: orderInputOf('Note', Object.keys(NOTE_ORDERS)),
   defaultOrder: { field: 'PINNED_FIRST', direction: 'DESC' },
+  counter: true,
   filter: filtersOf('NoteFilter', { ...targets, ...timeRanges() }),
 } satisfies Collection;
 
@@ -47,6 +48,7 @@ export const tasks = {
   json: true,
   orders: TASK_ORDERS,
   orderInput: orderInputOf('Task', Object.keys(TASK_ORDERS)),
+  counter: true,
   filter: filtersOf('TaskFilter', {
     assigneeId: idIn('assignee_id', 'assigneeId'),
     status: { field: (t) => t.field({ type: TaskStatusEnum }), schema: z.enum(TaskStatus).nullish(), sql: eq('status', 'task_status'), page: 'status' },

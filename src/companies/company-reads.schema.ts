@@ -31,6 +31,7 @@ export const companies = {
   json: true,
   orders: ORDERS,
   orderInput: orderInputOf('Company', Object.keys(ORDERS)),
+  counter: true,
   filter: filtersOf('CompanyFilter', {
     search: {
       field: (t) => t.string({ description: 'Case-insensitive substring of the name or the domain' }),

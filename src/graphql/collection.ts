@@ -76,9 +76,10 @@ export type Collection<Node extends { id: string } = any, F = any> = {
   relations?: Record<string, { to: Collection; by: string }>;
   /**
    * The filter listing values of the column record_counts keeps per account (docs/scaling.md#exact-totals):
-   * a total filtered by that alone is a sum of counters, whatever the account's size.
+   * a total filtered by that alone is a sum of counters, whatever the account's size. `true`: the
+   * counters keep the account's total alone (a list filtered by anything is counted).
    */
-  counter?: string;
+  counter?: string | true;
   /** The rows of these ids, in any order (`accountIds` serves a key led by account_id). */
   rows?: (db: PrismaClient, ids: string[], accountIds: string[]) => Promise<Node[]>;
   /** Narrows a list's parsed filter to what the caller may read in the account (events: by kind, docs/decisions.md §15). */

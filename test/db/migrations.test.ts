@@ -183,6 +183,41 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
     }
   });
 
+  it("the companies, notes and tasks counters' migration counts the rows made before it, and its triggers every row after", async () => {
+    const db = await databases.open();
+    const all = await repoMigrations();
+    const counters = all.find((name) => name.endsWith('_record_counts_companies_notes_tasks'))!;
+    const dir = await mkdtemp(path.join(tmpdir(), 'crm-migrations-'));
+    const copy = (name: string) => cp(path.join(defaultPaths().migrationsDir, name), path.join(dir, name), { recursive: true });
+    const paths = { ...defaultPaths(), migrationsDir: dir };
+    try {
+      for (const name of ['migration_lock.toml', ...all.slice(0, all.indexOf(counters))]) await copy(name);
+      await applyMigrations(db, paths);
+      const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
+      const accounts = await Promise.all(['A', 'B'].map((name) => db.prisma.account.create({ data: { name, ownerId: owner.id } })));
+      for (const [i, { id: accountId }] of accounts.entries()) {
+        await db.prisma.company.createMany({ data: ['One', 'Two', 'Three'].slice(i).map((name) => ({ accountId, name })) });
+        const company = await db.prisma.company.findFirstOrThrow({ where: { accountId } });
+        await db.prisma.note.createMany({ data: ['a', 'b'].slice(i).map((body) => ({ accountId, body, companyId: company.id })) });
+        await db.prisma.task.createMany({ data: ['call', 'write', 'visit'].slice(i).map((title) => ({ accountId, title, companyId: company.id })) });
+      }
+
+      await copy(counters);
+      expect(await applyMigrations(db, paths)).toEqual([counters]);
+      const backfilled = await countersAndRows(db.prisma);
+      expect(backfilled.rows.filter((row) => / (companies|notes|tasks) /.test(row))).toHaveLength(6); // 3 tables in A and in B
+      expect(backfilled.counters).toEqual(backfilled.rows);
+
+      await db.prisma.task.deleteMany({ where: { title: 'visit' } });
+      await db.prisma.note.create({ data: { accountId: accounts[1]!.id, body: 'c', companyId: (await db.prisma.company.findFirstOrThrow({ where: { accountId: accounts[1]!.id } })).id } });
+      const after = await countersAndRows(db.prisma);
+      expect(after.rows).not.toEqual(backfilled.rows);
+      expect(after.counters).toEqual(after.rows);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the reports migration sums the rows made before it, and its triggers every change after', async () => {
     const db = await databases.open();
     const all = await repoMigrations();
