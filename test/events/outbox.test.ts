@@ -205,6 +205,31 @@ describe('the relay', () => {
   });
 });
 
+describe("the queue's VACUUM", () => {
+  it('the relay vacuums the queue once it has taken VACUUM_QUEUE_EVERY events since the last time, not before, without an error', async () => {
+    const { tidyQueue, VACUUM_QUEUE_EVERY } = await import('../../src/events/worker.js');
+    const vacuums = async () => (await t.db.$queryRaw<{ n: number }[]>`
+      SELECT (vacuum_count + autovacuum_count)::int AS n FROM pg_stat_user_tables WHERE relname = 'event_queue'`)[0]?.n ?? 0;
+    // The statistics reach pg_stat_user_tables within a second or so of the VACUUM.
+    const settled = async (previous: number) => {
+      for (let i = 0; i < 200 && (await vacuums()) === previous; i++) {
+        await t.db.$executeRaw`SELECT pg_stat_clear_snapshot()`;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return vacuums();
+    };
+    const warned: unknown[] = [];
+    const tidy = tidyQueue(t.db, { warn: (...args: unknown[]) => warned.push(args) } as never);
+    const before = await vacuums();
+    await tidy(VACUUM_QUEUE_EVERY - 1);
+    await t.db.$executeRaw`SELECT pg_stat_clear_snapshot()`;
+    expect(await vacuums()).toBe(before);
+    await tidy(1);
+    expect(await settled(before)).toBe(before + 1);
+    expect(warned).toEqual([]);
+  });
+});
+
 describe('erasure', () => {
   it("scrubContactFromEvents leaves the person's earlier events with ids only", async () => {
     const { scrubContactFromEvents } = await import('../../src/contacts/erase.js');
