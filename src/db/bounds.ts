@@ -120,8 +120,8 @@ function boundedClientClass(bounds: Bounds) {
       const first = args[0] as { submit?: unknown; text?: unknown } | string | undefined;
       if (first && typeof first === 'object' && typeof first.submit === 'function') return super.query(...(args as [never]));
       const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
-      if (OPENS_TRANSACTION.test(text)) return this.begin(args);
       if (this.stale && this.status === 'I') this.dropPrepared();
+      if (OPENS_TRANSACTION.test(text)) return this.begin(args);
       const named = this.named(args, text);
       return named ? this.bounded(named, args) : this.bounded(args);
     }
@@ -143,8 +143,8 @@ function boundedClientClass(bounds: Bounds) {
      * False in a failed transaction, where no DEALLOCATE can run: the statement then goes unnamed.
      */
     private roomFor(name: string): boolean {
-      if (this.prepared.delete(name)) return void this.prepared.set(name, true), true;
-      if (this.prepared.size >= MAX_PREPARED) {
+      const known = this.prepared.delete(name);
+      if (!known && this.prepared.size >= MAX_PREPARED) {
         if (this.status === 'E') return false;
         const oldest = this.prepared.keys().next().value!;
         this.prepared.delete(oldest);
