@@ -149,16 +149,28 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
   const oldInvoice = (db: { prisma: { $executeRaw: (q: TemplateStringsArray, ...v: unknown[]) => Promise<number> } }, i: { accountId: string; invoiceNumber: string; amount: number; dueDate: string; status: string }) =>
     db.prisma.$executeRaw`INSERT INTO invoices (id, account_id, invoice_number, amount, due_date, status) VALUES (${randomUUID()}::uuid, ${i.accountId}::uuid, ${i.invoiceNumber}, ${i.amount}, ${i.dueDate}::date, ${i.status}::invoice_status)`;
 
-  it('the record_counts migration counts the rows made before it, and its triggers every row after', async () => {
+  /**
+   * `check` on a fresh database migrated up to the migration whose name ends with `suffix`, that one
+   * left out; `applyIt()` then applies it alone and answers what it applied.
+   */
+  async function justBefore(suffix: string, check: (db: Database, applyIt: () => Promise<string[]>, name: string) => Promise<void>) {
     const db = await databases.open();
     const all = await repoMigrations();
-    const counters = all.find((name) => name.endsWith('_record_counts'))!;
+    const name = all.find((n) => n.endsWith(suffix))!;
     const dir = await mkdtemp(path.join(tmpdir(), 'crm-migrations-'));
-    const copy = (name: string) => cp(path.join(defaultPaths().migrationsDir, name), path.join(dir, name), { recursive: true });
+    const copy = (file: string) => cp(path.join(defaultPaths().migrationsDir, file), path.join(dir, file), { recursive: true });
     const paths = { ...defaultPaths(), migrationsDir: dir };
     try {
-      for (const name of ['migration_lock.toml', ...all.slice(0, all.indexOf(counters))]) await copy(name);
+      for (const file of ['migration_lock.toml', ...all.slice(0, all.indexOf(name))]) await copy(file);
       await applyMigrations(db, paths);
+      await check(db, async () => (await copy(name), applyMigrations(db, paths)), name);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('the record_counts migration counts the rows made before it, and its triggers every row after', async () => {
+    await justBefore('_record_counts', async (db, applyIt, counters) => {
       const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
       const accounts = await Promise.all(['A', 'B'].map((name) => db.prisma.account.create({ data: { name, ownerId: owner.id } })));
       for (const [i, { id: accountId }] of accounts.entries()) {
@@ -167,8 +179,7 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
         for (const [n, status] of ['draft', 'paid'].entries()) await oldInvoice(db, { accountId, invoiceNumber: `INV-${n}`, amount: 1, dueDate: '2031-01-01', status });
       }
 
-      await copy(counters);
-      expect(await applyMigrations(db, paths)).toEqual([counters]);
+      expect(await applyIt()).toEqual([counters]);
       const backfilled = await countersAndRows(db.prisma);
       expect(backfilled.rows).toHaveLength(12); // (account, table, key) pairs: 7 in A, 5 in B
       expect(backfilled.counters).toEqual(backfilled.rows);
@@ -178,21 +189,11 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
       const after = await countersAndRows(db.prisma);
       expect(after.rows).not.toEqual(backfilled.rows);
       expect(after.counters).toEqual(after.rows);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("the companies, notes and tasks counters' migration counts the rows made before it, and its triggers every row after", async () => {
-    const db = await databases.open();
-    const all = await repoMigrations();
-    const counters = all.find((name) => name.endsWith('_record_counts_companies_notes_tasks'))!;
-    const dir = await mkdtemp(path.join(tmpdir(), 'crm-migrations-'));
-    const copy = (name: string) => cp(path.join(defaultPaths().migrationsDir, name), path.join(dir, name), { recursive: true });
-    const paths = { ...defaultPaths(), migrationsDir: dir };
-    try {
-      for (const name of ['migration_lock.toml', ...all.slice(0, all.indexOf(counters))]) await copy(name);
-      await applyMigrations(db, paths);
+    await justBefore('_record_counts_companies_notes_tasks', async (db, applyIt, counters) => {
       const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
       const accounts = await Promise.all(['A', 'B'].map((name) => db.prisma.account.create({ data: { name, ownerId: owner.id } })));
       for (const [i, { id: accountId }] of accounts.entries()) {
@@ -202,8 +203,7 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
         await db.prisma.task.createMany({ data: ['call', 'write', 'visit'].slice(i).map((title) => ({ accountId, title, companyId: company.id })) });
       }
 
-      await copy(counters);
-      expect(await applyMigrations(db, paths)).toEqual([counters]);
+      expect(await applyIt()).toEqual([counters]);
       const backfilled = await countersAndRows(db.prisma);
       expect(backfilled.rows.filter((row) => / (companies|notes|tasks) /.test(row))).toHaveLength(6); // 3 tables in A and in B
       expect(backfilled.counters).toEqual(backfilled.rows);
@@ -213,21 +213,11 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
       const after = await countersAndRows(db.prisma);
       expect(after.rows).not.toEqual(backfilled.rows);
       expect(after.counters).toEqual(after.rows);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('the reports migration sums the rows made before it, and its triggers every change after', async () => {
-    const db = await databases.open();
-    const all = await repoMigrations();
-    const reports = all.find((name) => name.endsWith('_reports'))!;
-    const dir = await mkdtemp(path.join(tmpdir(), 'crm-migrations-'));
-    const copy = (name: string) => cp(path.join(defaultPaths().migrationsDir, name), path.join(dir, name), { recursive: true });
-    const paths = { ...defaultPaths(), migrationsDir: dir };
-    try {
-      for (const name of ['migration_lock.toml', ...all.slice(0, all.indexOf(reports))]) await copy(name);
-      await applyMigrations(db, paths);
+    await justBefore('_reports', async (db, applyIt, reports) => {
       const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
       const accounts = await Promise.all(['A', 'B'].map((name) => db.prisma.account.create({ data: { name, ownerId: owner.id } })));
       for (const [i, { id: accountId }] of accounts.entries()) {
@@ -243,8 +233,7 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
         for (const [n, status] of ['draft', 'sent', 'overdue'].entries()) await oldInvoice(db, { accountId, invoiceNumber: `INV-${n}`, amount: 1.25 * (n + 1), dueDate: `2026-0${n + 1}-01`, status });
       }
 
-      await copy(reports);
-      expect(await applyMigrations(db, paths)).toEqual([reports]);
+      expect(await applyIt()).toEqual([reports]);
       const backfilled = await reportSumsAndRows(db);
       expect(backfilled.rows).toHaveLength(17); // (account, report, key, day): 10 in A, 7 in B
       expect(backfilled.sums).toEqual(backfilled.rows);
@@ -255,45 +244,32 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
       const after = await reportSumsAndRows(db);
       expect(after.rows).not.toEqual(backfilled.rows);
       expect(after.sums).toEqual(after.rows);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('the counter-slot migration keeps every total and report of the rows before it, and its slots count every change after', async () => {
-    const db = await databases.open();
-    const all = await repoMigrations();
-    const slots = all.find((name) => name.endsWith('_counter_slots_free'))!;
-    const dir = await mkdtemp(path.join(tmpdir(), 'crm-migrations-'));
-    const copy = (name: string) => cp(path.join(defaultPaths().migrationsDir, name), path.join(dir, name), { recursive: true });
-    const paths = { ...defaultPaths(), migrationsDir: dir };
-    const exact = async () => {
-      const counts = await countersAndRows(db.prisma);
-      const reports = await reportSumsAndRows(db);
-      expect(counts.counters).toEqual(counts.rows);
-      expect(reports.sums).toEqual(reports.rows);
-      return [...counts.rows, ...reports.rows];
-    };
-    try {
-      for (const name of ['migration_lock.toml', ...all.slice(0, all.indexOf(slots))]) await copy(name);
-      await applyMigrations(db, paths);
+    await justBefore('_counter_slots_free', async (db, applyIt, slots) => {
+      const exact = async () => {
+        const counts = await countersAndRows(db.prisma);
+        const reports = await reportSumsAndRows(db);
+        expect(counts.counters).toEqual(counts.rows);
+        expect(reports.sums).toEqual(reports.rows);
+        return [...counts.rows, ...reports.rows];
+      };
       const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
       const { id: accountId } = await db.prisma.account.create({ data: { name: 'A', ownerId: owner.id } });
       await db.prisma.contact.createMany({ data: ['website', 'referral', 'referral'].map((source) => ({ accountId, firstName: 'C', source: source as never })) });
       await db.prisma.deal.createMany({ data: [{ accountId, title: 'D', value: 10.5 }, { accountId, title: 'D', value: 2, status: 'won', closedAt: new Date('2026-05-06T07:00:00Z') }] as never });
       const before = await exact();
 
-      await copy(slots);
-      expect(await applyMigrations(db, paths)).toEqual([slots]);
+      expect(await applyIt()).toEqual([slots]);
       expect(await exact()).toEqual(before);
 
       await db.prisma.contact.updateMany({ where: { source: 'referral' }, data: { contactType: 'client' } });
       await db.prisma.deal.deleteMany({ where: { status: 'won' } });
       await db.prisma.contact.create({ data: { accountId, firstName: 'New' } });
       expect(await exact()).not.toEqual(before);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   if (kind === 'postgres') {
