@@ -1,6 +1,10 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { getOperationAST, type DocumentNode } from 'graphql/index.js';
+import { getOperationAST, Kind, type DocumentNode } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
+
+/** A query that may run compiled: its document's one operation, with any fragments it spreads (as Apollo's clients send them). */
+export const compilable = (document: DocumentNode): boolean =>
+  document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION).length === 1 && getOperationAST(document)?.operation === 'query';
 
 /**
  * Which documents run compiled (graphql-jit, through envelop's own plugin for it): the same
@@ -12,6 +16,7 @@ import type { Plugin } from 'graphql-yoga';
  * compiled. Only a document of one operation: the plugin keeps one compiled operation per document.
  * (Variables that do not coerce never reach either executor: src/graphql/variables.ts refuses them.)
  */
+
 export function useCompiledExecution(fixed: (document: DocumentNode) => boolean): Plugin {
   const runs = new WeakMap<DocumentNode, number>();
   const repeated = (document: DocumentNode) => {
@@ -20,7 +25,6 @@ export function useCompiledExecution(fixed: (document: DocumentNode) => boolean)
     return seen > 1;
   };
   return useGraphQlJit({}, {
-    enableIf: ({ document }) =>
-      fixed(document) || (document.definitions.length === 1 && getOperationAST(document)?.operation === 'query' && repeated(document)),
+    enableIf: ({ document }) => fixed(document) || (compilable(document) && repeated(document)),
   }) as Plugin;
 }

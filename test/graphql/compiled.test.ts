@@ -2,7 +2,9 @@
  * A query sent again runs compiled (src/graphql/compiled.ts, docs/fields.md): it answers as its
  * first run did, refusals and their words included.
  */
+import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compilable } from '../../src/graphql/compiled.js';
 import { createAccount, createApiKey, createContact, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -39,6 +41,26 @@ describe('a repeated query answers as its first run', () => {
         });
         expect(await response.json()).toMatchObject({ data: expected });
       }
+    }
+  });
+});
+
+describe('which documents run compiled', () => {
+  it('a query of one operation does, with or without fragments; two operations, a mutation or a subscription do not', () => {
+    expect(compilable(parse('query { deals(accountId: "a") { nodes { title } } }'))).toBe(true);
+    expect(compilable(parse('query Q { deals(accountId: "a") { nodes { ...D } } } fragment D on Deal { title contact { ...C } } fragment C on Contact { firstName }'))).toBe(true);
+    expect(compilable(parse('query A { viewer { id } } query B { viewer { id } }'))).toBe(false);
+    expect(compilable(parse('mutation { deleteDeal(id: "x") { id } }'))).toBe(false);
+    expect(compilable(parse('subscription { accountEvents(accountId: "a") { id } }'))).toBe(false);
+  });
+
+  it('a query with fragments answers as its first run, refusals included, on every run', async () => {
+    const key = await createApiKey(t, acc, ['DEALS_READ']);
+    const query = 'query ($a: ID!) { deals(accountId: $a) { nodes { ...Deal } } } fragment Deal on Deal { title contact { ...Person } } fragment Person on Contact { firstName email }';
+    for (let i = 0; i < 3; i++) {
+      const r = await t.gql(query, { a: acc.id }, { as: key });
+      expect(r.data.deals.nodes[0]).toEqual({ title: 'Apollo', contact: { firstName: 'Margaret', email: null } });
+      expect(r.errors?.map((e) => [e.path?.join('.'), e.extensions?.code])).toEqual([['deals.nodes.0.contact.email', 'FORBIDDEN']]);
     }
   });
 });
