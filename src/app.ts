@@ -43,6 +43,10 @@ export function createApp(deps: AppDeps) {
     cors: (request) => corsFor(request, deps.config.allowedOrigins),
     // A JSON array of operations answers an array; each operation meets every limit on its own (§11).
     batching: { limit: GRAPHQL_LIMITS.maxBatch },
+    // graphqlBodyLimit reads every POSTed operation within 1 MiB. Yoga's own limit (25 MB) piped each
+    // body through a stream pipeline that ended by aborting an AbortController: a DOMException and its
+    // stack trace, ~60 µs of every POST /graphql (BENCHMARKS.md "GraphQL's fixed cost").
+    maxRequestBodySize: false,
     plugins: [
       // GRAPHQL_TRUSTED_DOCUMENTS runs only the listed documents; else Apollo's automatic persisted queries.
       deps.config.trustedDocuments

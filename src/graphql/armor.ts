@@ -79,11 +79,13 @@ function withoutHints(error: GraphQLError): GraphQLError {
  * /graphql takes POSTed JSON only (no form encodings a cross-site form could send), within the same
  * 1 MiB as REST: one operation (an object) or a batch (an array of objects, at most `maxBatch`, which
  * Yoga's `batching` option enforces). GET stays for queries (Yoga refuses mutations over GET).
+ * Every POST Yoga parses comes here (`/graphql` and `/graphql/` alike), so Yoga's own body limit is
+ * off (src/app.ts `maxRequestBodySize`).
  */
 export function graphqlBodyLimit(): Plugin {
   return {
-    onRequestParse: ({ request, url, setRequestParser }) => {
-      if (request.method !== 'POST' || url.pathname !== '/graphql') return;
+    onRequestParse: ({ request, setRequestParser }) => {
+      if (request.method !== 'POST') return;
       setRequestParser(async (req) => {
         try {
           const body = await readJson(req);
