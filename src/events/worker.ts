@@ -100,9 +100,9 @@ export async function relay(db: PrismaClient, live: LiveBus, batch = RELAY_BATCH
  * `taken(n)` after each relay: every VACUUM_QUEUE_EVERY events this instance took, the queue is
  * vacuumed. Each relay deletes what it takes, and its claim reads the queue's index from the oldest
  * end, through every deleted entry that no VACUUM has removed yet: with 100,000 of them it took 8.5 ms
- * (1.0 once they were marked dead), against 0.02 after a VACUUM of 11 ms, and a form submit's rate
- * lost 0.13 to it after other writes (BENCHMARKS.md "The event queue's dead rows"). Autovacuum comes
- * by once a minute at most. SKIP_LOCKED: an instance whose VACUUM finds another one under way skips
+ * (1.0 once they were marked dead), against 0.02 after a VACUUM of 11 ms; during form submits after
+ * other writes a claim took 10.4 ms, and 1.4 with this (BENCHMARKS.md "The event queue's dead rows").
+ * Autovacuum comes by once a minute at most. SKIP_LOCKED: an instance whose VACUUM finds another one under way skips
  * it. A VACUUM that fails (a role that does not own the table only gets a warning) is logged, and
  * the relay goes on.
  */
