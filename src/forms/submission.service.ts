@@ -258,7 +258,10 @@ async function createUnlessKnown(
       ORDER BY created_at ASC, id ASC LIMIT 1`);
     if (known) return { known };
   }
-  const now = new Date();
+  // A millisecond on: a Date drops the microseconds, so a stamp taken in the millisecond the
+  // transaction began would read earlier than its start, and the stamps trigger would move the
+  // rows' times (not their events') to that start, a millisecond apart once rounded.
+  const now = new Date(Date.now() + 1);
   const contact = rowOf('Contact', {
     id: uuidv7(), accountId, firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, columnMax(ContactField.first_name)),
     lastName: last_name ?? null, email: email ?? null, phone: phone ?? null, company: company ?? null,
