@@ -58,6 +58,9 @@ export function serializeRecord(kind: RecordKind | 'submission', row: object): R
 
 const sqlCache = new Map<string, Prisma.Sql>();
 
+/** A time column in SQL as serializeRecord shows it: ISO 8601 in UTC with milliseconds. */
+export const isoTimeSql = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /**
  * serializeRecord in SQL: the JSON of `kind`'s record from the row `alias` of `model`'s table (a CTE's
  * RETURNING *), with the same keys and values, so a statement that writes a record and its event
@@ -74,7 +77,7 @@ export function recordJsonSql(kind: RecordKind, model: string, alias: string): P
     .map((f) => {
       const column = `${alias}."${snakeCase(f.name)}"`;
       const value =
-        f.type === 'DateTime' ? (dates.includes(f.name) ? `to_char(${column}, 'YYYY-MM-DD')` : `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+        f.type === 'DateTime' ? (dates.includes(f.name) ? `to_char(${column}, 'YYYY-MM-DD')` : isoTimeSql(column))
         : f.type === 'Decimal' ? `trim_scale(${column})`
         : column;
       return `'${snakeCase(f.name)}', ${value}`;

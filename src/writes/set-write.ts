@@ -7,7 +7,7 @@ import { fieldsOf, type ModelField } from '../db/datamodel.js';
 import { wakeSource } from '../events/emit.js';
 import { outbox } from '../events/outbox.js';
 import { uuidv7 } from '../events/ids.js';
-import { serializeRecord } from '../events/serialize.js';
+import { isoTimeSql, serializeRecord } from '../events/serialize.js';
 import { mapInSlices } from './yielding.js';
 import { rawWrite } from '../db/raw.js';
 import type { Actor, RecordKind } from '../events/types.js';
@@ -106,12 +106,15 @@ export async function writeSet(
   // 1.6 ms (BENCHMARKS.md, "Writes as fast as reads"). Nor its CTEs and its events' join: the
   // planner then plans one half, not an empty other one too (planning a single create took about
   // 0.26 ms, now 0.18, beside about 0.8 ms to run; scripts/bench/explain-writes.ts).
+  // An event shows the times as stored: the stamps trigger moves a stamp taken before the
+  // transaction began to its start (docs/rest.md#following-changes), so they come from the row written.
   const createEvents = Prisma.sql`
       SELECT new.event_id, ins.account_id, ${`${spec.kind}.created`}::text, ${now}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ${createdContact},
-             jsonb_build_object('object', new.obj::jsonb - 'account_id')
+             jsonb_build_object('object', new.obj::jsonb - 'account_id' || jsonb_build_object('created_at', ${Prisma.raw(isoTimeSql('ins.created_at'))}, 'updated_at', ${Prisma.raw(isoTimeSql('ins.updated_at'))}))
       FROM new JOIN ins ON ins.id = (new.obj->>'id')::uuid`;
   const updatedEvents = Prisma.sql`
-      SELECT e.id, w.account_id, e.type, ${now}::timestamptz, ${actor.type}, ${actor.id}, e.subject_id, e.contact_id, e.data
+      SELECT e.id, w.account_id, e.type, ${now}::timestamptz, ${actor.type}, ${actor.id}, e.subject_id, e.contact_id,
+             jsonb_set(e.data, '{object,updated_at}', to_jsonb(${Prisma.raw(isoTimeSql('w.updated_at'))}))
       FROM json_to_recordset(${JSON.stringify(updateEvents)}::json) AS e(id uuid, subject_id uuid, contact_id uuid, type text, data jsonb)
       JOIN upd w ON w.id = e.subject_id`;
   const halves = [creates.length ? 'ins' : null, updates.length ? 'upd' : null].filter((h) => h !== null);

@@ -1,8 +1,9 @@
 // docs/events.md "The outbox" and docs/decisions.md §13: every change writes its event in its own transaction.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContact as createContactRow, createContactInput } from '../../src/contacts/contact.service.js';
+import { contactBatch, createContact as createContactRow, createContactInput } from '../../src/contacts/contact.service.js';
 import { envelope, type Envelope } from '../../src/events/envelope.js';
 import { SYSTEM, userActor } from '../../src/events/types.js';
+import { newId, writeSet, type Row } from '../../src/writes/set-write.js';
 import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
@@ -107,6 +108,28 @@ describe('the envelope', () => {
     expect(events.map((e) => e.type)).toEqual(['contact.created', 'form.submitted']);
     expect(events[1]!.contactId).toBe(events[0]!.subjectId);
     expect(Object.keys((events[1]!.data as any).object)).not.toContain('client_ip');
+  });
+});
+
+describe("an event's times", () => {
+  it('a set-write event shows created_at and updated_at as the row stored them, not the earlier stamp the service took', async () => {
+    // Stamped two seconds before its statement: the stamps trigger moves such a stamp to the
+    // transaction's start (docs/rest.md#following-changes), and the event must show the moved one.
+    const earlier = new Date(Date.now() - 2_000);
+    const actor = userActor(acc.member);
+    const id = newId();
+    const row = contactBatch.newRow({ accountId: acc.id, firstName: 'Stamped', contactType: 'lead', source: 'other' }, id, earlier);
+    await writeSet(t.db, contactBatch.spec, actor, [row], []);
+    const stored = await t.db.contact.findUniqueOrThrow({ where: { id } });
+    expect(stored.createdAt.getTime()).toBeGreaterThan(earlier.getTime());
+    await writeSet(t.db, contactBatch.spec, actor, [], [{ row: { ...stored, lastName: 'Again', updatedAt: earlier } as Row, previous: { lastName: null } }]);
+    const updated = await t.db.contact.findUniqueOrThrow({ where: { id } });
+    expect(updated.updatedAt.getTime()).toBeGreaterThan(earlier.getTime());
+    const events = await t.db.event.findMany({ where: { accountId: acc.id, subjectId: id }, orderBy: { occurredAt: 'asc' } });
+    expect(events.map((e) => [e.type, (e.data as any).object.created_at, (e.data as any).object.updated_at])).toEqual([
+      ['contact.created', stored.createdAt.toISOString(), stored.updatedAt.toISOString()],
+      ['contact.updated', stored.createdAt.toISOString(), updated.updatedAt.toISOString()],
+    ]);
   });
 });
 
