@@ -11,7 +11,8 @@ import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events
 import type { Actor } from '../events/types.js';
 import { createRuleOf } from '../field-spec.js';
 import { CONTACT_FIELDS } from './contact.fields.js';
-import { checkOwnership, linkByEmailDomain, ownershipProblems } from '../links/company-owner.js';
+import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
+import { linkableDomain } from '../links/domain.js';
 
 /** The single create's rules, from the field spec: the account, then each field as contact.fields.ts writes it. */
 export const createContactInput = createRuleOf(CONTACT_FIELDS);
@@ -29,11 +30,10 @@ export const contactBatch: BatchKind = {
   },
   // Every new row of a set gives the same columns (writeSet inserts those of the first).
   newRow: (input, id, now) => rowOf('Contact', { ...input, companyId: input.companyId ?? null, ownerId: input.ownerId ?? null, id, createdAt: now, updatedAt: now }),
-  // docs/decisions.md §21: a company and an owner of the account; a new contact without a company takes its e-mail domain's.
-  links: async (tx, accountId, judged) => {
-    await checkOwnership(tx, accountId, judged);
-    await linkByEmailDomain(tx, accountId, judged);
-  },
+  // docs/decisions.md §21: a company and an owner of the account.
+  links: checkOwnership,
+  // docs/decisions.md §21: a new contact without a company takes its e-mail domain's (never free mail's).
+  companyByDomain: (row) => (row.companyId ? null : linkableDomain(row.email as string | null)),
 };
 
 /**

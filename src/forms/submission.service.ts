@@ -17,6 +17,7 @@ import { uuidv7 } from '../events/ids.js';
 import { fromColumns, rowOf } from '../writes/set-write.js';
 import { rawRead, rawWrite } from '../db/raw.js';
 import { VISITOR } from '../events/types.js';
+import { linkableDomain } from '../links/domain.js';
 import { badInput, type ErrorDetails } from '../errors.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
 
@@ -250,13 +251,19 @@ async function createUnlessKnown(
   locked: boolean,
 ): Promise<{ created: string } | { known: Known }> {
   const { first_name, last_name, email, phone, company } = submission.contact;
+  // A new contact takes the company of its e-mail's domain (docs/decisions.md §21), read with the address.
+  const domain = linkableDomain(email);
+  let companyId: string | null = null;
   if (email) {
     if (!locked) await rawWrite(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))::text`);
     // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
-    const [known] = await rawWrite<Known>(tx, Prisma.sql`
-      SELECT id::text, first_name AS "firstName", last_name AS "lastName", phone, company FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
-      ORDER BY created_at ASC, id ASC LIMIT 1`);
-    if (known) return { known };
+    const [found] = await rawWrite<{ [K in keyof Known]: Known[K] | null } & { companyOfDomain: string | null }>(tx, Prisma.sql`
+      SELECT k.*, ${domain ? Prisma.sql`(SELECT c.id::text FROM companies c WHERE c.account_id = ${accountId}::uuid AND c.domain = ${domain})` : Prisma.sql`NULL`} AS "companyOfDomain"
+      FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+        SELECT id::text, first_name AS "firstName", last_name AS "lastName", phone, company FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
+        ORDER BY created_at ASC, id ASC LIMIT 1) AS k ON true`);
+    if (found!.id !== null) return { known: found as Known };
+    companyId = found!.companyOfDomain;
   }
   // A millisecond on: a Date drops the microseconds, so a stamp taken in the millisecond the
   // transaction began would read earlier than its start, and the stamps trigger would move the
@@ -265,7 +272,7 @@ async function createUnlessKnown(
   const contact = rowOf('Contact', {
     id: uuidv7(), accountId, firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, columnMax(ContactField.first_name)),
     lastName: last_name ?? null, email: email ?? null, phone: phone ?? null, company: company ?? null,
-    contactType: ContactType.lead, source: ContactSource.website, createdAt: now, updatedAt: now, externalId: null,
+    contactType: ContactType.lead, source: ContactSource.website, createdAt: now, updatedAt: now, externalId: null, companyId, ownerId: null,
   });
   const recorded = rowOf('FormSubmission', {
     id: submitted.id, accountId, formId: submitted.form, contactId: contact.id, data: submission.values, referrer: submitted.referrer, page: submitted.page,
@@ -277,8 +284,8 @@ async function createUnlessKnown(
     { type: 'form.submitted', accountId, actor: VISITOR, object: recorded },
   ], Prisma.sql`
     c AS (
-      INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source, created_at, updated_at)
-      VALUES (${contact.id}::uuid, ${accountId}::uuid, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, 'lead', 'website', ${now}::timestamptz, ${now}::timestamptz)),
+      INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source, created_at, updated_at, company_id)
+      VALUES (${contact.id}::uuid, ${accountId}::uuid, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, 'lead', 'website', ${now}::timestamptz, ${now}::timestamptz, ${companyId}::uuid)),
     s AS (${submissionInsert(submitted, Prisma.sql`${accountId}::uuid`, Prisma.sql`${contact.id}::uuid`, now)}),`);
   return { created: contact.id };
 }

@@ -1,6 +1,7 @@
 // The links §21 adds to contacts, deals and companies (docs/decisions.md §21): a company of the
-// same account, an owner who is one of the account's people, and a new contact's company found by
-// its e-mail domain. The single writes (the `linked` rule) and the batches (src/writes/) share them.
+// same account and an owner who is one of the account's people. The single writes (the `linked`
+// rule) and the batches (src/writes/) share them. A new contact's company by its e-mail domain is
+// found by the write's own statement (src/writes/set-write.ts, `companyByDomain`).
 import { Prisma } from '../generated/prisma/client.js';
 import { rawWrite } from '../db/raw.js';
 import type { ErrorDetails } from '../errors.js';
@@ -8,7 +9,6 @@ import { NOT_A_MEMBER } from '../accounts/account.service.js';
 import type { Judged } from '../writes/batch.service.js';
 import { isUuid } from '../validation.js';
 import { snakeCase } from '../names.js';
-import { linkableDomain } from './domain.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
 
@@ -61,32 +61,5 @@ export async function checkOwnership(tx: Prisma.TransactionClient, accountId: st
     if (companyId && !found.companies.has(companyId)) details[snakeCase('companyId')] ??= [NOT_IN_ACCOUNT];
     if (ownerId && !found.people.has(ownerId)) details[snakeCase('ownerId')] ??= [NOT_A_MEMBER];
     if (Object.keys(details).length) judged[i] = { index: item.index, details, ...('input' in item ? { input: item.input } : {}) };
-  }
-}
-
-/**
- * New contacts of a batch that name no company take the company whose domain is their e-mail's
- * (never a free-mail domain's): one query for the set. Only a create's data is filled in; an upsert
- * that updates a contact leaves its company as it is.
- */
-export async function linkByEmailDomain(tx: Prisma.TransactionClient, accountId: string, judged: Judged[]) {
-  const creates = judged.flatMap((item) => {
-    if (!('data' in item)) return [];
-    const data = item.asCreate ? ('data' in item.asCreate ? item.asCreate.data : null) : item.data;
-    if (!data || data.companyId) return [];
-    const domain = linkableDomain(data.email as string | null | undefined);
-    return domain ? [{ data, domain }] : [];
-  });
-  if (creates.length === 0) return;
-  const domains = [...new Set(creates.map((c) => c.domain))];
-  // A single create's lookup is one statement on the primary's pool, not Prisma's raw path (about 0.15 ms
-  // of CPU a create; BENCHMARKS.md "The fixed cost of a REST request"); in a transaction, through it.
-  const rows = await rawWrite<{ id: string; domain: string }>(tx, Prisma.sql`
-    SELECT id::text, domain FROM companies
-     WHERE account_id = ${accountId}::uuid AND domain = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(domains)}::json)))`);
-  const byDomain = new Map(rows.map((r) => [r.domain, r.id]));
-  for (const { data, domain } of creates) {
-    const id = byDomain.get(domain);
-    if (id) data.companyId = id;
   }
 }

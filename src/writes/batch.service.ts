@@ -55,8 +55,10 @@ export type BatchKind = {
   newRow(input: Record<string, unknown>, id: string, now: Date): Row;
   /** Ids that must name records of the same account: field -> table. */
   refs?: Record<string, 'contacts' | 'pipeline_stages'>;
-  /** The kind's own checks and fill-ins over the whole set, after `refs` (src/links/company-owner.ts): may fail items or complete their data. */
+  /** The kind's own checks over the whole set, after `refs` (src/links/company-owner.ts): may fail items. */
   links?: (tx: Prisma.TransactionClient, accountId: string, judged: Judged[]) => Promise<void>;
+  /** A new row's company found by this domain in the write's own statement, where it names none (writeSet's `companyByDomain`). */
+  companyByDomain?: (row: Row) => string | null;
 };
 
 /** Details as REST names them (docs/decisions.md §16): `expected_close_date`, never a GraphQL variable path. */
@@ -160,7 +162,7 @@ export async function writeJudged(
   const unique = uniqueFields(kind);
   const written =
     creates.length || updates.length
-      ? await writeSet(tx, kind.spec, actor, creates.map((c) => c.row), updates.map((u) => u.change), { records, whileWriting: how.whileWriting, unique })
+      ? await writeSet(tx, kind.spec, actor, creates.map((c) => c.row), updates.map((u) => u.change), { records, whileWriting: how.whileWriting, unique, companyByDomain: kind.companyByDomain })
       : null;
   const skipped = creates.filter(({ row }) => !written?.created.has(row.id));
   // ON CONFLICT DO NOTHING skipped them: a unique index refused each (another record took the value meanwhile).

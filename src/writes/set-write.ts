@@ -63,6 +63,9 @@ export type Written = { created: Map<string, Row>; updated: Map<string, Row> };
  * every column of each `updates` row (the caller has locked those rows and read them), writing each
  * written row's `<kind>.created` / `<kind>.updated` event and webhook messages in the same statement.
  * `records: false`: the maps hold `{ id }` alone (the statement returns ids, not rows as JSON).
+ * `companyByDomain`: a new row's domain whose company (of its account) the statement itself sets as
+ * its `company_id` when it names none (a contact's e-mail domain, docs/decisions.md §21), so the look-up
+ * is no round trip of its own; its event shows the company found.
  */
 export async function writeSet(
   db: Prisma.TransactionClient,
@@ -70,7 +73,7 @@ export async function writeSet(
   actor: Actor,
   creates: Row[],
   updates: SetChange[],
-  { records = true, whileWriting, unique = ['externalId'] }: { records?: boolean; whileWriting?: () => void; unique?: readonly string[] } = {},
+  { records = true, whileWriting, unique = ['externalId'], companyByDomain }: { records?: boolean; whileWriting?: () => void; unique?: readonly string[]; companyByDomain?: (row: Row) => string | null } = {},
 ): Promise<Written> {
   const now = new Date();
   const table = Prisma.raw(`"${spec.table}"`);
@@ -82,7 +85,11 @@ export async function writeSet(
   // YYYY-MM-DD: values json_populate_record takes as they are), with its account and its event's
   // id: the statement inserts it and makes its event's `object` of it, rather than receiving every
   // row twice (an import's chunk sent ~2 MB of JSON, its time in the socket's writev; BENCHMARKS.md).
-  const created = await mapInSlices(creates, (row) => ({ event: uuidv7(), row: { account_id: row.accountId, ...serializeRecord(spec.kind, row) } }));
+  const created = await mapInSlices(creates, (row) => {
+    const domain = companyByDomain?.(row);
+    return { event: uuidv7(), row: { account_id: row.accountId, ...serializeRecord(spec.kind, row) }, ...(domain ? { domain } : {}) };
+  });
+  const linking = created.some((c) => 'domain' in c);
   const updateEvents = await mapInSlices(updates, ({ row, previous }) => ({
     id: uuidv7(),
     subject_id: row.id,
@@ -94,7 +101,8 @@ export async function writeSet(
   // Only the columns the new rows give: a column they leave out keeps its database default.
   const given = created.length ? Object.keys(created[0]!.row) : ['id'];
   const insertColumns = Prisma.raw(given.map((c) => `"${c}"`).join(', '));
-  const fromRecord = Prisma.raw(given.map((c) => `r."${c}"`).join(', '));
+  const fromRecord = Prisma.raw(given.map((c) =>
+    linking && c === 'company_id' ? `coalesce(r.company_id, (SELECT c.id FROM companies c WHERE c.account_id = r.account_id AND c.domain = new.domain))` : `r."${c}"`).join(', '));
   const createdContact = Prisma.raw(spec.kind === 'contact' ? 'ins.id' : spec.kind === 'deal' ? 'ins.contact_id' : 'NULL::uuid');
   // The `unique` keys (an external id, a company's domain) are all a new row can collide on (its id
   // is new; NULLs never collide): without one in the set, a plain INSERT spares each row ON
@@ -106,11 +114,12 @@ export async function writeSet(
   // 1.6 ms (BENCHMARKS.md, "Writes as fast as reads"). Nor its CTEs and its events' join: the
   // planner then plans one half, not an empty other one too (planning a single create took about
   // 0.26 ms, now 0.18, beside about 0.8 ms to run; scripts/bench/explain-writes.ts).
-  // An event shows the times as stored: the stamps trigger moves a stamp taken before the
-  // transaction began to its start (docs/rest.md#following-changes), so they come from the row written.
+  // An event shows what the statement decided as stored: the stamps trigger moves a stamp taken
+  // before the transaction began to its start (docs/rest.md#following-changes), and the company found.
+  const decided = Prisma.raw(`'created_at', ${isoTimeSql('ins.created_at')}, 'updated_at', ${isoTimeSql('ins.updated_at')}${linking ? ", 'company_id', ins.company_id" : ''}`);
   const createEvents = Prisma.sql`
       SELECT new.event_id, ins.account_id, ${`${spec.kind}.created`}::text, ${now}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ${createdContact},
-             jsonb_build_object('object', new.obj::jsonb - 'account_id' || jsonb_build_object('created_at', ${Prisma.raw(isoTimeSql('ins.created_at'))}, 'updated_at', ${Prisma.raw(isoTimeSql('ins.updated_at'))}))
+             jsonb_build_object('object', new.obj::jsonb - 'account_id' || jsonb_build_object(${decided}))
       FROM new JOIN ins ON ins.id = (new.obj->>'id')::uuid`;
   const updatedEvents = Prisma.sql`
       SELECT e.id, w.account_id, e.type, ${now}::timestamptz, ${actor.type}, ${actor.id}, e.subject_id, e.contact_id,
@@ -122,7 +131,7 @@ export async function writeSet(
   const statement = rawWrite<{ rows: string }>(db, Prisma.sql`
     WITH ${creates.length ? Prisma.sql`
     new AS (
-      SELECT (n.e->>'event')::uuid AS event_id, n.e->'row' AS obj FROM json_array_elements(${JSON.stringify(created)}::json) AS n(e)),
+      SELECT (n.e->>'event')::uuid AS event_id, n.e->'row' AS obj, n.e->>'domain' AS domain FROM json_array_elements(${JSON.stringify(created)}::json) AS n(e)),
     ins AS (
       INSERT INTO ${table} (${insertColumns})
       SELECT ${fromRecord} FROM new CROSS JOIN LATERAL json_populate_record(NULL::${table}, new.obj) AS r

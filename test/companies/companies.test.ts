@@ -28,6 +28,11 @@ const company = async (input: Record<string, unknown>, account = acc) => {
   return r.data.createCompany as { id: string; domain: string | null };
 };
 const domainOf = () => `${randomUUID().slice(0, 8)}.example.org`;
+/** The company_id a contact's `contact.created` event shows. */
+const createdEventCompany = async (contactId: string) => {
+  const event = await t.db.event.findFirstOrThrow({ where: { subjectId: contactId, type: 'contact.created' } });
+  return (event.data as { object: { company_id: string | null } }).object.company_id;
+};
 
 describe('a company domain is normalised and unique in the account', () => {
   it('`https://www.X/` and `X/` are stored as the lower-case host', async () => {
@@ -61,12 +66,26 @@ describe('a company domain is normalised and unique in the account', () => {
 });
 
 describe('contacts link to the company of their e-mail domain, never by free mail', () => {
-  it('a contact created without companyId whose e-mail domain is a company domain is linked to it', async () => {
+  it('a contact created without companyId whose e-mail domain is a company domain is linked to it, and its event says so', async () => {
     const host = domainOf();
     const { id } = await company({ domain: host });
     const r = await t.gql(CREATE_CONTACT, { input: { accountId: acc.id, firstName: 'Ada', email: `Ada@${host.toUpperCase()}` } }, { as: acc.member });
     expect(r.errors).toBeUndefined();
     expect(r.data.createContact.linkedCompany).toEqual({ id, domain: host });
+    expect(await createdEventCompany(r.data.createContact.id)).toBe(id);
+  });
+
+  it('in one batch each new contact links to its own domain\'s company, or to none', async () => {
+    const [a, b] = [await company({ domain: domainOf() }), await company({ domain: domainOf() })];
+    const inputs = [
+      { firstName: 'Ann', email: `ann@${a.domain}` }, { firstName: 'Ben', email: `ben@${b.domain}` },
+      { firstName: 'Cat', email: `cat@${domainOf()}` }, { firstName: 'Dan', email: `dan.${randomUUID().slice(0, 8)}@gmail.com` }, { firstName: 'Eve', email: `eve@${a.domain}`, companyId: b.id },
+    ];
+    const up = await t.gql(UPSERT_CONTACTS, { a: acc.id, inputs }, { as: acc.member });
+    expect(up.errors).toBeUndefined();
+    const contacts = up.data.upsertContacts.items.map((i: { contact: { id: string; companyId: string | null } }) => i.contact);
+    expect(contacts.map((c: { companyId: string | null }) => c.companyId)).toEqual([a.id, b.id, null, null, b.id]);
+    expect(await Promise.all(contacts.map((c: { id: string }) => createdEventCompany(c.id)))).toEqual([a.id, b.id, null, null, b.id]);
   });
 
   it('an explicit companyId wins over the e-mail domain; an upserted new contact links too', async () => {

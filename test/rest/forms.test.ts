@@ -95,6 +95,19 @@ describe('POST /api/v1/forms/{form_id}/submit', () => {
       expect(contact.firstName).toBe('Margaret.H');
     });
 
+    it("a new visitor's contact takes the company of the e-mail's domain (docs/decisions.md §21), its event too; free mail links to none", async () => {
+      const domain = `${unique('co')}.example.org`;
+      const company = await t.db.company.create({ data: { accountId: acc.id, name: 'Linked', domain } });
+      const linked = await submit(form.id, { workEmail: `ada@${domain.toUpperCase()}` });
+      const free = await submit(form.id, { workEmail: `${unique('ada')}@gmail.com` });
+      for (const [r, companyId] of [[linked, company.id], [free, null]] as const) {
+        expect(r.status).toBe(200);
+        expect((await t.db.contact.findUniqueOrThrow({ where: { id: r.body.contact_id } })).companyId).toBe(companyId);
+        const event = await t.db.event.findFirstOrThrow({ where: { subjectId: r.body.contact_id, type: 'contact.created' } });
+        expect((event.data as { object: { company_id: string | null } }).object.company_id).toBe(companyId);
+      }
+    });
+
     it('an existing e-mail, compared case-insensitively, updates that contact instead of creating one', async () => {
       const existing = await createContact(t, acc, { firstName: 'Old', lastName: 'Name', email: 'Grace.Hopper@Navy.example', company: 'Old Co' });
       const before = await t.db.contact.count({ where: { accountId: acc.id } });
