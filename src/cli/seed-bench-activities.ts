@@ -3,6 +3,7 @@
 // during a bench run (scripts/bench/overdue.ts makes its own due tasks). One contact, the newest,
 // gets TIMELINE_ITEMS notes and tasks with their created events: the timeline case reads it.
 import { SYSTEM } from '../events/types.js';
+import { recordJsonSql } from '../events/serialize.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { inChunks, type BenchProgress, type BulkTable } from './bulk-insert.js';
 import { benchCompany, DAY, pick, PRODUCTS, type Random, uuidv7 } from './seed-bench-data.js';
@@ -72,12 +73,13 @@ export async function seedActivities(db: PrismaClient, s: ActivitySeed): Promise
 
 /** The created events of the timeline contact's notes and tasks, as the service writes them (one statement each). */
 async function timelineEvents(db: PrismaClient, accountId: string, contactId: string): Promise<void> {
-  for (const [table, type] of [['notes', 'note.created'], ['tasks', 'task.created']] as const) {
+  for (const [table, kind, model] of [['notes', 'note', 'Note'], ['tasks', 'task', 'Task']] as const) {
+    // data.object as the service's events show the record (recordJsonSql: no account_id, times in UTC with Z).
     await db.$executeRawUnsafe(
       `INSERT INTO events (id, account_id, type, occurred_at, actor_type, subject_id, contact_id, data)
-       SELECT gen_random_uuid(), r.account_id, $3, r.created_at, $4, r.id, r.contact_id, jsonb_build_object('object', to_jsonb(r) - 'listed_at' - 'overdue_notified_at')
+       SELECT gen_random_uuid(), r.account_id, $3, r.created_at, $4, r.id, r.contact_id, jsonb_build_object('object', ${recordJsonSql(kind, model, 'r').sql})
          FROM ${table} r WHERE r.account_id = $1::uuid AND r.contact_id = $2::uuid`,
-      accountId, contactId, type, SYSTEM.type,
+      accountId, contactId, `${kind}.created`, SYSTEM.type,
     );
   }
 }
