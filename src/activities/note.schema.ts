@@ -15,8 +15,8 @@ import {
   updateNote,
   updateNoteArgs,
   type CreateNoteInput,
-  type NoteKey,
 } from './note.service.js';
+import type { RecordKey } from '../db/client.js';
 
 /** What a note or a task is about: its contact, deal and company, each an id and the record. */
 export const targets = (t: any) => ({
@@ -56,7 +56,7 @@ const UpdateNoteInputType = builder.inputType('UpdateNoteInput', {
   fields: (t) => fields(t, false),
 });
 
-const note: ById<NoteKey> = { type: 'Note', scope: 'ACTIVITIES_WRITE', limit: ACTIVITY_WRITES, target: noteTarget };
+const note: ById<RecordKey> = { type: 'Note', scope: 'ACTIVITIES_WRITE', limit: ACTIVITY_WRITES, target: noteTarget };
 
 builder.mutationField('createNote', (t) =>
   t.prismaField({

@@ -8,6 +8,7 @@ import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events
 import type { Actor } from '../events/types.js';
 import { optionalUuid, text, uuid } from '../validation.js';
 import { targetless, targetProblems, TARGET_FIELDS } from '../links/targets.js';
+import type { RecordKey } from '../db/client.js';
 
 export const NOTE_MAX = 10_000;
 
@@ -33,7 +34,6 @@ export const updateNoteInput = updateInputOf(createNoteInput, 'Note');
 export type UpdateNoteInput = z.output<typeof updateNoteInput>;
 export const updateNoteArgs = updateArgs(updateNoteInput);
 export type UpdateNoteArgs = UpdateArgs<UpdateNoteInput>;
-export type NoteKey = { id: string; accountId: string };
 
 /** The `linked` rule of the note and task mutations (src/graphql/rules.ts): targets of the account, an assignee among its people. */
 export const activityLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => targetProblems(db, accountId, fields);
@@ -65,7 +65,7 @@ export async function createNote(tx: Prisma.TransactionClient, input: CreateNote
   return row;
 }
 
-export async function updateNote(tx: Prisma.TransactionClient, note: NoteKey, args: UpdateNoteArgs, query: Query, actor: Actor) {
+export async function updateNote(tx: Prisma.TransactionClient, note: RecordKey, args: UpdateNoteArgs, query: Query, actor: Actor) {
   await assertLinks(tx, note.accountId, args.input);
   const spec = { type: 'note.updated', model: 'Note', table: 'notes', actor } as const;
   return updatedWithEvent(tx, spec, note, changedFields(args.input), async () => {
@@ -74,7 +74,7 @@ export async function updateNote(tx: Prisma.TransactionClient, note: NoteKey, ar
   });
 }
 
-export async function deleteNote(tx: Prisma.TransactionClient, note: NoteKey, actor: Actor) {
+export async function deleteNote(tx: Prisma.TransactionClient, note: RecordKey, actor: Actor) {
   const row = await tx.note.delete({ where: { id: note.id } });
   await emitRow(tx, 'note.deleted', 'Note', actor, row);
   return { id: note.id, deletedAt: new Date() };

@@ -17,8 +17,8 @@ import {
   updateTask,
   updateTaskArgs,
   type CreateTaskInput,
-  type TaskKey,
 } from './task.service.js';
+import type { RecordKey } from '../db/client.js';
 
 export const TaskStatusEnum = builder.enumType('TaskStatus', { values: ['open', 'done'] as const });
 
@@ -48,7 +48,7 @@ const UpdateTaskInputType = builder.inputType('UpdateTaskInput', {
   fields: (t) => fields(t, false),
 });
 
-const task: ById<TaskKey> = { type: 'Task', scope: 'ACTIVITIES_WRITE', limit: ACTIVITY_WRITES, target: taskTarget };
+const task: ById<RecordKey> = { type: 'Task', scope: 'ACTIVITIES_WRITE', limit: ACTIVITY_WRITES, target: taskTarget };
 
 builder.mutationField('createTask', (t) =>
   t.prismaField({

@@ -10,6 +10,7 @@ import type { Actor } from '../events/types.js';
 import { optionalText, optionalUuid, requiredText, uuid } from '../validation.js';
 import { assertLinks, assertStillTargeted, TARGET_INPUTS, TARGETS } from './note.service.js';
 import { targetless } from '../links/targets.js';
+import type { RecordKey } from '../db/client.js';
 
 export const createTaskInput = z.object({
   accountId: uuid,
@@ -25,7 +26,6 @@ export const updateTaskInput = updateInputOf(createTaskInput, 'Task');
 export type UpdateTaskInput = z.output<typeof updateTaskInput>;
 export const updateTaskArgs = updateArgs(updateTaskInput);
 export type UpdateTaskArgs = UpdateArgs<UpdateTaskInput>;
-export type TaskKey = { id: string; accountId: string };
 
 export const taskTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) => db.task.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
@@ -38,7 +38,7 @@ export async function createTask(tx: Prisma.TransactionClient, input: CreateTask
   return row;
 }
 
-export async function updateTask(tx: Prisma.TransactionClient, task: TaskKey, args: UpdateTaskArgs, query: Query, actor: Actor) {
+export async function updateTask(tx: Prisma.TransactionClient, task: RecordKey, args: UpdateTaskArgs, query: Query, actor: Actor) {
   await assertLinks(tx, task.accountId, args.input);
   // A new due date may fall due again: the overdue job announces it once more (src/activities/overdue.ts).
   const data = args.input.dueAt !== undefined ? { ...args.input, overdueNotifiedAt: null } : args.input;
@@ -53,7 +53,7 @@ export async function updateTask(tx: Prisma.TransactionClient, task: TaskKey, ar
  * open -> done (`task.completed`, completedAt now) or done -> open (`task.reopened`, completedAt
  * cleared). A task already there is answered as it is, with no event: a retried call changes nothing.
  */
-export async function setTaskDone(tx: Prisma.TransactionClient, task: TaskKey, done: boolean, actor: Actor): Promise<Task> {
+export async function setTaskDone(tx: Prisma.TransactionClient, task: RecordKey, done: boolean, actor: Actor): Promise<Task> {
   const [moved] = await tx.task.updateManyAndReturn({
     where: { id: task.id, accountId: task.accountId, status: done ? 'open' : 'done' },
     data: done ? { status: 'done', completedAt: new Date() } : { status: 'open', completedAt: null },
@@ -67,7 +67,7 @@ export async function setTaskDone(tx: Prisma.TransactionClient, task: TaskKey, d
   return current;
 }
 
-export async function deleteTask(tx: Prisma.TransactionClient, task: TaskKey, actor: Actor) {
+export async function deleteTask(tx: Prisma.TransactionClient, task: RecordKey, actor: Actor) {
   const row = await tx.task.delete({ where: { id: task.id } });
   await emitRow(tx, 'task.deleted', 'Task', actor, row);
   return { id: task.id, deletedAt: new Date() };

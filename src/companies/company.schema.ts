@@ -13,9 +13,9 @@ import {
   deleteCompany,
   updateCompany,
   updateCompanyArgs,
-  type CompanyKey,
   type CreateCompanyInput,
 } from './company.service.js';
+import type { RecordKey } from '../db/client.js';
 
 export const CompanyRef = recordObject('Company', 'COMPANIES_READ', (t) => ({
   name: t.exposeString('name'),
@@ -46,7 +46,7 @@ const UpdateCompanyInputType = builder.inputType('UpdateCompanyInput', {
   fields: (t) => companyInputFields(t, false),
 });
 
-const company: ById<CompanyKey> = { type: 'Company', scope: 'COMPANIES_WRITE', limit: WRITES, target: companyTarget };
+const company: ById<RecordKey> = { type: 'Company', scope: 'COMPANIES_WRITE', limit: WRITES, target: companyTarget };
 
 builder.mutationField('createCompany', (t) =>
   t.prismaField({

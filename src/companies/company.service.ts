@@ -12,6 +12,7 @@ import { optionalDomain } from '../links/domain.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
+import type { RecordKey } from '../db/client.js';
 
 export const DOMAIN_TAKEN = 'Already used by another company';
 
@@ -45,7 +46,6 @@ export const companyBatch: BatchKind = {
 export type UpdateCompanyInput = z.output<typeof updateCompanyInput>;
 export const updateCompanyArgs = updateArgs(updateCompanyInput);
 export type UpdateCompanyArgs = UpdateArgs<UpdateCompanyInput>;
-export type CompanyKey = { id: string; accountId: string };
 
 /** The `linked` rule of the company mutations (src/graphql/rules.ts): the owner is one of the account's people. */
 export const companyLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) =>
@@ -73,7 +73,7 @@ export async function createCompany(tx: Prisma.TransactionClient, input: CreateC
   return row;
 }
 
-export async function updateCompany(tx: Prisma.TransactionClient, company: CompanyKey, args: UpdateCompanyArgs, query: Query, actor: Actor) {
+export async function updateCompany(tx: Prisma.TransactionClient, company: RecordKey, args: UpdateCompanyArgs, query: Query, actor: Actor) {
   await assertOwner(tx, company.accountId, args.input.ownerId);
   const spec = { type: 'company.updated', model: 'Company', table: 'companies', actor } as const;
   return updatedWithEvent(tx, spec, company, changedFields(args.input), () =>
@@ -82,7 +82,7 @@ export async function updateCompany(tx: Prisma.TransactionClient, company: Compa
 }
 
 /** Removes the company; its contacts, deals, tasks and the notes also about something else stay, unlinked; notes about it alone go (no event for them: their company_id is a link, as a deleted contact's deals). */
-export async function deleteCompany(tx: Prisma.TransactionClient, company: CompanyKey, actor: Actor) {
+export async function deleteCompany(tx: Prisma.TransactionClient, company: RecordKey, actor: Actor) {
   const where = { accountId: company.accountId, companyId: company.id };
   await tx.contact.updateMany({ where, data: { companyId: null } });
   await tx.deal.updateMany({ where, data: { companyId: null } });

@@ -5,7 +5,8 @@ import { anyOf, col as c, EXTERNAL_ID, filtersOf, oneOrMore, timeRanges, TIME_OR
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { builder } from '../graphql/builder.js';
 import { pageField } from '../graphql/page.js';
-import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
+import { readById } from '../graphql/reads.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
 import { ContactSource, ContactType, Prisma } from '../generated/prisma/client.js';
 import { lookupKey, searchText } from '../validation.js';
 import { contactMatches } from './contact-search.js';

@@ -19,9 +19,9 @@ import {
   eraseContact,
   updateContact,
   updateContactArgs,
-  type ContactKey,
   type CreateContactInput,
 } from './contact.service.js';
+import type { RecordKey } from '../db/client.js';
 
 export const ContactTypeEnum = builder.enumType(ContactType, { name: 'ContactType' });
 export const ContactSourceEnum = builder.enumType(ContactSource, { name: 'ContactSource' });
@@ -68,7 +68,7 @@ export const BatchContactInput = builder.inputType('BatchContactInput', {
   fields: inputFieldsOf(CONTACT_FIELDS, 'batch'),
 });
 
-const contact: ById<ContactKey> = { type: 'Contact', scope: 'CONTACTS_WRITE', limit: WRITES, target: contactTarget };
+const contact: ById<RecordKey> = { type: 'Contact', scope: 'CONTACTS_WRITE', limit: WRITES, target: contactTarget };
 
 updateById(contact, { input: UpdateContactInputType, args: updateContactArgs, linked: contactLinks, update: updateContact, description: staleConflict('contact') });
 deleteById(contact, { remove: deleteContact, description: 'Removes the contact; its deals, invoices, submissions and other records stay, unlinked.' });
@@ -81,7 +81,7 @@ builder.mutationField('eraseContact', (t) =>
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target: (args: ByIdArgs, ctx) => contactTarget(args, ctx.db), hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: contact, viewer, write } = checked<ByIdArgs, ContactKey & { email: string | null }>(info);
+      const { target: contact, viewer, write } = checked<ByIdArgs, RecordKey & { email: string | null }>(info);
       return write((tx) => eraseContact(tx, contact, viewer!.id, userActor(viewer)));
     },
   }),

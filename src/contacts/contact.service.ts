@@ -13,6 +13,7 @@ import { createRuleOf } from '../field-spec.js';
 import { CONTACT_FIELDS } from './contact.fields.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import { linkableDomain } from '../links/domain.js';
+import type { RecordKey } from '../db/client.js';
 
 /** The single create's rules, from the field spec: the account, then each field as contact.fields.ts writes it. */
 export const createContactInput = createRuleOf(CONTACT_FIELDS);
@@ -52,8 +53,6 @@ export type UpdateContactInput = z.output<typeof updateContactInput>;
 export const updateContactArgs = updateArgs(updateContactInput);
 export type UpdateContactArgs = UpdateArgs<UpdateContactInput>;
 
-export type ContactKey = { id: string; accountId: string };
-
 /** The contact an id-addressed mutation names: its account (for access) and its e-mail (for erasure). */
 export const contactTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.contact.findUnique({ where: { id }, select: { id: true, accountId: true, email: true } });
@@ -61,7 +60,7 @@ export const contactTarget = ({ id }: { id: string }, db: Prisma.TransactionClie
 /** The `linked` rule of contact writes (src/graphql/rules.ts): a company of the account, an owner who is one of its people. */
 export const contactLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => ownershipProblems(db, accountId, fields);
 
-export async function updateContact(tx: Prisma.TransactionClient, contact: ContactKey, args: UpdateContactArgs, query: Query, actor: Actor) {
+export async function updateContact(tx: Prisma.TransactionClient, contact: RecordKey, args: UpdateContactArgs, query: Query, actor: Actor) {
   const links = await ownershipProblems(tx, contact.accountId, args.input);
   if (Object.keys(links).length) throw badInput(links);
   const spec = { type: 'contact.updated', model: 'Contact', table: 'contacts', actor } as const;
@@ -74,7 +73,7 @@ export async function updateContact(tx: Prisma.TransactionClient, contact: Conta
 }
 
 /** Every row that may point at a contact keeps its place and loses the link; the counts of each. */
-async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: ContactKey) {
+async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: RecordKey) {
   const where = { accountId, contactId: id };
   const data = { contactId: null };
   const [deals, invoices, submissions] = [
@@ -89,7 +88,7 @@ async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: Co
 }
 
 /** Removes the contact; its deals, invoices, submissions and other records stay, unlinked. */
-export async function deleteContact(tx: Prisma.TransactionClient, contact: ContactKey, actor: Actor) {
+export async function deleteContact(tx: Prisma.TransactionClient, contact: RecordKey, actor: Actor) {
   await unlinkContact(tx, contact);
   await releaseTargets(tx, contact.accountId, 'contactId', contact.id);
   const row = await tx.contact.delete({ where: { id: contact.id } });
@@ -106,7 +105,7 @@ export async function deleteContact(tx: Prisma.TransactionClient, contact: Conta
  * the erasure by contact id and counts only; earlier events of the person and of those submissions
  * keep ids only. Webhook deliveries store no payload: what they send is built from those events.
  */
-export async function eraseContact(tx: Prisma.TransactionClient, contact: ContactKey & { email: string | null }, erasedBy: string, actor: Actor) {
+export async function eraseContact(tx: Prisma.TransactionClient, contact: RecordKey & { email: string | null }, erasedBy: string, actor: Actor) {
   const { id, accountId, email } = contact;
   const erased = await tx.$queryRaw<{ id: string }[]>`
     UPDATE form_submissions

@@ -56,6 +56,9 @@ export const DEFAULT_BOUNDS: Bounds = { poolTimeoutMs: 2_000, statementTimeoutMs
 /** The `select` / `include` a Pothos resolver hands down for its Prisma query. */
 export type Query = { select?: object; include?: object };
 
+/** A record as a write by id finds it: its id and its account (for access). */
+export type RecordKey = { id: string; accountId: string };
+
 /**
  * Interactive transactions of writes: up to 10 s to get a connection, 15 s to run. A form submit
  * may wait on another instance's submit holding the advisory lock for its e-mail, and an idempotent

@@ -14,12 +14,12 @@ import {
   deleteDeal,
   updateDeal,
   updateDealArgs,
-  type DealKey,
   linkedRows,
   setDealStatus,
   setDealStatusArgs,
   type CreateDealInput,
 } from './deal.service.js';
+import type { RecordKey } from '../db/client.js';
 
 export const DealStatusEnum = builder.enumType(DealStatus, { name: 'DealStatus' });
 
@@ -92,7 +92,7 @@ const UpdateDealInputType = builder.inputType('UpdateDealInput', {
   }),
 });
 
-const deal: ById<DealKey> = { type: 'Deal', scope: 'DEALS_WRITE', limit: WRITES, target: dealTarget };
+const deal: ById<RecordKey> = { type: 'Deal', scope: 'DEALS_WRITE', limit: WRITES, target: dealTarget };
 
 setStatusById(deal, {
   status: DealStatusEnum,

@@ -11,6 +11,7 @@ import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events
 import type { Actor } from '../events/types.js';
 import { day, externalId, money, optionalUuid, requiredText, TYPE_MESSAGES, uuid } from '../validation.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
+import type { RecordKey } from '../db/client.js';
 
 export const NOT_IN_ACCOUNT = 'Not found in this account';
 
@@ -118,13 +119,12 @@ export const updateDealInput = updateInputOf(createDealInput, 'Deal');
 export type UpdateDealInput = z.output<typeof updateDealInput>;
 export const updateDealArgs = updateArgs(updateDealInput);
 export type UpdateDealArgs = UpdateArgs<UpdateDealInput>;
-export type DealKey = { id: string; accountId: string };
 
 export const dealTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.deal.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
 /** New links must name records of the deal's own account (400 "Not found in this account"). */
-export async function updateDeal(tx: Prisma.TransactionClient, deal: DealKey, args: UpdateDealArgs, query: Query, actor: Actor) {
+export async function updateDeal(tx: Prisma.TransactionClient, deal: RecordKey, args: UpdateDealArgs, query: Query, actor: Actor) {
   await assertInAccount(tx, deal.accountId, args.input);
   const spec = { type: 'deal.updated', model: 'Deal', table: 'deals', actor } as const;
   return updatedWithEvent(tx, spec, deal, changedFields(args.input), () =>
@@ -136,7 +136,7 @@ export async function updateDeal(tx: Prisma.TransactionClient, deal: DealKey, ar
 }
 
 /** Removes the deal; the notes about it alone go with it, other notes and its tasks stay, unlinked. */
-export async function deleteDeal(tx: Prisma.TransactionClient, deal: DealKey, actor: Actor) {
+export async function deleteDeal(tx: Prisma.TransactionClient, deal: RecordKey, actor: Actor) {
   await releaseTargets(tx, deal.accountId, 'dealId', deal.id);
   await emitRow(tx, 'deal.deleted', 'Deal', actor, await tx.deal.delete({ where: { id: deal.id } }));
   return { id: deal.id, deletedAt: new Date() };

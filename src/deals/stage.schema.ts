@@ -17,9 +17,9 @@ import {
   updateStageArgs,
   type CreateStageInput,
   type DeleteStageArgs,
-  type StageRef,
   type StagesArgs,
 } from './stage.service.js';
+import type { RecordKey } from '../db/client.js';
 
 export const PipelineStageRef = recordObject('PipelineStage', 'DEALS_READ', (t) => ({
   name: t.exposeString('name'),
@@ -67,10 +67,10 @@ const UpdatePipelineStageInputType = builder.inputType('UpdatePipelineStageInput
   fields: (t) => ({ name: t.string(), position: t.int({ description: 'From 0.' }) }),
 });
 
-const stage: ById<StageRef> = { type: 'PipelineStage', scope: 'DEALS_WRITE', target: stageTarget };
+const stage: ById<RecordKey> = { type: 'PipelineStage', scope: 'DEALS_WRITE', target: stageTarget };
 
 updateById(stage, { input: UpdatePipelineStageInputType, args: updateStageArgs, update: updateStage, guarded: false });
-deleteById<StageRef, DeleteStageArgs>(stage, {
+deleteById<RecordKey, DeleteStageArgs>(stage, {
   remove: (tx, key, actor, args) => deleteStage(tx, key, args.moveDealsTo, actor),
   args: (t) => ({ moveDealsTo: t.arg.id() }),
   input: deleteStageArgs,

@@ -6,6 +6,7 @@ import { emitRow, changedFields, updatedWithEvent, withColumns } from '../events
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
 import { optionalUuid, requiredText, uuid } from '../validation.js';
+import type { RecordKey } from '../db/client.js';
 
 /**
  * The most stages the cost (docs/graphql.md#cost-and-budget) counts an account's pipeline as holding:
@@ -57,12 +58,11 @@ export const updateStageArgs = z.object({ id: uuid, input: updateStageInput });
 export type UpdateStageArgs = z.output<typeof updateStageArgs>;
 export const deleteStageArgs = z.object({ id: uuid, moveDealsTo: optionalUuid });
 export type DeleteStageArgs = z.output<typeof deleteStageArgs>;
-export type StageRef = { id: string; accountId: string };
 
 export const stageTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.pipelineStage.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
-export function updateStage(tx: Prisma.TransactionClient, stage: StageRef, args: UpdateStageArgs, query: Query, actor: Actor) {
+export function updateStage(tx: Prisma.TransactionClient, stage: RecordKey, args: UpdateStageArgs, query: Query, actor: Actor) {
   const spec = { type: 'pipeline_stage.updated', model: 'PipelineStage', table: 'pipeline_stages', actor } as const;
   return updatedWithEvent(tx, spec, stage, changedFields(args.input), () =>
     updateGuarded<PipelineStage>(tx.pipelineStage, stage, args.input, withColumns('PipelineStage', query), null),
@@ -70,7 +70,7 @@ export function updateStage(tx: Prisma.TransactionClient, stage: StageRef, args:
 }
 
 /** Its deals move to `moveDealsTo` (another stage of the same account) or, without it, lose their stage. */
-export async function deleteStage(tx: Prisma.TransactionClient, stage: StageRef, moveDealsTo: string | null, actor: Actor) {
+export async function deleteStage(tx: Prisma.TransactionClient, stage: RecordKey, moveDealsTo: string | null, actor: Actor) {
   if (moveDealsTo !== null) {
     const destination = await tx.pipelineStage.findFirst({ where: { id: moveDealsTo, accountId: stage.accountId, NOT: { id: stage.id } }, select: { id: true } });
     if (!destination) throw badInput({ moveDealsTo: ['Not found in this account'] });

@@ -6,7 +6,7 @@ import { text, uuid } from '../validation.js';
 import { anyOf, eq, filtersOf, from, until, type Collection } from '../graphql/collection.js';
 import { defineCollection } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
-import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
 import { accountsOf, loadRole } from '../auth/access.js';
 import { checked } from '../graphql/rules.js';
 import type { Context } from '../context.js';

@@ -21,10 +21,10 @@ import {
   updateLeadForm,
   updateLeadFormArgs,
   type CreateLeadFormInput,
-  type FormRef,
   type UpdateLeadFormArgs,
 } from './form.service.js';
 import { findActiveForm, submissionLock, submissionProblems, submissionShape, submitToForm, type FormWithFields, type SubmissionResult } from './submission.service.js';
+import type { RecordKey } from '../db/client.js';
 
 const accountArgs = z.object({ accountId: uuid });
 const formArgs = z.object({ id: uuid, active: z.boolean() });
@@ -201,7 +201,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateLeadFormInputType, required: true }) },
     rules: { access: 'member', scope: 'FORMS_WRITE', input: updateLeadFormArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
-      const { viewer, input, target: form, write } = checked<UpdateLeadFormArgs, FormRef>(info);
+      const { viewer, input, target: form, write } = checked<UpdateLeadFormArgs, RecordKey>(info);
       return write((tx) => updateLeadForm(tx, form, input, query, userActor(viewer)));
     },
   }),
@@ -212,7 +212,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     rules: { access: 'member', scope: 'FORMS_WRITE', input: byIdArgs, target, hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { viewer, target: form, write } = checked<ByIdArgs, FormRef>(info);
+      const { viewer, target: form, write } = checked<ByIdArgs, RecordKey>(info);
       return write((tx) => deleteLeadForm(tx, form, userActor(viewer)));
     },
   }),

@@ -7,6 +7,7 @@ import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { optionalText, requiredText, uuid } from '../validation.js';
+import type { RecordKey } from '../db/client.js';
 
 export const DEFAULT_SUCCESS_MESSAGE = "Thanks! We'll be in touch.";
 export const MAX_FIELDS = 50;
@@ -148,12 +149,11 @@ const NOT_A_FIELD_KEY = 'Must not be the key of a field people fill in';
 export const updateLeadFormInput = updateInputOf(createLeadFormInput, 'LeadForm', ['fields']);
 export const updateLeadFormArgs = z.object({ id: uuid, input: updateLeadFormInput });
 export type UpdateLeadFormArgs = z.output<typeof updateLeadFormArgs>;
-export type FormRef = { id: string; accountId: string };
 
 export const formTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.leadForm.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
-export async function updateLeadForm(tx: Prisma.TransactionClient, form: FormRef, { input }: UpdateLeadFormArgs, query: Query, actor: Actor) {
+export async function updateLeadForm(tx: Prisma.TransactionClient, form: RecordKey, { input }: UpdateLeadFormArgs, query: Query, actor: Actor) {
   const { fields, ...change } = input;
   // The honeypot rule of create, judged on the form as it will be.
   const current = await tx.leadForm.findUniqueOrThrow({ where: { id: form.id }, select: { honeypotField: true, fields: { select: { key: true } } } });
@@ -173,7 +173,7 @@ export async function updateLeadForm(tx: Prisma.TransactionClient, form: FormRef
  * A form with submissions is refused (CONFLICT): deleting it would take them along. The row lock
  * makes a concurrent submit (which key-share locks the form) wait, so none slips in and is lost.
  */
-export async function deleteLeadForm(tx: Prisma.TransactionClient, form: FormRef, actor: Actor) {
+export async function deleteLeadForm(tx: Prisma.TransactionClient, form: RecordKey, actor: Actor) {
   await tx.$queryRaw`SELECT id FROM lead_forms WHERE id = ${form.id}::uuid FOR UPDATE`;
   if (await tx.formSubmission.findFirst({ where: { accountId: form.accountId, formId: form.id }, select: { id: true } })) {
     throw conflict(HAS_SUBMISSIONS);

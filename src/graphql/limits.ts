@@ -2,6 +2,12 @@
 // each named once, so a field says which budget it spends and the numbers stand on one screen.
 // `name`: fields sharing one bucket; without it each field counts on its own.
 
+/** The contract's lists (GET /contacts, /deals, /invoices): 60 a minute per user and field. */
+export const LIST_READS = { max: 60, window: '1m', per: 'user' } as const;
+
+/** Reads REST serves beyond the contract (docs/decisions.md §18): by id, the events feed, search, reports, imports, webhook endpoints: 120 a minute per user and field. */
+export const READS_BEYOND_CONTRACT = { max: 120, window: '1m', per: 'user' } as const;
+
 /** Each create, update, delete and state change: 30 a minute per user and field. */
 export const WRITES = { max: 30, window: '1m', per: 'user' } as const;
 

@@ -12,6 +12,7 @@ import type { Order } from './keyset.js';
 import { cursorOf, planOf, sliceOf, type Parent, type Plan, type Want } from './list.js';
 import { OrderDirection } from './connection.js';
 import { checked, type FieldRules } from './rules.js';
+import { LIST_READS } from './limits.js';
 import { narrowRelations } from './selection.js';
 
 /** Lists are newest first, stable across pages (docs/decisions.md §3). */
@@ -73,14 +74,14 @@ const asArgs = (t: { arg: object }) => ({ ...t.arg, field: t.arg });
  * its updatedAfter and createdAfter. Options: `fixed` fixes the order, and leaves out `sort`,
  * `order` and the `...Since` arguments, for a list that is not dated so; `nodeRef` is the node type
  * when it is not the Prisma model's; `follow`: the last page gives a cursor too (a feed polled
- * forward: the events); `limit` the rate limit (the contract's 60 a minute unless said). Answers the page's
+ * forward: the events); `limit` the rate limit (LIST_READS unless said). Answers the page's
  * rules and how its judged arguments become the collection's filter.
  */
 export function pageField(
   name: string,
   collection: Collection & { model: string; filter: Filters },
   scope: FieldRules['scope'],
-  { fixed, nodeRef, follow = false, limit = { max: 60, window: '1m', per: 'user' } }: { fixed?: Order; nodeRef?: any; follow?: boolean; limit?: FieldRules['limit'] } = {},
+  { fixed, nodeRef, follow = false, limit = LIST_READS }: { fixed?: Order; nodeRef?: any; follow?: boolean; limit?: FieldRules['limit'] } = {},
 ) {
   const type = definePage(collection, nodeRef, follow);
   const input = listArgs.extend(collection.filter.page.shape);

@@ -8,9 +8,6 @@ import { builder } from './builder.js';
 import { ident, rowJson, type Collection } from './collection.js';
 import { checked, type FieldRules } from './rules.js';
 
-/** Reads REST serves beyond the contract count 120 a minute per user (docs/decisions.md §18): by id, the events feed, search, reports, imports, webhook endpoints. */
-export const READS_BEYOND_CONTRACT = { max: 120, window: '1m', per: 'user' } as const;
-
 /**
  * The record and a signed-in user's role in its account, in one statement: the access check that
  * follows finds the role in the context (ctx.knowRole) instead of asking for it (a contact's timeline

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { builder } from '../graphql/builder.js';
 import { defineCollection } from '../graphql/connection.js';
-import { readById, READS_BEYOND_CONTRACT } from '../graphql/reads.js';
+import { readById } from '../graphql/reads.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { ImportObjectName } from './columns.js';
 import { IMPORT_OBJECTS } from './objects.js';
@@ -84,7 +85,6 @@ const target = ({ id }: { id: string }, ctx: { db: { import: { findUnique(a: obj
  * (docs/decisions.md §24; an imports-only key overwrote contacts it could not write by POST).
  */
 const objectScope = { of: (input: { object: ImportObjectName }) => IMPORT_OBJECTS[input.object].scope, may: Object.values(IMPORT_OBJECTS).map((o) => o.scope) };
-
 
 /** Seconds a caller refused a place for a concurrent upload is told to wait (Retry-After). */
 const UPLOAD_RETRY_SECONDS = 5;

@@ -29,8 +29,8 @@ import {
   updateRecord,
   updateWorkflowInput,
   type RecordModel as Model,
-  type RecordRef,
 } from './record.service.js';
+import type { RecordKey } from '../db/client.js';
 
 export const ProposalRef = recordObject('Proposal', false, (t) => ({
   title: t.exposeString('title'),
@@ -139,8 +139,8 @@ const UpdateWorkflowInput = builder.inputType('UpdateWorkflowInput', {
 
 function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.ZodType) {
   const model = type.toLowerCase() as Model;
-  const record: ById<RecordRef> = { type, target: recordTarget(model) };
-  updateById<RecordRef, { input: Record<string, unknown> }>(record, {
+  const record: ById<RecordKey> = { type, target: recordTarget(model) };
+  updateById<RecordKey, { input: Record<string, unknown> }>(record, {
     input: inputType,
     args: z.object({ id: byIdArgs.shape.id, input }),
     linked: linkedRows,

@@ -5,6 +5,7 @@ import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { money, requiredText, uuid } from '../validation.js';
+import type { RecordKey } from '../db/client.js';
 
 const titled = { accountId: uuid, title: requiredText(200), contactId: uuid.nullish() };
 
@@ -80,7 +81,6 @@ export const updateBookingInput = updateInputOf(bookingFields, 'Booking');
 export const updateWorkflowInput = updateInputOf(createWorkflowInput, 'Workflow');
 
 export type RecordModel = 'proposal' | 'contract' | 'gallery' | 'booking' | 'workflow';
-export type RecordRef = { id: string; accountId: string };
 type Delegate = {
   create(args: object): Promise<unknown>;
   findUnique(args: object): Promise<unknown>;
@@ -90,13 +90,13 @@ type Delegate = {
 const delegateOf = (db: Prisma.TransactionClient, model: RecordModel) => db[model] as unknown as Delegate;
 
 export const recordTarget = (model: RecordModel) => ({ id }: { id: string }, db: Prisma.TransactionClient) =>
-  delegateOf(db, model).findUnique({ where: { id }, select: { id: true, accountId: true } }) as Promise<RecordRef | null>;
+  delegateOf(db, model).findUnique({ where: { id }, select: { id: true, accountId: true } }) as Promise<RecordKey | null>;
 
 /** The create rules on the new values: a contact of the same account; a booking still ends after it starts. */
 export async function updateRecord(
   tx: Prisma.TransactionClient,
   model: RecordModel,
-  record: RecordRef,
+  record: RecordKey,
   input: Record<string, unknown>,
   query: RecordQuery,
   actor: Actor,
@@ -116,7 +116,7 @@ export async function updateRecord(
   );
 }
 
-export async function deleteRecord(tx: Prisma.TransactionClient, model: RecordModel, record: RecordRef, actor: Actor) {
+export async function deleteRecord(tx: Prisma.TransactionClient, model: RecordModel, record: RecordKey, actor: Actor) {
   const row = (await delegateOf(tx, model).delete({ where: { id: record.id } })) as { accountId: string };
   await emitRow(tx, `${model}.deleted`, MODELS[model], actor, row);
   return { id: record.id, deletedAt: new Date() };

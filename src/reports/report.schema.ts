@@ -4,7 +4,7 @@ import { PipelineStageRef } from '../deals/stage.schema.js';
 import { STAGES_PER_ACCOUNT } from '../deals/stage.service.js';
 import { ContactSource, ContactType, DealStatus } from '../generated/prisma/enums.js';
 import { builder } from '../graphql/builder.js';
-import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
 import { checked, type FieldRules } from '../graphql/rules.js';
 import { parseInput } from '../validation.js';
 import {

@@ -9,7 +9,7 @@ import { ContactRef } from '../contacts/contact.schema.js';
 import { DealRef } from '../deals/deal.schema.js';
 import { InvoiceRef } from '../invoices/invoice.schema.js';
 import { builder } from '../graphql/builder.js';
-import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { text, uuid } from '../validation.js';

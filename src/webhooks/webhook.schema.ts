@@ -2,7 +2,7 @@
 import { WRITES, SETTINGS } from '../graphql/limits.js';
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
-import { READS_BEYOND_CONTRACT } from '../graphql/reads.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { forbidden, MESSAGES, notFound, unavailable } from '../errors.js';
 import type { Context } from '../context.js';
