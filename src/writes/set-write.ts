@@ -109,11 +109,6 @@ export async function writeSet(
   // CONFLICT's probe of every unique index and its speculative insertion.
   const skipTaken = creates.some((row) => unique.some((field) => row[field] != null)) ? Prisma.sql`ON CONFLICT DO NOTHING` : Prisma.empty;
   const wake = wakeSource(db);
-  // No rows to insert (or to update): no INSERT (UPDATE) at all, for a statement-level trigger fires
-  // on none too: the counters' and report sums' UPDATE triggers took 0.36 of a single create's
-  // 1.6 ms (BENCHMARKS.md, "Writes as fast as reads"). Nor its CTEs and its events' join: the
-  // planner then plans one half, not an empty other one too (planning a single create took about
-  // 0.26 ms, now 0.18, beside about 0.8 ms to run; scripts/bench/explain-writes.ts).
   // An event shows what the statement decided as stored: the stamps trigger moves a stamp taken
   // before the transaction began to its start (docs/rest.md#following-changes), and the company found.
   const decided = Prisma.raw(`'created_at', ${isoTimeSql('ins.created_at')}, 'updated_at', ${isoTimeSql('ins.updated_at')}${linking ? ", 'company_id', ins.company_id" : ''}`);
@@ -126,6 +121,11 @@ export async function writeSet(
              jsonb_set(e.data, '{object,updated_at}', to_jsonb(${Prisma.raw(isoTimeSql('w.updated_at'))}))
       FROM json_to_recordset(${JSON.stringify(updateEvents)}::json) AS e(id uuid, subject_id uuid, contact_id uuid, type text, data jsonb)
       JOIN upd w ON w.id = e.subject_id`;
+  // No rows to insert (or to update): no INSERT (UPDATE) at all, for a statement-level trigger fires
+  // on none too: the counters' and report sums' UPDATE triggers took 0.36 of a single create's
+  // 1.6 ms (BENCHMARKS.md, "Writes as fast as reads"). Nor its CTEs and its events' join: the
+  // planner then plans one half, not an empty other one too (planning a single create took about
+  // 0.26 ms, now 0.18, beside about 0.8 ms to run; scripts/bench/explain-writes.ts).
   const halves = [creates.length ? 'ins' : null, updates.length ? 'upd' : null].filter((h) => h !== null);
   // Outside a transaction, straight on the primary's pool (src/db/raw.ts): the same statement without Prisma's raw-query path.
   const statement = rawWrite<{ rows: string }>(db, Prisma.sql`
