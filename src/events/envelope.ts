@@ -1,4 +1,5 @@
 import { Prisma, type Event } from '../generated/prisma/client.js';
+import { isoTimeSql } from './serialize.js';
 
 export type EventRow = Pick<Event, 'id' | 'accountId' | 'type' | 'occurredAt' | 'actorType' | 'actorId' | 'subjectId' | 'contactId' | 'data'>;
 
@@ -25,7 +26,7 @@ export type Envelope = ReturnType<typeof envelope>;
  */
 export const ENVELOPE_TEXT = Prisma.sql`json_build_object(
   'id', q.event_id, 'type', q.type, 'account_id', q.account_id,
-  'occurred_at', to_char(q.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'occurred_at', ${Prisma.raw(isoTimeSql('q.occurred_at'))},
   'actor', json_build_object('type', q.actor_type, 'id', q.actor_id), 'data', q.data)::text`;
 
 /** Back from JSON (the pub/sub channel): the row shape the GraphQL `Event` type reads. */

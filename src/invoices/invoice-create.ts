@@ -7,14 +7,11 @@ import { Prisma } from '../generated/prisma/client.js';
 import { wakeSource } from '../events/emit.js';
 import { outbox } from '../events/outbox.js';
 import { uuidv7 } from '../events/ids.js';
-import { serializeRecord } from '../events/serialize.js';
+import { isoTimeSql, serializeRecord } from '../events/serialize.js';
 import type { Actor } from '../events/types.js';
 import { fromColumns, newId, rowOf, type Row } from '../writes/set-write.js';
 import type { PricedLine } from './money.js';
 import { takeNumberSql } from './invoice-numbers.js';
-
-/** A time as the event shows it (toISOString): the database stamps new rows with its transaction's start. */
-const iso = (column: Prisma.Sql) => Prisma.sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 export type NewInvoice = Row & { invoiceNumber?: string | null };
 
@@ -57,7 +54,7 @@ export async function insertInvoice(db: Prisma.TransactionClient, invoice: NewIn
       SELECT ${fromLine} FROM ins CROSS JOIN jsonb_populate_recordset(NULL::invoice_lines, ${JSON.stringify(lines)}::jsonb) AS l),
     ${outbox(Prisma.sql`
       SELECT ${uuidv7()}::uuid, ins.account_id, 'invoice.created', ${new Date()}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ins.contact_id,
-             jsonb_build_object('object', (new.obj - 'account_id') || jsonb_build_object('invoice_number', ins.invoice_number, 'created_at', ${iso(Prisma.sql`ins.created_at`)}, 'updated_at', ${iso(Prisma.sql`ins.updated_at`)}))
+             jsonb_build_object('object', (new.obj - 'account_id') || jsonb_build_object('invoice_number', ins.invoice_number, 'created_at', ${Prisma.raw(isoTimeSql('ins.created_at'))}, 'updated_at', ${Prisma.raw(isoTimeSql('ins.updated_at'))}))
       FROM ins CROSS JOIN new`)}
     SELECT (SELECT to_json(ins)::text FROM ins) AS invoice ${wake.column}`;
   wake.then();
