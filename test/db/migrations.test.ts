@@ -272,6 +272,55 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
     });
   });
 
+  it('the counters rebuilt of static statements (planned once) keep every total and report, and count every change after in each counted table', async () => {
+    await justBefore('_counters_planned_once', async (db, applyIt, rebuilt) => {
+      const exact = async () => {
+        const counts = await countersAndRows(db.prisma);
+        const reports = await reportSumsAndRows(db);
+        expect(counts.counters).toEqual(counts.rows);
+        expect(reports.sums).toEqual(reports.rows);
+        return [...counts.rows, ...reports.rows];
+      };
+      const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
+      const { id: accountId } = await db.prisma.account.create({ data: { name: 'A', ownerId: owner.id } });
+      const stage = await db.prisma.pipelineStage.create({ data: { accountId, name: 'S' } });
+      const write = async (n: number) => {
+        await db.prisma.contact.createMany({ data: ['website', 'referral'].map((source) => ({ accountId, firstName: `C${n}`, source: source as never })) });
+        await db.prisma.deal.createMany({ data: [{ accountId, title: `D${n}`, value: 10.5, probability: 40, stageId: stage.id }, { accountId, title: `W${n}`, value: 2, status: 'won', closedAt: new Date('2026-05-06T07:00:00Z') }] as never });
+        await db.prisma.invoice.createMany({ data: ['sent', 'draft'].map((status, i) => ({ accountId, invoiceNumber: `INV-${n}-${i}`, amount: 12.5, dueDate: new Date('2031-01-01'), status: status as never })) });
+        const company = await db.prisma.company.create({ data: { accountId, name: `Co${n}` } });
+        await db.prisma.note.create({ data: { accountId, body: 'n', companyId: company.id } });
+        await db.prisma.task.create({ data: { accountId, title: 't', companyId: company.id } });
+      };
+      await write(1);
+      const before = await exact();
+
+      expect(await applyIt()).toEqual([rebuilt]);
+      expect(await exact()).toEqual(before);
+      // What PL/pgSQL runs with EXECUTE it plans at every call: the point of the migration.
+      const bodies = await db.prisma.$queryRawUnsafe<{ body: string }[]>(
+        `SELECT prosrc AS body FROM pg_proc WHERE proname IN ('record_counts_apply', 'report_sums_apply')`,
+      );
+      expect(bodies).toHaveLength(2);
+      for (const { body } of bodies) expect(body).not.toMatch(/\bEXECUTE\b/i);
+
+      // Each table, each operation its triggers fire for, the keys and reports changed both ways.
+      await write(2);
+      await db.prisma.contact.updateMany({ where: { source: 'referral' }, data: { contactType: 'client', source: 'website' } });
+      await db.prisma.deal.updateMany({ where: { status: 'open' }, data: { value: 99.99, stageId: null } });
+      await db.prisma.invoice.updateMany({ where: { status: 'draft' }, data: { status: 'overdue' } });
+      const changed = await exact();
+      expect(changed).not.toEqual(before);
+      await db.prisma.contact.deleteMany({ where: { firstName: 'C1' } });
+      await db.prisma.deal.deleteMany({ where: { status: 'won' } });
+      await db.prisma.invoice.deleteMany({ where: { invoiceNumber: { startsWith: 'INV-1-' } } });
+      await db.prisma.task.deleteMany({});
+      await db.prisma.note.deleteMany({});
+      await db.prisma.company.deleteMany({ where: { name: 'Co1' } });
+      expect(await exact()).not.toEqual(changed);
+    });
+  });
+
   if (kind === 'postgres') {
     it('two deployers at once apply each migration exactly once (advisory lock)', async () => {
       const first = await databases.open();
