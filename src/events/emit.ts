@@ -3,7 +3,7 @@ import { hasRawTransactions, rawTransaction, rawWrite } from '../db/raw.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { uuidv7 } from './ids.js';
 import { outbox } from './outbox.js';
-import { serializeRecord } from './serialize.js';
+import { isoTimeSql, serializeRecord } from './serialize.js';
 import type { Actor, EventType, RecordKind } from './types.js';
 
 export type EmitInput = {
@@ -107,22 +107,36 @@ export async function emit(tx: Prisma.TransactionClient, input: EmitInput): Prom
 /**
  * `emit` for many changes of one transaction in one statement (a job's batch: docs/decisions.md
  * §19 "Billing time"): the same rows and webhook queue, one round trip instead of one per event.
- * `records`: data-modifying CTEs (`name AS (INSERT ...),`) that write the records themselves in the
- * same statement, when their events can be made before (the form submit's new contact).
+ * `records`: data-modifying CTEs (`name AS (INSERT ... RETURNING ...),`) that write the records
+ * themselves in the same statement, when their events can be made before (the form submit's new
+ * contact); `stamped`: a relation of those rows' (id, created_at, updated_at), whose events then show
+ * the times the rows were stored with, not the ones the service made the events with.
  */
-export async function emitMany(tx: Prisma.TransactionClient | RawTransaction, inputs: EmitInput[], records: Prisma.Sql = Prisma.empty): Promise<string[]> {
+export async function emitMany(
+  tx: Prisma.TransactionClient | RawTransaction,
+  inputs: EmitInput[],
+  records: { ctes: Prisma.Sql; stamped: Prisma.Sql } | null = null,
+): Promise<string[]> {
   if (inputs.length === 0) return [];
   const rows = inputs.map(eventRow);
   const column = <T>(pick: (e: (typeof rows)[number]) => T) => rows.map(pick);
   const wake = wakeSource(tx);
+  // The stamps trigger moves a time taken before the transaction began to its start, so an event
+  // made beforehand takes the row's own (as the set-based write's do: src/writes/set-write.ts).
+  const data = records
+    ? Prisma.raw(`CASE WHEN r.id IS NULL THEN t.data ELSE jsonb_set(jsonb_set(t.data,
+        '{object,created_at}', to_jsonb(${isoTimeSql('r.created_at')}), false),
+        '{object,updated_at}', to_jsonb(${isoTimeSql('r.updated_at')}), false) END`)
+    : Prisma.sql`t.data`;
   // rawWrite: in a Prisma transaction through it, in rawTransaction's on its pg client.
   await rawWrite(tx, Prisma.sql`
-    WITH ${records} ${outbox(Prisma.sql`
-      SELECT id, account_id, type, ${new Date()}::timestamptz, actor_type, actor_id, subject_id, contact_id, data
+    WITH ${records?.ctes ?? Prisma.empty} ${outbox(Prisma.sql`
+      SELECT t.id, t.account_id, t.type, ${new Date()}::timestamptz, t.actor_type, t.actor_id, t.subject_id, t.contact_id, ${data}
       FROM unnest(${column((e) => e.id)}::uuid[], ${column((e) => e.accountId)}::uuid[], ${column((e) => e.type)}::text[],
                   ${column((e) => e.actor.type)}::text[], ${column((e) => e.actor.id)}::text[], ${column((e) => e.subjectId)}::uuid[],
                   ${column((e) => e.contactId)}::uuid[], ${column((e) => e.data)}::jsonb[])
-        AS t (id, account_id, type, actor_type, actor_id, subject_id, contact_id, data) ${wake.from}`)}
+        AS t (id, account_id, type, actor_type, actor_id, subject_id, contact_id, data)
+        ${records ? Prisma.sql`LEFT JOIN ${records.stamped} AS r (id, created_at, updated_at) ON r.id = t.subject_id` : Prisma.empty} ${wake.from}`)}
     SELECT 1`);
   wake.then();
   return rows.map((e) => e.id);

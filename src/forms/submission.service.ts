@@ -240,8 +240,7 @@ type Known = { id: string; firstName: string; lastName: string | null; phone: st
  * Takes the address's lock (unless `locked`: its transaction took it at BEGIN) and looks it up: a known contact is returned untouched; else the new
  * contact, the submission and both events are written in one statement, the last before COMMIT, so
  * the account's counter rows its INSERT locks (record_counts, report_sums) are held for the COMMIT
- * alone. The rows are made here, as the set-based write makes new rows (src/writes/set-write.ts),
- * stamped after the transaction began.
+ * alone. The rows are stamped by the database (the transaction's start), and their events show those stamps.
  */
 async function createUnlessKnown(
   tx: Prisma.TransactionClient | RawTransaction,
@@ -265,10 +264,9 @@ async function createUnlessKnown(
     if (found!.id !== null) return { known: found as Known };
     companyId = found!.companyOfDomain;
   }
-  // A millisecond on: a Date drops the microseconds, so a stamp taken in the millisecond the
-  // transaction began would read earlier than its start, and the stamps trigger would move the
-  // rows' times (not their events') to that start, a millisecond apart once rounded.
-  const now = new Date(Date.now() + 1);
+  // The rows take the database's stamps (the transaction's start); the events are made here with
+  // the service's clock and show the rows' own times (emitMany's `stamped`).
+  const now = new Date();
   const contact = rowOf('Contact', {
     id: uuidv7(), accountId, firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, columnMax(ContactField.first_name)),
     lastName: last_name ?? null, email: email ?? null, phone: phone ?? null, company: company ?? null,
@@ -282,11 +280,15 @@ async function createUnlessKnown(
   await emitMany(tx, [
     { type: 'contact.created', accountId, actor: VISITOR, object: contact },
     { type: 'form.submitted', accountId, actor: VISITOR, object: recorded },
-  ], Prisma.sql`
-    c AS (
-      INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source, created_at, updated_at, company_id)
-      VALUES (${contact.id}::uuid, ${accountId}::uuid, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, 'lead', 'website', ${now}::timestamptz, ${now}::timestamptz, ${companyId}::uuid)),
-    s AS (${submissionInsert(submitted, Prisma.sql`${accountId}::uuid`, Prisma.sql`${contact.id}::uuid`, now)}),`);
+  ], {
+    ctes: Prisma.sql`
+      c AS (
+        INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source, company_id)
+        VALUES (${contact.id}::uuid, ${accountId}::uuid, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, 'lead', 'website', ${companyId}::uuid)
+        RETURNING id, created_at, updated_at),
+      s AS (${submissionInsert(submitted, Prisma.sql`${accountId}::uuid`, Prisma.sql`${contact.id}::uuid`)}),`,
+    stamped: Prisma.sql`(SELECT id, created_at, updated_at FROM c UNION ALL SELECT id, created_at, updated_at FROM s)`,
+  });
   return { created: contact.id };
 }
 
@@ -306,10 +308,10 @@ async function updateKnown(tx: Prisma.TransactionClient, accountId: string, know
 
 type Submitted = { id: string; form: string; data: string; referrer: string | null; page: string | null; clientIp: string; userAgent: string | null };
 
-/** The submission's INSERT, returning the stored row; `stamp`: its times, made with its event (else the database's). */
-const submissionInsert = (s: Submitted, account: Prisma.Sql, contact: Prisma.Sql, stamp?: Date) => Prisma.sql`
-  INSERT INTO form_submissions (id, account_id, form_id, contact_id, data, referrer, page, client_ip, user_agent${stamp ? Prisma.raw(', created_at, updated_at') : Prisma.empty})
-  VALUES (${s.id}::uuid, ${account}, ${s.form}::uuid, ${contact}, ${s.data}::jsonb, ${s.referrer}, ${s.page}, ${s.clientIp}, ${s.userAgent}${stamp ? Prisma.sql`, ${stamp}::timestamptz, ${stamp}::timestamptz` : Prisma.empty})
+/** The submission's INSERT, returning the stored row, stamped by the database. */
+const submissionInsert = (s: Submitted, account: Prisma.Sql, contact: Prisma.Sql) => Prisma.sql`
+  INSERT INTO form_submissions (id, account_id, form_id, contact_id, data, referrer, page, client_ip, user_agent)
+  VALUES (${s.id}::uuid, ${account}, ${s.form}::uuid, ${contact}, ${s.data}::jsonb, ${s.referrer}, ${s.page}, ${s.clientIp}, ${s.userAgent})
   RETURNING *`;
 
 async function insertSubmission(tx: Prisma.TransactionClient, accountId: string, contactId: string, s: Submitted): Promise<Record<string, unknown>> {

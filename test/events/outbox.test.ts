@@ -1,7 +1,8 @@
 // docs/events.md "The outbox" and docs/decisions.md §13: every change writes its event in its own transaction.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { contactBatch, createContact as createContactRow, createContactInput } from '../../src/contacts/contact.service.js';
 import { envelope, type Envelope } from '../../src/events/envelope.js';
+import { recordSubmission } from '../../src/forms/submission.service.js';
 import { SYSTEM, userActor } from '../../src/events/types.js';
 import { newId, writeSet, type Row } from '../../src/writes/set-write.js';
 import { createAccount, createUser, unique, type TestAccount } from '../factories/index.js';
@@ -129,6 +130,27 @@ describe("an event's times", () => {
     expect(events.map((e) => [e.type, (e.data as any).object.created_at, (e.data as any).object.updated_at])).toEqual([
       ['contact.created', stored.createdAt.toISOString(), stored.updatedAt.toISOString()],
       ['contact.updated', stored.createdAt.toISOString(), updated.updatedAt.toISOString()],
+    ]);
+  });
+
+  it("a form submission's new contact and its submission: their events show the times the rows were stored with, whatever the service's clock", async () => {
+    // The service's clock two seconds behind the database's: the rows take the database's stamps.
+    const form = await t.db.leadForm.create({ data: { accountId: acc.id, name: unique('Form') } });
+    const email = `${unique('visitor')}@example.com`.toLowerCase();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() - 2_000);
+    let contactId: string;
+    try {
+      contactId = await recordSubmission(t.db, form, { values: { email }, contact: { email }, referrer: null, page: null }, { clientIp: '127.0.0.1', userAgent: null });
+    } finally {
+      vi.useRealTimers();
+    }
+    const contact = await t.db.contact.findUniqueOrThrow({ where: { id: contactId } });
+    const submission = await t.db.formSubmission.findFirstOrThrow({ where: { accountId: acc.id, contactId } });
+    const events = await t.db.event.findMany({ where: { accountId: acc.id, subjectId: { in: [contactId, submission.id] } }, orderBy: { type: 'asc' } });
+    expect(events.map((e) => [e.type, (e.data as any).object.created_at, (e.data as any).object.updated_at])).toEqual([
+      ['contact.created', contact.createdAt.toISOString(), contact.updatedAt.toISOString()],
+      ['form.submitted', submission.createdAt.toISOString(), submission.updatedAt.toISOString()],
     ]);
   });
 });
