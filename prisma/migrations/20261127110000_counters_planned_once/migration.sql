@@ -24,7 +24,7 @@ DECLARE
 BEGIN
   -- record_counts: one branch per key column the triggers pass (none: the one key '').
   FOR key_column IN
-    SELECT DISTINCT coalesce(nullif(split_part(encode(tgargs, 'escape'), '\000', 1), ''), '')
+    SELECT DISTINCT split_part(encode(tgargs, 'escape'), '\000', 1)
     FROM pg_trigger WHERE tgfoid = 'record_counts_apply'::regproc
   LOOP
     branch := '';
