@@ -37,18 +37,27 @@ export function startPoller(options: PollerOptions): Poller {
         if (running) options.onError(err);
       }
       if (!running) break;
-      // Under a stream of nudges or a backlog, one step per minGapMs at most; the poll only when idle.
+      // Under a stream of nudges or a backlog, one step per minGapMs at most (a nudge during the wait
+      // too: each commit of a stream would otherwise run a step of its own); the poll only when idle.
+      const gapLeft = () => Math.max(0, (options.minGapMs ?? 0) - (Date.now() - started));
       const soon = nudged || more;
-      const wait = soon ? Math.max(0, (options.minGapMs ?? 0) - (Date.now() - started)) : options.pollMs;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, wait);
+        let timer = setTimeout(done, soon ? gapLeft() : options.pollMs);
         timer.unref();
         function done() {
           clearTimeout(timer);
           wake = null;
           resolve();
         }
-        wake = soon ? null : done;
+        wake = soon
+          ? null
+          : () => {
+              wake = null;
+              clearTimeout(timer);
+              if (!running || gapLeft() === 0) return done();
+              timer = setTimeout(done, gapLeft());
+              timer.unref();
+            };
       });
     }
   })();
