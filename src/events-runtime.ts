@@ -11,7 +11,7 @@ import { deliverDueMail } from './invoices/mail-outbox.js';
 import { loadSecretBox } from './webhooks/secret.js';
 import { createEventBus } from './events/bus.js';
 import { wakeAfterCommit } from './events/emit.js';
-import { startWorker, type Delivery } from './events/worker.js';
+import { MIN_STEP_GAP_MS, startWorker, type Delivery } from './events/worker.js';
 import type { Events, TargetPolicy } from './deps.js';
 
 /** The channel the events table's trigger notifies at each commit (prisma/migrations/*_events_notify). */
@@ -48,10 +48,11 @@ export async function openEvents(
   const unlisten = worker && opts.listen ? await opts.listen(EVENTS_CHANNEL, worker.nudge) : null;
   // The service's own writes wake the workers after their commit (emit.ts), this instance's directly
   // and every instance's, this one's included, through one NOTIFY in a transaction of its own, which
-  // writes nothing worth a WAL flush (synchronous_commit off for it alone).
+  // writes nothing worth a WAL flush (synchronous_commit off for it alone); under a stream of commits
+  // one per worker step's gap at most, as often as a worker would step anyway.
   const notify = coalesced(async () => {
     await rawWrite(db, Prisma.sql`SELECT set_config('synchronous_commit', 'off', true), pg_notify(${EVENTS_CHANNEL}, '')`);
-  }, (err) => log.warn({ err }, 'events: the wake-up after a commit failed; the workers poll'));
+  }, (err) => log.warn({ err }, 'events: the wake-up after a commit failed; the workers poll'), MIN_STEP_GAP_MS);
   const stopWaking = wakeAfterCommit(db, () => {
     worker?.nudge();
     notify();
@@ -73,20 +74,24 @@ export async function openEvents(
 }
 
 /**
- * `send` at most once at a time: a call while one is under way is answered by one more send after it,
- * however many calls came meanwhile; every call is followed by a send that starts after it.
+ * `send` at most once at a time, and at most once per `minGapMs`: a call while one is under way (or
+ * within the gap after it started) is answered by one more send after it, however many calls came
+ * meanwhile; every call is followed by a send that starts after it. An isolated call sends at once.
  */
-export function coalesced(send: () => Promise<void>, onError: (err: unknown) => void) {
+export function coalesced(send: () => Promise<void>, onError: (err: unknown) => void, minGapMs = 0) {
   let running: Promise<void> | null = null;
   let again = false;
   const run = async () => {
     do {
       again = false;
+      const started = Date.now();
       try {
         await send();
       } catch (err) {
         onError(err);
       }
+      const rest = minGapMs - (Date.now() - started);
+      if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     } while (again);
     running = null;
   };

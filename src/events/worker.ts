@@ -9,7 +9,8 @@ import { ENVELOPE_TEXT } from './envelope.js';
 export const RELAY_BATCH = 500;
 export const PURGE_BATCH = 1000;
 const PURGE_EVERY_MS = 60_000;
-const MIN_STEP_GAP_MS = 10;
+/** The least time between two steps under a stream of commits: at most one relay (and one wake-up NOTIFY) per instance in it. */
+export const MIN_STEP_GAP_MS = 10;
 /** Events an instance takes off the queue between two VACUUMs of it (tidyQueue). */
 export const VACUUM_QUEUE_EVERY = 5_000;
 
