@@ -85,6 +85,15 @@ async function reportSumsAndRows(db: Database): Promise<{ sums: string[]; rows: 
   return { sums: lines(sums), rows: lines(rows) };
 }
 
+/** Every counter and report sum checked against the rows' own; the lines, to compare a later state with. */
+async function exactCountersAndReports(db: Database): Promise<string[]> {
+  const counts = await countersAndRows(db.prisma);
+  const reports = await reportSumsAndRows(db);
+  expect(counts.counters).toEqual(counts.rows);
+  expect(reports.sums).toEqual(reports.rows);
+  return [...counts.rows, ...reports.rows];
+}
+
 const tableExists = async (db: Database, table: string) =>
   (await db.prisma.$queryRawUnsafe<{ t: string | null }[]>(`SELECT to_regclass('${table}')::text AS t`))[0]?.t !== null;
 
@@ -249,13 +258,7 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
 
   it('the counter-slot migration keeps every total and report of the rows before it, and its slots count every change after', async () => {
     await justBefore('_counter_slots_free', async (db, applyIt, slots) => {
-      const exact = async () => {
-        const counts = await countersAndRows(db.prisma);
-        const reports = await reportSumsAndRows(db);
-        expect(counts.counters).toEqual(counts.rows);
-        expect(reports.sums).toEqual(reports.rows);
-        return [...counts.rows, ...reports.rows];
-      };
+      const exact = () => exactCountersAndReports(db);
       const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
       const { id: accountId } = await db.prisma.account.create({ data: { name: 'A', ownerId: owner.id } });
       await db.prisma.contact.createMany({ data: ['website', 'referral', 'referral'].map((source) => ({ accountId, firstName: 'C', source: source as never })) });
@@ -274,13 +277,7 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
 
   it('the counters rebuilt of static statements (planned once) keep every total and report, and count every change after in each counted table', async () => {
     await justBefore('_counters_planned_once', async (db, applyIt, rebuilt) => {
-      const exact = async () => {
-        const counts = await countersAndRows(db.prisma);
-        const reports = await reportSumsAndRows(db);
-        expect(counts.counters).toEqual(counts.rows);
-        expect(reports.sums).toEqual(reports.rows);
-        return [...counts.rows, ...reports.rows];
-      };
+      const exact = () => exactCountersAndReports(db);
       const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
       const { id: accountId } = await db.prisma.account.create({ data: { name: 'A', ownerId: owner.id } });
       const stage = await db.prisma.pipelineStage.create({ data: { accountId, name: 'S' } });
