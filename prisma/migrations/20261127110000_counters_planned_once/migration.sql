@@ -63,7 +63,7 @@ END $body$$f$, counts);
         ('receivables', '', r.due_date, r.status IN ('sent', 'viewed', 'partial', 'overdue'), 0::numeric))$q$),
       ('contacts', '0::numeric', $q$(VALUES ('contact_source', r.source::text, '-infinity'::date, true, 0::numeric))$q$)
     ) AS t (table_name, amount, entries)
-    WHERE table_name IN (SELECT tgrelid::regclass::text FROM pg_trigger WHERE tgfoid = 'report_sums_apply'::regproc)
+    WHERE table_name IN (SELECT c.relname::text FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid WHERE g.tgfoid = 'report_sums_apply'::regproc)
   LOOP
     branch := '';
     FOREACH op SLICE 1 IN ARRAY ops LOOP
@@ -84,6 +84,11 @@ END $body$$f$, counts);
     %s TG_TABLE_NAME = %L THEN%s
       END IF;$s$, CASE WHEN sums = '' THEN 'IF' ELSE 'ELSIF' END, report.table_name, branch);
   END LOOP;
+  -- A table whose trigger this function serves but whose entries are not above: refused here, not at its next write.
+  IF EXISTS (SELECT FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+             WHERE g.tgfoid = 'report_sums_apply'::regproc AND position(format('TG_TABLE_NAME = %L', c.relname) IN sums) = 0) THEN
+    RAISE EXCEPTION 'report_sums_apply: a table with its trigger has no entries in this migration';
+  END IF;
   EXECUTE format($f$
 CREATE OR REPLACE FUNCTION report_sums_apply() RETURNS trigger LANGUAGE plpgsql AS $body$
 DECLARE
