@@ -17,6 +17,8 @@ export type Config = {
   databasePoolTimeoutMs: number;
   /** Longest database statement before 503 (DATABASE_STATEMENT_TIMEOUT_MS, docs/faults.md). */
   databaseStatementTimeoutMs: number;
+  /** Longest a request waits to share a running statement of its kind (DATABASE_SHARED_WAIT_MS, docs/scaling.md). */
+  databaseSharedWaitMs: number;
   /** An upload's body slower than `minBytes` in any `windowMs` is cut off, 408 (IMPORT_BODY_WINDOW_MS, IMPORT_BODY_MIN_BYTES; docs/imports.md#bounds). */
   uploadPace: { windowMs: number; minBytes: number };
   /** A direct (unpooled) URL for migrations when DATABASE_URL goes through PgBouncer (docs/scaling.md). */
@@ -197,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 1000),
     databasePoolTimeoutMs: int('DATABASE_POOL_TIMEOUT_MS', 2_000, 100, 60_000),
     databaseStatementTimeoutMs: int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+    databaseSharedWaitMs: int('DATABASE_SHARED_WAIT_MS', 20, 0, 60_000),
     uploadPace: { windowMs: int('IMPORT_BODY_WINDOW_MS', 30_000, 100, 3_600_000), minBytes: int('IMPORT_BODY_MIN_BYTES', 64 * 1024, 1, 1024 * 1024 * 1024) },
     databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgresql:', 'postgres:']),
     migrationLockTimeoutMs: int('MIGRATION_LOCK_TIMEOUT_MS', MIGRATION_LOCK_TIMEOUT_DEFAULT_MS, 0, 3_600_000),

@@ -34,7 +34,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
     poolMax: config.databasePoolMax,
-    bounds: { poolTimeoutMs: config.databasePoolTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs },
+    bounds: { poolTimeoutMs: config.databasePoolTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs, sharedWaitMs: config.databaseSharedWaitMs },
     replicaUrls: config.databaseReplicaUrls,
     replicaMaxLagMs: config.databaseReplicaMaxLagMs,
     onReplicaChange: ({ healthy, ...event }) =>
@@ -100,7 +100,7 @@ function startImports(config: Config, db: PrismaClient, log: Logger): Worker {
   if (!config.databaseUrl) return startImportWorker(db, { ...timing, log, sole: true });
   return startImportThread({
     ...timing, databaseUrl: config.databaseUrl, heapMb: config.imports.threadHeapMb, logLevel: config.logLevel, log, db,
-    bounds: { poolTimeoutMs: config.databasePoolTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs },
+    bounds: { poolTimeoutMs: config.databasePoolTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs, sharedWaitMs: config.databaseSharedWaitMs },
   });
 }
 

@@ -37,6 +37,8 @@ export type Bounds = {
   statementTimeoutMs: number;
   /** Longest connection attempt. */
   connectTimeoutMs: number;
+  /** Longest a request waits to share a running statement of its kind before its own runs (DATABASE_SHARED_WAIT_MS; src/db/together.ts). */
+  sharedWaitMs: number;
 };
 
 /** After the server's own statement_timeout should have fired, how long the client still waits (a frozen server never answers). */

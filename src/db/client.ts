@@ -1,3 +1,4 @@
+import { shareStatements } from './together.js';
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -50,8 +51,8 @@ export type OpenDatabaseOptions = {
   bounds?: Partial<Bounds>;
 };
 
-/** DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS and the connect timeout, as documented in docs/faults.md. */
-export const DEFAULT_BOUNDS: Bounds = { poolTimeoutMs: 2_000, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 };
+/** DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS, the connect timeout and DATABASE_SHARED_WAIT_MS, as documented in docs/faults.md. */
+export const DEFAULT_BOUNDS: Bounds = { poolTimeoutMs: 2_000, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000, sharedWaitMs: 20 };
 
 /** The `select` / `include` a Pothos resolver hands down for its Prisma query. */
 export type Query = { select?: object; include?: object };
@@ -76,6 +77,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     // that would crash the process. The pool drops the client; the next query reconnects.
     pool.on('error', onError);
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { onConnectionError: onError }) });
+    shareStatements(prisma, bounds.sharedWaitMs);
     runRawReads(prisma, (sql) => poolQuery(pool, sql));
     runRawWrites(prisma, pool);
     const replicas = openReplicas(prisma, pool, {
@@ -113,6 +115,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     throw error;
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(gatePGlite(pglite, bounds.poolTimeoutMs)) });
+  shareStatements(prisma, bounds.sharedWaitMs);
   const replicas = primaryOnly(prisma);
   return {
     prisma,

@@ -1,3 +1,4 @@
+import { sqlStateOf } from '../db/sql-state.js';
 import { z } from 'zod';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { InvoiceStatus, Prisma, type Invoice, type PrismaClient } from '../generated/prisma/client.js';
@@ -80,15 +81,8 @@ export async function createInvoice(db: Prisma.TransactionClient, input: CreateI
   }
 }
 
-/** A unique violation of a raw statement: Prisma reports it as P2010 with the adapter's error inside. */
-function isRawUniqueViolation(error: unknown): boolean {
-  type Inner = { code?: unknown; kind?: unknown; originalCode?: unknown; cause?: Inner; meta?: { driverAdapterError?: Inner } };
-  for (let depth = 0, e = error as Inner | undefined; e && typeof e === 'object' && depth < 8; depth++) {
-    if (e.kind === 'UniqueConstraintViolation' || e.code === '23505' || e.originalCode === '23505') return true;
-    e = e.meta?.driverAdapterError ?? e.cause;
-  }
-  return false;
-}
+/** A unique violation of a raw statement (Prisma reports it as P2010 with the adapter's error inside). */
+const isRawUniqueViolation = (error: unknown): boolean => sqlStateOf(error) === '23505';
 
 /** Whether another invoice of the account holds `externalId` (which unique index refused a row). */
 const externalIdTaken = async (tx: Prisma.TransactionClient, accountId: string, externalId: string, except?: string) =>

@@ -7,6 +7,7 @@ import type { AppDeps } from '../deps.js';
 import type { Context } from '../context.js';
 import { Response } from '../http/response.js';
 import { requestInfo } from './request-info.js';
+import { waitingOn } from '../db/together.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -56,6 +57,9 @@ export function createMetrics(deps: Pick<AppDeps, 'db'> & { config: Pick<AppDeps
     gauge('db_pool_idle_connections', 'Idle connections in the PostgreSQL pool', (p) => p.idleCount);
     gauge('db_pool_waiting_requests', 'Queries waiting for a free connection', (p) => p.waitingCount);
   }
+
+  const db = deps.db.prisma;
+  new Gauge({ name: 'db_statements_waiting', help: 'Requests waiting to share the next statement of their kind (docs/scaling.md)', registers: [registry], collect() { this.set(waitingOn(db)); } });
 
   const token = deps.config.metricsToken;
   const authorized = (request: Request) => {

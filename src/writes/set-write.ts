@@ -9,6 +9,8 @@ import { outbox } from '../events/outbox.js';
 import { uuidv7 } from '../events/ids.js';
 import { isoTimeSql, serializeRecord } from '../events/serialize.js';
 import { mapInSlices } from './yielding.js';
+import { together } from '../db/together.js';
+import { isDataError } from '../db/sql-state.js';
 import { rawWrite } from '../db/raw.js';
 import type { Actor, RecordKind } from '../events/types.js';
 import { snakeCase } from '../names.js';
@@ -67,13 +69,50 @@ export type Written = { created: Map<string, Row>; updated: Map<string, Row> };
  * its `company_id` when it names none (a contact's e-mail domain, docs/decisions.md §21), so the look-up
  * is no round trip of its own; its event shows the company found.
  */
-export async function writeSet(
+export function writeSet(db: Prisma.TransactionClient, spec: SetModel, actor: Actor, creates: Row[], updates: SetChange[], options: SetOptions = {}): Promise<Written> {
+  // Outside a transaction (on a client that opens them), a few new rows alone may share their
+  // statement with other requests' (src/db/together.ts); inside one, the statement is the transaction's.
+  if (updates.length || !creates.length || creates.length > LARGEST_SET_THAT_WAITS || !('$transaction' in db)) return writeOne(db, spec, actor, creates, updates, options);
+  const { records = true, unique = ['externalId'], companyByDomain, whileWriting } = options;
+  whileWriting?.();
+  const alike = ['set', spec.table, actor.type, actor.id, records, unique.join(), companyByDomain ? 'by domain' : '', Object.keys(creates[0]!).join()].join('|');
+  const writeSets = async (sets: Row[][]) => {
+    const written = await writeOne(db, spec, actor, sets.flat(), [], { records, unique, companyByDomain });
+    return sets.map((set) => ownRows(written, set));
+  };
+  // A constraint one row breaks (a company removed since its request was checked) fails the shared statement: each set alone finds whose.
+  return together(db, alike, creates, writeSets, { weight: (set) => set.length, most: MOST_ROWS_TOGETHER, ownError: isDataError });
+}
+
+/** The most new rows one statement takes from the sets that wait to share one (a full batch's worth: docs/batches.md). */
+export const MOST_ROWS_TOGETHER = 100;
+
+/**
+ * A set of more new rows than this is written at once, never waiting to share a statement: its own
+ * rows outweigh a statement's fixed cost, and waiting would only make concurrent batches take turns.
+ */
+export const LARGEST_SET_THAT_WAITS = 10;
+
+/** What `written` holds of `set`'s rows (one skipped, its unique key taken by a record or by another set's row, stays missing). */
+function ownRows(written: Written, set: Row[]): Written {
+  const created = new Map<string, Row>();
+  for (const { id } of set) {
+    const row = written.created.get(id);
+    if (row) created.set(id, row);
+  }
+  return { created, updated: new Map() };
+}
+
+type SetOptions = { records?: boolean; whileWriting?: () => void; unique?: readonly string[]; companyByDomain?: (row: Row) => string | null };
+
+/** writeSet's one statement, for these rows alone. */
+async function writeOne(
   db: Prisma.TransactionClient,
   spec: SetModel,
   actor: Actor,
   creates: Row[],
   updates: SetChange[],
-  { records = true, whileWriting, unique = ['externalId'], companyByDomain }: { records?: boolean; whileWriting?: () => void; unique?: readonly string[]; companyByDomain?: (row: Row) => string | null } = {},
+  { records = true, whileWriting, unique = ['externalId'], companyByDomain }: SetOptions,
 ): Promise<Written> {
   const now = new Date();
   const table = Prisma.raw(`"${spec.table}"`);

@@ -75,10 +75,11 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...overrides.env,
   });
-  // The database's waits as the service reads them (DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS).
+  // The database's waits as the service reads them (DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_SHARED_WAIT_MS).
   const { db, drop } = await cloneDatabase(inject('template'), {
     poolTimeoutMs: config.databasePoolTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    sharedWaitMs: config.databaseSharedWaitMs,
   });
   const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const limiter = config.rateLimits

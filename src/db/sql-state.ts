@@ -1,0 +1,21 @@
+// What a failed statement's error says of the data it was given, read the same through pg (its
+// error's `code`) and through Prisma's raw queries (a P2010 wrapping the driver adapter's error,
+// which keeps the SQLSTATE as `originalCode`, or names only a `kind`).
+
+/** Adapter kinds that name a constraint violation without a code of their own. */
+const KINDS: Record<string, string> = { UniqueConstraintViolation: '23505', ForeignKeyConstraintViolation: '23503', NullConstraintViolation: '23502' };
+
+type ErrorLike = { code?: unknown; originalCode?: unknown; kind?: unknown; cause?: ErrorLike; meta?: { driverAdapterError?: ErrorLike } };
+
+/** The SQLSTATE a database error carries (23505: a unique key taken), or null. */
+export function sqlStateOf(error: unknown): string | null {
+  for (let depth = 0, e = error as ErrorLike | undefined; e && typeof e === 'object' && depth < 8; depth++) {
+    for (const code of [e.originalCode, e.code]) if (typeof code === 'string' && /^[0-9A-O][0-9A-Z]{4}$/.test(code)) return code;
+    if (typeof e.kind === 'string' && KINDS[e.kind]) return KINDS[e.kind]!;
+    e = e.meta?.driverAdapterError ?? e.cause;
+  }
+  return null;
+}
+
+/** A data exception (class 22) or an integrity constraint violation (class 23): the statement's data is at fault, not the database. */
+export const isDataError = (error: unknown): boolean => /^2[23]/.test(sqlStateOf(error) ?? '');
