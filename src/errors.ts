@@ -202,3 +202,9 @@ export function sameLocation(replacement: AppError, original: unknown): GraphQLE
     extensions: replacement.extensions,
   });
 }
+
+/** A field naming a record the account does not have (or no longer has). */
+export const NOT_IN_ACCOUNT = 'Not found in this account';
+
+/** A field naming someone who is neither the account's owner nor one of its members. */
+export const NOT_A_MEMBER = 'Not a member of this account';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { badInput, conflict, forbidden, MESSAGES, notFound } from '../errors.js';
+import { badInput, conflict, forbidden, MESSAGES, NOT_A_MEMBER, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
 import { releaseOwnership } from './ownership.js';
@@ -56,7 +56,6 @@ export type TeamMemberArgs = z.output<typeof teamMemberArgs>;
 export const leaveArgs = z.object({ accountId: uuid });
 export type LeaveArgs = z.output<typeof leaveArgs>;
 
-export const NOT_A_MEMBER = 'Not a member of this account';
 export const OWNER_STAYS = 'The owner cannot be removed; transfer ownership first';
 export const OWNER_CANNOT_LEAVE = 'The owner cannot leave the account; transfer ownership first';
 

@@ -19,3 +19,21 @@ export function sqlStateOf(error: unknown): string | null {
 
 /** A data exception (class 22) or an integrity constraint violation (class 23): the statement's data is at fault, not the database. */
 export const isDataError = (error: unknown): boolean => /^2[23]/.test(sqlStateOf(error) ?? '');
+
+type ConstraintLike = ErrorLike & { constraint?: unknown };
+
+/**
+ * The column of `table` whose foreign key a row broke (SQLSTATE 23503: the record it names is gone),
+ * read from the constraint's name as Prisma's migrations give it (`<table>_[account_id_]<column>_fkey`),
+ * or null for any other error.
+ */
+export function brokenLink(error: unknown, table: string): string | null {
+  if (sqlStateOf(error) !== '23503') return null;
+  for (let depth = 0, e = error as ConstraintLike | undefined; e && typeof e === 'object' && depth < 8; depth++) {
+    const named = typeof e.constraint === 'string' ? e.constraint : (e.constraint as { index?: unknown } | undefined)?.index;
+    const column = typeof named === 'string' ? new RegExp(`^${table}_(?:account_id_)?(\\w+)_fkey$`).exec(named)?.[1] : undefined;
+    if (column) return column;
+    e = e.meta?.driverAdapterError ?? e.cause;
+  }
+  return null;
+}

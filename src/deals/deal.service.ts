@@ -4,7 +4,7 @@ import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, typ
 import { DealStatus, Prisma, type Deal } from '../generated/prisma/client.js';
 import { parsedOne, single, writeJudged, type BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
-import { badInput, invalidTransition, type ErrorDetails } from '../errors.js';
+import { badInput, invalidTransition, NOT_IN_ACCOUNT, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
@@ -13,7 +13,6 @@ import { day, externalId, money, optionalUuid, requiredText, TYPE_MESSAGES, uuid
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { RecordKey } from '../db/client.js';
 
-export const NOT_IN_ACCOUNT = 'Not found in this account';
 
 export const createDealInput = z.object({
   accountId: uuid,

@@ -5,12 +5,11 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { rawWrite } from '../db/raw.js';
 import type { ErrorDetails } from '../errors.js';
-import { NOT_A_MEMBER } from '../accounts/account.service.js';
+import { NOT_A_MEMBER, NOT_IN_ACCOUNT } from '../errors.js';
 import type { Judged } from '../writes/batch.service.js';
 import { isUuid } from '../validation.js';
 import { snakeCase } from '../names.js';
 
-export const NOT_IN_ACCOUNT = 'Not found in this account';
 
 const idOf = (value: unknown): string | null => (typeof value === 'string' && isUuid(value) ? value : null);
 

@@ -3,8 +3,7 @@
 // judge them here; the records' deletes and eraseContact let go of them here.
 import type { Prisma } from '../generated/prisma/client.js';
 import type { ErrorDetails } from '../errors.js';
-import { NOT_A_MEMBER } from '../accounts/account.service.js';
-import { NOT_IN_ACCOUNT } from './company-owner.js';
+import { NOT_A_MEMBER, NOT_IN_ACCOUNT } from '../errors.js';
 import { isUuid } from '../validation.js';
 
 export const TARGET_FIELDS = ['contactId', 'dealId', 'companyId'] as const;

@@ -3,18 +3,18 @@
 // checked in one query, upsert keys locked and their records read in one statement each, and the
 // rows written with their events by writeSet in one statement. Nothing here knows GraphQL or HTTP.
 import type { z } from 'zod';
-import { badInput, type ErrorDetails } from '../errors.js';
+import { badInput, NOT_A_MEMBER, NOT_IN_ACCOUNT, type ErrorDetails } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { Actor } from '../events/types.js';
 import { isUuid, toDetails } from '../validation.js';
-import { newId, readRows, writeSet, type Row, type SetChange, type SetModel } from './set-write.js';
+import { newId, readRows, writeSet, type Row, type SetChange, type SetModel, type Written } from './set-write.js';
+import { brokenLink } from '../db/sql-state.js';
 import { mapInSlices } from './yielding.js';
 import { camelCase, snakeCase } from '../names.js';
 
 export const MAX_BATCH = 100;
 export const DUPLICATE = 'Duplicate in this batch';
 export const NOT_WRITTEN = 'Not written: another record of the batch failed';
-export const NOT_IN_ACCOUNT = 'Not found in this account';
 
 export type ItemStatus = 'CREATED' | 'UPDATED' | 'UNCHANGED' | 'FAILED';
 export type BatchItem = { index: number; status: ItemStatus; record: Row | null; details: ErrorDetails | null };
@@ -160,10 +160,20 @@ export async function writeJudged(
   if (how.allOrNothing && items.some((i) => i?.status === 'FAILED')) return keptBack(count, items);
 
   const unique = uniqueFields(kind);
-  const written =
-    creates.length || updates.length
-      ? await writeSet(tx, kind.spec, actor, creates.map((c) => c.row), updates.map((u) => u.change), { records, whileWriting: how.whileWriting, unique, companyByDomain: kind.companyByDomain })
-      : null;
+  let written: Written | null = null;
+  if (creates.length || updates.length) {
+    try {
+      written = await writeSet(tx, kind.spec, actor, creates.map((c) => c.row), updates.map((u) => u.change), { records, whileWriting: how.whileWriting, unique, companyByDomain: kind.companyByDomain });
+    } catch (error) {
+      // One item whose linked record went between its check and the write (its foreign key refused
+      // it): that field's 400, as if the record had gone before the check, not a 500.
+      const column = count === 1 ? brokenLink(error, kind.spec.table) : null;
+      if (!column) throw error;
+      const result = summary([failed(0, { [column]: [column === 'owner_id' ? NOT_A_MEMBER : NOT_IN_ACCOUNT] })]);
+      if (how.allOrNothing) throw new BatchRolledBack(result);
+      return result;
+    }
+  }
   const skipped = creates.filter(({ row }) => !written?.created.has(row.id));
   // ON CONFLICT DO NOTHING skipped them: a unique index refused each (another record took the value meanwhile).
   const why = skipped.length ? await whyTaken(tx, kind, accountId, skipped.map((c) => c.row)) : null;

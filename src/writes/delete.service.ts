@@ -9,7 +9,8 @@ import { uuidv7 } from '../events/ids.js';
 import { outbox } from '../events/outbox.js';
 import { serializeRecord } from '../events/serialize.js';
 import type { Actor } from '../events/types.js';
-import { DUPLICATE, NOT_IN_ACCOUNT } from './batch.service.js';
+import { DUPLICATE } from './batch.service.js';
+import { NOT_IN_ACCOUNT } from '../errors.js';
 import { readRows, type SetModel } from './set-write.js';
 
 const SPEC: SetModel = { model: 'Contact', table: 'contacts', kind: 'contact' };
