@@ -1,4 +1,3 @@
-import { shareStatements } from './together.js';
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -12,6 +11,7 @@ import { poolQuery, runRawReads, runRawWrites } from './raw.js';
 import { KeyQueue } from './queue-by-key.js';
 import { openReplicas, primaryOnly, type Reader, type ReplicaEvent, type Replicas } from './replicas.js';
 import { PGLITE_EXTENSIONS, pgliteMigrationFactory, postgresMigrationFactory, type MigrationAdapterFactory } from './migration-adapters.js';
+import { shareStatements } from './together.js';
 
 export type Database = {
   prisma: PrismaClient;

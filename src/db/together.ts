@@ -47,29 +47,28 @@ export type Sharing<I> = {
 export function together<I, A>(db: object, kind: string, input: I, run: (inputs: I[]) => Promise<A[]>, { weight = () => 1, most = Infinity, ownError = () => false }: Sharing<I> = {}): Promise<A> {
   let byKind = lines.get(db);
   if (!byKind) lines.set(db, (byKind = new Map()));
-  let line = byKind.get(kind) as Line<I, A> | undefined;
-  if (!line) byKind.set(kind, (line = { running: 0, group: null, weight: 0 }) as Line<unknown, unknown>);
-  const done = line;
+  const line = (byKind.get(kind) ?? { running: 0, group: null, weight: 0 }) as Line<I, A>;
+  byKind.set(kind, line as Line<unknown, unknown>);
   const start = (group: Waiting<I, A>[]) => {
-    done.running++;
+    line.running++;
     void runGroup(group, run, ownError).finally(() => {
-      done.running--;
-      if (done.group) start(close(done));
-      else if (done.running === 0) byKind.delete(kind);
+      line.running--;
+      if (line.group) start(close(line));
+      else if (line.running === 0) byKind.delete(kind);
     });
   };
   return new Promise<A>((resolve, reject) => {
     const waiting = { input, resolve, reject };
-    if (done.running === 0) return start([waiting]);
+    if (line.running === 0) return start([waiting]);
     const heavy = weight(input);
-    if (done.group && done.weight + heavy > most) start(close(done));
-    if (!done.group) {
-      done.group = [];
-      done.weight = 0;
-      done.timer = setTimeout(() => done.group && start(close(done)), longestWaits.get(db) ?? LONGEST_WAIT_MS);
+    if (line.group && line.weight + heavy > most) start(close(line));
+    if (!line.group) {
+      line.group = [];
+      line.weight = 0;
+      line.timer = setTimeout(() => line.group && start(close(line)), longestWaits.get(db) ?? LONGEST_WAIT_MS);
     }
-    done.group.push(waiting);
-    done.weight += heavy;
+    line.group.push(waiting);
+    line.weight += heavy;
   });
 }
 

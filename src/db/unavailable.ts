@@ -1,4 +1,5 @@
 import { DatabaseUnavailableError } from './bounds.js';
+import { errorChain } from './sql-state.js';
 
 // Prisma: can't reach server, timed out, database missing, access denied, TLS, server closed the
 // connection, operations timed out, no free pool connection, a transaction that could not start (or
@@ -23,21 +24,12 @@ const SQLSTATE = /^(08...|57P..|57014|53300)$/;
  * PGlite's codeless failures a SQLSTATE of their own.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let depth = 0, e = err as ErrorLike | undefined; e && typeof e === 'object' && depth < 8; depth++) {
+  for (const e of errorChain(err)) {
     if (e instanceof DatabaseUnavailableError) return true;
     const code = e.code ?? e.errorCode; // errorCode: PrismaClientInitializationError
     if (typeof code === 'string' && (PRISMA_CODES.has(code) || ERRNO_CODES.has(code) || SQLSTATE.test(code))) return true;
+    // The adapter's error inside Prisma's (a P2010 "raw query failed" hiding a lost server) counts too.
     if (typeof e.kind === 'string' && ADAPTER_KINDS.has(e.kind)) return true;
-    // Prisma keeps the adapter's error in meta (e.g. P2010 "raw query failed" hides a lost server).
-    e = e.meta?.driverAdapterError ?? e.cause;
   }
   return false;
 }
-
-type ErrorLike = {
-  code?: unknown;
-  errorCode?: unknown;
-  kind?: unknown;
-  cause?: ErrorLike;
-  meta?: { driverAdapterError?: ErrorLike };
-};

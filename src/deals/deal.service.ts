@@ -13,7 +13,6 @@ import { day, externalId, money, optionalUuid, requiredText, TYPE_MESSAGES, uuid
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { RecordKey } from '../db/client.js';
 
-
 export const createDealInput = z.object({
   accountId: uuid,
   title: requiredText(200),

@@ -1,4 +1,3 @@
-import { sqlStateOf } from '../db/sql-state.js';
 import { z } from 'zod';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { InvoiceStatus, Prisma, type Invoice, type PrismaClient } from '../generated/prisma/client.js';
@@ -16,6 +15,7 @@ import { moneyAfter, readsLines, withoutLines, writeLines } from './invoice-line
 import { skipNumbersTaken } from './invoice-numbers.js';
 import { draftRow, insertInvoice } from './invoice-create.js';
 import { camelCase } from '../names.js';
+import { sqlStateOf } from '../db/sql-state.js';
 
 export const NUMBER_TAKEN = TAKEN;
 

@@ -9,9 +9,9 @@ import { outbox } from '../events/outbox.js';
 import { uuidv7 } from '../events/ids.js';
 import { isoTimeSql, serializeRecord } from '../events/serialize.js';
 import { mapInSlices } from './yielding.js';
-import { together } from '../db/together.js';
-import { isDataError } from '../db/sql-state.js';
 import { rawWrite } from '../db/raw.js';
+import { isDataError } from '../db/sql-state.js';
+import { together } from '../db/together.js';
 import type { Actor, RecordKind } from '../events/types.js';
 import { snakeCase } from '../names.js';
 
@@ -72,8 +72,9 @@ export type Written = { created: Map<string, Row>; updated: Map<string, Row> };
 export function writeSet(db: Prisma.TransactionClient, spec: SetModel, actor: Actor, creates: Row[], updates: SetChange[], options: SetOptions = {}): Promise<Written> {
   // Outside a transaction (on a client that opens them), a few new rows alone may share their
   // statement with other requests' (src/db/together.ts); inside one, the statement is the transaction's.
-  if (updates.length || !creates.length || creates.length > LARGEST_SET_THAT_WAITS || !('$transaction' in db)) return writeOne(db, spec, actor, creates, updates, options);
-  const { records = true, unique = ['externalId'], companyByDomain, whileWriting } = options;
+  // (A transaction's client has no `$connect`, as src/events/emit.ts tells them apart.)
+  if (updates.length || !creates.length || creates.length > LARGEST_SET_THAT_WAITS || !('$connect' in db)) return writeOne(db, spec, actor, creates, updates, options);
+  const { records = true, unique = UNIQUE_BY_DEFAULT, companyByDomain, whileWriting } = options;
   whileWriting?.();
   const alike = ['set', spec.table, actor.type, actor.id, records, unique.join(), companyByDomain ? 'by domain' : '', Object.keys(creates[0]!).join()].join('|');
   const writeSets = async (sets: Row[][]) => {
@@ -105,6 +106,9 @@ function ownRows(written: Written, set: Row[]): Written {
 
 type SetOptions = { records?: boolean; whileWriting?: () => void; unique?: readonly string[]; companyByDomain?: (row: Row) => string | null };
 
+/** A new row's unique keys when its kind names none: the external id. */
+const UNIQUE_BY_DEFAULT = ['externalId'] as const;
+
 /** writeSet's one statement, for these rows alone. */
 async function writeOne(
   db: Prisma.TransactionClient,
@@ -112,7 +116,7 @@ async function writeOne(
   actor: Actor,
   creates: Row[],
   updates: SetChange[],
-  { records = true, whileWriting, unique = ['externalId'], companyByDomain }: SetOptions,
+  { records = true, whileWriting, unique = UNIQUE_BY_DEFAULT, companyByDomain }: SetOptions,
 ): Promise<Written> {
   const now = new Date();
   const table = Prisma.raw(`"${spec.table}"`);
