@@ -25,6 +25,13 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/**
+ * The V8 flags `npm start` gives the service (package.json; docs/build-and-start.md), given to every
+ * server the bench starts, so that each runs as the service runs in production and the floor and
+ * PostGraphile with the same heap settings: the ratios then measure code, not configuration.
+ */
+export const NODE_FLAGS = ['--max-semi-space-size=32'];
+
 export async function startServer(opts: {
   name: string;
   args: string[];
@@ -37,7 +44,7 @@ export async function startServer(opts: {
   const fd = openSync(opts.logFile, 'w');
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, opts.args, {
+    child = spawn(process.execPath, [...NODE_FLAGS, ...opts.args], {
       cwd: opts.cwd,
       env: cleanEnv({ ...opts.env, PORT: String(port), HOST: '127.0.0.1' }),
       stdio: ['ignore', fd, fd],

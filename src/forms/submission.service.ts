@@ -16,6 +16,7 @@ import { emitMany, inRawTransaction, inTransaction, type EmitInput, type RawTran
 import { uuidv7 } from '../events/ids.js';
 import { fromColumns, rowOf } from '../writes/set-write.js';
 import { rawRead, rawWrite } from '../db/raw.js';
+import { together } from '../db/together.js';
 import { VISITOR } from '../events/types.js';
 import { linkableDomain } from '../links/domain.js';
 import { badInput, type ErrorDetails } from '../errors.js';
@@ -47,20 +48,34 @@ export const metadataSchema = z.object({
 
 /**
  * The form a visitor may submit to; null for an id that is not a UUID, unknown, or inactive (one 404).
- * One statement through the pool (rawRead): the form with its fields as JSON, where Prisma's read of
- * the form and its fields cost a submit two statements and its ORM's CPU (BENCHMARKS.md, "Writes as
- * fast as reads"). Text and booleans only, which pg and Prisma read alike.
+ * Every submit reads its form, most of them the same few forms: submits that arrive while a form
+ * read runs share the next one (src/db/together.ts; docs/scaling.md "Statements shared by concurrent
+ * requests"), so under load the forms cost a statement per group of submits, not per submit.
  */
 export async function findActiveForm(db: PrismaClient, formId: string): Promise<FormWithFields | null> {
   if (!isUuid(formId)) return null;
-  const [form] = await rawRead<Omit<FormWithFields, 'fields'> & { fields: string }>(db, Prisma.sql`
+  return together(db, 'form', formId.toLowerCase(), (ids) => activeForms(db, ids));
+}
+
+/**
+ * Each id's active form, in order, from one statement through the pool (rawRead): the forms with
+ * their fields as JSON, where Prisma's read of a form and its fields cost a submit two statements and
+ * its ORM's CPU (BENCHMARKS.md, "Writes as fast as reads"). Text and booleans only, which pg and
+ * Prisma read alike. Each answer is its own object: requests that shared the read share no state.
+ */
+async function activeForms(db: PrismaClient, ids: string[]): Promise<(FormWithFields | null)[]> {
+  const rows = await rawRead<Omit<FormWithFields, 'fields'> & { fields: string }>(db, Prisma.sql`
     SELECT f.id::text, f.account_id::text AS "accountId", f.active, f.success_message AS "successMessage",
            f.redirect_url AS "redirectUrl", f.honeypot_field AS "honeypotField",
            (SELECT coalesce(json_agg(json_build_object('key', x.key, 'type', x.type, 'required', x.required, 'mapsTo', x.maps_to,
                                                        'options', x.options, 'maxLength', x.max_length) ORDER BY x.position), '[]')
             FROM lead_form_fields x WHERE x.form_id = f.id)::text AS fields
-    FROM lead_forms f WHERE f.id = ${formId}::uuid AND f.active`);
-  return form ? { ...form, fields: JSON.parse(form.fields) as FieldRule[] } : null;
+    FROM lead_forms f WHERE f.id = ANY(${[...new Set(ids)]}::uuid[]) AND f.active`);
+  const byId = new Map(rows.map((form) => [form.id, form]));
+  return ids.map((id) => {
+    const form = byId.get(id);
+    return form ? { ...form, fields: JSON.parse(form.fields) as FieldRule[] } : null;
+  });
 }
 
 // The shape of a submission for the REST reference; `data` is judged against the form's own fields.
