@@ -8,6 +8,8 @@ import { recordJsonSql } from '../events/serialize.js';
 import { fromColumns, newId } from '../writes/set-write.js';
 import type { Actor } from '../events/types.js';
 import { optionalText, uuid } from '../validation.js';
+import { together } from '../db/together.js';
+import { isDataError } from '../db/sql-state.js';
 import { amount } from './invoice-money.js';
 import { decimalsOf, exponentOf, EXPONENTS_JSON, formatMinor, minorOf, scaled } from './money.js';
 
@@ -62,53 +64,95 @@ async function settle(tx: Prisma.TransactionClient, invoice: Locked, paidMinor: 
  * most what is due), and only then writes the payment, the invoice's new amountPaid and status,
  * payment.created, invoice.status_changed when the status moves, and their webhook messages. A
  * refused payment writes nothing, and the locked row says which problem refused it.
+ * Outside a transaction, payments that arrive while one is written share the next statement
+ * (src/db/together.ts; docs/scaling.md "Statements shared by concurrent requests").
  */
 export async function recordPayment(db: Prisma.TransactionClient, invoiceId: string, input: RecordPaymentArgs['input'], actor: Actor, method = input.method): Promise<Payment> {
-  // String(number) is the number's shortest decimal text: NUMERIC reads exactly what the client sent.
-  const paying = String(input.amount);
-  const paidAt = input.paidAt ?? new Date();
-  const now = new Date();
   // Two ids of one millisecond, sorted: payment.created comes before the status move in the feed, as it happened.
-  const [paymentEvent, statusEvent] = [uuidv7(), uuidv7()].sort();
-  const wake = wakeSource(db);
-  const [answer] = await db.$queryRaw<{ invoice: string | null; payment: string | null }[]>`
-    WITH inv AS (
-      SELECT id, account_id, status, amount, amount_paid, currency FROM invoices WHERE id = ${invoiceId}::uuid FOR UPDATE),
-    ok AS (
-      SELECT inv.id, inv.account_id, inv.status, inv.currency, inv.amount - inv.amount_paid AS due, ${paying}::numeric AS paying FROM inv
-      WHERE inv.status::text = ANY (${PAYABLE}::text[])
-        AND round(${paying}::numeric, coalesce((${EXPONENTS_JSON}::jsonb ->> inv.currency)::int, 2)) = ${paying}::numeric
-        AND ${paying}::numeric <= inv.amount - inv.amount_paid),
-    pay AS (
-      INSERT INTO payments (id, account_id, invoice_id, amount, currency, method, reference, paid_at)
-      SELECT ${newId()}::uuid, ok.account_id, ok.id, ok.paying, ok.currency, ${method}::payment_method, ${input.reference ?? null}, ${paidAt}::timestamptz FROM ok
-      RETURNING *),
-    upd AS (
-      UPDATE invoices i SET amount_paid = i.amount_paid + ok.paying,
-        status = (CASE WHEN ok.paying = ok.due THEN 'paid' ELSE 'partial' END)::invoice_status,
-        paid_at = CASE WHEN ok.paying = ok.due THEN ${paidAt}::timestamptz END, updated_at = ${now}::timestamptz
-      FROM ok WHERE i.id = ok.id
-      RETURNING i.*, ok.status AS previous_status),
-    ${outbox(Prisma.sql`
-      SELECT ${paymentEvent}::uuid, pay.account_id, 'payment.created', ${now}::timestamptz, ${actor.type}, ${actor.id}, pay.id, NULL::uuid,
-             jsonb_build_object('object', ${recordJsonSql('payment', 'Payment', 'pay')})
-      FROM pay
-      UNION ALL
-      SELECT ${statusEvent}::uuid, upd.account_id, 'invoice.status_changed', ${now}::timestamptz, ${actor.type}, ${actor.id}, upd.id, upd.contact_id,
-             jsonb_build_object('object', ${recordJsonSql('invoice', 'Invoice', 'upd')}, 'previous', jsonb_build_object('status', upd.previous_status))
-      FROM upd WHERE upd.status <> upd.previous_status`)}
-    SELECT (SELECT json_build_object('status', status, 'amount', amount::text, 'amount_paid', amount_paid::text, 'currency', currency)::text FROM inv) AS invoice,
-           (SELECT to_json(pay)::text FROM pay) AS payment ${wake.column}`;
-  wake.then();
-  if (answer?.payment) return fromColumns('Payment', JSON.parse(answer.payment) as Record<string, unknown>) as unknown as Payment;
+  const [paymentEvent, statusEvent] = [uuidv7(), uuidv7()].sort() as [string, string];
+  const ask: Ask = {
+    // String(number) is the number's shortest decimal text: NUMERIC reads exactly what the client sent.
+    invoice_id: invoiceId, paying: String(input.amount), method, reference: input.reference ?? null, paid_at: (input.paidAt ?? new Date()).toISOString(),
+    payment_id: newId(), payment_event: paymentEvent, status_event: statusEvent,
+  };
+  // A statement fails as a whole: a row's own error (a reference the column refuses) is found by writing each again alone.
+  const answer = '$connect' in db
+    ? await together(db, `payment:${actor.type}:${actor.id}`, ask, (asks) => writePayments(db, asks, actor), { ownError: isDataError })
+    : (await writePayments(db, [ask], actor))[0]!;
+  if (answer.payment) return fromColumns('Payment', JSON.parse(answer.payment) as Record<string, unknown>) as unknown as Payment;
   // Refused: the same checks, in their order, of the invoice as the statement found it locked.
-  if (!answer?.invoice) throw notFound(MESSAGES.notFound);
+  if (!answer.invoice) throw notFound(MESSAGES.notFound);
   const invoice = JSON.parse(answer.invoice) as Pick<Locked, 'status' | 'amount' | 'amount_paid' | 'currency'>;
   if (!PAYABLE.includes(invoice.status)) throw conflict(`A ${invoice.status} invoice takes no payment`);
   const exponent = exponentOf(invoice.currency);
   const due = minorOf(invoice.amount, exponent) - minorOf(invoice.amount_paid, exponent);
   if (minorIn(invoice.currency, input.amount, 'amount') > due) throw badInput({ amount: [`Exceeds the amount due (${formatMinor(due, exponent)})`] });
   throw new Error(`recordPayment: the payment on ${invoiceId} was refused for no reason its invoice shows`);
+}
+
+/** A payment as its statement takes it (jsonb_to_recordset), with the ids it will write. */
+type Ask = {
+  invoice_id: string; paying: string; method: PaymentMethod; reference: string | null; paid_at: string;
+  payment_id: string; payment_event: string; status_event: string;
+};
+/** The payment written (null when refused), and the invoice as the statement found it locked (null when unknown). */
+type Written = { invoice: string | null; payment: string | null };
+
+/**
+ * Each ask's answer, in order. Asks on different invoices go in one statement; a second ask on the
+ * same invoice goes in the next, so that it judges what the first left.
+ */
+async function writePayments(db: Prisma.TransactionClient, asks: Ask[], actor: Actor): Promise<Written[]> {
+  const answers: Written[] = [];
+  let left = asks.map((ask, i) => ({ ask, i }));
+  while (left.length > 0) {
+    const invoices = new Set<string>();
+    const now = left.filter(({ ask }) => !invoices.has(ask.invoice_id) && invoices.add(ask.invoice_id));
+    const written = await paymentsStatement(db, now.map(({ ask }) => ask), actor);
+    now.forEach(({ i }, j) => (answers[i] = written[j]!));
+    left = left.filter((x) => !now.includes(x));
+  }
+  return answers;
+}
+
+/** The statement of recordPayment for asks on distinct invoices, which it locks in the order of their ids. */
+async function paymentsStatement(db: Prisma.TransactionClient, asks: Ask[], actor: Actor): Promise<Written[]> {
+  const now = new Date();
+  const wake = wakeSource(db);
+  const answers = await db.$queryRaw<Written[]>`
+    WITH ask AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(asks.map((ask, n) => ({ ...ask, n })))}::jsonb) AS a (
+        n int, invoice_id uuid, paying numeric, method payment_method, reference text, paid_at timestamptz, payment_id uuid, payment_event uuid, status_event uuid)),
+    inv AS (
+      SELECT id, account_id, status, amount, amount_paid, currency FROM invoices WHERE id IN (SELECT invoice_id FROM ask) ORDER BY id FOR UPDATE),
+    ok AS (
+      SELECT ask.*, inv.account_id, inv.status, inv.currency, inv.amount - inv.amount_paid AS due FROM ask JOIN inv ON inv.id = ask.invoice_id
+      WHERE inv.status::text = ANY (${PAYABLE}::text[])
+        AND round(ask.paying, coalesce((${EXPONENTS_JSON}::jsonb ->> inv.currency)::int, 2)) = ask.paying
+        AND ask.paying <= inv.amount - inv.amount_paid),
+    pay AS (
+      INSERT INTO payments (id, account_id, invoice_id, amount, currency, method, reference, paid_at)
+      SELECT ok.payment_id, ok.account_id, ok.invoice_id, ok.paying, ok.currency, ok.method, ok.reference, ok.paid_at FROM ok
+      RETURNING *),
+    upd AS (
+      UPDATE invoices i SET amount_paid = i.amount_paid + ok.paying,
+        status = (CASE WHEN ok.paying = ok.due THEN 'paid' ELSE 'partial' END)::invoice_status,
+        paid_at = CASE WHEN ok.paying = ok.due THEN ok.paid_at END, updated_at = ${now}::timestamptz
+      FROM ok WHERE i.id = ok.invoice_id
+      RETURNING i.*, ok.status AS previous_status, ok.status_event),
+    ${outbox(Prisma.sql`
+      SELECT ok.payment_event, pay.account_id, 'payment.created', ${now}::timestamptz, ${actor.type}, ${actor.id}, pay.id, NULL::uuid,
+             jsonb_build_object('object', ${recordJsonSql('payment', 'Payment', 'pay')})
+      FROM pay JOIN ok ON ok.payment_id = pay.id
+      UNION ALL
+      SELECT upd.status_event, upd.account_id, 'invoice.status_changed', ${now}::timestamptz, ${actor.type}, ${actor.id}, upd.id, upd.contact_id,
+             jsonb_build_object('object', ${recordJsonSql('invoice', 'Invoice', 'upd')}, 'previous', jsonb_build_object('status', upd.previous_status))
+      FROM upd WHERE upd.status <> upd.previous_status`)}
+    SELECT (SELECT json_build_object('status', status, 'amount', amount::text, 'amount_paid', amount_paid::text, 'currency', currency)::text FROM inv WHERE inv.id = ask.invoice_id) AS invoice,
+           (SELECT to_json(pay)::text FROM pay WHERE pay.id = ask.payment_id) AS payment ${wake.column}
+    FROM ask ORDER BY ask.n`;
+  wake.then();
+  return answers;
 }
 
 /** A manual move to paid (setInvoiceStatus) records what was still due as a payment (method other). */
