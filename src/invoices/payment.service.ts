@@ -75,7 +75,7 @@ export async function recordPayment(db: Prisma.TransactionClient, invoiceId: str
     invoice_id: invoiceId, paying: String(input.amount), method, reference: input.reference ?? null, paid_at: (input.paidAt ?? new Date()).toISOString(),
     payment_id: newId(), payment_event: paymentEvent, status_event: statusEvent,
   };
-  // A statement fails as a whole: a row's own error (a reference the column refuses) is found by writing each again alone.
+  // One payment's own error (a constraint its row breaks) fails a shared statement: each is then written again alone, to find whose.
   const answer = '$connect' in db
     ? await together(db, `payment:${actor.type}:${actor.id}`, ask, (asks) => writePayments(db, asks, actor), { ownError: isDataError })
     : (await writePayments(db, [ask], actor))[0]!;
@@ -107,10 +107,10 @@ async function writePayments(db: Prisma.TransactionClient, asks: Ask[], actor: A
   let left = asks.map((ask, i) => ({ ask, i }));
   while (left.length > 0) {
     const invoices = new Set<string>();
-    const now = left.filter(({ ask }) => !invoices.has(ask.invoice_id) && invoices.add(ask.invoice_id));
-    const written = await paymentsStatement(db, now.map(({ ask }) => ask), actor);
-    now.forEach(({ i }, j) => (answers[i] = written[j]!));
-    left = left.filter((x) => !now.includes(x));
+    const round = left.filter(({ ask }) => !invoices.has(ask.invoice_id) && invoices.add(ask.invoice_id));
+    const written = await paymentsStatement(db, round.map(({ ask }) => ask), actor);
+    round.forEach(({ i }, j) => (answers[i] = written[j]!));
+    left = left.filter((x) => !round.includes(x));
   }
   return answers;
 }
