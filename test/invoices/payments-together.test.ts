@@ -1,9 +1,9 @@
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { waitingOn } from '../../src/db/together.js';
 import type { InvoiceStatus } from '../../src/generated/prisma/enums.js';
 import { createAccount, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type TestApp } from '../helpers/app.js';
+import { holdTable, waitingForLocks } from '../helpers/held-locks.js';
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 
 // Payments written together (docs/scaling.md "Statements shared by concurrent requests"): payments
@@ -33,27 +33,20 @@ const invoice = (amount: number, status: InvoiceStatus = 'sent') =>
   t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: `TOG-${++seeded}`, amount, status, dueDate: new Date('2027-01-31') } });
 const pay = (invoiceId: string, amount: number) => t.gql(PAY, { invoiceId, input: { method: 'card', amount } }, { as: acc.owner });
 
-/** Sessions of this database waiting for a lock. */
-const waitingForLocks = async () =>
-  (await t.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0]!.n;
-
 describe.skipIf(SKIP)('payments written together (PostgreSQL)', () => {
   test('payments that arrive while one is written share the next statement: each judged on its own invoice, with its own answer and events', async () => {
     const [first, whole, part, over, draft] = [await invoice(50), await invoice(100), await invoice(100), await invoice(30), await invoice(80, 'draft')];
-    const client = await (t.deps.db.pool as pg.Pool).connect();
-    await client.query('BEGIN');
-    await client.query('LOCK TABLE payments IN SHARE MODE');
-    const held = pay(first.id, 50);
-    await expect.poll(waitingForLocks).toBe(1);
+    const held = await holdTable(t, 'payments');
+    const firstPaid = pay(first.id, 50);
+    await expect.poll(() => waitingForLocks(t)).toBe(1);
     // Paid in full, paid in part, more than is due, on a draft.
     const answers = [pay(whole.id, 100), pay(part.id, 40), pay(over.id, 30.01), pay(draft.id, 10)];
     await expect.poll(() => waitingOn(t.db)).toBe(answers.length);
     // A second payment on an invoice waits its turn in the invoice's line, then judges what the first left.
     const second = pay(part.id, 60);
-    await client.query('COMMIT');
-    client.release();
+    await held.release();
 
-    expect((await held).data.recordPayment.invoice).toMatchObject({ status: 'paid', amountPaid: 50 });
+    expect((await firstPaid).data.recordPayment.invoice).toMatchObject({ status: 'paid', amountPaid: 50 });
     const [paidWhole, paidPart, tooMuch, onDraft] = await Promise.all(answers);
     expect(paidWhole!.data.recordPayment).toMatchObject({ amount: 100, invoice: { id: whole.id, status: 'paid', amountPaid: 100 } });
     // Its invoice is read after the write, when the second payment may have been written too.

@@ -1,8 +1,8 @@
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { waitingOn } from '../../src/db/together.js';
 import { createAccount, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { holdTable, waitingForLocks } from '../helpers/held-locks.js';
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 import { countersAndRows } from '../helpers/record-counts.js';
 
@@ -26,32 +26,15 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** Sessions of this database waiting for a lock. */
-const waitingForLocks = async () =>
-  (await t.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0]!.n;
-
-/** A transaction of another connection holding `table` against every write until `release`. */
-async function holdWrites(table: string): Promise<{ release: () => Promise<void> }> {
-  const client = await (t.deps.db.pool as pg.Pool).connect();
-  await client.query('BEGIN');
-  await client.query(`LOCK TABLE "${table}" IN SHARE MODE`);
-  return {
-    release: async () => {
-      await client.query('COMMIT');
-      client.release();
-    },
-  };
-}
-
 const create = (body: Record<string, unknown>) => t.rest('POST', '/api/v1/contacts', { body: { account_id: acc.id, ...body }, as: acc.member });
 
 describe.skipIf(SKIP)('creates written together (PostgreSQL)', () => {
   test('creates that arrive while one is written share the next statement: each is answered with its own record and has its own one event', async () => {
     // Requests that give the same fields (a statement inserts the columns its rows give).
     const contact = (first_name: string, i: number) => ({ first_name, email: `${first_name}@example.com`, external_id: `ext-${first_name}`, contact_type: i % 2 ? 'client' : 'lead' });
-    const held = await holdWrites('contacts');
+    const held = await holdTable(t, 'contacts');
     const first = create(contact(unique('First'), 0));
-    await expect.poll(waitingForLocks).toBe(1);
+    await expect.poll(() => waitingForLocks(t)).toBe(1);
     const names = Array.from({ length: 8 }, () => unique('Together'));
     const rest = names.map((first_name, i) => create(contact(first_name, i)));
     await expect.poll(() => waitingOn(t.db)).toBe(names.length);
@@ -74,9 +57,9 @@ describe.skipIf(SKIP)('creates written together (PostgreSQL)', () => {
   });
 
   test('two creates with one external id in the same statement: the one written first is created, the other refused with the field named, as if each were alone', async () => {
-    const held = await holdWrites('contacts');
+    const held = await holdTable(t, 'contacts');
     const first = create({ first_name: unique('First'), external_id: unique('ext') });
-    await expect.poll(waitingForLocks).toBe(1);
+    await expect.poll(() => waitingForLocks(t)).toBe(1);
     const shared = unique('ext');
     const both = [create({ first_name: unique('A'), external_id: shared }), create({ first_name: unique('B'), external_id: shared }), create({ first_name: unique('C'), external_id: unique('ext') })];
     await expect.poll(() => waitingOn(t.db)).toBe(3);
@@ -98,9 +81,9 @@ describe.skipIf(SKIP)('creates written together (PostgreSQL)', () => {
       return r.body.data.id as string;
     };
     const [stays, goes] = [await company('Stays'), await company('Goes')];
-    const held = await holdWrites('contacts');
+    const held = await holdTable(t, 'contacts');
     const first = create({ first_name: unique('First'), company_id: stays });
-    await expect.poll(waitingForLocks).toBe(1);
+    await expect.poll(() => waitingForLocks(t)).toBe(1);
     const names = [unique('Kept'), unique('Orphan'), unique('Kept')];
     const waiting = names.map((first_name, i) => create({ first_name, company_id: i === 1 ? goes : stays }));
     await expect.poll(() => waitingOn(t.db)).toBe(3);

@@ -1,8 +1,8 @@
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { waitingOn } from '../../src/db/together.js';
 import { createAccount, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { holdTable, waitingForLocks } from '../helpers/held-locks.js';
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 
 // Form reads shared by concurrent submits (docs/scaling.md "Statements shared by concurrent
@@ -42,21 +42,15 @@ let ip = 0;
 const submit = (formId: string, email: string) =>
   t.rest('POST', `/api/v1/forms/${formId}/submit`, { body: { data: { name: 'Ada', email } }, clientIp: `10.9.0.${++ip}` });
 
-/** Sessions of this database waiting for a lock. */
-const waitingForLocks = async () =>
-  (await t.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0]!.n;
-
 describe.skipIf(SKIP)('form reads shared by concurrent submits (PostgreSQL)', () => {
   test('submits that arrive while a form is read share the next read, each answered by its own form', async () => {
     const [first, second, inactive] = [await newForm('First form'), await newForm('Second form'), await newForm('Gone')];
     await t.db.leadForm.update({ where: { id: inactive }, data: { active: false } });
     const unknown = '01900000-0000-7000-8000-000000000000';
 
-    const client = await (t.deps.db.pool as pg.Pool).connect();
-    await client.query('BEGIN');
-    await client.query('LOCK TABLE lead_forms IN ACCESS EXCLUSIVE MODE');
-    const held = submit(first, `${unique('held')}@example.com`);
-    await expect.poll(waitingForLocks).toBe(1);
+    const held = await holdTable(t, 'lead_forms', 'ACCESS EXCLUSIVE');
+    const heldSubmit = submit(first, `${unique('held')}@example.com`);
+    await expect.poll(() => waitingForLocks(t)).toBe(1);
     // The same form twice (its id once in upper case), another form, an inactive and an unknown one.
     const asks = [
       { form: first, email: `${unique('a')}@example.com`, message: 'First form' },
@@ -67,10 +61,9 @@ describe.skipIf(SKIP)('form reads shared by concurrent submits (PostgreSQL)', ()
     ];
     const answers = asks.map((a) => submit(a.form, a.email));
     await expect.poll(() => waitingOn(t.db)).toBe(asks.length);
-    await client.query('COMMIT');
-    client.release();
+    await held.release();
 
-    expect((await held).status).toBe(200);
+    expect((await heldSubmit).status).toBe(200);
     for (const [i, answer] of (await Promise.all(answers)).entries()) {
       const { form, email, message } = asks[i]!;
       if (message === null) {
