@@ -4,12 +4,10 @@
 // found by the write's own statement (src/writes/set-write.ts, `companyByDomain`).
 import { Prisma } from '../generated/prisma/client.js';
 import { rawWrite } from '../db/raw.js';
-import type { ErrorDetails } from '../errors.js';
-import { NOT_A_MEMBER, NOT_IN_ACCOUNT } from '../errors.js';
+import { NOT_A_MEMBER, NOT_IN_ACCOUNT, type ErrorDetails } from '../errors.js';
 import type { Judged } from '../writes/batch.service.js';
 import { isUuid } from '../validation.js';
 import { snakeCase } from '../names.js';
-
 
 const idOf = (value: unknown): string | null => (typeof value === 'string' && isUuid(value) ? value : null);
 

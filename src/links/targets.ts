@@ -2,8 +2,7 @@
 // same account, and (tasks) an assignee who is the account's owner or a member. The write rules
 // judge them here; the records' deletes and eraseContact let go of them here.
 import type { Prisma } from '../generated/prisma/client.js';
-import type { ErrorDetails } from '../errors.js';
-import { NOT_A_MEMBER, NOT_IN_ACCOUNT } from '../errors.js';
+import { NOT_A_MEMBER, NOT_IN_ACCOUNT, type ErrorDetails } from '../errors.js';
 import { isUuid } from '../validation.js';
 
 export const TARGET_FIELDS = ['contactId', 'dealId', 'companyId'] as const;
