@@ -118,23 +118,38 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   const v = col(column.column);
   // The cut selects the table's own columns and nothing computed: an extra column made the scan build
   // a new tuple for every row an OFFSET skips (page 2,000 took 2.5-3 times as long; BENCHMARKS.md).
-  // One row more than the page tells whether another follows. Each row comes as [key, id, row]. The
-  // parents are a VALUES list: portable to PGlite, unlike array parameters through every adapter.
-  const answer = await rawRead<{ ord: number; total: number; rows: string }>(db, Prisma.sql`
-    SELECT p.ord, ${total} AS total,
-      (SELECT coalesce(json_agg(json_build_array(x.k, x.id, x.node) ORDER BY x.v ${Prisma.raw(dir)}, x.id ${Prisma.raw(dir)}), '[]')::text FROM (
-        SELECT ${json ? json.object : Prisma.sql`NULL`} AS node, ${v} AS v, ${v}::text AS k, t.id FROM (
-          SELECT * FROM ${ident(collection.table)} t WHERE ${Prisma.join([where, ...bounds], ' AND ')} ORDER BY ${orderSql(column, dir)}
-          LIMIT ${wants.rows ? plan.size + 1 : 0} OFFSET ${plan.offset}
-        ) t ${json ? json.joins : Prisma.empty}
-      ) x) AS rows
-    FROM (VALUES ${Prisma.join(parents.map((p, i) => Prisma.sql`(CAST(${p.accountId} AS uuid), CAST(${p.id} AS uuid), ${i}::int)`))}) AS p(account_id, id, ord)`);
+  // One row more than the page tells whether another follows. The rows come back one by one, each
+  // parent's in the list's order, each as the JSON text [key, id, row]: gathered into one text per
+  // parent (json_agg), a page of 50 events grew PostgreSQL's heap past what malloc gives back after
+  // each statement and grew it again in the next (5 brk calls a statement), and the statement took
+  // 2-3 times the CPU (BENCHMARKS.md "A page answered row by row"). Each parent answers at least one
+  // row (LEFT JOIN; a NULL row when it has none) carrying its total, which the fenced sub-select
+  // (OFFSET 0) computes once per parent, not once per row.
+  // The parents are a VALUES list: portable to PGlite, unlike array parameters through every adapter.
+  const answer = await rawRead<{ ord: number; total: number; row: string | null }>(db, Prisma.sql`
+    SELECT p.ord, p.total, CASE WHEN x.id IS NULL THEN NULL ELSE json_build_array(x.k, x.id, x.node)::text END AS row
+    FROM (
+      SELECT p.ord, ${total} AS total, p.account_id, p.id
+      FROM (VALUES ${Prisma.join(parents.map((p, i) => Prisma.sql`(CAST(${p.accountId} AS uuid), CAST(${p.id} AS uuid), ${i}::int)`))}) AS p(account_id, id, ord)
+      OFFSET 0
+    ) p
+    LEFT JOIN LATERAL (
+      SELECT ${json ? json.object : Prisma.sql`NULL`} AS node, ${v} AS v, ${v}::text AS k, t.id FROM (
+        SELECT * FROM ${ident(collection.table)} t WHERE ${Prisma.join([where, ...bounds], ' AND ')} ORDER BY ${orderSql(column, dir)}
+        LIMIT ${wants.rows ? plan.size + 1 : 0} OFFSET ${plan.offset}
+      ) t ${json ? json.joins : Prisma.empty}
+    ) x ON true
+    ORDER BY p.ord, x.v ${Prisma.raw(dir)}, x.id ${Prisma.raw(dir)}`);
   const slices: Slice[] = parents.map(() => ({ rows: [], more: false, total: 0 }));
-  for (const { ord, total: n, rows } of answer) {
-    const all = (JSON.parse(rows) as [string | null, string, Record<string, unknown> | null][]).map(([k, id, node]) => ({ k, id, node: node && json ? json.read(node) : node! }));
-    const page = all.slice(0, plan.size);
-    slices[ord] = { rows: backward ? page.reverse() : page, more: all.length > plan.size, total: Number(n) };
+  for (const { ord, total: n, row } of answer) {
+    const slice = slices[ord]!;
+    slice.total = Number(n);
+    if (row === null) continue;
+    const [k, id, node] = JSON.parse(row) as [string | null, string, Record<string, unknown> | null];
+    if (slice.rows.length === plan.size) slice.more = true;
+    else slice.rows.push({ k, id, node: node && json ? json.read(node) : node! });
   }
+  if (backward) for (const slice of slices) slice.rows.reverse();
   if (json || !wants.rows || !wants.nodes) return slices;
   const ids = [...new Set(slices.flatMap((s) => s.rows.map((r) => r.id)))];
   const found = new Map((ids.length ? await rowsById(db, collection, ids, [...new Set(parents.map((p) => p.accountId))], wants.nodes) : []).map((r) => [r.id, r]));
