@@ -25,12 +25,13 @@ await client.connect();
 const { rows } = await client.query<{ account_id: string }>('SELECT account_id FROM contacts GROUP BY 1 ORDER BY count(*) DESC LIMIT 1');
 await client.end();
 
-// readSlices hands its statement to db.$queryRaw; this stand-in keeps it instead of running it.
+// readSlices hands its statement to db.$queryRaw (src/db/raw.ts: a client with no pool of its own);
+// this stand-in keeps it instead of running it, and answers a parent with no rows.
 let statement: Prisma.Sql | undefined;
 const capture = {
-  $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => {
-    statement = Prisma.sql(strings, ...values);
-    return Promise.resolve([{ ord: 0, total: 0, rows: '[]' }]);
+  $queryRaw: (query: Prisma.Sql) => {
+    statement = query;
+    return Promise.resolve([{ ord: 0, total: 0, row: null }]);
   },
 } as unknown as PrismaClient;
 const account = { accountId: rows[0]!.account_id, id: rows[0]!.account_id };
