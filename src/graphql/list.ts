@@ -102,7 +102,13 @@ function toOne(query: Record<string, unknown>): Joined[] | null {
  */
 export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly Parent[], wants: Wants, horizon: string | null = null): Promise<Slice[]> {
   const { collection, column, order, backward } = plan;
-  const own = plan.by ? Prisma.sql`t.account_id = p.account_id AND ${col(plan.by)} = p.id` : Prisma.sql`t.account_id = p.account_id`;
+  // One parent (every REST page) is named by its values, so the rows' sub-select is planned for this
+  // account, not as a lateral reference with a generic estimate: that estimate took page 2,000 of
+  // 100,000 contacts from an index scan to a sort of the whole account on disk (BENCHMARKS.md "A page
+  // answered row by row").
+  const [account, parentId] =
+    parents.length === 1 ? [Prisma.sql`CAST(${parents[0]!.accountId} AS uuid)`, Prisma.sql`CAST(${parents[0]!.id} AS uuid)`] : [Prisma.sql`p.account_id`, Prisma.sql`p.id`];
+  const own = plan.by ? Prisma.sql`t.account_id = ${account} AND ${col(plan.by)} = ${parentId}` : Prisma.sql`t.account_id = ${account}`;
   const where = Prisma.join([own, ...(plan.filter ? collection.filter!.sql(plan.filter) : [])], ' AND ');
   const ascending = order.direction === 'ASC';
   const bounds = [
@@ -114,7 +120,7 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   const include = toOne((wants.nodes ?? {}) as Record<string, unknown>);
   const json = include && rowJson(collection, include);
   // The counters keep an account's own totals, not a parent row's.
-  const total = wants.total ? Prisma.sql`${totalSql(collection, Prisma.sql`p.account_id`, plan.filter, where, plan.by === null)}::int` : Prisma.sql`0`;
+  const total = wants.total ? Prisma.sql`${totalSql(collection, account, plan.filter, where, plan.by === null)}::int` : Prisma.sql`0`;
   const v = col(column.column);
   // The cut selects the table's own columns and nothing computed: an extra column made the scan build
   // a new tuple for every row an OFFSET skips (page 2,000 took 2.5-3 times as long; BENCHMARKS.md).
