@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { Prisma } from '../generated/prisma/client.js';
 import { ident } from '../graphql/collection.js';
+import { internalColumnsOf } from '../db/internal-columns.js';
 import { keysetPages, query, textStream, type ExportSource, type KeyColumn } from './pages.js';
 
 type Collection = {
@@ -9,15 +10,17 @@ type Collection = {
   table: string;
   /** A unique key to page by; the records come out in this order (oldest first). */
   orderBy: readonly string[];
-  /** Columns never exported: secrets (a webhook endpoint's) and internal bookkeeping. */
+  /**
+   * Columns never exported: secrets (a webhook endpoint's, an API key's hash) and, added to each
+   * below, the table's internal columns (src/db/internal-columns.ts: sort keys, leases, claims).
+   */
   omit?: readonly string[];
 };
 
 /**
- * Every account-scoped table (one with `account_id`) and its key in the account export, in
- * document order. test/graphql/exports.test.ts fails when a table is missing here and from NOT_EXPORTED.
+ * The collections as declared: test/graphql/exports.test.ts fails when a table is missing here and from NOT_EXPORTED.
  */
-export const COLLECTIONS: readonly Collection[] = [
+const DECLARED: readonly Collection[] = [
   { key: 'contacts', table: 'contacts', orderBy: ['created_at', 'id'] },
   { key: 'deals', table: 'deals', orderBy: ['created_at', 'id'] },
   { key: 'invoices', table: 'invoices', orderBy: ['created_at', 'id'] },
@@ -47,16 +50,25 @@ export const COLLECTIONS: readonly Collection[] = [
   // docs/events.md: the account's events, its webhook endpoints (never their secrets) and their deliveries.
   { key: 'events', table: 'events', orderBy: ['occurred_at', 'id'] },
   { key: 'webhook_endpoints', table: 'webhook_endpoints', orderBy: ['created_at', 'id'], omit: ['secret_ciphertext', 'previous_secret_ciphertext'] },
-  { key: 'webhook_messages', table: 'webhook_messages', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
+  { key: 'webhook_messages', table: 'webhook_messages', orderBy: ['created_at', 'id'] },
   { key: 'webhook_deliveries', table: 'webhook_deliveries', orderBy: ['attempted_at', 'id'] },
   // docs/decisions.md §20 "Sending": the invoice mail sent, or to send, and to whom.
-  { key: 'invoice_mails', table: 'invoice_mails', orderBy: ['created_at', 'id'], omit: ['locked_until'] },
+  { key: 'invoice_mails', table: 'invoice_mails', orderBy: ['created_at', 'id'] },
   // docs/imports.md: the account's imports (not which instance held them) and the rows they refused.
-  { key: 'imports', table: 'imports', orderBy: ['created_at', 'id'], omit: ['lease_owner', 'attempts', 'attempt_error'] },
+  { key: 'imports', table: 'imports', orderBy: ['created_at', 'id'] },
   { key: 'import_errors', table: 'import_errors', orderBy: ['import_id', 'line'] },
   // docs/decisions.md §15: the account's API keys, never the hash of their secrets.
   { key: 'api_keys', table: 'api_keys', orderBy: ['created_at', 'id'], omit: ['secret_hash'] },
 ];
+
+/**
+ * Every account-scoped table (one with `account_id`) and its key in the account export, in
+ * document order, each without its secrets and internal columns.
+ */
+export const COLLECTIONS: readonly Collection[] = DECLARED.map((c) => {
+  const omit = [...(c.omit ?? []), ...internalColumnsOf(c.table)];
+  return omit.length ? { ...c, omit } : c;
+});
 
 /** Account-scoped tables left out on purpose, and why: nothing in them is the account's own data. */
 export const NOT_EXPORTED: Readonly<Record<string, string>> = {
@@ -65,6 +77,7 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   event_queue: 'transient: copies of the events the relay has yet to hand to live subscribers (docs/events.md), exported under events',
   import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",
   import_keys: "staging: digests of the match keys an import's rows took (duplicates in its file), deleted when the import ends",
+  invoice_pdfs: "derived: each invoice's PDF as last drawn (docs/decisions.md §26), drawn again from the exported invoice and its lines",
 };
 
 export const EXPORT_CHUNK_SIZE = 1000;
@@ -150,7 +163,7 @@ export async function* accountExportParts(source: ExportSource, accountId: strin
   const metadata = { exported_at: exportedAt.toISOString(), account_id: accountId, format_version: FORMAT_VERSION, gdpr_request: true };
   yield `{"export_metadata":${JSON.stringify(metadata)}`;
   let account = 'null';
-  for await (const page of recordPages(source, 'accounts', Prisma.sql`id = ${accountId}::uuid`, ['id'], cols('accounts'), 1)) account = page;
+  for await (const page of recordPages(source, 'accounts', Prisma.sql`id = ${accountId}::uuid`, ['id'], cols('accounts', internalColumnsOf('accounts')), 1)) account = page;
   yield `,\n"account":${account}`;
   for (const { key, table, orderBy, omit } of COLLECTIONS) {
     yield `,\n${JSON.stringify(key)}:[`;

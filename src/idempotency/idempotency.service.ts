@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { badInput, idempotencyConflict, idempotencyInProgress, type ErrorDetails } from '../errors.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
+import { internalKeysOf } from '../db/internal-columns.js';
 
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A key still in flight this long after it was taken is treated as abandoned (its writer died). */
@@ -145,14 +146,21 @@ const claimWhere = ({ accountId, scope, operation, key }: IdempotencyClaim) => (
 
 /**
  * The answer as JSON that keeps its types: a replay hands the resolvers the same Dates and Decimals
- * the write's own RETURNING gave them (plain JSON would turn them into strings).
+ * the write's own RETURNING gave them (plain JSON would turn them into strings). A row's internal
+ * columns (src/db/internal-columns.ts: sort keys, leases) are not kept: no answer shows them. A date
+ * no ISO string holds (an Invalid Date, as a driver reads a year past 9999) is kept as null rather
+ * than failing the write; years past 9999 that a Date holds are kept in ISO 8601's expanded form.
  */
 export function stored(result: unknown): Prisma.InputJsonValue {
   return JSON.parse(
     JSON.stringify(result ?? null, function (this: Record<string, unknown>, key, value) {
       const raw = this[key];
-      if (raw instanceof Date) return { $date: raw.toISOString() };
+      if (raw instanceof Date) return { $date: Number.isNaN(raw.getTime()) ? null : raw.toISOString() };
       if (Prisma.Decimal.isDecimal(raw)) return { $decimal: String(raw) };
+      if (value && typeof value === 'object' && !Array.isArray(value)) {
+        const internal = internalKeysOf(value as Record<string, unknown>);
+        if (internal.length) return Object.fromEntries(Object.entries(value).filter(([k]) => !internal.includes(k)));
+      }
       return value;
     }),
   ) as Prisma.InputJsonValue;
@@ -162,7 +170,7 @@ function revive(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(revive);
   if (!value || typeof value !== 'object') return value;
   const entries = Object.entries(value);
-  if (entries.length === 1 && entries[0]![0] === '$date') return new Date(entries[0]![1] as string);
+  if (entries.length === 1 && entries[0]![0] === '$date') return entries[0]![1] === null ? null : new Date(entries[0]![1] as string);
   if (entries.length === 1 && entries[0]![0] === '$decimal') return new Prisma.Decimal(entries[0]![1] as string);
   return Object.fromEntries(entries.map(([k, v]) => [k, revive(v)]));
 }
