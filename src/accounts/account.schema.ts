@@ -35,6 +35,12 @@ builder.enumType(MemberRole, { name: 'MemberRole' });
 const ACCOUNTS_PER_USER = 25;
 const MEMBERS_PER_ACCOUNT = 50;
 
+/**
+ * docs/decisions.md §26: 5 accounts created an hour per user (429 `RATE_LIMITED` beyond). Each
+ * account brings its own budgets (imports, exports), so unlimited accounts would multiply them.
+ */
+export const ACCOUNT_CREATES = { max: 5, window: '1h', per: 'user' } as const;
+
 builder.prismaObject('User', {
   keyScope: false,
   fields: (t) => ({
@@ -135,6 +141,7 @@ builder.mutationFields((t) => ({
       access: 'user',
       input: createAccountInput,
       from: 'input',
+      limit: ACCOUNT_CREATES,
       notIdempotent: 'keys are kept under the account a write belongs to, and this account does not exist yet',
     },
     resolve: async (query, _root, _args, ctx, info) => {

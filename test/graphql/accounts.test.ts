@@ -55,6 +55,20 @@ describe('Mutation.createAccount', () => {
     expect(me.data.me.accounts).toEqual([{ id: result.data.createAccount.id, name: 'Studio North' }]);
   });
 
+  test('a user creates at most 5 accounts an hour: the sixth is RATE_LIMITED with retryAfter and creates nothing, another user is not held back', async () => {
+    const caller = await createUser(t);
+    const created = await Promise.all(Array.from({ length: 6 }, (_, i) => createAccountAs(caller, `Limited ${i}`)));
+    const refused = created.filter((r) => r.errors?.length);
+    expect(created.filter((r) => r.data?.createAccount?.id)).toHaveLength(5);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.errors![0]).toMatchObject({ message: 'Rate limit exceeded', extensions: { code: 'RATE_LIMITED' } });
+    expect(refused[0]!.errors![0]!.extensions!.retryAfter).toBeGreaterThan(60);
+    expect(refused[0]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await t.db.account.count({ where: { ownerId: caller.id } })).toBe(5);
+    const other = await createAccountAs(await createUser(t), 'Not held back');
+    expect(other.errors).toBeUndefined();
+  });
+
   test('an anonymous caller is UNAUTHENTICATED and nothing is stored', async () => {
     const name = unique('Anonymous');
     expectCode(await createAccountAs(null, name), 'UNAUTHENTICATED', 'Unauthorized');
