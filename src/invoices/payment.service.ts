@@ -19,13 +19,20 @@ import { decimalsOf, exponentOf, EXPONENTS_JSON, formatMinor, minorOf, scaled } 
 const PAYABLE: InvoiceStatus[] = [InvoiceStatus.sent, InvoiceStatus.viewed, InvoiceStatus.partial, InvoiceStatus.overdue];
 const REFUNDABLE: InvoiceStatus[] = [InvoiceStatus.paid, InvoiceStatus.partial, InvoiceStatus.overdue];
 
+/** The earliest `paidAt` taken: money received before 2000 is a typo, not a payment (docs/decisions.md §26). */
+export const PAID_AT_MIN = new Date('2000-01-01T00:00:00.000Z');
+/** How far ahead of now `paidAt` may be: a day, for clocks and time zones, never a payment not yet received. */
+export const PAID_AT_AHEAD_MS = 24 * 60 * 60 * 1000;
+export const PAID_AT_MESSAGE = 'Must be between 2000-01-01T00:00:00Z and one day after now';
+const paidAt = z.date().refine((date) => date >= PAID_AT_MIN && date.getTime() <= Date.now() + PAID_AT_AHEAD_MS, PAID_AT_MESSAGE);
+
 export const recordPaymentArgs = z.object({
   invoiceId: uuid,
   input: z.object({
     amount: amount.refine((value) => value > 0, 'Must be greater than 0'),
     method: z.enum(PaymentMethod),
     reference: optionalText(255),
-    paidAt: z.date().nullish(),
+    paidAt: paidAt.nullish(),
   }),
 });
 export type RecordPaymentArgs = z.output<typeof recordPaymentArgs>;

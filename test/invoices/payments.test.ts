@@ -61,6 +61,22 @@ describe('recordPayment', () => {
     expect(errorOf(await pay(acc, id, { amount: 1.5 })).extensions?.details).toEqual({ amount: ['Must have at most 0 decimals in JPY'] });
   });
 
+  test('paidAt lies between 2000-01-01 and one day after now: outside, a 400 naming paidAt (paid_at on REST) that records nothing', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    const message = ['Must be between 2000-01-01T00:00:00Z and one day after now'];
+    const tooLate = new Date(Date.now() + 25 * 60 * 60 * 1000).toISOString();
+    for (const paidAt of ['1999-12-31T23:59:59.999Z', '1900-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z', tooLate]) {
+      expect(errorOf(await pay(acc, id, { amount: 1, paidAt })).extensions, paidAt).toMatchObject({ code: 'BAD_USER_INPUT', details: { paidAt: message } });
+      const rest = await t.rest('POST', `/api/v1/invoices/${id}/payments`, { as: acc.owner, body: { amount: 1, method: 'card', paid_at: paidAt } });
+      expect([rest.status, rest.body.details], paidAt).toEqual([400, { paid_at: message }]);
+    }
+    expect(await t.db.payment.count({ where: { invoiceId: id } })).toBe(0);
+    const soon = new Date(Date.now() + 23 * 60 * 60 * 1000).toISOString();
+    for (const paidAt of ['2000-01-01T00:00:00.000Z', soon]) ok(await pay(acc, id, { amount: 1, paidAt }));
+    expect(await t.db.payment.count({ where: { invoiceId: id } })).toBe(2);
+  });
+
   test('20 concurrent payments never take more than is due', async () => {
     const acc = await createAccount(t);
     const { id } = await invoice(acc, { amount: 100 });
