@@ -8,7 +8,7 @@ import { readById } from '../graphql/reads.js';
 import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import type { ImportObjectName } from './columns.js';
-import { IMPORT_OBJECTS } from './objects.js';
+import { IMPORT_OBJECTS, matchKeysOf, matchOnProblem } from './objects.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context } from '../context.js';
 import { rateLimited } from '../errors.js';
@@ -84,6 +84,22 @@ const target = ({ id }: { id: string }, ctx: { db: { import: { findUnique(a: obj
  * An import writes records of its object: a key needs that object's write scope as well as IMPORTS
  * (docs/decisions.md §24; an imports-only key overwrote contacts it could not write by POST).
  */
+/**
+ * `match_on` names a key of the import's object (contacts: email, external_id; companies: domain,
+ * external_id; deals: external_id): a query problem, judged with the others in the input's 400, so
+ * before the 403 the object's write scope may give (docs/decisions.md §2: 400 before 403; the
+ * inputScope below is computed from the parsed input). Skipped when `object` or `match_on` failed to parse.
+ */
+const matchOnFits = (query: { object?: unknown; matchOn?: unknown }, ctx: z.RefinementCtx) => {
+  const { object, matchOn } = query;
+  if (typeof object !== 'string' || !Object.hasOwn(IMPORT_OBJECTS, object)) return;
+  if (typeof matchOn !== 'string' || matchOn === 'none') return;
+  if (!(matchKeysOf(object as ImportObjectName) as string[]).includes(matchOn)) ctx.addIssue({ code: 'custom', path: ['matchOn'], message: matchOnProblem(object as ImportObjectName) });
+};
+const ALWAYS = { when: () => true };
+const admitImportInput = admitImportArgs.superRefine(matchOnFits, ALWAYS);
+const startImportInput = startImportArgs.superRefine(matchOnFits, ALWAYS);
+
 const objectScope = { of: (input: { object: ImportObjectName }) => IMPORT_OBJECTS[input.object].scope, may: Object.values(IMPORT_OBJECTS).map((o) => o.scope) };
 
 /** Seconds a caller refused a place for a concurrent upload is told to wait (Retry-After). */
@@ -133,7 +149,7 @@ builder.mutationFields((t) => ({
       encoding: t.arg.string(),
       fileName: t.arg.string(),
     },
-    rules: { access: 'member', scope: 'IMPORTS', inputScope: objectScope, input: admitImportArgs, limit: IMPORT_STARTS, notIdempotent: 'it begins nothing; startImport and queueImport do' },
+    rules: { access: 'member', scope: 'IMPORTS', inputScope: objectScope, input: admitImportInput, limit: IMPORT_STARTS, notIdempotent: 'it begins nothing; startImport and queueImport do' },
     resolve: async (_root, _args, ctx, info) => {
       const { input, viewer } = checked<z.output<typeof admitImportArgs>>(info);
       await takeUploadPlace(ctx, viewer!, input.accountId);
@@ -160,7 +176,7 @@ builder.mutationFields((t) => ({
       access: 'member',
       scope: 'IMPORTS',
       inputScope: objectScope,
-      input: startImportArgs,
+      input: startImportInput,
       limit: IMPORT_STARTS,
       notIdempotent: 'it begins an import whose file is yet to come; queueImport takes the key, once the file is stored and known',
     },

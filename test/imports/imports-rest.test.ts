@@ -188,6 +188,20 @@ describe('POST /api/v1/imports: bad input', () => {
     expect(Object.keys(r.body.details).sort()).toEqual(['match_on', 'object']);
   });
 
+  it("match_on a key the object has not (contacts by domain) is a 400 naming match_on before any 403: an outsider's, a key's without the object's write scope (docs/decisions.md §2)", async () => {
+    const a = await createAccount(t);
+    const companiesKey = await createApiKey(t, a, ['IMPORTS', 'COMPANIES_WRITE']);
+    const expected = { error: 'Invalid query', details: { match_on: ['Contacts match on email, external_id or none'] } };
+    for (const as of [a.member, companiesKey, a.outsider]) {
+      const r = await importCsv(t, as, a.id, 'first_name,email\r\nAda,ada@example.com\r\n', { match_on: 'domain' });
+      expect([r.status, r.body], as === a.member ? 'member' : as === a.outsider ? 'outsider' : 'key').toEqual([400, expected]);
+    }
+    expect(await t.db.import.count({ where: { accountId: a.id } })).toBe(0);
+    // The same key where match_on fits the object it may not write: the 403 stands.
+    const r = await importCsv(t, companiesKey, a.id, 'first_name,email\r\nAda,ada@example.com\r\n', { match_on: 'email' });
+    expect(r.status).toBe(403);
+  });
+
   it('an empty file and a header only are 400 on body', async () => {
     const empty = await importCsv(t, acc.member, acc.id, '');
     expect(empty.status).toBe(400);
