@@ -60,9 +60,10 @@ export type Config = {
   events: EventsConfig;
   /**
    * Imports (docs/imports.md): IMPORT_LEASE_MS, how long a worker's heartbeat (renewed every third of it) keeps its running import from other instances (a crash frees it after this);
-   * IMPORT_THREAD_HEAP_MB, the import thread's old generation cap on PostgreSQL.
+   * IMPORT_THREAD_HEAP_MB, the import thread's old generation cap on PostgreSQL;
+   * IMPORT_CONCURRENCY, how many imports (of different accounts) an instance runs at once, at least two (docs/decisions.md §26).
    */
-  imports: { leaseMs: number; threadHeapMb: number };
+  imports: { leaseMs: number; threadHeapMb: number; concurrency: number };
   /** The overdue jobs (docs/decisions.md §19 "Billing time", §21 tasks): OVERDUE_INTERVAL_MS between runs, OVERDUE_BATCH_SIZE invoices or tasks per transaction. */
   overdue: { intervalMs: number; batchSize: number };
   /**
@@ -233,7 +234,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: int('EVENT_POLL_MS', 2_000, 10, 60_000),
       worker: oneOf('EVENT_WORKER', ['on', 'off'], 'on') === 'on',
     },
-    imports: { leaseMs: int('IMPORT_LEASE_MS', 10_000, 100, 3_600_000), threadHeapMb: int('IMPORT_THREAD_HEAP_MB', 96, 32, 4096) },
+    imports: {
+      leaseMs: int('IMPORT_LEASE_MS', 10_000, 100, 3_600_000),
+      threadHeapMb: int('IMPORT_THREAD_HEAP_MB', 96, 32, 4096),
+      concurrency: int('IMPORT_CONCURRENCY', 2, 2, 16),
+    },
     overdue: { intervalMs: int('OVERDUE_INTERVAL_MS', 60_000, 100, 86_400_000), batchSize: int('OVERDUE_BATCH_SIZE', 500, 1, 10_000) },
     mail: mail(),
   };

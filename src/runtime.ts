@@ -96,7 +96,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
  * requests (src/imports/thread.ts); PGlite is one connection in this process, so there it runs here.
  */
 function startImports(config: Config, db: PrismaClient, log: Logger): Worker {
-  const timing = { leaseMs: config.imports.leaseMs, pollMs: config.events.pollMs };
+  const timing = { leaseMs: config.imports.leaseMs, pollMs: config.events.pollMs, concurrency: config.imports.concurrency };
   if (!config.databaseUrl) return startImportWorker(db, { ...timing, log, sole: true });
   return startImportThread({
     ...timing, databaseUrl: config.databaseUrl, heapMb: config.imports.threadHeapMb, logLevel: config.logLevel, log, db,

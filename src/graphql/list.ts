@@ -176,9 +176,9 @@ function entryOf(ctx: Context, plan: Plan, key: string): Entry {
     // The batch waits for the end of the pass that resolves the fields, so that it knows all they want.
     const read = async (parents: readonly Parent[]) => {
       wants.sent = true;
-      // A list followed forward in time stops at the horizon, read on the primary first; its rows are
-      // then read where every write committed before it is (the primary, or a replica caught up).
-      const horizon = followsTime(plan.order, plan.column) ? await horizonOf(ctx.db) : null;
+      // A list followed forward in time stops at its accounts' horizon, read on the primary first; its
+      // rows are then read where every write committed before it is (the primary, or a replica caught up).
+      const horizon = followsTime(plan.order, plan.column) ? await horizonOf(ctx.db, plan.collection.table, parents.map((p) => p.accountId)) : null;
       const db = !plan.replica ? ctx.db : horizon ? await ctx.reader.$caughtUp() : ctx.reader.$replica();
       return readSlices(db, plan, parents, wants, horizon);
     };

@@ -7,10 +7,11 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/client.js';
 import { createLogger } from '../logger.js';
 import type { FromImportThread, ImportThreadData, ToImportThread } from './thread.js';
-import { startImportWorker } from './worker.js';
+import { DEFAULT_IMPORT_CONCURRENCY, startImportWorker } from './worker.js';
 
-/** A chunk's transaction holds one connection, and a claim is made between chunks: two are plenty. */
-const POOL_MAX = 2;
+/** Each import under way holds one connection for its chunk's transaction, and a claim is made between chunks: one more. */
+const concurrency = (workerData as ImportThreadData).concurrency ?? DEFAULT_IMPORT_CONCURRENCY;
+const POOL_MAX = concurrency + 1;
 
 /**
  * Niceness of the thread (Linux): with the cores taken, the main thread's requests run first.
@@ -41,7 +42,7 @@ const db = await openDatabase({
   databaseUrl: data.databaseUrl, dataDir: '', poolMax: POOL_MAX, bounds: data.bounds,
   onConnectionError: (err) => log.warn({ err }, 'database connection error'),
 });
-const worker = startImportWorker(db.prisma, { leaseMs: data.leaseMs, pollMs: data.pollMs, log, limits: data.limits }, data.owner);
+const worker = startImportWorker(db.prisma, { leaseMs: data.leaseMs, pollMs: data.pollMs, log, limits: data.limits, concurrency }, data.owner);
 log.info('import thread started');
 
 port.on('message', (message: ToImportThread) => {

@@ -19,7 +19,8 @@ import { handBackImports, reasonOf, REASONS } from './worker.js';
 import type { Worker as ImportWorker } from '../deps.js';
 
 /** What the thread is started with (its `workerData`). */
-export type ImportThreadData = { databaseUrl: string; bounds: Partial<Bounds>; leaseMs: number; pollMs: number; logLevel: string; owner: string; limits?: ChunkLimits };
+/** `concurrency`: the imports the thread's worker runs at once (IMPORT_CONCURRENCY; src/imports/worker.ts). */
+export type ImportThreadData = { databaseUrl: string; bounds: Partial<Bounds>; leaseMs: number; pollMs: number; logLevel: string; owner: string; limits?: ChunkLimits; concurrency?: number };
 export type ToImportThread = { type: 'nudge' } | { type: 'close' };
 export type FromImportThread = { type: 'log'; line: string } | { type: 'closed' };
 

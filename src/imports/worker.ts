@@ -1,8 +1,10 @@
 // The import worker every instance runs (docs/imports.md#the-worker): it claims a queued import, or
-// a running one whose lease lapsed (its instance died), and writes it a chunk a transaction. One
-// running import per account: claims are taken one at a time under an advisory lock, so the
-// "no other running import of this account" check is exact; FOR UPDATE SKIP LOCKED spreads imports
-// over instances.
+// a running one whose lease lapsed (its instance died), and writes it a chunk a transaction. It runs
+// `concurrency` imports side by side (IMPORT_CONCURRENCY, at least two), each slot a claim loop of its
+// own, so one account's long import never keeps another account's waiting (docs/decisions.md §26).
+// One running import per account: claims are taken one at a time under an advisory lock, so the
+// "no other running import of this account" check is exact, and the slots go to different accounts,
+// oldest import first; FOR UPDATE SKIP LOCKED spreads imports over instances.
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
@@ -11,8 +13,13 @@ import { runChunk, type ChunkLimits, type JudgedChunk } from './chunk.js';
 import { forgetChunkQueries } from './debug-history.js';
 import { finishImport, sweepImports } from './import.service.js';
 
-/** `limits`: what a chunk may hold (src/imports/chunk.ts); tests raise them to make a thread run out of memory. */
-export type ImportWorkerOptions = { leaseMs: number; pollMs: number; log: Logger; limits?: ChunkLimits };
+/**
+ * `limits`: what a chunk may hold (src/imports/chunk.ts); tests raise them to make a thread run out of memory.
+ * `concurrency`: how many imports (of different accounts) it runs at once; DEFAULT_IMPORT_CONCURRENCY unless given.
+ */
+export type ImportWorkerOptions = { leaseMs: number; pollMs: number; log: Logger; limits?: ChunkLimits; concurrency?: number };
+/** IMPORT_CONCURRENCY's default (src/config.ts): imports of two accounts side by side in each instance. */
+export const DEFAULT_IMPORT_CONCURRENCY = 2;
 /** A claim is an attempt at the chunk due; the claim after this many without a commit fails the import. */
 export const MAX_ATTEMPTS = 3;
 /** How often each worker sweeps what dead instances left (sweepImports). */
@@ -167,33 +174,38 @@ async function handBackDead(db: PrismaClient): Promise<void> {
 }
 
 /**
- * `owner`: the lease owner it claims as (a new one unless the caller must hand its leases back itself).
- * `sole`: no other process can run workers on this database (PGlite).
+ * `owner`: the lease owner it claims as (a new one unless the caller must hand its leases back itself),
+ * shared by its slots: one heartbeat keeps all their imports. `sole`: no other process can run workers
+ * on this database (PGlite).
  */
 export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions & { sole?: boolean }, owner: string = randomUUID()) {
   let sweptAt = 0;
   const handedBack = options.sole
     ? handBackDead(db).catch((err: unknown) => options.log.warn({ err }, 'import worker: a dead run\'s imports wait for its heartbeat to lapse'))
     : null;
-  const poller = startPoller({
-    pollMs: options.pollMs,
-    onError: (err) => options.log.warn({ err }, 'import worker: claim or sweep failed; retrying'),
-    step: async (running) => {
-      await handedBack;
-      await drainImports(db, owner, options, running);
-      if (running() && Date.now() - sweptAt >= SWEEP_EVERY_MS) {
-        sweptAt = Date.now();
-        await sweepImports(db);
-      }
-    },
-  });
+  // Each slot claims and runs one import at a time; a file just stored wakes them all, and the first
+  // free one takes it (the others find nothing due, or the next import).
+  const slots = Array.from({ length: Math.max(1, options.concurrency ?? DEFAULT_IMPORT_CONCURRENCY) }, (_, slot) =>
+    startPoller({
+      pollMs: options.pollMs,
+      onError: (err) => options.log.warn({ err, slot }, 'import worker: claim or sweep failed; retrying'),
+      step: async (running) => {
+        await handedBack;
+        await drainImports(db, owner, options, running);
+        if (slot === 0 && running() && Date.now() - sweptAt >= SWEEP_EVERY_MS) {
+          sweptAt = Date.now();
+          await sweepImports(db);
+        }
+      },
+    }),
+  );
   return {
     owner,
     /** Look for work now (a file was just stored). */
-    nudge: poller.nudge,
-    /** Stops after the chunk under way commits; an unfinished import is resumed by the next claim. */
+    nudge: () => slots.forEach((s) => s.nudge()),
+    /** Stops after the chunks under way commit; an unfinished import is resumed by the next claim. */
     close: async () => {
-      await poller.close();
+      await Promise.all(slots.map((s) => s.close()));
       await handBackImports(db, owner).catch(() => undefined); // or its heartbeat lapses
     },
   };
