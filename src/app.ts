@@ -25,6 +25,7 @@ import { rateLimitHeaders } from './rest/headers.js';
 import { useInvoicePage } from './pages/invoice-page.plugin.js';
 import { routes } from './rest/routes.js';
 import { useAuthChallenge } from './auth/challenge.plugin.js';
+import { startPdfPool } from './invoices/pdf-pool.js';
 
 export type { AppDeps } from './deps.js';
 
@@ -32,6 +33,8 @@ export type App = ReturnType<typeof createApp>;
 
 /** The whole service as one fetch handler: GraphQL at /graphql, the REST contract under /api/v1. */
 export function createApp(deps: AppDeps) {
+  // Its threads start with the first PDF; whoever built `deps` closes it with them (src/runtime.ts).
+  deps.pdfs ??= startPdfPool(deps.config.pdf);
   const yoga = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',

@@ -71,7 +71,14 @@ export type Config = {
    * MAIL_RETRY_BASE_MS, the first retry's delay after a failed attempt (each next one 4 times longer).
    */
   mail: MailConfig | null;
+  /**
+   * Invoice PDFs (docs/decisions.md §26): PDF_THREADS worker threads draw them off the event loop;
+   * PDF_QUEUE more may wait for one, and past that a download is answered 503 with Retry-After.
+   */
+  pdf: PdfConfig;
 };
+
+export type PdfConfig = { threads: number; queue: number };
 
 export type MailConfig = { smtpUrl: string; from: string; retryBaseMs: number };
 
@@ -241,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     overdue: { intervalMs: int('OVERDUE_INTERVAL_MS', 60_000, 100, 86_400_000), batchSize: int('OVERDUE_BATCH_SIZE', 500, 1, 10_000) },
     mail: mail(),
+    pdf: { threads: int('PDF_THREADS', 1, 1, 64), queue: int('PDF_QUEUE', 16, 0, 10_000) },
   };
   if (config.auth.jwtSecret !== undefined && config.auth.jwtSecret.length < 32) {
     problems.push('AUTH_JWT_SECRET must be at least 32 characters');

@@ -47,6 +47,8 @@ export type Context = {
   cursorKey: Buffer;
   /** Uploads under way (src/ratelimit/upload-slots.ts). */
   uploads: UploadSlots;
+  /** The threads that draw invoice PDFs (src/invoices/pdf-pool.ts); absent only in a context built without an app. */
+  pdfs?: AppDeps['pdfs'];
   /** PUBLIC_URL, else the listen address: the base of absolute links (an invoice's hostedUrl). */
   publicUrl: string;
   /** Whether invoice mail is configured (SMTP_URL, MAIL_FROM): sendInvoice e-mails the client. */
@@ -132,6 +134,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
     apiKeys: deps.apiKeys,
     cursorKey: deps.cursorKey,
     uploads: (deps.uploads ??= memoryUploadSlots()),
+    pdfs: deps.pdfs,
     publicUrl: publicBaseUrl(deps.config),
     mailing: deps.config.mail !== null,
   };

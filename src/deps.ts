@@ -32,6 +32,8 @@ export type AppDeps = {
   imports?: Worker | null;
   /** Uploads under way, per caller and account (Redis when configured); in this process's memory when absent. */
   uploads?: UploadSlots;
+  /** The threads that draw invoice PDFs (src/invoices/pdf-pool.ts); the app starts one from `config.pdf` when absent. */
+  pdfs?: PdfPool;
 };
 
 // The shapes of what AppDeps holds are said here, and what makes each (events/, webhooks/,
@@ -59,6 +61,13 @@ export type TargetPolicy = { production: boolean; allowPrivate: boolean };
 
 /** A worker in the background (the events' relay, the import worker): a poller (src/db/poller.ts). */
 export type Worker = Poller;
+
+/**
+ * Draws invoice PDFs off the event loop, a bounded pool of threads (docs/decisions.md §26): `draw`
+ * takes an invoice's document (src/invoices/invoice-document.ts) and rejects with
+ * SERVICE_UNAVAILABLE when its queue is full.
+ */
+export type PdfPool = { draw(document: object): Promise<Buffer>; close(): Promise<void> };
 
 /** Where automatic persisted queries keep hash -> document text: Redis (shared by instances) or memory (src/graphql/persisted.ts). */
 export type DocumentStore = {

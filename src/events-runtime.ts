@@ -12,7 +12,7 @@ import { loadSecretBox } from './webhooks/secret.js';
 import { createEventBus } from './events/bus.js';
 import { wakeAfterCommit } from './events/emit.js';
 import { MIN_STEP_GAP_MS, startWorker, type Delivery } from './events/worker.js';
-import type { Events, TargetPolicy } from './deps.js';
+import type { Events, PdfPool, TargetPolicy } from './deps.js';
 
 /** The channel the events table's trigger notifies at each commit (prisma/migrations/*_events_notify). */
 export const EVENTS_CHANNEL = 'crm_events';
@@ -21,7 +21,7 @@ export async function openEvents(
   config: Config,
   db: PrismaClient,
   log: Logger,
-  opts: { worker?: boolean; listen?: Listen } = {},
+  opts: { worker?: boolean; listen?: Listen; pdfs?: PdfPool } = {},
 ): Promise<Events> {
   const { bus, listened, close: closeBus } = createEventBus(config.redisUrl);
   const box = await loadSecretBox(config);
@@ -33,7 +33,7 @@ export async function openEvents(
   if (runsWorker && box) deliveries.push((signal) => deliverDue(db, { box, policy, retryBaseMs: config.events.retryBaseMs, leaseMs: config.events.leaseMs, log }, signal));
   // Invoice mail (docs/decisions.md §20 "Sending"): sendInvoice's event wakes the worker at its commit.
   const mail = config.mail;
-  const mailer = runsWorker && mail ? createMailer(db, mail, publicBaseUrl(config)) : null;
+  const mailer = runsWorker && mail ? createMailer(db, mail, publicBaseUrl(config), { pdfs: opts.pdfs, log }) : null;
   if (mailer && mail) deliveries.push(() => deliverDueMail(db, { mailer, retryBaseMs: mail.retryBaseMs, log }));
   const worker = runsWorker
     ? startWorker(db, {

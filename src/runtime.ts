@@ -12,6 +12,7 @@ import { openEvents } from './events-runtime.js';
 import { startImportThread } from './imports/thread.js';
 import { startImportWorker } from './imports/worker.js';
 import { startOverdueWorker } from './invoices/overdue-worker.js';
+import { startPdfPool } from './invoices/pdf-pool.js';
 import type { Logger } from './logger.js';
 import { memoryUploadSlots, redisUploadSlots } from './ratelimit/upload-slots.js';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
@@ -54,7 +55,9 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       : noLimits(log);
     const documents = config.redisUrl ? redisDocumentStore(config.redisUrl) : memoryDocumentStore();
     const uploads = config.redisUrl ? redisUploadSlots(config.redisUrl) : memoryUploadSlots();
-    const events = await openEvents(config, db.prisma, log, { listen: db.listen });
+    // Invoice PDFs, the page's, REST's and the mail's, are drawn in its threads (docs/decisions.md §26).
+    const pdfs = startPdfPool(config.pdf);
+    const events = await openEvents(config, db.prisma, log, { listen: db.listen, pdfs });
     // Every instance that runs workers takes imports too (docs/imports.md#the-worker).
     const imports = config.events.worker ? startImports(config, db.prisma, log) : null;
     // ...and invoices that fall due (docs/decisions.md §19 "Billing time"); its lock lets one instance at a time work.
@@ -69,6 +72,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       limiter,
       documents,
       uploads,
+      pdfs,
       verifyToken: createTokenVerifier({ ...config.auth, jwtSecret }),
       knownUsers: new KnownUsers(),
       apiKeys,
@@ -82,6 +86,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
         await limiter.close();
         await documents.close();
         await uploads.close();
+        await pdfs.close(); // after the mail worker (events), which may be drawing an attachment
         await db.close();
       },
     };

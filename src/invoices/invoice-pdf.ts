@@ -1,6 +1,7 @@
 // The invoice's PDF (docs/decisions.md §20): drawn by pdfkit from the document the client's page
-// shows too (invoice-document.ts), as real text a reader can select, search and extract, and
-// streamed: the caller pipes the returned stream to the answer as pdfkit writes it.
+// shows too (invoice-document.ts), as real text a reader can select, search and extract. Drawn in a
+// thread of the PDF pool (pdf-pool.ts, pdf-worker.ts), never on the thread that serves requests
+// (§26), and kept per version (invoice-pdf-cache.ts).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
@@ -32,7 +33,14 @@ const COLUMNS: Column[] = [
   { title: 'Amount', width: 95, align: 'right', value: (l, c) => displayMoney(l.amount, c) },
 ];
 
-/** The invoice as a PDF stream (application/pdf). Nothing is read here: `document` is all it shows. */
+/** The invoice's PDF, whole. Nothing is read here: `document` is all it shows. */
+export async function invoicePdfBytes(document: InvoiceDocument): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of invoicePdf(document)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The invoice as a PDF stream (application/pdf), as pdfkit writes it. */
 export function invoicePdf(document: InvoiceDocument): Readable {
   const pdf = new PDFDocument({
     size: 'A4',

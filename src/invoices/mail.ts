@@ -4,7 +4,9 @@ import { createTransport } from 'nodemailer';
 import type { MailConfig } from '../config.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { displayDay, displayMoney, loadInvoiceDocument } from './invoice-document.js';
-import { invoicePdf } from './invoice-pdf.js';
+import type { PdfPool } from '../deps.js';
+import type { Logger } from '../logger.js';
+import { invoicePdfFor } from './invoice-pdf-cache.js';
 import { hostedUrlOf } from './send.service.js';
 
 /** One mail of the outbox: the invoice and where it goes. */
@@ -23,11 +25,11 @@ export type Mailer = { send(mail: OutboxMail): Promise<void>; close(): void };
  * Sends invoice mail through SMTP_URL from MAIL_FROM: one connection per mail (STARTTLS when the
  * server offers it), the link to the client's page on `publicUrl` in the text.
  */
-export function createMailer(db: PrismaClient, config: MailConfig, publicUrl: string): Mailer {
+export function createMailer(db: PrismaClient, config: MailConfig, publicUrl: string, pdf: PdfOptions = {}): Mailer {
   const transport = createTransport({ url: config.smtpUrl, ...TIMEOUTS });
   return {
     async send(mail) {
-      const message = await composeMail(db, mail, publicUrl);
+      const message = await composeMail(db, mail, publicUrl, pdf);
       if (!message) throw new PermanentMailError('The invoice has no page (not sent)');
       try {
         await transport.sendMail({ from: config.from, to: mail.to, ...message, messageId: `<invoice-mail-${mail.id}@${domainOf(config.from)}>` });
@@ -50,11 +52,15 @@ export const reasonOf = (err: unknown): string => {
   return String(response ?? message ?? err).slice(0, 500);
 };
 
+/** The PDF pool the attachment is drawn in (docs/decisions.md §26; a full queue fails the attempt, retried later), and where a PDF not kept is said. */
+export type PdfOptions = { pdfs?: PdfPool; log?: Pick<Logger, 'warn'> };
+
 /**
  * The mail from the invoice as it is now: its subject, its text with the page's link, and the PDF
- * (invoice-pdf.ts, drawn from the document the page shows) to attach; null when it has no page.
+ * (drawn from the document the page shows, kept per version: invoice-pdf-cache.ts) to attach; null
+ * when it has no page.
  */
-export async function composeMail(db: PrismaClient, mail: OutboxMail, publicUrl: string) {
+export async function composeMail(db: PrismaClient, mail: OutboxMail, publicUrl: string, pdf: PdfOptions = {}) {
   const [page, document] = await Promise.all([
     db.invoice.findUnique({ where: { accountId_id: { accountId: mail.account_id, id: mail.invoice_id } }, select: { pageToken: true } }),
     loadInvoiceDocument(db, { id: mail.invoice_id }),
@@ -74,6 +80,10 @@ export async function composeMail(db: PrismaClient, mail: OutboxMail, publicUrl:
   return {
     subject: `Invoice ${document.invoiceNumber} from ${document.accountName}`,
     text,
-    attachments: [{ filename: document.fileName, contentType: 'application/pdf', content: invoicePdf(document) }],
+    attachments: [{
+      filename: document.fileName,
+      contentType: 'application/pdf',
+      content: await invoicePdfFor(db, { accountId: mail.account_id, id: mail.invoice_id }, document, pdf.pdfs, pdf.log ?? { warn: () => {} }),
+    }],
   };
 }

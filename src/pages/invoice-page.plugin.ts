@@ -1,9 +1,10 @@
 // GET /i/{token}: the client's invoice page, through Mutation.viewInvoicePage (the first view of a
 // sent invoice moves it to viewed: the core's rule); GET /i/{token}/pdf: its PDF, through
-// Query.publicInvoice (a read). A transport beside the lead-form page (src/pages/form-page.plugin.ts):
-// the operations run inside Yoga with the same context, limits and masking.
+// Query.publicInvoice (a read), drawn in the PDF pool's threads and kept per version
+// (src/invoices/invoice-pdf-cache.ts; 503 with Retry-After past the pool's queue, docs/decisions.md §26).
+// A transport beside the lead-form page (src/pages/form-page.plugin.ts): the operations run inside
+// Yoga with the same context, limits and masking.
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { Kind, parse, validate, type DocumentNode, type GraphQLError } from 'graphql/index.js';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
@@ -14,7 +15,7 @@ import { InvoiceDocumentFieldsFragmentDoc } from '../rest/operations/generated.j
 import { schema } from '../schema.js';
 import type { InvoiceDocument } from '../invoices/invoice-document.js';
 import { invoicePageCsp, renderInvoiceMessagePage, renderInvoicePage } from '../invoices/invoice-page.js';
-import { invoicePdf } from '../invoices/invoice-pdf.js';
+import { invoicePdfFor } from '../invoices/invoice-pdf-cache.js';
 
 const PATH = /^\/i\/([^/]+)(\/pdf)?\/?$/;
 
@@ -26,9 +27,10 @@ const withDocumentFields = (text: string): DocumentNode => ({
 const VIEW = withDocumentFields(`mutation InvoicePage($token: String!) { viewInvoicePage(token: $token) { ...InvoiceDocumentFields } }`);
 const PDF = withDocumentFields(`query InvoicePagePdf($token: String!) { publicInvoice(token: $token) { ...InvoiceDocumentFields } }`);
 
-type Outcome = { document: InvoiceDocument } | { status: number; title: string; text: string; headers?: Record<string, string> };
+type Refusal = { status: number; title: string; text: string; headers?: Record<string, string> };
+type Outcome = { document: InvoiceDocument; token: string; context: Context } | Refusal;
 
-const NOT_FOUND: Outcome = { status: 404, title: 'Invoice not found', text: 'This invoice does not exist, or its link is no longer valid. Please ask the sender for a new link.' };
+const NOT_FOUND: Refusal = { status: 404, title: 'Invoice not found', text: 'This invoice does not exist, or its link is no longer valid. Please ask the sender for a new link.' };
 
 /** What every answer carries: nothing cached, nothing indexed, the token never sent on as a referrer. */
 const PRIVATE = {
@@ -44,7 +46,7 @@ function htmlResponse(request: Request, status: number, html: string, nonce: str
   });
 }
 
-function refusal(request: Request, outcome: Exclude<Outcome, { document: InvoiceDocument }>): Response {
+function refusal(request: Request, outcome: Refusal): Response {
   const nonce = randomBytes(16).toString('base64');
   return htmlResponse(request, outcome.status, renderInvoiceMessagePage(outcome.title, outcome.text, nonce), nonce, outcome.headers);
 }
@@ -70,7 +72,15 @@ export function useInvoicePage(deps: Pick<AppDeps, 'log'>): Plugin<Context> {
       const outcome = await load(yoga, deps, pdf ? PDF : VIEW, match[1]!, request, serverContext as ServerContext);
       if (!('document' in outcome)) return endResponse(refusal(request, outcome));
       if (pdf) {
-        endResponse(new Response(request.method === 'HEAD' ? null : (Readable.toWeb(invoicePdf(outcome.document)) as ReadableStream<Uint8Array>), {
+        let bytes: Buffer | null = null;
+        if (request.method !== 'HEAD') {
+          try {
+            bytes = await invoicePdfFor(outcome.context.db, { pageToken: outcome.token }, outcome.document, outcome.context.pdfs, deps.log);
+          } catch (error) {
+            return endResponse(refusal(request, failure(error, deps))); // past the pool's queue: 503 with Retry-After
+          }
+        }
+        endResponse(new Response(bytes as Uint8Array<ArrayBuffer> | null, {
           status: 200,
           headers: { 'Content-Type': 'application/pdf', 'Content-Disposition': `attachment; filename="${outcome.document.fileName}"`, ...PRIVATE },
         }));
@@ -105,13 +115,13 @@ async function load(
     };
     if (result.errors?.length) return failure(result.errors[0], deps);
     const document = Object.values(result.data ?? {})[0];
-    return document ? { document } : NOT_FOUND;
+    return document ? { document, token, context: contextValue as Context } : NOT_FOUND;
   } catch (error) {
     return failure(error, deps);
   }
 }
 
-function failure(error: unknown, deps: Pick<AppDeps, 'log'>): Outcome {
+function failure(error: unknown, deps: Pick<AppDeps, 'log'>): Refusal {
   const code = (error as GraphQLError | undefined)?.extensions?.code;
   // Retry-After and RateLimit-* come from the limiter's state, as on every limited answer (src/app.ts).
   if (code === 'RATE_LIMITED') return { status: 429, title: 'Too many requests', text: 'This invoice was opened too often from your network. Please try again in a minute.' };

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { Context } from '../context.js';
 import type { Reader } from '../db/replicas.js';
 import { accountExportStream, COLLECTIONS, FORMAT_VERSION } from '../exports/account-json.js';
 import { contactsCsvStream, CSV_COLUMNS } from '../exports/contacts-csv.js';
@@ -6,7 +7,8 @@ import { exportFileName } from '../exports/export.service.js';
 import { ExportKind } from '../generated/prisma/client.js';
 import { importErrorsCsvStream } from '../imports/errors-csv.js';
 import type { InvoiceDocument } from '../invoices/invoice-document.js';
-import { invoicePdf } from '../invoices/invoice-pdf.js';
+import { invoicePdfFor } from '../invoices/invoice-pdf-cache.js';
+import type { Logger } from '../logger.js';
 import type { JsonSchema } from './json-schema.js';
 
 /**
@@ -15,11 +17,17 @@ import type { JsonSchema } from './json-schema.js';
  */
 export type Ticket = { accountId: string; fileName?: string; createdAt?: string; id?: string; document?: InvoiceDocument };
 
+/** What else of the request a file's bytes may need: its database client and the PDF pool. */
+export type DownloadRequest = Pick<Context, 'db' | 'pdfs'> & { log: Pick<Logger, 'warn'> };
+
 /** A file answer: how its bytes are made, and what the OpenAPI document says of them. */
 export type Download = {
   mediaType: string;
-  /** Reads from a replica when one is healthy (docs/scaling.md). */
-  stream(reader: Reader, ticket: Ticket): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * Reads from a replica when one is healthy (docs/scaling.md). Rejects before any byte when the
+   * file cannot be made now (SERVICE_UNAVAILABLE: a 503 with Retry-After).
+   */
+  stream(reader: Reader, ticket: Ticket, request: DownloadRequest): Promise<ReadableStream<Uint8Array>>;
   /** The answer's file name: the ticket's own when absent. */
   fileName?(ticket: Ticket): string;
   /** A file name like the real ones, for the reference. */
@@ -54,8 +62,10 @@ export const IMPORT_ERRORS_CSV: Download = {
 
 export const INVOICE_PDF: Download = {
   mediaType: 'application/pdf',
-  // Drawn from what the operation answered: the core decided what the caller may see, nothing more is read.
-  stream: async (_reader, ticket) => Readable.toWeb(invoicePdf(ticket.document!)) as ReadableStream<Uint8Array>,
+  // Drawn from what the operation answered: the core decided what the caller may see, nothing more is
+  // read. In the PDF pool's threads, kept per version (src/invoices/invoice-pdf-cache.ts, docs/decisions.md §26).
+  stream: async (_reader, ticket, { db, pdfs, log }) =>
+    Readable.toWeb(Readable.from([await invoicePdfFor(db, { accountId: ticket.accountId, id: ticket.id! }, ticket.document!, pdfs, log)])) as ReadableStream<Uint8Array>,
   fileName: (ticket) => ticket.document!.fileName,
   sampleFileName: 'invoice-INV-000042.pdf',
   schema: {

@@ -169,6 +169,7 @@ export async function createTestApp(overrides: { env?: Record<string, string>; s
       await deps.apiKeys.close();
       await limiter.close();
       await deps.uploads?.close();
+      await deps.pdfs?.close(); // the PDF threads createApp started (src/invoices/pdf-pool.ts)
       await drop();
     },
   };

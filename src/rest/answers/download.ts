@@ -1,4 +1,5 @@
-import { fromHttpError, restErrorResponse } from '../errors.js';
+import { fromCoreError, fromHttpError, restErrorResponse } from '../errors.js';
+import type { AppError } from '../../errors.js';
 import { download as stream } from '../download.js';
 import type { Ticket } from '../downloads.js';
 import type { Respond } from './answer.js';
@@ -9,7 +10,15 @@ export const download: Respond<'download'> = async ({ data, answer: { file }, ct
   const ticket = data as Ticket;
   // Text says its charset; a binary file (a PDF) has none.
   const type = file.mediaType.startsWith('text/') || file.mediaType.endsWith('json') ? `${file.mediaType}; charset=utf-8` : file.mediaType;
-  return stream(await file.stream(ctx.reader, ticket), type, file.fileName?.(ticket) ?? ticket.fileName!, {
+  let body: ReadableStream<Uint8Array>;
+  try {
+    body = await file.stream(ctx.reader, ticket, { db: ctx.db, pdfs: ctx.pdfs, log });
+  } catch (error) {
+    // The file cannot be made now (the PDF pool's queue is full, docs/decisions.md §26): 503 with Retry-After.
+    if ((error as AppError).extensions?.code === 'SERVICE_UNAVAILABLE') return restErrorResponse(fromCoreError(error as AppError, 'query', (key) => key));
+    throw error;
+  }
+  return stream(body, type, file.fileName?.(ticket) ?? ticket.fileName!, {
     signal: request.signal,
     abort: () => Boolean(serverContext.req?.socket.destroy()),
     log: (err: unknown) => log.error({ err, requestId: ctx.requestId }, 'REST download failed'),
