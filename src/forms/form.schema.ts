@@ -139,6 +139,7 @@ builder.mutationFields((t) => ({
       hidden: 'not-found',
       line: ownRow,
       idempotent: true,
+      writes: ['active'],
     },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<z.output<typeof formArgs>>(info);

@@ -17,7 +17,11 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [PrismaPlugin, 'rules'],
+  // Rules first: Pothos composes wrapResolve from the last plugin inwards, so the rules' checks wrap
+  // Prisma's relation loader. Inside it, a view of a record (an embedding's, a write's answer to a key,
+  // docs/decisions.md §24 and §26) missed the loader's row mapping and its fallback query answered the
+  // relation without asking the rules.
+  plugins: ['rules', PrismaPlugin],
   defaultFieldNullability: false,
   prisma: {
     // Per request, so each app (and each test app) talks to its own database.

@@ -64,6 +64,12 @@ export type FieldRules = {
   line?: (input: any, target: any) => string | null;
   /** The 403 message for a member calling an owner-only field. */
   forbidden?: string;
+  /**
+   * Arguments besides `input` that the write stores under their own name in the record it answers
+   * (setLeadFormActive's `active`): a key without the record's read scope still reads them back
+   * (src/graphql/write-answer.ts, docs/decisions.md §26).
+   */
+  writes?: readonly string[];
   /** Moves a record along a §8 state machine: a refused move is INVALID_TRANSITION (REST: 409 naming `status`). */
   machine?: true;
   /** The shape of the input for the REST reference, when the field validates it itself (form values). */

@@ -14,6 +14,7 @@ import type { ApiScope } from '../scopes.js';
 import type { Viewer } from '../auth/viewer.js';
 import { unboundedLists } from './cost.js';
 import { enforce, keyLacks, keyRefusal, notHonoured, type FieldRules } from './rules.js';
+import { writeAnswerLimit } from './write-answer.js';
 
 /**
  * What an API key needs to read records of an object type through another type's field
@@ -88,9 +89,10 @@ export class RulesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     const rules = rulesIn(fieldConfig);
     if (!rules) return this.keyReads(resolver, fieldConfig);
     if (fieldConfig.kind === 'Subscription') return resolver;
+    const answer = fieldConfig.kind === 'Mutation' ? writeAnswer(resolver) : resolver;
     return async (parent, args, context, info) => {
       await enforce(rules, args as Record<string, unknown>, context as unknown as Context, info);
-      return resolver(parent, args, context, info);
+      return answer(parent, args, context, info);
     };
   }
 
@@ -191,6 +193,23 @@ function withKey(resolver: Resolver, judge: (key: ApiKeyGrant) => false | typeof
     if (verdict === NOTHING) return null;
     if (verdict) throw verdict;
     return resolver(parent, args, context, info);
+  };
+}
+
+/**
+ * A write's answer as its caller may read it (src/graphql/write-answer.ts): to a key without the
+ * record's read scope, a view of the fields the rule leaves it, as an embedding shows a record.
+ */
+function writeAnswer(resolver: Resolver): Resolver {
+  return async (parent, args, context, info) => {
+    const found: unknown = await resolver(parent, args, context, info);
+    if (!found || typeof found !== 'object') return found;
+    const field = info.parentType.getFields()[info.fieldName]!;
+    const limit = writeAnswerLimit(field, args as Record<string, unknown>, await (context as Context).viewer().catch(() => null));
+    if (!limit) return found;
+    const type = getNamedType(info.returnType).name;
+    const view = (record: unknown) => (record && typeof record === 'object' ? embeddedView(record, type, limit.fields, limit.scope) : record);
+    return Array.isArray(found) ? found.map(view) : view(found);
   };
 }
 

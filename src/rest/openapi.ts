@@ -14,8 +14,9 @@ import {
   type VariableDefinitionNode,
 } from 'graphql/index.js';
 import { HTTP_STATUS, lacksScopeMessage, MESSAGES, type ErrorCode } from '../errors.js';
-import { restScope } from '../scopes.js';
+import { restScope, type ApiScope } from '../scopes.js';
 import { notHonoured, rootRules, type FieldRules } from '../graphql/rules.js';
+import { answerReadScope } from '../graphql/write-answer.js';
 import { schema } from '../schema.js';
 import { changesState } from '../http/origin.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
@@ -249,13 +250,35 @@ function describeRoute(route: Route, named: Named): JsonSchema {
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: {
-      ...byName(success(route.answer, answerSchema(field.type, root.selectionSet, fragments, named), limit !== undefined, named), `${operation.name!.value}Response`, named),
+      ...byName(success(route.answer, withReceipt(answerSchema(field.type, root.selectionSet, fragments, named), operation.operation === 'mutation' ? answerReadScope(field) : undefined, named), limit !== undefined, named), `${operation.name!.value}Response`, named),
       ...errorResponses(route, { ...rules, idempotent }, limit !== undefined, exampleField),
     },
     'x-graphql-operation': operation.name!.value,
     'x-graphql-field': `${rootType.name}.${field.name}`,
     ...(route.extension ? { 'x-contract-extension': true } : {}),
   };
+}
+
+/**
+ * A write's record, or what a key without the record's read scope reads of it (docs/decisions.md
+ * §26, src/graphql/write-answer.ts): the same fields, of which only those it may read are present.
+ */
+function withReceipt(record: JsonSchema, readScope: ApiScope | undefined, named: Named): JsonSchema {
+  if (!readScope) return record;
+  let shown = record; // a record's named schema may name another (Contact: ContactItem)
+  while (typeof shown.$ref === 'string') shown = named[shown.$ref.replace('#/components/schemas/', '')]!;
+  const { properties } = shown as { properties: Record<string, JsonSchema> };
+  const receipt = {
+    type: 'object',
+    description: `What an API key without \`${restScope(readScope)}\` reads of the record it wrote: \`id\`, \`status\` and \`updated_at\` where the record has them, and the fields it sent.`,
+    properties,
+    required: ['id'],
+    additionalProperties: false,
+  };
+  if (typeof record.$ref !== 'string') return { anyOf: [record, receipt] };
+  const name = `${record.$ref.replace('#/components/schemas/', '')}WriteReceipt`; // one per record, referenced
+  named[name] ??= receipt;
+  return { anyOf: [record, { $ref: `#/components/schemas/${name}` }] };
 }
 
 /** A success answer's JSON body as a named schema (`ListContactsResponse`), referenced: generators name its type. */

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { getNamedType, getOperationAST, isInputObjectType, type FieldNode, type GraphQLArgument, type GraphQLInputType } from 'graphql/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rootRules } from '../../src/graphql/rules.js';
+import { answerReadScope } from '../../src/graphql/write-answer.js';
 import { schema } from '../../src/schema.js';
 import { routes } from '../../src/rest/routes.js';
 import { newSigningSecret } from '../../src/webhooks/secret.js';
@@ -768,7 +769,10 @@ describe.each(Object.entries(GQL))('%s', (name, row) => {
       // A limit per account (the account export) is spent by the owner's call below: the key calls on an account of its own.
       const g = rules.limit?.per === 'account' ? await fixture() : f;
       const vars = await row.vars(g, g.acc.id);
-      const allowed = await gql(row, vars, await keyOf(g.acc.id, [scope, ...(row.nestedScopes ?? [])]));
+      // The key also reads what it writes: what a write answers a key that may not is write-answers.test.ts's.
+      const [kind, fieldName] = name.split('.') as ['Query' | 'Mutation', string];
+      const reads = kind === 'Mutation' ? answerReadScope(schema.getMutationType()!.getFields()[fieldName]!) : undefined;
+      const allowed = await gql(row, vars, await keyOf(g.acc.id, [scope, ...(reads ? [reads] : []), ...(row.nestedScopes ?? [])]));
       if (row.ownerRefused) expectRefused(allowed, name, row.ownerRefused);
       else expectAllowed(allowed, name, g);
       const lackingKey = await keyOf(f.acc.id, API_SCOPES.filter((s) => s !== scope));
