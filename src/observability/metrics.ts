@@ -6,6 +6,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { AppDeps } from '../deps.js';
 import type { Context } from '../context.js';
 import { Response } from '../http/response.js';
+import { statusOf } from '../http/abandoned.js';
 import { requestInfo } from './request-info.js';
 import { waitingOn } from '../db/together.js';
 
@@ -96,10 +97,11 @@ export function createMetrics(deps: Pick<AppDeps, 'db'> & { config: Pick<AppDeps
         },
       };
     },
-    onResponse: ({ request, response }) => {
+    onResponse: ({ request, response, serverContext }) => {
       const info = requestInfo(request);
       const method = METHODS.has(request.method) ? request.method : 'OTHER';
-      requests.inc({ method, route: info.route, status: String(response.status) });
+      // A request its client abandoned counts as 499 (src/http/abandoned.ts), never as a 5xx.
+      requests.inc({ method, route: info.route, status: String(statusOf(response.status, serverContext)) });
       duration.observe({ method, route: info.route }, (performance.now() - info.start) / 1000);
       for (const rule of info.rateLimited) rejections.inc({ rule });
     },

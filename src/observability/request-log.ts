@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { requestState } from '../context.js';
+import { statusOf } from '../http/abandoned.js';
 import type { Logger } from '../logger.js';
 import { requestInfo } from './request-info.js';
 
@@ -17,14 +18,16 @@ export function useRequestLog(logger: Logger): Plugin {
   // each line to look (about 4 µs and 3-5 % of a REST page's allocations). Every other line keeps it.
   const log = logger.child({}, { redact: [] });
   return {
-    onResponse: ({ request, response }) => {
+    onResponse: ({ request, response, serverContext }) => {
       const info = requestInfo(request);
+      // A request its client abandoned is 499 (src/http/abandoned.ts): an info line, never a server error.
+      const status = statusOf(response.status, serverContext);
       const line = {
         requestId: requestState(request).requestId,
         method: request.method,
         route: info.route,
         ...(info.operation ? { operation: info.operation } : {}),
-        status: response.status,
+        status,
         durationMs: Math.round((performance.now() - info.start) * 100) / 100,
         ...(info.userId ? { userId: info.userId } : {}),
         ...(info.apiKeyId ? { apiKeyId: info.apiKeyId } : {}),
@@ -32,7 +35,7 @@ export function useRequestLog(logger: Logger): Plugin {
         ...(info.rateLimited.length ? { rateLimited: info.rateLimited } : {}),
       };
       // A 503 from /readyz is an expected answer (src/health.ts logs why, once per change), not a failure.
-      if (response.status >= 500 && info.route !== '/readyz') log.error(line, 'request');
+      if (status >= 500 && info.route !== '/readyz') log.error(line, 'request');
       else if (QUIET_ROUTES.has(info.route)) log.debug(line, 'request');
       else log.info(line, 'request');
     },

@@ -6,7 +6,8 @@ import { isAppError } from '../errors.js';
 import { useCompiledExecution } from '../graphql/compiled.js';
 import { maskError } from '../graphql/mask.js';
 import { admit } from '../graphql/admission.js';
-import type { Response } from '../http/response.js';
+import { abandoned, CLIENT_CLOSED_REQUEST } from '../http/abandoned.js';
+import { Response } from '../http/response.js';
 import type { Pace } from '../imports/intake.js';
 import type { Logger } from '../logger.js';
 import { schema } from '../schema.js';
@@ -18,7 +19,6 @@ import { restEnumsOf } from './json-schema.js';
 import { compileRoute, isRestDocument, match, type Compiled } from './match.js';
 import { readInput, sourceOf, type Enveloped, type Input } from './read.js';
 import { routes, type Route } from './routes.js';
-import { answerDocument } from './write-answer.js';
 
 /** What a running app hands REST: its log, database, and the import worker's wake-up and upload pace. */
 type RestDeps = { log: Logger; db: Database; nudgeImports?: () => void; uploadPace: Pace };
@@ -83,6 +83,9 @@ async function handle(yoga: YogaServerInstance<ServerContext, Context>, { log, d
     if ('refused' in executed) return restErrorResponse(executed.refused);
     return await respond[route.answer.kind]({ data: executed.data, answer: route.answer as never, variables: input.variables, refusedItems: input.refusedItems, ctx, request, serverContext, log });
   } catch (error) {
+    // A body its client cut off (an upload given up): nobody reads the answer, and nothing failed
+    // here. Logged and counted as 499 (src/http/abandoned.ts), never as a server error.
+    if (abandoned(serverContext)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     // Failures outside execution (the context, reading the body): the core's masking decides what shows.
     const shown = isAppError(error) ? error : maskError(error, log);
     return restErrorResponse(fromCoreError(shown, sourceOf(route), renameField));
@@ -92,7 +95,7 @@ async function handle(yoga: YogaServerInstance<ServerContext, Context>, { log, d
 /** The operation's data, its enums as REST shows them (`QUEUED` -> `queued`), or the core's refusal in REST's words. */
 async function execute(enveloped: Enveloped, ctx: Context, input: Input, { compiled, params }: Call): Promise<{ data: unknown } | { refused: RestError }> {
   const { route } = compiled;
-  const document = answerDocument(input.compiled, input.variables, await ctx.viewer().catch(() => null));
+  const document = input.compiled.route.operation;
   const result = await enveloped.execute({ schema, document, variableValues: input.variables, contextValue: ctx });
   if ('errors' in result && result.errors?.length) {
     const renameField = (key: string) => restFieldName(route, key);
