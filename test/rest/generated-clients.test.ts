@@ -32,7 +32,7 @@ const node = (args: string[], cwd: string) =>
 
 const HEY_API = `import { createClient } from './heyapi/client/index.js';
 import { contactById, createContact, createInvoice, listContacts, listDeals } from './heyapi/sdk.gen.js';
-import type { Contact, ContactByIdResponse, Deal, Invoice, ListContactsResponse } from './heyapi/types.gen.js';
+import type { Contact, ContactByIdResponse, Deal, Invoice, InvoiceWriteReceipt, ListContactsResponse } from './heyapi/types.gen.js';
 
 export async function heyApi(baseUrl: string, token: string, accountId: string) {
   const client = createClient({ baseUrl, headers: { Authorization: \`Bearer \${token}\` } });
@@ -53,13 +53,14 @@ export async function heyApi(baseUrl: string, token: string, accountId: string) 
   const deal: Deal | undefined = deals.data.data[0];
   const made = await createInvoice({ client, body: { account_id: accountId, amount: 12.5, due_date: '2030-01-31' } });
   if (made.error) throw new Error(made.error.error);
-  const invoice: Invoice = made.data.data;
+  // A write answers the record, or to a key without invoices:read what it wrote (docs/decisions.md §26).
+  const invoice: Invoice | InvoiceWriteReceipt = made.data.data;
   return { name: contact.first_name, wrong, total: list.total, next, deal: deal?.title ?? null, invoice: invoice.status };
 }
 `;
 
 const ORVAL = `import { contactById, createContact, createInvoice, listContacts, listDeals } from './orval/api.js';
-import type { Contact, ContactByIdResponse, Deal, Invoice, ListContactsResponse } from './orval/api.js';
+import type { Contact, ContactByIdResponse, Deal, Invoice, InvoiceWriteReceipt, ListContactsResponse } from './orval/api.js';
 
 export async function orval(token: string, accountId: string) {
   const auth: RequestInit = { headers: { Authorization: \`Bearer \${token}\`, 'Content-Type': 'application/json' } };
@@ -80,7 +81,8 @@ export async function orval(token: string, accountId: string) {
   const deal: Deal | undefined = deals.data.data[0];
   const made = await createInvoice({ account_id: accountId, amount: 12.5, due_date: '2030-01-31' }, auth);
   if (made.status !== 201) throw new Error(made.data.error);
-  const invoice: Invoice = made.data.data;
+  // A write answers the record, or to a key without invoices:read what it wrote (docs/decisions.md §26).
+  const invoice: Invoice | InvoiceWriteReceipt = made.data.data;
   return { name: contact.first_name, wrong, total: list.total, next, deal: deal?.title ?? null, invoice: invoice.status };
 }
 `;
