@@ -6,6 +6,7 @@ import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
 import type { Context, ServerContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/client.js';
+import { decodeComponent, hostileParameters } from '../http/hostile-bytes.js';
 import { Response } from '../http/response.js';
 import { schema } from '../schema.js';
 import { contentSecurityPolicy, renderFormPage, renderMessagePage, type PublicForm } from '../forms/form-page.js';
@@ -64,9 +65,21 @@ export function useFormPage(deps: Pick<AppDeps, 'log'>): Plugin<Context> {
         endResponse(respond({ status: 405, title: 'Method not allowed', text: 'This page can only be read.', headers: { Allow: 'GET, HEAD' } }, request, url));
         return;
       }
-      endResponse(respond(await load(yoga, deps, match[1]!, request, serverContext as ServerContext), request, url));
+      const page = await load(yoga, deps, match[1]!, request, serverContext as ServerContext);
+      endResponse(respond(page.form ? (hostileLink(page.form, url) ?? page) : page, request, url));
     },
   };
+}
+
+/**
+ * The 400 of a form's link whose query gives hostile bytes (a NUL, a bad escape, not UTF-8) to a
+ * parameter the page reads: `theme`, or a field's key (its prefilled value). After the form's 404,
+ * as a submission's 400 comes after its form's (docs/decisions.md §2); other parameters stay ignored.
+ */
+function hostileLink(form: PublicForm, url: URL): Page | null {
+  const hostile = hostileParameters(url.search, new Set(['theme', ...form.fields.map((field) => field.key)]));
+  if (hostile.length === 0) return null;
+  return { status: 400, title: 'Invalid link', text: `This link's ${hostile.join(', ')} is not valid text. Please open the form from its original link.` };
 }
 
 async function load(
@@ -76,12 +89,9 @@ async function load(
   request: Request,
   serverContext: ServerContext,
 ): Promise<Page> {
-  let id: string;
-  try {
-    id = decodeURIComponent(rawId);
-  } catch {
-    return NOT_FOUND; // a path that does not even decode
-  }
+  // A path that does not decode, or with hostile bytes (a NUL, not UTF-8): no form has that id.
+  const id = decodeComponent(rawId);
+  if (id === null) return NOT_FOUND;
   try {
     const enveloped = yoga.getEnveloped({ request, ...serverContext } as never);
     const contextValue = await enveloped.contextFactory();

@@ -10,6 +10,7 @@ import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
 import type { Context, ServerContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/client.js';
+import { decodeComponent } from '../http/hostile-bytes.js';
 import { Response } from '../http/response.js';
 import { InvoiceDocumentFieldsFragmentDoc } from '../rest/operations/generated.js';
 import { schema } from '../schema.js';
@@ -100,12 +101,9 @@ async function load(
   request: Request,
   serverContext: ServerContext,
 ): Promise<Outcome> {
-  let token: string;
-  try {
-    token = decodeURIComponent(rawToken);
-  } catch {
-    return NOT_FOUND; // a path that does not even decode
-  }
+  // A path that does not decode, or with hostile bytes (a NUL, not UTF-8): no invoice has that token.
+  const token = decodeComponent(rawToken);
+  if (token === null) return NOT_FOUND;
   try {
     const enveloped = yoga.getEnveloped({ request, ...serverContext } as never);
     const contextValue = await enveloped.contextFactory();

@@ -1,10 +1,20 @@
 import { getOperationAST, validate, type DocumentNode, type OperationDefinitionNode } from 'graphql/index.js';
 import { rootRules, type FieldRules } from '../graphql/rules.js';
 import { schema } from '../schema.js';
+import { decodeComponent } from '../http/hostile-bytes.js';
+import { snakeCase } from '../names.js';
 import type { Route } from './routes.js';
 
 export type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string; responseKey: string };
-export type Compiled = Operation & { route: Route; rules: FieldRules; target?: Operation; segments: string[]; variants?: Record<string, Compiled> };
+export type Compiled = Operation & {
+  route: Route;
+  rules: FieldRules;
+  target?: Operation;
+  segments: string[];
+  variants?: Record<string, Compiled>;
+  /** The query parameters the route reads (its operation's variables, by their REST names): the only ones judged for hostile bytes. */
+  query: ReadonlySet<string>;
+};
 
 /** Checked once at start: every REST operation is valid, names one root field, and that field declares rules. */
 export function compileRoute(route: Route): Compiled {
@@ -18,7 +28,15 @@ export function compileRoute(route: Route): Compiled {
   if (variants && Object.values(variants).some((v) => v.responseKey !== compiled.responseKey || v.rules.limit?.name !== rules.limit?.name)) {
     throw new Error(`REST ${route.method} ${route.path}: its variants must answer under one key and share one limit`);
   }
-  return { route, ...compiled, rules, target, segments: route.path.split('/'), variants };
+  const segments = route.path.split('/');
+  return { route, ...compiled, rules, target, segments, variants, query: queryParametersOf(route, compiled.operation, segments) };
+}
+
+/** The query string's names a route reads: its operation's variables, snake_case, less its path parameters; none for a body route. */
+function queryParametersOf(route: Route, operation: OperationDefinitionNode, segments: string[]): ReadonlySet<string> {
+  if (route.input !== 'query' && route.input !== 'query-with-file') return new Set();
+  const path = new Set(segments.filter((s) => s.startsWith(':')).map((s) => s.slice(1)));
+  return new Set((operation.variableDefinitions ?? []).map((d) => snakeCase(d.variable.name.value)).filter((name) => !path.has(name)));
 }
 
 /** Every document a route runs (its operation, target and variants): the ones executed compiled. */
@@ -52,7 +70,12 @@ function matchDecoded(table: Compiled[], method: string, pathname: string) {
     if (entry.segments.length !== parts.length) continue;
     const params: Record<string, string> = {};
     const same = entry.segments.every((segment, i) => {
-      if (segment.startsWith(':')) return (params[segment.slice(1)] = decodeURIComponent(parts[i]!)) !== '';
+      // A parameter with hostile bytes (a NUL, a bad escape, not UTF-8: src/http/hostile-bytes.ts) names nothing: 404.
+      if (segment.startsWith(':')) {
+        const value = decodeComponent(parts[i]!);
+        params[segment.slice(1)] = value ?? '';
+        return value !== null && value !== '';
+      }
       return segment === parts[i];
     });
     if (same) found.push({ entry, params, wildcards: Object.keys(params).length });

@@ -7,13 +7,14 @@ import { useCompiledExecution } from '../graphql/compiled.js';
 import { maskError } from '../graphql/mask.js';
 import { admit } from '../graphql/admission.js';
 import { abandoned, CLIENT_CLOSED_REQUEST } from '../http/abandoned.js';
+import { HOSTILE_BYTES, hostileParameters } from '../http/hostile-bytes.js';
 import { Response } from '../http/response.js';
 import type { Pace } from '../imports/intake.js';
 import type { Logger } from '../logger.js';
 import { schema } from '../schema.js';
 import { respond } from './answers/index.js';
 import { acceptUpload } from './answers/upload.js';
-import { fromCoreError, fromHttpError, restErrorResponse, type RestError } from './errors.js';
+import { fromCoreError, fromHttpError, invalidInput, restErrorResponse, type RestError } from './errors.js';
 import { restFieldName } from './field-names.js';
 import { restEnumsOf } from './json-schema.js';
 import { compileRoute, isRestDocument, match, type Compiled } from './match.js';
@@ -65,6 +66,9 @@ async function handle(yoga: YogaServerInstance<ServerContext, Context>, { log, d
     // The field's own admission, done once per request: its resolver does not charge again.
     // A route with variants charges their shared bucket under their shared response key, once.
     await admit(ctx, field, rules, responseKey);
+    // Hostile bytes in a query parameter the route reads: the query's 400, judged here once for every route.
+    const hostile = hostileParameters(url.search, compiled.query);
+    if (hostile.length > 0) return restErrorResponse(invalidInput('query', Object.fromEntries(hostile.map((name) => [name, [HOSTILE_BYTES]]))));
 
     const input = await readInput({ compiled, params, request, url, ctx, enveloped });
     if ('refused' in input) return restErrorResponse(input.refused);
