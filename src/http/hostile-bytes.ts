@@ -41,3 +41,18 @@ export function hostileParameters(search: string, read: ReadonlySet<string>): st
   }
   return found;
 }
+
+/**
+ * Whether a header's value holds hostile bytes: a NUL (Node's parser refuses one before the app),
+ * or bytes that are not UTF-8 (Node hands header bytes over as Latin-1 characters, one a byte).
+ */
+export function hostileHeader(value: string): boolean {
+  if (value.includes('\u0000')) return true;
+  if (!/[^\x00-\x7f]/.test(value)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(value, 'latin1'));
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -14,6 +14,8 @@ export type Compiled = Operation & {
   variants?: Record<string, Compiled>;
   /** The query parameters the route reads (its operation's variables, by their REST names): the only ones judged for hostile bytes. */
   query: ReadonlySet<string>;
+  /** Headers the route reads as text beyond those every route reads (an upload's X-File-Name): judged for hostile bytes too. */
+  headers: readonly string[];
 };
 
 /** Checked once at start: every REST operation is valid, names one root field, and that field declares rules. */
@@ -29,7 +31,7 @@ export function compileRoute(route: Route): Compiled {
     throw new Error(`REST ${route.method} ${route.path}: its variants must answer under one key and share one limit`);
   }
   const segments = route.path.split('/');
-  return { route, ...compiled, rules, target, segments, variants, query: queryParametersOf(route, compiled.operation, segments) };
+  return { route, ...compiled, rules, target, segments, variants, query: queryParametersOf(route, compiled.operation, segments), headers: route.answer.kind === 'upload' ? ['x-file-name'] : [] };
 }
 
 /** The query string's names a route reads: its operation's variables, snake_case, less its path parameters; none for a body route. */

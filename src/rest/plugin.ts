@@ -7,7 +7,7 @@ import { useCompiledExecution } from '../graphql/compiled.js';
 import { maskError } from '../graphql/mask.js';
 import { admit } from '../graphql/admission.js';
 import { abandoned, CLIENT_CLOSED_REQUEST } from '../http/abandoned.js';
-import { HOSTILE_BYTES, hostileParameters } from '../http/hostile-bytes.js';
+import { HOSTILE_BYTES, hostileHeader, hostileParameters } from '../http/hostile-bytes.js';
 import { Response } from '../http/response.js';
 import type { Pace } from '../imports/intake.js';
 import type { Logger } from '../logger.js';
@@ -67,7 +67,7 @@ async function handle(yoga: YogaServerInstance<ServerContext, Context>, { log, d
     // A route with variants charges their shared bucket under their shared response key, once.
     await admit(ctx, field, rules, responseKey);
     // Hostile bytes in a query parameter the route reads: the query's 400, judged here once for every route.
-    const hostile = hostileParameters(url.search, compiled.query);
+    const hostile = [...hostileParameters(url.search, compiled.query), ...compiled.headers.filter((name) => hostileHeader(request.headers.get(name) ?? ''))];
     if (hostile.length > 0) return restErrorResponse(invalidInput('query', Object.fromEntries(hostile.map((name) => [name, [HOSTILE_BYTES]]))));
 
     const input = await readInput({ compiled, params, request, url, ctx, enveloped });

@@ -121,3 +121,23 @@ describe('hostile bytes in a query parameter a route reads are a 400 naming it',
     }
   });
 });
+
+describe('hostile bytes in a header the service reads', () => {
+  it("an upload's X-File-Name that is not UTF-8 is a 400 naming it, and no import begins; a UTF-8 name is taken", async () => {
+    const upload = (name: string) =>
+      fetch(`${t.baseUrl}/api/v1/imports?account_id=${acc.id}&object=contacts`, {
+        method: 'POST',
+        body: 'first_name\r\nAda\r\n',
+        // fetch sends each character of a header value as one byte: these are the raw bytes.
+        headers: { authorization: `Bearer ${acc.owner.token}`, 'content-type': 'text/csv', 'x-forwarded-for': '198.51.100.9', 'x-file-name': name },
+      });
+    const before = await t.db.import.count({ where: { accountId: acc.id } });
+    for (const name of ['\xff.csv', 'a\xc3\x28.csv', '\xc0\xaf.csv']) {
+      const r = await upload(name);
+      expect([r.status, await r.json()], JSON.stringify(name)).toEqual([400, { error: 'Invalid query', details: { 'x-file-name': [HOSTILE_BYTES] } }]);
+    }
+    expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(before);
+    const utf8 = Buffer.from('Müller.csv').toString('latin1');
+    expect((await upload(utf8)).status).toBe(202);
+  });
+});
