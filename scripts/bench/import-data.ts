@@ -36,11 +36,14 @@ async function* blocks(rows: number, line: (row: Row, i: number) => string, head
   }
 }
 
-/** As the contacts export writes it (src/exports/contacts-csv.ts): its header, formula guard and quoting, CRLF. */
+/**
+ * As the contacts export writes it (src/exports/contacts-csv.ts): its header, formula guard and
+ * quoting, CRLF; the last cell, External Id, empty (without it every row was a ragged row that failed).
+ */
 const csvLine = (r: Row, i: number) =>
   [r.firstName, r.lastName, r.email, r.phone, r.company, r.contactType, r.source]
     .map((v) => (v === null ? '' : csvCell(v)))
-    .join(',') + `,${new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString()}\r\n`;
+    .join(',') + `,${new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString()},\r\n`;
 
 /** Writes the CSV of `rows` contacts to `file`; its size in bytes. */
 export async function writeImportCsv(file: string, rows: number): Promise<number> {
