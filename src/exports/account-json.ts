@@ -23,7 +23,8 @@ type Collection = {
 const DECLARED: readonly Collection[] = [
   { key: 'contacts', table: 'contacts', orderBy: ['created_at', 'id'] },
   { key: 'deals', table: 'deals', orderBy: ['created_at', 'id'] },
-  { key: 'invoices', table: 'invoices', orderBy: ['created_at', 'id'] },
+  // The page token is the secret of the client's page: it is given only inside hostedUrl (docs/decisions.md §26).
+  { key: 'invoices', table: 'invoices', orderBy: ['created_at', 'id'], omit: ['page_token'] },
   // docs/decisions.md §20: the invoices' lines (by invoice, in position order; the unique
   // (account_id, invoice_id, position) key serves the pages) and the money received for them.
   { key: 'invoice_lines', table: 'invoice_lines', orderBy: ['invoice_id', 'position'] },

@@ -134,18 +134,42 @@ function nonNullOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode |
 /** A REST input value of GraphQL `type`; `rules` are the domain constraints of the same value. */
 export function inputSchema(type: GraphQLInputType, rules?: z.ZodType): JsonSchema {
   if (isNonNullType(type)) return nonNullInput(type.ofType, rules);
-  return orNull(nonNullInput(type, rules));
+  // A field GraphQL lets be null that the rule refuses as null (a PATCH of a NOT NULL column is
+  // `Required`, docs/decisions.md §12): the document does not offer null either.
+  return refusesNull(rules) ? nonNullInput(type, rules) : orNull(nonNullInput(type, rules));
 }
+
+/** Whether the domain's rule answers `value` with an error (a rule that cannot say synchronously: no). */
+function refuses(rules: z.ZodType | undefined, value: unknown): boolean {
+  if (!rules) return false;
+  try {
+    return !rules.safeParse(value).success;
+  } catch {
+    return false;
+  }
+}
+const refusesNull = (rules: z.ZodType | undefined) => refuses(rules, null);
 
 export function nonNullInput(type: GraphQLInputType, rules?: z.ZodType): JsonSchema {
   if (isNonNullType(type)) return nonNullInput(type.ofType, rules);
-  if (isListType(type)) return { type: 'array', items: inputSchema(type.ofType, rules && zodElement(rules)) };
+  if (isListType(type)) {
+    // The rule's item counts (a batch's 1 to 100 records, an invoice's 1 to 100 lines).
+    const counts = rules ? zodConstraints(rules) : {};
+    const bounds = Object.fromEntries(Object.entries(counts).filter(([key]) => key === 'minItems' || key === 'maxItems'));
+    return { type: 'array', items: inputSchema(type.ofType, rules && zodElement(rules)), ...bounds };
+  }
   if (isInputObjectType(type)) return inputObjectSchema(type, rules);
   if (isEnumType(type)) return enumSchema(type);
   const base = scalarSchema(type as GraphQLScalarType, 'input');
   // A scalar of any JSON value (JSON) says nothing of its shape: the zod rule for it does.
   if (rules && base.type === undefined) return { ...base, ...zodShape(rules) };
-  return withConstraints(base, rules);
+  const bounded = withConstraints(base, rules);
+  // A refinement zod cannot state (an amount `> 0` over a range from 0): the lower bound itself refused is exclusive.
+  if (typeof bounded.minimum === 'number' && refuses(rules, bounded.minimum) && !refuses(rules, (bounded.minimum as number) + 1)) {
+    const { minimum, ...rest } = bounded;
+    return { ...rest, exclusiveMinimum: minimum };
+  }
+  return bounded;
 }
 
 /** An input object as the REST layer reads it: snake_case keys, unknown keys refused. */
@@ -157,7 +181,9 @@ export function inputObjectSchema(type: GraphQLInputObjectType, rules?: z.ZodTyp
     properties[name] = describe(inputSchema(field.type, rules && zodField(rules, field.name)), field.description);
     if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(name);
   }
-  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  // Nothing required, yet the rule refuses an empty object (a PATCH must change a field): at least one key.
+  const nonEmpty = required.length === 0 && Object.keys(properties).length > 0 && refuses(rules, {});
+  return { type: 'object', properties, ...(required.length ? { required } : {}), ...(nonEmpty ? { minProperties: 1 } : {}), additionalProperties: false };
 }
 
 // --- zod: the domain's own constraints (lengths, ranges, formats, defaults) -----------------------

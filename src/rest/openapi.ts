@@ -56,6 +56,12 @@ const HEADERS: Record<string, JsonSchema> = {
   Location: { description: 'Where the accepted resource can be followed', schema: { type: 'string' } },
   ETag: { description: 'The record\'s version (its `updated_at`, quoted): send it back as `If-Match` to change only that version', schema: { type: 'string' } },
 };
+/** Only on some successes (a replay), so declared where it may be sent and not among the components. */
+const REPLAYED = {
+  description: '`true` on an answer given back for a retry with the same Idempotency-Key and payload (docs/rest.md#idempotency)',
+  required: false,
+  schema: { type: 'string', enum: ['true'] },
+};
 const IF_MATCH = {
   name: 'If-Match',
   in: 'header',
@@ -121,7 +127,7 @@ export function buildOpenApi(options: { cookieName: string; serverUrl: string })
   const named: Named = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
-    (paths[path] ??= {})[route.method.toLowerCase()] = describeRoute(route, named);
+    (paths[path] ??= {})[route.method.toLowerCase()] = replayable(describeRoute(route, named));
   }
   return {
     openapi: '3.1.0',
@@ -181,6 +187,16 @@ export function buildOpenApi(options: { cookieName: string; serverUrl: string })
     },
     security: [{ bearerAuth: [] }, { sessionCookie: [] }],
   };
+}
+
+/** An operation taking an Idempotency-Key: its success may be a replay, which says so (`Idempotent-Replayed`, docs/decisions.md §26). */
+function replayable(operation: JsonSchema): JsonSchema {
+  const parameters = (operation.parameters ?? []) as { name: string }[];
+  if (!parameters.some((p) => p.name === IDEMPOTENCY_KEY.name)) return operation;
+  for (const [status, response] of Object.entries(operation.responses as Record<string, { headers?: Record<string, unknown> }>)) {
+    if (status.startsWith('2')) response.headers = { ...response.headers, 'Idempotent-Replayed': REPLAYED };
+  }
+  return operation;
 }
 
 /** Who may call a signed-in operation: a session (bearer or cookie), or a key holding the field's scope. */
@@ -324,7 +340,9 @@ function parameter(definition: VariableDefinitionNode, where: 'path' | 'query', 
 function requestBody(route: Route, variables: readonly VariableDefinitionNode[], root: FieldNode, field: GraphQLField<unknown, unknown>, doc: RouteDoc) {
   let body: JsonSchema;
   if (route.input === 'body-as-input') {
-    body = inputSchema(field.args.find((a) => a.name === 'input')!.type, doc.rules);
+    // The rules of the `input` argument where they are the arguments' (an update's `{id, input, expectedUpdatedAt}`), else the input's own.
+    const rules = doc.rules && (zodField(doc.rules, 'input') ?? doc.rules);
+    body = inputSchema(field.args.find((a) => a.name === 'input')!.type, rules);
   } else {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
@@ -356,7 +374,7 @@ function variantsBody(route: Route) {
   const names = Object.keys(operations);
   const required = bodies.map((b) => b.required as string[]).reduce((all, some) => all.filter((name) => some.includes(name)));
   const properties = Object.assign(
-    { [key]: { type: 'string', enum: names, default: names[0], description: `Which operation (\`match_on\` only with ${names[1]})` } },
+    { [key]: { type: 'string', enum: names, default: names[0], description: names.length > 1 ? `Which operation (\`match_on\` only with ${names[1]}, and required there)` : 'Which operation (the only one)' } },
     ...bodies.map((b) => b.properties as Record<string, JsonSchema>),
   );
   return { required: true, content: { 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } } };
@@ -452,6 +470,8 @@ function errorResponses(route: Route, rules: FieldRules, limited: boolean, examp
   for (const scope of rules.inputScope?.may ?? []) refusals.push(core('FORBIDDEN', lacksScopeMessage(scope)));
   if (rules.access === 'public' && rules.target) refusals.push(core('NOT_FOUND', rules.missing ?? 'Not found'));
   if (rules.access !== 'public' && rules.target && rules.hidden) refusals.push(core('NOT_FOUND', MESSAGES.notFound));
+  // A path parameter that can name nothing (not a UUID, hostile bytes: docs/decisions.md §26) is the router's own 404.
+  if (route.path.includes('/:')) refusals.push(fromHttpError('ROUTE_NOT_FOUND'));
   if (route.ifMatch) refusals.push(fromHttpError('PRECONDITION_FAILED'));
   if (rules.machine) refusals.push(core('INVALID_TRANSITION', '', { from: 'paid', to: 'draft' }));
   if (rules.idempotent) refusals.push(core('IDEMPOTENCY_IN_PROGRESS', ''), core('IDEMPOTENCY_CONFLICT', ''));

@@ -20,6 +20,7 @@ import { restEnumsOf } from './json-schema.js';
 import { compileRoute, isRestDocument, match, type Compiled } from './match.js';
 import { readInput, sourceOf, type Enveloped, type Input } from './read.js';
 import { routes, type Route } from './routes.js';
+import { answerDocument } from './write-answer.js';
 
 /** What a running app hands REST: its log, database, and the import worker's wake-up and upload pace. */
 type RestDeps = { log: Logger; db: Database; nudgeImports?: () => void; uploadPace: Pace };
@@ -99,7 +100,7 @@ async function handle(yoga: YogaServerInstance<ServerContext, Context>, { log, d
 /** The operation's data, its enums as REST shows them (`QUEUED` -> `queued`), or the core's refusal in REST's words. */
 async function execute(enveloped: Enveloped, ctx: Context, input: Input, { compiled, params }: Call): Promise<{ data: unknown } | { refused: RestError }> {
   const { route } = compiled;
-  const document = input.compiled.route.operation;
+  const document = answerDocument(input.compiled, input.variables, await ctx.viewer().catch(() => null));
   const result = await enveloped.execute({ schema, document, variableValues: input.variables, contextValue: ctx });
   if ('errors' in result && result.errors?.length) {
     const renameField = (key: string) => restFieldName(route, key);
