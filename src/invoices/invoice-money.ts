@@ -86,12 +86,14 @@ export function moneyProblems({ currency, amount, lines }: MoneyInput): Issue[] 
   if (amount != null && lines != null) issues.push({ path: ['amount'], message: 'Give amount or lines, not both' });
   if (amount == null && lines == null) issues.push({ path: ['amount'], message: 'Required (or lines)' });
   if (amount != null && decimalsOf(amount) > exponent) issues.push({ path: ['amount'], message: tooPrecise });
-  // Read loosely: a zod refinement sees lines whose own checks failed (snake_case, untransformed).
-  const prices = (lines ?? []).map((l) => (l as { unitPrice?: unknown; unit_price?: unknown }).unitPrice ?? (l as { unit_price?: unknown }).unit_price);
+  // Read loosely: a zod refinement sees lines whose own checks failed (snake_case, untransformed,
+  // or not even objects: `[1]`, `[null]`, which their own checks name).
+  const loose = (lines ?? []).map((l) => (l !== null && typeof l === 'object' ? l : {}) as Partial<LineInput> & { unit_price?: unknown });
+  const prices = loose.map((l) => l.unitPrice ?? l.unit_price);
   prices.forEach((price, index) => {
     if (typeof price === 'number' && decimalsOf(price) > exponent) issues.push({ path: ['lines', index, 'unit_price'], message: tooPrecise });
   });
-  const wellFormed = lines?.every((l) => [l.quantity, l.unitPrice, l.discountPercent, l.taxRate].every((n) => typeof n === 'number' && Number.isFinite(n)));
+  const wellFormed = loose.every((l) => [l.quantity, l.unitPrice, l.discountPercent, l.taxRate].every((n) => typeof n === 'number' && Number.isFinite(n)));
   if (issues.length === 0 && lines && wellFormed && priced(lines, currency).totalMinor > scaled(MAX_MONEY, exponent)) {
     issues.push({ path: ['lines'], message: `The total must be at most ${formatMinor(scaled(MAX_MONEY, exponent), exponent)}` });
   }

@@ -111,6 +111,18 @@ describe('updating a draft: one 400 naming every failing field, its money judged
   });
 });
 
+describe('lines that are not objects: a 400 naming each, never a 500 (found by the OpenAPI property test)', () => {
+  test('PATCH and POST with lines [1], [null], ["x"] name lines.0', async () => {
+    const draft = await t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: `ODD-${Date.now()}`, amount: 100, dueDate: new Date(DUE) } });
+    for (const odd of [1, null, 'x', 1e21]) {
+      const patch = await t.rest('PATCH', `/api/v1/invoices/${draft.id}`, { as: acc.owner, body: { lines: [odd] } });
+      expect([patch.status, Object.keys(patch.body.details ?? {})], patch.text).toEqual([400, ['lines.0']]);
+      const post = await t.rest('POST', '/api/v1/invoices', { as: acc.owner, body: { account_id: acc.id, due_date: DUE, lines: [odd] } });
+      expect([post.status, Object.keys(post.body.details ?? {})], post.text).toEqual([400, ['lines.0']]);
+    }
+  });
+});
+
 describe('payments: bad input alike on REST and GraphQL', () => {
   const sent = (amount: number, currency = 'USD', status: 'sent' | 'draft' | 'cancelled' = 'sent') =>
     t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: `PAYBAD-${Math.random()}`, amount, currency, status, dueDate: new Date(DUE) } });
