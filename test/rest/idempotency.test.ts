@@ -1,21 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../../src/generated/prisma/client.js';
 import { once, SWEEP_BATCH } from '../../src/idempotency/idempotency.service.js';
-import { AtomicStore, type HitResult, type TakeResult } from '../../src/ratelimit/atomic-store.js';
+import { Unlimited } from '../helpers/unlimited-store.js';
 import { createAccount, createApiKey, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type RestResult, type TestApp } from '../helpers/app.js';
 import { importCsv } from '../imports/helpers.js';
-
-/** Every call allowed: 8 racing submits from one address would otherwise meet the 5/min form limit. */
-class Unlimited extends AtomicStore {
-  hit(_key: string, _max: number, windowMs: number): HitResult {
-    return { allowed: true, count: 1, resetMs: windowMs, before: [] };
-  }
-  take(_key: string, _cost: number, capacity: number): TakeResult {
-    return { allowed: true, remaining: capacity, fullMs: 0, retryMs: 0 };
-  }
-  async close() {}
-}
 
 let t: TestApp;
 let acc: TestAccount;

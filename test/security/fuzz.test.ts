@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AtomicStore, type HitResult, type TakeResult } from '../../src/ratelimit/atomic-store.js';
+import { Unlimited } from '../helpers/unlimited-store.js';
 import { routes } from '../../src/rest/routes.js';
 import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, TEST_ORIGIN, TEST_SECRET, type TestApp, type TestUser } from '../helpers/app.js';
@@ -23,17 +23,6 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20230605);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 const property = { seed: SEED, numRuns: RUNS };
 const FUZZ_TIMEOUT = 300_000;
-
-/** Every call allowed: the fuzzer must reach validation, not the rate limit. */
-class Unlimited extends AtomicStore {
-  hit(_key: string, _max: number, windowMs: number): HitResult {
-    return { allowed: true, count: 1, resetMs: windowMs, before: [] };
-  }
-  take(_key: string, _cost: number, capacity: number): TakeResult {
-    return { allowed: true, remaining: capacity, fullMs: 0, retryMs: 0 };
-  }
-  async close() {}
-}
 
 let t: TestApp;
 let acc: TestAccount;

@@ -8,22 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_BYTES } from '../../src/http/hostile-bytes.js';
-import { AtomicStore, type HitResult, type TakeResult } from '../../src/ratelimit/atomic-store.js';
+import { Unlimited } from '../helpers/unlimited-store.js';
 import { compileRoute } from '../../src/rest/match.js';
 import { routes } from '../../src/rest/routes.js';
 import { createAccount, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-
-/** Every call allowed: the requests must reach the edge's judgement, not the rate limit. */
-class Unlimited extends AtomicStore {
-  hit(_key: string, _max: number, windowMs: number): HitResult {
-    return { allowed: true, count: 1, resetMs: windowMs, before: [] };
-  }
-  take(_key: string, _cost: number, capacity: number): TakeResult {
-    return { allowed: true, remaining: capacity, fullMs: 0, retryMs: 0 };
-  }
-  async close() {}
-}
 
 /** NUL, malformed escapes, invalid UTF-8 (a lone continuation, a byte no UTF-8 has, an overlong `/`, an encoded surrogate). */
 const HOSTILE = ['%00', 'x%00', '%ZZ', '%', '%C3%28', '%FF', '%C0%AF', '%ED%A0%80'];

@@ -23,7 +23,7 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS } from '../../src/exports/account-json.js';
-import { AtomicStore, type HitResult, type TakeResult } from '../../src/ratelimit/atomic-store.js';
+import { Unlimited } from '../helpers/unlimited-store.js';
 import { createAccount, createApiKey, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { internalColumns } from '../helpers/internal-columns.js';
@@ -32,17 +32,6 @@ import { jsonSchemaArbitraries, type Generator, type Schema } from '../helpers/j
 const SEED = Number(process.env.FUZZ_SEED ?? 20260126);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 24);
 const TIMEOUT = 300_000;
-
-/** Every call allowed: the runs must reach validation and the rules, not the rate limit. */
-class Unlimited extends AtomicStore {
-  hit(_key: string, _max: number, windowMs: number): HitResult {
-    return { allowed: true, count: 1, resetMs: windowMs, before: [] };
-  }
-  take(_key: string, _cost: number, capacity: number): TakeResult {
-    return { allowed: true, remaining: capacity, fullMs: 0, retryMs: 0 };
-  }
-  async close() {}
-}
 
 type Parameter = { name: string; in: 'path' | 'query' | 'header'; required: boolean; schema: Schema };
 type Media = { schema?: Schema };
