@@ -4,12 +4,13 @@ import { InvoiceStatus, type Invoice, type Prisma } from '../generated/prisma/cl
 import { badInput, conflict } from '../errors.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
-import { email, uuid } from '../validation.js';
+import { optionalEmail, uuid } from '../validation.js';
 
 // docs/decisions.md §20 "Sending": sendInvoice issues a draft (sent, issuedAt, its page token) and
 // e-mails its link through the mail outbox (invoice_mails, delivered by mail-outbox.ts after the commit).
 
-export const sendInvoiceArgs = z.object({ id: uuid, to: email.nullish() });
+// A blank `to` is no address, as every optional text (docs/decisions.md §4): the contact's is used.
+export const sendInvoiceArgs = z.object({ id: uuid, to: optionalEmail });
 export type SendInvoiceArgs = z.output<typeof sendInvoiceArgs>;
 
 /** Already sent: a send mails again and changes nothing else. */
