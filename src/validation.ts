@@ -64,6 +64,18 @@ export const requiredText = (max: number) =>
 /** docs/decisions.md §16: the record's id in the integrating system, at most 255 characters. */
 export const externalId = optionalText(255);
 
+/** ISO 4217 codes in use, from the ICU data Node ships (kept current with Node, no table to maintain). */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+/** Whether `code` is an ISO 4217 currency code (upper case). */
+export const isCurrencyCode = (code: string): boolean => CURRENCIES.has(code);
+/** ISO 4217: lower case is upper-cased; an unknown code is refused by name (an invoice's, an account's default). */
+export const currencyCode = text()
+  .trim()
+  .transform((code) => code.toUpperCase())
+  .superRefine((code, ctx) => {
+    if (!isCurrencyCode(code)) ctx.addIssue({ code: 'custom', message: `Unknown ISO 4217 currency code: ${code}` });
+  });
+
 /**
  * The value of a key-lookup filter (`external_id=`, contacts' `email=`): trimmed as a write stores
  * the key; blank is refused, since a lookup by an empty key would answer "no such record" (or,

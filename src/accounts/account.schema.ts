@@ -21,6 +21,9 @@ import {
   type AccountArgs,
   type AddTeamMemberInput,
   type CreateAccountInput,
+  updateAccount,
+  updateAccountArgs,
+  type UpdateAccountArgs,
 } from './account.service.js';
 
 builder.enumType(MemberRole, { name: 'MemberRole' });
@@ -91,6 +94,7 @@ export const AccountRef = builder.prismaObject('Account', {
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
+    defaultCurrency: t.exposeString('defaultCurrency', { description: 'ISO 4217: the currency of an invoice created without one, and of `receivables` when none is asked; USD until the owner sets it (updateAccount)' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     owner: t.relation('owner'),
@@ -160,6 +164,30 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+// --- docs/decisions.md §26: the account's name and default currency, set by its owner ----------------
+
+const UpdateAccountInputType = builder.inputType('UpdateAccountInput', {
+  description: 'Absent = unchanged; at least one field.',
+  fields: (t) => ({
+    name: t.string({ description: '1 to 200 characters' }),
+    defaultCurrency: t.string({ description: 'ISO 4217 (lower case is upper-cased): the currency of invoices created without one' }),
+  }),
+});
+
+builder.mutationField('updateAccount', (t) =>
+  t.prismaField({
+    type: 'Account',
+    nullable: true,
+    description: 'Owner only (members get FORBIDDEN; API keys never): the name and the default currency.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAccountInputType, required: true }) },
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: updateAccountArgs, idempotent: true },
+    resolve: (query, _root, _args, _ctx, info) => {
+      const { viewer, input, write } = checked<UpdateAccountArgs>(info);
+      return write((tx) => updateAccount(tx, viewer!.id, input, query));
+    },
+  }),
+);
 
 // --- docs/decisions.md §12: team changes ----------------------------------------------------------
 

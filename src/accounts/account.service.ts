@@ -4,7 +4,7 @@ import { badInput, conflict, forbidden, MESSAGES, NOT_A_MEMBER, notFound } from 
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
 import { releaseOwnership } from './ownership.js';
-import { optionalEmail, requiredText, uuid } from '../validation.js';
+import { currencyCode, optionalEmail, requiredText, uuid } from '../validation.js';
 
 export const createAccountInput = z.object({ name: requiredText(200) });
 export type CreateAccountInput = z.output<typeof createAccountInput>;
@@ -15,6 +15,28 @@ export type AddTeamMemberInput = z.output<typeof addTeamMemberInput>;
 /** `account(id:)`: the id names the account whose access is checked. */
 export const accountArgs = z.object({ id: uuid }).transform((args) => ({ accountId: args.id }));
 export type AccountArgs = z.output<typeof accountArgs>;
+
+/**
+ * updateAccount (owner only): the account's name and its default currency (docs/decisions.md §26),
+ * the currency of an invoice created without one. Absent = unchanged; at least one.
+ */
+export const updateAccountArgs = z
+  .object({ id: uuid, input: z.object({ name: requiredText(200).optional(), defaultCurrency: currencyCode.optional() }) })
+  .refine((args) => args.input.name !== undefined || args.input.defaultCurrency !== undefined, { message: 'Give name or defaultCurrency', path: ['input'] })
+  .transform(({ id, input }) => ({ accountId: id, ...input }));
+export type UpdateAccountArgs = z.output<typeof updateAccountArgs>;
+
+/** Writes the name and default currency given, under the account's lock (the owner is judged again under it). */
+export async function updateAccount(tx: Prisma.TransactionClient, callerId: string, { accountId, ...change }: UpdateAccountArgs, query: { select?: object; include?: object } = {}) {
+  await asOwner(tx, accountId, callerId);
+  return tx.account.update({ ...query, where: { id: accountId }, data: change });
+}
+
+/** The currency of an invoice created without one, and of the receivables report when none is asked. */
+export async function defaultCurrencyOf(db: Prisma.TransactionClient, accountId: string): Promise<string> {
+  const account = await db.account.findUnique({ where: { id: accountId }, select: { defaultCurrency: true } });
+  return account?.defaultCurrency ?? 'USD';
+}
 
 /** The new account read with `query` in its own transaction: a committed write is never answered as an error (§14). */
 export function createAccount(db: PrismaClient, ownerId: string, input: CreateAccountInput, actor: Actor, query: { select?: object; include?: object } = {}) {

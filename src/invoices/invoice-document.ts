@@ -4,7 +4,7 @@
 import { CONTACT_NAME, fullName } from '../contacts/contact.fields.js';
 import type { InvoiceStatus, Prisma } from '../generated/prisma/client.js';
 import { formatDate } from '../dates.js';
-import { exponentOf, formatMinor, minorOf } from './money.js';
+import { exponentOf, formatMinor, minorOf, dueMinor } from './money.js';
 
 export type InvoiceDocumentLine = {
   description: string;
@@ -106,7 +106,7 @@ export function invoiceDocumentOf(row: Row): InvoiceDocument {
     taxTotal: money(minor(row.taxTotal)),
     total: money(total),
     amountPaid: money(paid),
-    amountDue: money(total - paid),
+    amountDue: money(dueMinor(row.status, total, paid)),
     memo: row.memo,
     fileName: pdfFileName(row.invoiceNumber),
   };

@@ -2,7 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { moneyOf } from '../graphql/scalars.js';
 import { InvoiceRef } from './invoice.schema.js';
-import { exponentOf, formatMinor, minorOf } from './money.js';
+import { dueMinor, exponentOf, formatMinor, minorOf } from './money.js';
 
 /** At most 100 lines per invoice (src/invoices/invoice-money.ts). */
 export const LINES_PER_INVOICE = 100;
@@ -41,12 +41,12 @@ builder.prismaObjectFields(InvoiceRef, (t) => ({
   total: t.float({ description: 'subtotal − discountTotal + taxTotal; the same as amount', select: { amount: true }, resolve: (invoice) => moneyOf(invoice.amount) }),
   amountPaid: t.float({ description: 'Payments less refunds', select: { amountPaid: true }, resolve: (invoice) => moneyOf(invoice.amountPaid) }),
   amountDue: t.float({
-    description: 'total − amountPaid',
-    select: { amount: true, amountPaid: true, currency: true },
+    description: 'total − amountPaid; 0 for a refunded or cancelled invoice, which is owed nothing',
+    select: { amount: true, amountPaid: true, currency: true, status: true },
     // In minor units: 0.3 − 0.1 is 0.2 here, not 0.19999999999999998.
     resolve: (invoice) => {
       const exponent = exponentOf(invoice.currency);
-      return Number(formatMinor(minorOf(invoice.amount, exponent) - minorOf(invoice.amountPaid, exponent), exponent));
+      return Number(formatMinor(dueMinor(invoice.status, minorOf(invoice.amount, exponent), minorOf(invoice.amountPaid, exponent)), exponent));
     },
   }),
   memo: t.exposeString('memo', { nullable: true }),

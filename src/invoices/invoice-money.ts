@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { snakeCase } from '../names.js';
-import { requiredText, text, TYPE_MESSAGES } from '../validation.js';
+import { currencyCode, requiredText, TYPE_MESSAGES } from '../validation.js';
 import type { ErrorDetails } from '../errors.js';
-import { decimalsOf, exponentOf, formatMinor, isCurrency, priceLines, QUANTITY_DECIMALS, RATE_DECIMALS, scaled, type LineInput, type PricedLine, type Totals } from './money.js';
+import { decimalsOf, exponentOf, formatMinor, priceLines, QUANTITY_DECIMALS, RATE_DECIMALS, scaled, type LineInput, type PricedLine, type Totals } from './money.js';
 
 // The money fields of an invoice (docs/decisions.md §20): currency, lines and their bounds.
 
@@ -11,13 +11,8 @@ const MONEY_BOUNDS = 'Must be from 0 to 9999999999.99';
 const atMost = (decimals: number) => (value: number) => decimalsOf(value) <= decimals;
 const decimalsMessage = (decimals: number) => `Must have at most ${decimals} decimals`;
 
-/** ISO 4217: lower case is upper-cased; an unknown code is refused by name. */
-export const currency = text()
-  .trim()
-  .transform((code) => code.toUpperCase())
-  .superRefine((code, ctx) => {
-    if (!isCurrency(code)) ctx.addIssue({ code: 'custom', message: `Unknown ISO 4217 currency code: ${code}` });
-  });
+/** ISO 4217: lower case is upper-cased; an unknown code is refused by name (src/validation.ts). */
+export const currency = currencyCode;
 
 /** A money amount's bounds; its decimals depend on the currency (moneyProblems). */
 export const amount = z.number({ error: TYPE_MESSAGES.number }).min(0, MONEY_BOUNDS).max(MAX_MONEY, MONEY_BOUNDS);
@@ -78,13 +73,16 @@ export type Priced = { currency: string; amount: string; lines: PricedLine[] } &
 /**
  * What the currency makes wrong in an invoice's money: amounts with more decimals than it has,
  * both `amount` and `lines` or neither, a total over the bound. Every problem, keyed by REST name.
+ * `only`: the problems of the shape alone (amount or lines), or of the currency alone (decimals, the
+ * bound), for a create whose currency is the account's, read later (docs/decisions.md §26).
  */
-export function moneyProblems({ currency, amount, lines }: MoneyInput): Issue[] {
+export function moneyProblems({ currency, amount, lines }: MoneyInput, only?: 'shape' | 'currency'): Issue[] {
   const exponent = exponentOf(currency);
   const issues: Issue[] = [];
   const tooPrecise = `Must have at most ${exponent} decimals in ${currency}`;
-  if (amount != null && lines != null) issues.push({ path: ['amount'], message: 'Give amount or lines, not both' });
-  if (amount == null && lines == null) issues.push({ path: ['amount'], message: 'Required (or lines)' });
+  if (only !== 'currency' && amount != null && lines != null) issues.push({ path: ['amount'], message: 'Give amount or lines, not both' });
+  if (only !== 'currency' && amount == null && lines == null) issues.push({ path: ['amount'], message: 'Required (or lines)' });
+  if (only === 'shape') return issues;
   if (amount != null && decimalsOf(amount) > exponent) issues.push({ path: ['amount'], message: tooPrecise });
   // Read loosely: a zod refinement sees lines whose own checks failed (snake_case, untransformed,
   // or not even objects: `[1]`, `[null]`, which their own checks name).
@@ -94,7 +92,7 @@ export function moneyProblems({ currency, amount, lines }: MoneyInput): Issue[] 
     if (typeof price === 'number' && decimalsOf(price) > exponent) issues.push({ path: ['lines', index, 'unit_price'], message: tooPrecise });
   });
   const wellFormed = loose.every((l) => [l.quantity, l.unitPrice, l.discountPercent, l.taxRate].every((n) => typeof n === 'number' && Number.isFinite(n)));
-  if (issues.length === 0 && lines && wellFormed && priced(lines, currency).totalMinor > scaled(MAX_MONEY, exponent)) {
+  if (issues.length === 0 && amount == null && lines && wellFormed && priced(lines, currency).totalMinor > scaled(MAX_MONEY, exponent)) {
     issues.push({ path: ['lines'], message: `The total must be at most ${formatMinor(scaled(MAX_MONEY, exponent), exponent)}` });
   }
   return issues;

@@ -6,7 +6,6 @@ import { moneyOf } from '../graphql/scalars.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, setStatusById, updateById, type ById } from '../writes/by-id.js';
-import { linkedRows } from '../deals/deal.service.js';
 import { updateProblems } from './invoice-lines.service.js';
 import { numberingKey } from './invoice-numbers.js';
 import { InvoiceStatus } from '../generated/prisma/client.js';
@@ -18,6 +17,7 @@ import {
   type InvoiceKey,
   createInvoice,
   createInvoiceInput,
+  createProblems,
   setInvoiceStatus,
   setInvoiceStatusArgs,
   type CreateInvoiceInput,
@@ -61,7 +61,7 @@ const CreateInvoiceInputType = builder.inputType('CreateInvoiceInput', {
     contactId: t.id(),
     invoiceNumber: t.string({ description: 'Unique in the account; assigned (INV-000001, ...) when absent.' }),
     amount: t.float({ description: 'The total of an invoice without lines; give amount or lines' }),
-    currency: t.string({ description: 'ISO 4217 (lower case is upper-cased); USD when absent' }),
+    currency: t.string({ description: "ISO 4217 (lower case is upper-cased); the account's defaultCurrency when absent" }),
     lines: t.field({ type: [InvoiceLineInput], description: '1 to 100 lines; the total is computed from them. Not with amount' }),
     memo: t.string({ description: 'At most 2000 characters' }),
     dueDate: t.field({ type: 'Date', required: true }),
@@ -74,7 +74,7 @@ builder.mutationField('createInvoice', (t) =>
   t.prismaField({
     type: 'Invoice',
     args: { input: t.arg({ type: CreateInvoiceInputType, required: true }) },
-    rules: { access: 'member', scope: 'INVOICES_WRITE', input: createInvoiceInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true, line: numberingKey },
+    rules: { access: 'member', scope: 'INVOICES_WRITE', input: createInvoiceInput, from: 'input', linked: createProblems, limit: WRITES, idempotent: true, line: numberingKey },
     // One statement, without BEGIN and COMMIT (invoice-create.ts); a number taken by hand meanwhile
     // costs a step over it and another statement, each complete by itself.
     resolve: (_query, _root, _args, _ctx, info) => {

@@ -2,12 +2,15 @@ import { z } from 'zod';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { InvoiceStatus, Prisma, type Invoice, type PrismaClient } from '../generated/prisma/client.js';
 import { badInput, conflict, invalidTransition, isAppError, MESSAGES, notFound } from '../errors.js';
-import { assertInAccount, linkProblems } from '../deals/deal.service.js';
+import { assertInAccount, linkedRows, linkProblems } from '../deals/deal.service.js';
+import { defaultCurrencyOf } from '../accounts/account.service.js';
+import type { ErrorDetails } from '../errors.js';
+import type { LineInput } from './money.js';
 import { assertTransition, INVOICE_MACHINE } from '../state-machines.js';
 import { emit, emitMany } from '../events/emit.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { recordBalancingPayment } from './payment.service.js';
+import { recordBalancingPayment, refundEveryPayment } from './payment.service.js';
 import { issued } from './send.service.js';
 import { externalId, optionalText, optionalUuid, uuid } from '../validation.js';
 import { amount as moneyAmount, currency, detailsOf, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
@@ -25,7 +28,8 @@ const createInvoiceFields = z.object({
   invoiceNumber: optionalText(50),
   // docs/decisions.md §20: `amount` or `lines`, in the currency's minor units (invoice-money.ts).
   amount: moneyAmount.nullish(),
-  currency: currency.nullish().transform((code) => code ?? 'USD'),
+  // Absent: the account's defaultCurrency (docs/decisions.md §26), read with the write.
+  currency: currency.nullish(),
   lines: lines.nullish(),
   memo: optionalText(2000),
   dueDate: z.date(),
@@ -38,10 +42,25 @@ const createInvoiceFields = z.object({
     .transform(() => InvoiceStatus.draft),
 });
 
-/** Adds the money's problems (moneyProblems) to the form's, so one 400 names every field. */
-const withMoneyChecks = <T extends MoneyInput>(input: T, ctx: z.RefinementCtx) => {
-  for (const issue of moneyProblems(input)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+/**
+ * Adds the money's problems (moneyProblems) to the form's, so one 400 names every field. Without a
+ * currency they are judged in the account's default one by the `linked` rule (createProblems).
+ */
+const withMoneyChecks = <T extends Omit<MoneyInput, 'currency'> & { currency?: string | null }>(input: T, ctx: z.RefinementCtx) => {
+  const issues = input.currency ? moneyProblems({ ...input, currency: input.currency }) : moneyProblems({ ...input, currency: 'USD' }, 'shape');
+  for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
 };
+
+/**
+ * createInvoice's `linked` rule: the contact's link and, for an invoice given no currency, its money
+ * judged in the account's default currency. Reads the fields as sent (they may have failed their form).
+ */
+export async function createProblems(fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string): Promise<ErrorDetails> {
+  const details = await linkedRows(fields, db, accountId);
+  if (typeof fields.currency === 'string' && fields.currency.trim() !== '') return details;
+  const money = { currency: await defaultCurrencyOf(db, accountId), amount: fields.amount as number | null | undefined, lines: fields.lines as LineInput[] | null | undefined };
+  return { ...detailsOf(moneyProblems(money, 'currency')), ...details };
+}
 
 export const createInvoiceInput = createInvoiceFields.superRefine(withMoneyChecks);
 
@@ -65,8 +84,14 @@ export async function createInvoice(db: Prisma.TransactionClient, input: CreateI
   const { invoiceNumber, lines, amount, status: _draft, ...data } = input;
   // The contact is checked before the statement, so a refused link uses no number (§4).
   if (data.contactId) await assertInAccount(db, data.accountId, data);
-  const { lines: priced, total: _total, ...money } = priceInvoice({ currency: data.currency, amount, lines });
-  const row = draftRow({ ...data, invoiceNumber, amount: new Prisma.Decimal(money.amount), subtotal: new Prisma.Decimal(money.subtotal), discountTotal: new Prisma.Decimal(money.discountTotal), taxTotal: new Prisma.Decimal(money.taxTotal) });
+  // No currency given: the account's default, and the money judged again in it (docs/decisions.md §26).
+  const currency = input.currency ?? (await defaultCurrencyOf(db, data.accountId));
+  if (!input.currency) {
+    const problems = detailsOf(moneyProblems({ currency, amount, lines }));
+    if (Object.keys(problems).length > 0) throw badInput(problems);
+  }
+  const { lines: priced, total: _total, ...money } = priceInvoice({ currency, amount, lines });
+  const row = draftRow({ ...data, currency, invoiceNumber, amount: new Prisma.Decimal(money.amount), subtotal: new Prisma.Decimal(money.subtotal), discountTotal: new Prisma.Decimal(money.discountTotal), taxTotal: new Prisma.Decimal(money.taxTotal) });
   for (let attempt = 1; ; attempt++) {
     const created = await insertInvoice(db, row, priced, actor).catch((error: unknown) => {
       // Only the (account, number) key is skipped in the statement: another unique key is the external id's.
@@ -99,6 +124,12 @@ export async function setInvoiceStatus(tx: Prisma.TransactionClient, invoice: In
     if (object && to === InvoiceStatus.paid) {
       // docs/decisions.md §20: every paid invoice owes nothing; what was due is recorded as paid.
       await recordBalancingPayment(tx, invoice.id, actor);
+      const settled = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
+      return emit(tx, { type: 'invoice.status_changed', accountId: object.accountId, actor, object: settled, previous: { status: from } });
+    }
+    if (object && to === InvoiceStatus.refunded) {
+      // docs/decisions.md §26: a refunded invoice keeps nothing paid; what each payment has left is given back.
+      await refundEveryPayment(tx, invoice.id, actor);
       const settled = await tx.invoice.findUniqueOrThrow({ where: { id: invoice.id } });
       return emit(tx, { type: 'invoice.status_changed', accountId: object.accountId, actor, object: settled, previous: { status: from } });
     }
@@ -166,7 +197,7 @@ export async function updateInvoice(tx: Prisma.TransactionClient, invoice: Invoi
   if (invoice.status !== InvoiceStatus.draft) throw conflict(NOT_DRAFT);
   const { invoiceNumber, lines, ...input } = args.input;
   // The form passed: the links and the money the draft would be left with fail in one 400.
-  const next = await moneyAfter(tx, invoice.id, { ...input, lines });
+  const next = await moneyAfter(tx, invoice.id, { ...input, currency: input.currency ?? undefined, lines });
   const problems = { ...(next ? detailsOf(moneyProblems(next)) : {}), ...(await linkProblems(tx, invoice.accountId, input)) };
   if (Object.keys(problems).length > 0) throw badInput(problems);
   const money = next && priceInvoice(next);

@@ -2,8 +2,7 @@
 // units (a bigint), read from the shortest decimal text of the number the client sent, so
 // 3 × 0.10 is 0.30 and never 0.30000000000000004. No binary float takes part in a sum.
 
-/** ISO 4217 codes in use, from the ICU data Node ships (kept current with Node, no table to maintain). */
-const CODES = new Set(Intl.supportedValuesOf('currency'));
+import { isCurrencyCode } from '../validation.js';
 
 /** ISO 4217 exponents other than 2 (ICU's digits differ from ISO for a few, e.g. IQD, so they are listed here). */
 const EXPONENTS: Record<string, number> = {
@@ -16,7 +15,11 @@ const EXPONENTS: Record<string, number> = {
 /** The exponents other than 2 as a JSON object, for a statement that judges amounts in a currency it reads itself. */
 export const EXPONENTS_JSON = JSON.stringify(EXPONENTS);
 
-export const isCurrency = (code: string): boolean => CODES.has(code);
+/** ISO 4217 codes in use, from the ICU data Node ships (kept current with Node, no table to maintain; src/validation.ts). */
+export const isCurrency = isCurrencyCode;
+/** What an invoice in `status` still owes, in minor units: nothing once refunded or cancelled (docs/decisions.md §26), else total − paid. */
+export const dueMinor = (status: string, totalMinor: bigint, paidMinor: bigint): bigint =>
+  status === 'refunded' || status === 'cancelled' ? 0n : totalMinor - paidMinor;
 /** The currency's minor units: USD 2, JPY 0, KWD 3. */
 export const exponentOf = (currency: string): number => EXPONENTS[currency] ?? 2;
 

@@ -175,6 +175,22 @@ export async function recordBalancingPayment(tx: Prisma.TransactionClient, invoi
 }
 
 /**
+ * A manual move to refunded (setInvoiceStatus) gives back what is left of every payment, each with
+ * its payment.refunded, so amountPaid is 0 and revenue no longer counts it (docs/decisions.md §26).
+ */
+export async function refundEveryPayment(tx: Prisma.TransactionClient, invoiceId: string, actor: Actor): Promise<void> {
+  const invoice = await locked(tx, invoiceId);
+  const payments = await tx.payment.findMany({ where: { invoiceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const refundedAt = new Date();
+  for (const payment of payments) {
+    if (payment.refundedAmount.gte(payment.amount)) continue;
+    const refunded = await tx.payment.update({ where: { id: payment.id }, data: { refundedAmount: payment.amount, refundedAt } });
+    await emit(tx, { type: 'payment.refunded', accountId: invoice.account_id, actor, object: refunded, previous: { refundedAmount: payment.refundedAmount } });
+  }
+  await tx.invoice.update({ where: { id: invoiceId }, data: { amountPaid: 0, paidAt: null } });
+}
+
+/**
  * Gives back at most what is left of a payment (all of it when `amount` is absent); the invoice
  * becomes refunded when nothing stays paid, else partial (a paid invoice moves to partial only so).
  */

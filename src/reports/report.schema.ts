@@ -16,7 +16,11 @@ import {
   pipeline,
   receivables,
   receivablesArgs,
+  receivablesByCurrency,
+  receivablesByCurrencyArgs,
+  receivablesReport,
   receivablesReportArgs,
+  type ReceivablesReport,
   reportArgs,
   revenue,
   revenueArgs,
@@ -81,12 +85,31 @@ const AgingBucketRef = builder.objectRef<AgingBucket>('AgingBucket').implement({
   fields: (t) => ({ label: t.exposeString('label'), count: t.exposeInt('count'), amount: t.exposeFloat('amount') }),
 });
 
+/** The fields of one currency's receivables, on Receivables and on REST's ReceivablesReport. */
+const receivablesFields = (t: any) => ({
+  currency: t.exposeString('currency', { description: 'ISO 4217: every amount here is in it (reports never add currencies)' }),
+  total: t.exposeFloat('total'),
+  count: t.exposeInt('count'),
+  buckets: t.field({ type: [AgingBucketRef], description: 'current, 1-30, 31-60, 61-90, over-90 days past due: always five, in this order', maxItems: AGING_BUCKETS.length, resolve: (r: Receivables) => r.buckets }),
+});
+
 const ReceivablesRef = builder.objectRef<Receivables>('Receivables').implement({
-  description: 'Outstanding invoices (sent, viewed, partial, overdue)',
+  description: 'Outstanding invoices (sent, viewed, partial, overdue) in one currency',
+  fields: (t) => receivablesFields(t),
+});
+
+/**
+ * What the cost counts receivablesByCurrency as: nothing caps the currencies an account bills in;
+ * a business bills in a few, an agency in a dozen or two.
+ */
+const CURRENCIES_COSTED = 20;
+const BY_CURRENCY = 'Every currency with outstanding invoices, each apart, by currency code; empty when nothing is owed';
+
+const ReceivablesReportRef = builder.objectRef<ReceivablesReport>('ReceivablesReport').implement({
+  description: "Outstanding invoices in one currency (the one asked, else the account's defaultCurrency), and in every currency apart",
   fields: (t) => ({
-    total: t.exposeFloat('total'),
-    count: t.exposeInt('count'),
-    buckets: t.field({ type: [AgingBucketRef], description: 'current, 1-30, 31-60, 61-90, over-90 days past due: always five, in this order', maxItems: AGING_BUCKETS.length, resolve: (r) => r.buckets }),
+    ...receivablesFields(t),
+    byCurrency: t.field({ type: [ReceivablesRef], description: BY_CURRENCY, maxItems: CURRENCIES_COSTED, resolve: (r) => r.byCurrency }),
   }),
 });
 
@@ -105,6 +128,7 @@ const FROM = 'First UTC day, inclusive';
 const TO = 'Last UTC day, inclusive; not before `from`';
 const AS_OF = 'The day days past due are counted to; default today (UTC)';
 const CURRENCY = 'Only this currency (ISO 4217); every currency, each apart, when absent';
+const RECEIVABLES_CURRENCY = "The currency reported (ISO 4217); the account's defaultCurrency when absent";
 /** Revenue's entries: a month and currency each, so as many months as wonByMonth's times a few currencies. */
 const REVENUE_COSTED = MONTHS_COSTED * 4;
 const REVENUE = 'Payments by the UTC month of paidAt, less refunds by the month they were made, per currency (never summed across currencies); oldest month first, then currency; count: the payments';
@@ -124,8 +148,16 @@ builder.prismaObjectFields(AccountRef, (t) => ({
   }),
   receivables: t.field({
     type: ReceivablesRef,
+    description: 'Outstanding invoices in one currency: never a sum across currencies (receivablesByCurrency lists each)',
+    args: { asOf: t.arg({ type: 'Date', description: AS_OF }), currency: t.arg.string({ description: RECEIVABLES_CURRENCY }) },
+    resolve: (account, args, ctx) => receivables(ctx.db, account.id, parseInput(receivablesArgs, args)),
+  }),
+  receivablesByCurrency: t.field({
+    type: [ReceivablesRef],
+    description: BY_CURRENCY,
+    maxItems: CURRENCIES_COSTED,
     args: { asOf: t.arg({ type: 'Date', description: AS_OF }) },
-    resolve: (account, args, ctx) => receivables(ctx.db, account.id, parseInput(receivablesArgs, args).asOf),
+    resolve: (account, args, ctx) => receivablesByCurrency(ctx.db, account.id, parseInput(receivablesByCurrencyArgs, args).asOf),
   }),
   contactBreakdown: t.field({ type: ContactBreakdownRef, resolve: (account, _args, ctx) => contactBreakdown(ctx.db, account.id) }),
   revenue: t.field({
@@ -168,14 +200,14 @@ builder.queryFields((t) => ({
     },
   }),
   receivablesReport: t.field({
-    type: ReceivablesRef,
+    type: ReceivablesReportRef,
     nullable: true,
-    description: 'Account.receivables by account id',
-    args: { accountId: t.arg.id({ required: true }), asOf: t.arg({ type: 'Date', description: AS_OF }) },
+    description: 'Account.receivables by account id, with Account.receivablesByCurrency as byCurrency',
+    args: { accountId: t.arg.id({ required: true }), asOf: t.arg({ type: 'Date', description: AS_OF }), currency: t.arg.string({ description: RECEIVABLES_CURRENCY }) },
     rules: rules('INVOICES_READ', receivablesReportArgs),
     resolve: (_root, _args, ctx, info) => {
-      const { accountId, asOf } = checked<ReceivablesReportArgs>(info).input;
-      return receivables(ctx.db, accountId, asOf);
+      const { accountId, ...args } = checked<ReceivablesReportArgs>(info).input;
+      return receivablesReport(ctx.db, accountId, args);
     },
   }),
   revenueReport: t.field({

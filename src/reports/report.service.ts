@@ -7,6 +7,8 @@ import { ContactSource, ContactType, DealStatus } from '../generated/prisma/enum
 import { STAGE_ORDER } from '../deals/stage.service.js';
 import { uuid } from '../validation.js';
 import { currency } from '../invoices/invoice-money.js';
+import { exponentOf, formatMinor, scaled } from '../invoices/money.js';
+import { defaultCurrencyOf } from '../accounts/account.service.js';
 
 // ---- arguments -------------------------------------------------------------------------------
 
@@ -18,8 +20,10 @@ const FROM_AFTER_TO = { message: 'Must not be after `to`', path: ['from'] };
 export const periodArgs = z.object(period).refine(inOrder, FROM_AFTER_TO);
 export const reportArgs = z.object({ accountId: uuid });
 export const dealReportArgs = z.object({ accountId: uuid, ...period }).refine(inOrder, FROM_AFTER_TO);
-export const receivablesArgs = z.object({ asOf: z.date().nullish() });
-export const receivablesReportArgs = z.object({ accountId: uuid, asOf: z.date().nullish() });
+/** `currency`: the one receivables reports (docs/decisions.md §26); the account's defaultCurrency when absent. */
+export const receivablesArgs = z.object({ asOf: z.date().nullish(), currency: currency.nullish() });
+export const receivablesByCurrencyArgs = z.object({ asOf: z.date().nullish() });
+export const receivablesReportArgs = z.object({ accountId: uuid, asOf: z.date().nullish(), currency: currency.nullish() });
 /** A currency narrows revenue to it (ISO 4217; lower case is upper-cased; unknown: a 400 on `currency`). */
 const revenueShape = { ...period, currency: currency.nullish() };
 export const revenueArgs = z.object(revenueShape).refine(inOrder, FROM_AFTER_TO);
@@ -29,6 +33,7 @@ export type ReportArgs = z.output<typeof reportArgs>;
 export type Period = z.output<typeof periodArgs>;
 export type DealReportArgs = z.output<typeof dealReportArgs>;
 export type ReceivablesReportArgs = z.output<typeof receivablesReportArgs>;
+export type ReceivablesArgs = z.output<typeof receivablesArgs>;
 export type RevenueArgs = z.output<typeof revenueArgs>;
 export type RevenueReportArgs = z.output<typeof revenueReportArgs>;
 
@@ -41,7 +46,9 @@ export type StatusCount = { key: string; count: number; value: number };
 export type MonthValue = { month: string; count: number; value: number; currency?: string | null };
 export type DealSummary = { byStatus: StatusCount[]; wonByMonth: MonthValue[] };
 export type AgingBucket = { label: string; count: number; amount: number };
-export type Receivables = { total: number; count: number; buckets: AgingBucket[] };
+export type Receivables = { currency: string; total: number; count: number; buckets: AgingBucket[] };
+/** REST's /reports/receivables: the one currency's, and every currency's apart (`by_currency`). */
+export type ReceivablesReport = Receivables & { byCurrency: Receivables[] };
 export type KeyCount = { key: string; count: number };
 export type ContactBreakdown = { byType: KeyCount[]; bySource: KeyCount[] };
 
@@ -96,19 +103,55 @@ export async function dealSummary(db: PrismaClient, accountId: string, { from, t
   };
 }
 
-/** Outstanding invoices (sent, viewed, partial, overdue) by days past due on `asOf` (default: today, UTC). */
-export async function receivables(db: PrismaClient, accountId: string, asOf: Date | null | undefined): Promise<Receivables> {
+/** The aging bucket (its index, as text) of an entry's due day on `asOf`. */
+function bucketOf(asOf: Date | null | undefined): Prisma.Sql {
   const pastDue = Prisma.sql`(${day(asOf ?? new Date())} - day)`;
   const whens = AGING_BUCKETS.slice(0, -1).map((b, i) => Prisma.sql`WHEN ${pastDue} <= ${Prisma.raw(String(b.upTo))} THEN '${Prisma.raw(String(i))}'`);
-  const keyExpr = Prisma.sql`CASE ${Prisma.join(whens, ' ')} ELSE '${Prisma.raw(String(AGING_BUCKETS.length - 1))}' END`;
-  const found = byKey(await db.$queryRaw<SumRow[]>(sums(accountId, 'receivables', keyExpr)));
+  return Prisma.sql`CASE ${Prisma.join(whens, ' ')} ELSE '${Prisma.raw(String(AGING_BUCKETS.length - 1))}' END`;
+}
+
+/** One currency's receivables from its buckets' sums (bucket index -> row). */
+function receivablesOf(currency: string, found: Map<string, SumRow>): Receivables {
   const buckets = AGING_BUCKETS.map((b, i) => ({ label: b.label, count: count(found.get(String(i))), amount: money(found.get(String(i))?.value) }));
+  const exponent = exponentOf(currency);
   return {
+    currency,
     count: buckets.reduce((n, b) => n + b.count, 0),
-    // Summed in SQL would be one more statement; the five amounts are exact to the cent, so is their sum to 2 decimals.
-    total: Math.round(buckets.reduce((n, b) => n + b.amount * 100, 0)) / 100,
+    // Summed in SQL would be one more statement; the five amounts are exact in the currency's minor units, so is their sum.
+    total: Number(formatMinor(buckets.reduce((n, b) => n + scaled(b.amount, exponent), 0n), exponent)),
     buckets,
   };
+}
+
+/**
+ * Outstanding invoices (sent, viewed, partial, overdue) in one currency (default: the account's
+ * defaultCurrency) by days past due on `asOf` (default: today, UTC). Never a sum across currencies
+ * (docs/decisions.md §26): the entries are keyed by the invoice's currency.
+ */
+export async function receivables(db: PrismaClient, accountId: string, { asOf, currency }: ReceivablesArgs): Promise<Receivables> {
+  const code = currency ?? (await defaultCurrencyOf(db, accountId));
+  const found = byKey(await db.$queryRaw<SumRow[]>(sums(accountId, 'receivables', bucketOf(asOf), Prisma.sql`AND key = ${code}`)));
+  return receivablesOf(code, found);
+}
+
+/** Every currency with outstanding invoices, each apart, by currency code; none owed: an empty list. */
+export async function receivablesByCurrency(db: PrismaClient, accountId: string, asOf: Date | null | undefined): Promise<Receivables[]> {
+  const rows = await db.$queryRaw<(SumRow & { currency: string })[]>`
+    SELECT key AS currency, bucket AS key, sum(n)::text AS n, sum(value)::text AS value, '0' AS weighted FROM (
+      SELECT key, ${bucketOf(asOf)} AS bucket, n, value FROM report_sums WHERE account_id = ${account(accountId)} AND report = 'receivables'
+    ) AS e GROUP BY 1, 2 HAVING sum(n) <> 0 ORDER BY 1, 2`;
+  const byCurrency = new Map<string, Map<string, SumRow>>();
+  for (const row of rows) {
+    if (!byCurrency.has(row.currency)) byCurrency.set(row.currency, new Map());
+    byCurrency.get(row.currency)!.set(row.key, row);
+  }
+  return [...byCurrency].map(([code, found]) => receivablesOf(code, found));
+}
+
+/** REST's /reports/receivables: the one currency asked (or the account's), with every currency's apart. */
+export async function receivablesReport(db: PrismaClient, accountId: string, args: ReceivablesArgs): Promise<ReceivablesReport> {
+  const [one, byCurrency] = await Promise.all([receivables(db, accountId, args), receivablesByCurrency(db, accountId, args.asOf)]);
+  return { ...one, byCurrency };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
+import { createAccount, createApiKey, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type GqlResult, type TestApp, type TestUser, errorOf } from '../helpers/app.js';
 
 // docs/decisions.md §9: Query.me · Query.account · Mutation.createAccount · Mutation.addTeamMember.
@@ -134,6 +134,35 @@ describe('Mutation.addTeamMember', () => {
 
   test('an e-mail that is not an address is BAD_USER_INPUT on email', async () => {
     expectDetails(await add(acc.owner, { userId: randomUUID(), email: 'not-an-email' }), { email: ['Must be a valid e-mail address'] });
+  });
+});
+
+// docs/decisions.md §26: the owner sets the account's name and default currency.
+describe('Mutation.updateAccount', () => {
+  const UPDATE = 'mutation ($id: ID!, $input: UpdateAccountInput!) { updateAccount(id: $id, input: $input) { id name defaultCurrency } }';
+
+  test('the default currency is USD until the owner sets it; the owner changes name and currency (lower case upper-cased)', async () => {
+    const own = await createAccount(t);
+    expect((await t.gql('query ($id: ID!) { account(id: $id) { defaultCurrency } }', { id: own.id }, { as: own.member })).data?.account).toEqual({ defaultCurrency: 'USD' });
+    const r = await t.gql(UPDATE, { id: own.id, input: { defaultCurrency: ' eur ' } }, { as: own.owner });
+    expect(r.data?.updateAccount).toMatchObject({ id: own.id, defaultCurrency: 'EUR' });
+    const renamed = await t.gql(UPDATE, { id: own.id, input: { name: 'Studio Ångström' } }, { as: own.owner });
+    expect(renamed.data?.updateAccount).toEqual({ id: own.id, name: 'Studio Ångström', defaultCurrency: 'EUR' });
+  });
+
+  test('a member is FORBIDDEN (owner only), an outsider FORBIDDEN, an API key never; nothing changes', async () => {
+    const own = await createAccount(t);
+    expectCode(await t.gql(UPDATE, { id: own.id, input: { defaultCurrency: 'JPY' } }, { as: own.member }), 'FORBIDDEN');
+    expectCode(await t.gql(UPDATE, { id: own.id, input: { defaultCurrency: 'JPY' } }, { as: own.outsider }), 'FORBIDDEN');
+    const key = await createApiKey(t, own, ['CONTACTS_READ', 'CONTACTS_WRITE', 'INVOICES_READ', 'INVOICES_WRITE']);
+    expectCode(await t.gql(UPDATE, { id: own.id, input: { defaultCurrency: 'JPY' } }, { as: key }), 'FORBIDDEN');
+    expect((await t.db.account.findUniqueOrThrow({ where: { id: own.id } })).defaultCurrency).toBe('USD');
+  });
+
+  test('an unknown currency code is BAD_USER_INPUT naming it; an empty input names what to give', async () => {
+    const own = await createAccount(t);
+    expectDetails(await t.gql(UPDATE, { id: own.id, input: { defaultCurrency: 'XYZ' } }, { as: own.owner }), { defaultCurrency: ['Unknown ISO 4217 currency code: XYZ'] });
+    expect(errorOf(await t.gql(UPDATE, { id: own.id, input: {} }, { as: own.owner })).extensions?.code).toBe('BAD_USER_INPUT');
   });
 });
 

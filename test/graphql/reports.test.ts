@@ -34,8 +34,8 @@ const createStage = (acc: TestAccount, name: string, position: number) =>
   gql(acc.owner, 'mutation ($i: CreatePipelineStageInput!) { createPipelineStage(input: $i) { id } }', { i: { accountId: acc.id, name, position } });
 const createDeal = (acc: TestAccount, input: Record<string, unknown>) =>
   gql(acc.member, 'mutation ($i: CreateDealInput!) { createDeal(input: $i) { id } }', { i: { accountId: acc.id, title: unique('Deal'), ...input } });
-const createInvoice = (acc: TestAccount, amount: number, dueDate: string) =>
-  gql(acc.member, 'mutation ($i: CreateInvoiceInput!) { createInvoice(input: $i) { id } }', { i: { accountId: acc.id, amount, dueDate } });
+const createInvoice = (acc: TestAccount, amount: number, dueDate: string, currency?: string) =>
+  gql(acc.member, 'mutation ($i: CreateInvoiceInput!) { createInvoice(input: $i) { id } }', { i: { accountId: acc.id, amount, dueDate, currency } });
 const setInvoiceStatus = (acc: TestAccount, id: string, status: string) =>
   gql(acc.member, 'mutation ($id: ID!, $s: InvoiceStatus!) { setInvoiceStatus(id: $id, status: $s) { id } }', { id, s: status });
 
@@ -150,6 +150,7 @@ describe('receivables', () => {
     }
     const { receivables } = await reports(acc, { asOf });
     expect(receivables).toEqual({
+      currency: 'USD',
       total: 1023,
       count: 10,
       buckets: [
@@ -182,9 +183,40 @@ describe('receivables', () => {
     await expectReportsExact(acc);
   });
 
+  test("reports never add currencies: receivables is one currency's (the account's default unless asked), receivablesByCurrency lists each apart", async () => {
+    const acc = await createAccount(t);
+    const asOf = '2026-06-15';
+    for (const [amount, currency, days] of [[187000, 'JPY', 10], [127.524, 'KWD', 40], [7557.78, 'EUR', 0], [0.1, 'EUR', 100], [5, 'USD', 0]] as const) {
+      const invoice = await createInvoice(acc, amount, daysFrom(asOf, -days), currency);
+      await setInvoiceStatus(acc, invoice.id, 'sent');
+    }
+    const BY_CURRENCY = `query ($id: ID!, $asOf: Date, $currency: String) { account(id: $id) {
+      receivables(asOf: $asOf, currency: $currency) { currency total count }
+      receivablesByCurrency(asOf: $asOf) { currency total count buckets { label count amount } } } }`;
+    const read = (currency?: string) => gql(acc.member, BY_CURRENCY, { id: acc.id, asOf, currency });
+    const all = await read();
+    expect(all.receivables).toEqual({ currency: 'USD', total: 5, count: 1 });
+    expect((await read('kwd')).receivables).toEqual({ currency: 'KWD', total: 127.524, count: 1 });
+    expect((await read('GBP')).receivables).toEqual({ currency: 'GBP', total: 0, count: 0 });
+    const zeros = (label: string) => ({ label, count: 0, amount: 0 });
+    expect(all.receivablesByCurrency).toEqual([
+      { currency: 'EUR', total: 7557.88, count: 2, buckets: [{ label: 'current', count: 1, amount: 7557.78 }, zeros('1-30'), zeros('31-60'), zeros('61-90'), { label: 'over-90', count: 1, amount: 0.1 }] },
+      { currency: 'JPY', total: 187000, count: 1, buckets: [zeros('current'), { label: '1-30', count: 1, amount: 187000 }, zeros('31-60'), zeros('61-90'), zeros('over-90')] },
+      { currency: 'KWD', total: 127.524, count: 1, buckets: [zeros('current'), zeros('1-30'), { label: '31-60', count: 1, amount: 127.524 }, zeros('61-90'), zeros('over-90')] },
+      { currency: 'USD', total: 5, count: 1, buckets: [{ label: 'current', count: 1, amount: 5 }, zeros('1-30'), zeros('31-60'), zeros('61-90'), zeros('over-90')] },
+    ]);
+    for (const currency of ['EUR', 'JPY', 'KWD']) await expectReportsExact(acc, { asOf, currency });
+    // The account's default currency is what receivables reports when none is asked.
+    await gql(acc.owner, 'mutation ($id: ID!) { updateAccount(id: $id, input: { defaultCurrency: "jpy" }) { defaultCurrency } }', { id: acc.id });
+    expect((await read()).receivables).toEqual({ currency: 'JPY', total: 187000, count: 1 });
+    const unknown = await t.gql(BY_CURRENCY, { id: acc.id, currency: 'XYZ' }, { as: acc.member });
+    expect(errorOf(unknown).extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
+
   test('an account with nothing owed still answers the five buckets, in order, at zero', async () => {
     const acc = await createAccount(t);
     expect((await reports(acc)).receivables).toEqual({
+      currency: 'USD',
       total: 0,
       count: 0,
       buckets: ['current', '1-30', '31-60', '61-90', 'over-90'].map((label) => ({ label, count: 0, amount: 0 })),

@@ -2,12 +2,12 @@
 // themselves, in the shape GraphQL answers them: what the API must equal.
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 
-export type ReportArgs = { from?: string | null; to?: string | null; asOf?: string };
+export type ReportArgs = { from?: string | null; to?: string | null; asOf?: string; currency?: string };
 
 type Sum = { key: string | null; n: number; value: string; weighted?: string };
 const num = (text: string | null | undefined) => Number(text ?? 0);
 
-export async function reportsBySql(db: PrismaClient, accountId: string, { from = null, to = null, asOf }: ReportArgs) {
+export async function reportsBySql(db: PrismaClient, accountId: string, { from = null, to = null, asOf, currency }: ReportArgs) {
   const stages = await db.$queryRaw<(Sum & { id: string })[]>`
     SELECT s.id::text AS id, count(d.id)::int AS n, coalesce(sum(d.value), 0)::text AS value, coalesce(sum(d.value * d.probability::numeric / 100), 0)::text AS weighted
     FROM pipeline_stages s LEFT JOIN deals d ON d.account_id = s.account_id AND d.stage_id = s.id AND d.status = 'open'
@@ -33,15 +33,17 @@ export async function reportsBySql(db: PrismaClient, accountId: string, { from =
     GROUP BY 1 ORDER BY 1`;
 
   const on = asOf ?? new Date().toISOString().slice(0, 10);
+  // Receivables are one currency's (docs/decisions.md §26): the one asked, else the account's default.
+  const code = currency ?? (await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { defaultCurrency: true } })).defaultCurrency;
   const buckets = await db.$queryRaw<(Sum & { label: string })[]>`
     SELECT b.label, count(i.id)::int AS n, coalesce(sum(i.amount - i.amount_paid), 0)::text AS value
     FROM (VALUES (1, 'current', -1000000, 0), (2, '1-30', 1, 30), (3, '31-60', 31, 60), (4, '61-90', 61, 90), (5, 'over-90', 91, 1000000)) AS b(ord, label, lo, hi)
-    LEFT JOIN invoices i ON i.account_id = ${accountId}::uuid AND i.status IN ('sent', 'viewed', 'partial', 'overdue')
+    LEFT JOIN invoices i ON i.account_id = ${accountId}::uuid AND i.status IN ('sent', 'viewed', 'partial', 'overdue') AND i.currency = ${code}
       AND ${on}::date - i.due_date BETWEEN b.lo AND b.hi
     GROUP BY b.ord, b.label ORDER BY b.ord`;
   const [outstanding] = await db.$queryRaw<Sum[]>`
     SELECT count(*)::int AS n, coalesce(sum(amount - amount_paid), 0)::text AS value FROM invoices
-    WHERE account_id = ${accountId}::uuid AND status IN ('sent', 'viewed', 'partial', 'overdue')`;
+    WHERE account_id = ${accountId}::uuid AND status IN ('sent', 'viewed', 'partial', 'overdue') AND currency = ${code}`;
 
   const keyCounts = (column: 'contact_type' | 'source', type: 'contact_type' | 'contact_source') => db.$queryRawUnsafe<{ key: string; count: number }[]>(
     `SELECT k.key::text AS key, count(c.id)::int AS count FROM unnest(enum_range(NULL::${type})) WITH ORDINALITY AS k(key, ord)
@@ -56,6 +58,7 @@ export async function reportsBySql(db: PrismaClient, accountId: string, { from =
       wonByMonth: won.map((m) => ({ month: m.key, count: m.n, value: num(m.value) })),
     },
     receivables: {
+      currency: code,
       total: num(outstanding!.value),
       count: outstanding!.n,
       buckets: buckets.map((b) => ({ label: b.label, count: b.n, amount: num(b.value) })),
@@ -68,7 +71,7 @@ export async function reportsBySql(db: PrismaClient, accountId: string, { from =
 export const REPORTS_SELECTION = `
   pipeline { stage { id } count value weightedValue }
   dealSummary(from: $from, to: $to) { byStatus { key count value } wonByMonth { month count value } }
-  receivables(asOf: $asOf) { total count buckets { label count amount } }
+  receivables(asOf: $asOf, currency: $currency) { currency total count buckets { label count amount } }
   contactBreakdown { byType { key count } bySource { key count } }`;
 
-export const ACCOUNT_REPORTS = `query ($id: ID!, $from: Date, $to: Date, $asOf: Date) { account(id: $id) { ${REPORTS_SELECTION} } }`;
+export const ACCOUNT_REPORTS = `query ($id: ID!, $from: Date, $to: Date, $asOf: Date, $currency: String) { account(id: $id) { ${REPORTS_SELECTION} } }`;

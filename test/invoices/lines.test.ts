@@ -137,3 +137,24 @@ describe('REST (docs/rest.md)', () => {
     });
   });
 });
+
+// docs/decisions.md §26: an invoice created without a currency is in the account's defaultCurrency.
+describe("the account's default currency", () => {
+  const SET_DEFAULT = 'mutation ($id: ID!, $c: String!) { updateAccount(id: $id, input: { defaultCurrency: $c }) { defaultCurrency } }';
+
+  test("an invoice created without a currency is in the account's defaultCurrency (USD until set), and judged in it", async () => {
+    const own = await createAccount(t);
+    const make = (input: Record<string, unknown>) => t.gql(CREATE, { input: { accountId: own.id, dueDate: DUE, ...input } }, { as: own.member });
+    expect((await make({ amount: 10.5 })).data?.createInvoice).toMatchObject({ currency: 'USD', amount: 10.5 });
+    expect((await t.gql(SET_DEFAULT, { id: own.id, c: 'jpy' }, { as: own.owner })).data?.updateAccount).toEqual({ defaultCurrency: 'JPY' });
+    expect((await make({ amount: 1500 })).data?.createInvoice).toMatchObject({ currency: 'JPY', amount: 1500, total: 1500 });
+    // Judged in yen: a fraction is a 400 naming amount, or the line's unit_price, beside the form's other problems.
+    expect(details(await make({ amount: 10.5 }))).toEqual({ amount: ['Must have at most 0 decimals in JPY'] });
+    expect(details(await make({ lines: [line({ unitPrice: 0.5 })], memo: 'x'.repeat(2001) }))).toEqual({
+      'lines.0.unit_price': ['Must have at most 0 decimals in JPY'],
+      memo: ['Must be at most 2000 characters'],
+    });
+    // A currency given is kept.
+    expect((await make({ amount: 10.5, currency: 'EUR' })).data?.createInvoice).toMatchObject({ currency: 'EUR', amount: 10.5 });
+  });
+});

@@ -175,6 +175,39 @@ describe('a manual move to paid', () => {
   });
 });
 
+// docs/decisions.md §26: a refunded or cancelled invoice owes nothing; a manual refund gives every payment back.
+describe('a manual move to refunded', () => {
+  const REVENUE = 'query ($id: ID!) { account(id: $id) { revenue { currency count value } } }';
+
+  test('gives back what remains of every payment, so amountPaid and amountDue are 0 and revenue no longer counts it', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    const first = ok(await pay(acc, id, { amount: 40 }));
+    ok(await t.gql(REFUND, { paymentId: first.id, amount: 15 }, { as: acc.owner }));
+    ok(await pay(acc, id, { amount: 75 }));
+    const revenue = async () => ok(await t.gql(REVENUE, { id: acc.id }, { as: acc.owner })).revenue;
+    expect(await revenue()).toEqual([{ currency: 'USD', count: 2, value: 100 }]);
+    const moved = ok(await t.gql(SET_STATUS.replace('amount method', 'amount method refundedAmount'), { id, status: 'refunded' }, { as: acc.owner }));
+    expect(moved).toMatchObject({ status: 'refunded', amountPaid: 0, amountDue: 0, payments: { nodes: [{ amount: 40, refundedAmount: 40 }, { amount: 75, refundedAmount: 75 }] } });
+    expect(await revenue()).toEqual([{ currency: 'USD', count: 2, value: 0 }]);
+    // Each payment's refund is its own event, with what it had given back before.
+    expect((await eventsOf(acc, 'payment.refunded')).map((e) => [(e.data as any).object.refunded_amount, (e.data as any).previous.refunded_amount])).toEqual([[15, 0], [40, 15], [75, 0]]);
+    expect((await eventsOf(acc, 'invoice.status_changed')).at(-1)).toMatchObject({ data: { object: { id, status: 'refunded', amount_paid: 0 }, previous: { status: 'paid' } } });
+  });
+
+  test('amountDue is 0 for a refunded or a cancelled invoice, whatever was paid', async () => {
+    const acc = await createAccount(t);
+    const AMOUNTS = 'query ($id: ID!) { invoice(id: $id) { status amountPaid amountDue } }';
+    for (const status of ['cancelled', 'refunded'] as const) {
+      const { id } = await invoice(acc, { amount: 100, status });
+      expect(ok(await t.gql(AMOUNTS, { id }, { as: acc.owner }))).toEqual({ status, amountPaid: 0, amountDue: 0 });
+    }
+    const { id } = await invoice(acc, { amount: 100 });
+    ok(await t.gql(SET_STATUS, { id, status: 'cancelled' }, { as: acc.owner }));
+    expect(((await t.rest('GET', `/api/v1/invoices/${id}`, { as: acc.owner })).body as { data: unknown }).data).toMatchObject({ status: 'cancelled', amount_due: 0 });
+  });
+});
+
 describe('REST: /api/v1/invoices/{id}/payments and /api/v1/payments/{id}/refund', () => {
   test('POST records a payment (201), GET lists them, POST refund gives money back; the invoice shows amount_paid and amount_due', async () => {
     const acc = await createAccount(t);

@@ -52,13 +52,29 @@ describe('the four routes', () => {
 
     const receivables = await get(acc, 'receivables', { as_of: '2026-02-15' });
     expect(receivables.status, receivables.text).toBe(200);
-    expect(receivables.body).toEqual({ data: sql.receivables });
+    // One currency's (the account's default, USD), and every currency apart: here USD alone (docs/decisions.md §26).
+    expect(receivables.body).toEqual({ data: { ...sql.receivables, by_currency: [sql.receivables] } });
     expect(receivables.body.data.buckets.map((b: any) => b.label)).toEqual(['current', '1-30', '31-60', '61-90', 'over-90']);
     expect(receivables.body.data.buckets[2]).toEqual({ label: '31-60', count: 1, amount: 19.99 });
 
     const contacts = await get(acc, 'contacts');
     expect(contacts.status, contacts.text).toBe(200);
     expect(contacts.body).toEqual({ data: { by_type: sql.contactBreakdown.byType, by_source: sql.contactBreakdown.bySource } });
+  });
+
+  test("receivables never adds currencies: ?currency= picks the one reported, by_currency lists each apart", async () => {
+    const acc = await createAccount(t);
+    for (const [amount, currency] of [[187000, 'JPY'], [127.524, 'KWD'], [7557.78, 'EUR']] as const) {
+      await t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: unique('INV'), amount, currency, status: 'sent', dueDate: new Date('2026-01-01') } });
+    }
+    const usd = await get(acc, 'receivables', { as_of: '2026-01-01' });
+    expect(usd.status, usd.text).toBe(200);
+    expect(usd.body.data).toMatchObject({ currency: 'USD', total: 0, count: 0 });
+    expect(usd.body.data.by_currency.map((r: any) => [r.currency, r.total, r.count, r.buckets[0].amount])).toEqual([['EUR', 7557.78, 1, 7557.78], ['JPY', 187000, 1, 187000], ['KWD', 127.524, 1, 127.524]]);
+    const kwd = await get(acc, 'receivables', { as_of: '2026-01-01', currency: 'kwd' });
+    expect(kwd.body.data).toMatchObject({ currency: 'KWD', total: 127.524, count: 1 });
+    const unknown = await get(acc, 'receivables', { currency: 'XYZ' });
+    expect([unknown.status, Object.keys(unknown.body.details)]).toEqual([400, ['currency']]);
   });
 
   test('from after to is a 400 Invalid query naming from', async () => {

@@ -269,6 +269,12 @@ const CHANGES: Record<string, GqlRow> = {
     doc: 'mutation ($a: ID!, $u: ID!) { transferOwnership(accountId: $a, userId: $u) { id owner { id } } }',
     vars: (f, a) => ({ a, u: f.acc.member.id }),
   },
+  'Mutation.updateAccount': {
+    role: 'owner',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($a: ID!) { updateAccount(id: $a, input: { defaultCurrency: "EUR" }) { id defaultCurrency } }',
+    vars: (_f, a) => ({ a }),
+  },
   'Mutation.leaveAccount': {
     role: 'member',
     ownerRefused: 'CONFLICT',
