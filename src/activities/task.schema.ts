@@ -42,9 +42,9 @@ const fields = (t: any, create: boolean) => ({
   ...targetFields(t),
 });
 
-const CreateTaskInputType = builder.inputType('CreateTaskInput', { description: 'At least one of contactId, dealId, companyId.', fields: (t) => fields(t, true) });
+const CreateTaskInputType = builder.inputType('CreateTaskInput', { description: 'contactId, dealId and companyId may all be left out: a to-do of its assignee.', fields: (t) => fields(t, true) });
 const UpdateTaskInputType = builder.inputType('UpdateTaskInput', {
-  description: 'Absent = unchanged; null = cleared (Required for title). At least one field; a target must remain. The status moves by completeTask and reopenTask.',
+  description: 'Absent = unchanged; null = cleared (Required for title). At least one field; every target may be cleared. The status moves by completeTask and reopenTask.',
   fields: (t) => fields(t, false),
 });
 

@@ -1,15 +1,14 @@
 // Tasks (docs/decisions.md §21): create, update, complete, reopen, delete, each with its event in
-// the write's transaction. An assignee is the account's owner or a member, as a record's owner.
+// the write's transaction. A task needs no target: one without is a to-do of its assignee (§26). An assignee is the account's owner or a member, as a record's owner.
 import { z } from 'zod';
 import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import type { Prisma, Task } from '../generated/prisma/client.js';
-import { badInput, notFound, MESSAGES } from '../errors.js';
+import { notFound, MESSAGES } from '../errors.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
 import { optionalText, optionalUuid, requiredText, uuid } from '../validation.js';
-import { assertLinks, assertStillTargeted, TARGET_INPUTS, TARGETS } from './note.service.js';
-import { targetless } from '../links/targets.js';
+import { assertLinks, TARGET_INPUTS } from './note.service.js';
 import type { RecordKey } from '../db/client.js';
 
 export const createTaskInput = z.object({
@@ -29,9 +28,8 @@ export type UpdateTaskArgs = UpdateArgs<UpdateTaskInput>;
 
 export const taskTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) => db.task.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
+/** A task may stand alone, a to-do of its assignee with no contact, deal or company (docs/decisions.md §26). */
 export async function createTask(tx: Prisma.TransactionClient, input: CreateTaskInput, actor: Actor, query: Query = {}): Promise<Task> {
-  const missing = targetless(input);
-  if (Object.keys(missing).length) throw badInput(missing);
   await assertLinks(tx, input.accountId, input);
   const row = await tx.task.create({ ...withColumns('Task', query), data: input });
   await emitRow(tx, 'task.created', 'Task', actor, row);
@@ -43,10 +41,8 @@ export async function updateTask(tx: Prisma.TransactionClient, task: RecordKey, 
   // A new due date may fall due again: the overdue job announces it once more (src/activities/overdue.ts).
   const data = args.input.dueAt !== undefined ? { ...args.input, overdueNotifiedAt: null } : args.input;
   const spec = { type: 'task.updated', model: 'Task', table: 'tasks', actor } as const;
-  return updatedWithEvent(tx, spec, task, changedFields(args.input), async () => {
-    await assertStillTargeted(await tx.task.findUnique({ where: { id: task.id }, select: TARGETS }), args.input);
-    return updateGuarded<Task>(tx.task, task, data, withColumns('Task', query), args.expectedUpdatedAt);
-  });
+  // Clearing every target leaves a to-do standing alone (docs/decisions.md §26).
+  return updatedWithEvent(tx, spec, task, changedFields(args.input), () => updateGuarded<Task>(tx.task, task, data, withColumns('Task', query), args.expectedUpdatedAt));
 }
 
 /**

@@ -54,13 +54,22 @@ describe('a note body is Markdown stored exactly as given, at most 10,000 charac
   });
 });
 
-describe('a note or task needs a target of its own account', () => {
-  it('no target is a 400 naming contactId, dealId and companyId', async () => {
+describe("a note needs a target of its own account; a task's targets are of its account, and it may have none", () => {
+  it('a note with no target is a 400 naming contactId, dealId and companyId, on create and on an update clearing its last one', async () => {
     const message = ['Give a contact, a deal or a company (at least one)'];
     expect(details(await t.gql(CREATE_NOTE, { input: { accountId: acc.id, body: 'x' } }, { as: acc.owner }))).toEqual({ contactId: message, dealId: message, companyId: message });
-    expect(details(await t.gql(CREATE_TASK, { input: { accountId: acc.id, title: 'x' } }, { as: acc.owner }))).toEqual({ contactId: message, dealId: message, companyId: message });
     const n = await note({});
     expect(details(await t.gql(UPDATE_NOTE, { id: n.id, input: { contactId: null } }, { as: acc.owner }))).toEqual({ contactId: message, dealId: message, companyId: message });
+  });
+
+  it('a task may stand alone: a to-do of its assignee with no contact, deal or company, created so or left so by an update', async () => {
+    const todo = await task({ contactId: null, assigneeId: acc.member.id, title: 'Renew the domain' });
+    expect(todo).toMatchObject({ title: 'Renew the domain', assigneeId: acc.member.id, contactId: null, dealId: null, companyId: null });
+    const linked = await task({});
+    const cleared = await t.gql(UPDATE_TASK, { id: linked.id, input: { contactId: null } }, { as: acc.owner });
+    expect(cleared.errors).toBeUndefined();
+    expect(cleared.data.updateTask).toMatchObject({ contactId: null, dealId: null, companyId: null });
+    expect((await t.rest('POST', '/api/v1/tasks', { as: acc.owner, body: { account_id: acc.id, title: 'Call the bank' } })).status).toBe(201);
   });
 
   it("another account's contact, deal or company is a 400 naming each field; an outsider assignee is a 400 on assigneeId", async () => {
