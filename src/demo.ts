@@ -37,6 +37,17 @@ export function localBaseUrl(host: string, port: number | null): string {
 /** The one command that seeds the demo account (docs/cli.md), for a start that finds none. */
 export const SEED_DEMO_COMMAND = 'npm run cli -- seed demo';
 
+/**
+ * That command for the database the service started on: with its DATABASE_URL, since without one
+ * the CLI seeds the embedded database and the token it prints is refused here. A password in the
+ * URL is not printed (logs keep the banner): `<password>` stands in its place.
+ */
+export function seedDemoCommand(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  if (url.password) url.password = '<password>';
+  return `DATABASE_URL='${decodeURI(url.toString())}' ${SEED_DEMO_COMMAND}`;
+}
+
 const demoExists = async (db: PrismaClient) => (await db.account.findUnique({ where: { id: DEMO.accountId }, select: { id: true } })) !== null;
 
 /** Seeds the demo account once (idempotent) and returns a banner with a fresh token and curl lines. */
@@ -49,9 +60,9 @@ export async function seedDemo(db: PrismaClient, secret: string) {
  * For a start on PostgreSQL, whose database is never seeded unasked: the demo owner's token and
  * banner when the demo account is there, else a line naming the command that seeds it.
  */
-export async function demoOnStart(db: PrismaClient, secret: string): Promise<{ token: string | null; banner: (baseUrl: string) => string }> {
+export async function demoOnStart(db: PrismaClient, secret: string, databaseUrl: string): Promise<{ token: string | null; banner: (baseUrl: string) => string }> {
   if (await demoExists(db)) return demoAccess(secret);
-  return { token: null, banner: () => `\nNo demo account in this database. To create it and get a token for its owner: ${SEED_DEMO_COMMAND}\n` };
+  return { token: null, banner: () => `\nNo demo account in this database. To create it and get a token for its owner: ${seedDemoCommand(databaseUrl)}\n` };
 }
 
 async function demoAccess(secret: string) {

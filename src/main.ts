@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   if (usesDevAuth(config)) {
     // The embedded database is this machine's own: seeded. PostgreSQL's is told the token or how to seed it.
     const secret = await loadOrCreateDevSecret(config.dataDir);
-    const demo = config.databaseUrl ? await demoOnStart(deps.db.prisma, secret) : await seedDemo(deps.db.prisma, secret);
+    const demo = config.databaseUrl ? await demoOnStart(deps.db.prisma, secret, config.databaseUrl) : await seedDemo(deps.db.prisma, secret);
     process.stdout.write(demo.banner(localBaseUrl(config.host, port)));
     offerDemoToken(demo.token); // GraphiQL's shared headers start with it
   }

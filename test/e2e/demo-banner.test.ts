@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { loadOrCreateDevSecret } from '../../src/auth/dev-secret.js';
 import { createTokenVerifier } from '../../src/auth/token.js';
 import { openDatabase } from '../../src/db/client.js';
-import { DEMO, SEED_DEMO_COMMAND, seedDemo } from '../../src/demo.js';
+import { DEMO, SEED_DEMO_COMMAND, seedDemo, seedDemoCommand } from '../../src/demo.js';
 import { cloneDatabaseForProcess } from '../helpers/database.js';
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 import { startServer, stopServer, type ServerProcess } from '../helpers/server-process.js';
@@ -33,9 +33,11 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('npm start on Pos
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('without the demo account, the start names the one command that seeds it, and seeds nothing itself', async () => {
+  it('without the demo account, the start names the one command that seeds it, with its DATABASE_URL, and seeds nothing itself', async () => {
     const s = await start();
-    await expect.poll(() => s.output()).toContain(`No demo account in this database. To create it and get a token for its owner: ${SEED_DEMO_COMMAND}`);
+    const command = seedDemoCommand(database.env.DATABASE_URL!);
+    expect(command).toMatch(/^DATABASE_URL='postgres(ql)?:\/\/.+' npm run cli -- seed demo$/);
+    await expect.poll(() => s.output()).toContain(`No demo account in this database. To create it and get a token for its owner: ${command}`);
     expect(s.output()).not.toContain('export TOKEN=');
     await stopServer(s);
     const db = await openDatabase({ databaseUrl: database.env.DATABASE_URL!, dataDir: '', poolMax: 1 });
