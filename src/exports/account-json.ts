@@ -79,7 +79,6 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",
   import_keys: "staging: digests of the match keys an import's rows took (duplicates in its file), deleted when the import ends",
   invoice_pdfs: "derived: each invoice's PDF as last drawn (docs/decisions.md §26), drawn again from the exported invoice and its lines",
-  invoice_pdfs: "derived: each invoice's PDF as last drawn (docs/decisions.md §26), drawn again from the exported invoice and its lines",
 };
 
 export const EXPORT_CHUNK_SIZE = 1000;
