@@ -9,11 +9,19 @@ import { csvColumnsOf } from '../field-spec.js';
 import { CONTACT_FIELDS } from '../contacts/contact.fields.js';
 
 /**
+ * The Company column as people read it (docs/decisions.md §26): the contact's own `company` text,
+ * else the name of the company it is linked to. Read on the page's rows (pages.ts names them
+ * `page_rows`); the company is found by its primary key within the account.
+ */
+const COMPANY_LABEL = 'Company';
+const COMPANY_CELL = `coalesce(page_rows."company", (SELECT c.name FROM companies c WHERE c.id = page_rows.company_id AND c.account_id = page_rows.account_id))`;
+
+/**
  * The CSV's columns from the contact's field spec (its `csv` fields, in spec order): the header row,
  * exactly (docs/decisions.md §6), and what each cell is read as; a time in epoch ms, written back as
  * ISO 8601 (a Date's toISOString).
  */
-const COLUMNS = csvColumnsOf(CONTACT_FIELDS);
+const COLUMNS = csvColumnsOf(CONTACT_FIELDS).map((column) => (column.label === COMPANY_LABEL ? { ...column, sql: COMPANY_CELL } : column));
 export const CSV_COLUMNS = COLUMNS.map(({ label }) => label);
 
 /** Rows fetched per query: memory holds one page, whatever the number of contacts. */

@@ -49,6 +49,17 @@ describe('GET /api/v1/contacts/export', () => {
     expect(r.headers.get('x-request-id')).toBeTruthy();
   });
 
+  it("the Company column shows the contact's company text, else its linked company's name (decisions §26)", async () => {
+    const own = await createAccount(t);
+    const company = await t.db.company.create({ data: { accountId: own.id, name: 'Analytical Engines Ltd' } });
+    await t.db.contact.create({ data: { accountId: own.id, firstName: 'Linked', companyId: company.id } });
+    await t.db.contact.create({ data: { accountId: own.id, firstName: 'Both', company: 'Babbage & Co', companyId: company.id } });
+    await t.db.contact.create({ data: { accountId: own.id, firstName: 'Neither' } });
+    const rows = parseCsv((await csv(own.id, own.owner)).text).slice(1);
+    const companyOf = (name: string) => rows.find((row) => row[0] === name)![4];
+    expect([companyOf('Linked'), companyOf('Both'), companyOf('Neither')]).toEqual(['Analytical Engines Ltd', 'Babbage & Co', '']);
+  });
+
   it('an account without contacts gives the header row alone', async () => {
     const empty = await createAccount(t);
     const r = await csv(empty.id, empty.owner);
