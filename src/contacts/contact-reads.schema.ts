@@ -1,7 +1,7 @@
 /** The contacts collection (docs/fields.md#adding-a-filter) · Query.contacts · Query.contact · Account.contacts (docs/decisions.md §3, §11) */
 import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
-import { anyOf, col as c, EXTERNAL_ID, filtersOf, oneOrMore, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
+import { anyOf, col as c, EXTERNAL_ID, filtersOf, idIn, oneOrMore, ownerMe, OWNER_ID, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { builder } from '../graphql/builder.js';
 import { pageField } from '../graphql/page.js';
@@ -42,9 +42,12 @@ export const contacts = {
       page: 'email',
     },
     externalId: EXTERNAL_ID,
+    ownerId: OWNER_ID,
+    companyId: idIn('company_id', 'companyId'),
     ...timeRanges(),
   }),
   counter: 'types',
+  narrow: (filter, ctx) => ownerMe(filter, ctx),
 } satisfies Collection;
 
 /** Query.contacts: REST's GET /contacts. */

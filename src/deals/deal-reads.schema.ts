@@ -4,7 +4,7 @@ import { AccountRef } from '../accounts/account.schema.js';
 import { contacts } from '../contacts/contact-reads.schema.js';
 import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
-import { anyOf, col as c, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
+import { anyOf, col as c, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, ownerMe, OWNER_ID, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { pageField } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
@@ -51,6 +51,8 @@ export const deals = {
     stageIds: oneOrMore('ID', uuid, anyOf('stage_id', 'uuid'), { page: 'stageId', max: [100, 'At most 100 ids'] }),
     contactId: idIn('contact_id', 'contactId'),
     externalId: EXTERNAL_ID,
+    ownerId: OWNER_ID,
+    companyId: idIn('company_id', 'companyId'),
     minValue: money('value', '>='),
     maxValue: money('value', '<='),
     expectedCloseAfter: { field: date, schema: z.date().nullish(), sql: from('expected_close_date', 'date') },
@@ -59,6 +61,7 @@ export const deals = {
   }),
   relations: { contact: { to: contacts, by: 'contact_id' }, stage: { to: stages, by: 'stage_id' } },
   counter: 'statuses',
+  narrow: (filter, ctx) => ownerMe(filter, ctx),
 } satisfies Collection;
 
 /** Query.deals: REST's GET /deals. */

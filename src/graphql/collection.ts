@@ -11,6 +11,7 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { fieldsOf, type ModelField as Field } from '../db/datamodel.js';
 import { PLAN_EACH_TIME } from '../db/prepared.js';
 import { builder } from './builder.js';
+import { badInput } from '../errors.js';
 import { snakeCase } from '../names.js';
 import { externalIdFilter, uuid } from '../validation.js';
 
@@ -149,6 +150,33 @@ export const EXTERNAL_ID: FilterEntry<string | null | undefined> = {
   sql: eq('external_id', 'text'),
   page: 'externalId',
 };
+
+/**
+ * The record's owner (docs/decisions.md §26), three ways: a user's id, `me` (the calling person,
+ * made their id by `ownerMe` before the list is planned, so its cursors and total are those of the
+ * id) or `none` (no owner). Served by (account_id, owner_id, created_at DESC, id DESC).
+ */
+export const OWNER_ID: FilterEntry<string | null | undefined> = {
+  field: (t) => t.id({ description: "A user's id, `me` (the calling person; refused to an API key) or `none` (no owner)" }),
+  schema: z
+    .string()
+    .refine((v) => v === 'me' || v === 'none' || uuid.safeParse(v).success, 'Must be a UUID, me or none')
+    .nullish(),
+  sql: (v) => {
+    if (v === 'none') return Prisma.sql`${col('owner_id')} IS NULL`;
+    if (v === 'me') throw new Error('ownerId `me` is read by ownerMe before the list is planned');
+    return eq('owner_id', 'uuid')(v);
+  },
+  page: 'ownerId',
+};
+
+/** A collection's `narrow` for OWNER_ID: `me` becomes the caller's id; an API key is no person, so its `me` is a 400 on ownerId. */
+export async function ownerMe<F extends { ownerId?: string | null }>(filter: F | null, ctx: Context): Promise<F | null> {
+  if (filter?.ownerId !== 'me') return filter;
+  const viewer = await ctx.viewer();
+  if (viewer.apiKey) throw badInput({ ownerId: ["An API key is no person: give a user's id, or none"] });
+  return { ...filter, ownerId: viewer.id };
+}
 
 /** `%`, `_` and `\` match themselves in (I)LIKE. */
 export const likeEscape = (text: string) => text.replace(/[\\%_]/g, '\\$&');
