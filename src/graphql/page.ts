@@ -4,7 +4,7 @@
 import { Kind, type GraphQLResolveInfo } from 'graphql/index.js';
 import type { z } from 'zod';
 import { badInput } from '../errors.js';
-import { listArgs } from '../validation.js';
+import { listArgs, uuid } from '../validation.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import type { Collection, Filters } from './collection.js';
@@ -120,6 +120,56 @@ export function pageField(
     }),
   );
   return { input, filter };
+}
+
+/** A record page's judged arguments: the record's id (under its argument's name), the page or cursor, its size and direction. */
+const recordPageArgs = listArgs.pick({ page: true, pageSize: true, cursor: true, order: true });
+
+/**
+ * `Query.<name>(<idArg>, page | cursor, pageSize, order)`: the page of the rows under one record
+ * (an invoice's payments: `by` is their column pointing at it), as every list's envelope
+ * (docs/decisions.md §3, §26), ordered by CREATED_AT only. The record is the field's `target`: an
+ * unknown one or another account's is NOT_FOUND (REST's 404); the caller must be a member of its
+ * account. Answers the same `<Model>Page` type as the account's list when `pageField` made one.
+ */
+export function recordPageField(
+  name: string,
+  collection: Collection & { model: string },
+  { by, idArg, scope, target, limit = LIST_READS, description }: {
+    by: string;
+    idArg: string;
+    scope: FieldRules['scope'];
+    target: (id: string, ctx: Context) => Promise<{ id: string; accountId: string } | null>;
+    limit?: FieldRules['limit'];
+    description?: string;
+  },
+) {
+  const type = definePage(collection, null, false);
+  const input = recordPageArgs.extend({ [idArg]: uuid });
+  type Args = z.output<typeof recordPageArgs> & Record<string, string>;
+  builder.queryField(name, (t) =>
+    t.field({
+      type,
+      description,
+      args: {
+        [idArg]: t.arg.id({ required: true }),
+        page: t.arg.int({ defaultValue: 1, description: 'Not with `cursor`' }),
+        pageSize: t.arg.int({ defaultValue: 25 }),
+        cursor: t.arg.string({ description: 'The `nextCursor` of the previous page (instead of `page`)' }),
+        order: t.arg({ type: OrderDirection, defaultValue: 'DESC', description: 'By creation, then id: DESC newest first (as every list), ASC oldest first' }),
+      },
+      rules: { access: 'member', scope, input, target: (a: Args, ctx: Context) => target(a[idArg]!, ctx), hidden: 'not-found', limit },
+      resolve: (_root, _args, ctx, info) => {
+        const { input: a, target: record } = checked<Args, { id: string; accountId: string }>(info);
+        if (a.cursor != null && given(info, 'page')) throw badInput({ cursor: ['Give cursor or page, not both'] });
+        const page = a.cursor == null ? (a.page ?? 1) : null;
+        const parent = { accountId: record.accountId, id: record.id };
+        const order: Order = { field: 'CREATED_AT', direction: a.order ?? 'DESC' };
+        const args = { filter: null, order, size: a.pageSize, offset: ((page ?? 1) - 1) * a.pageSize, after: ['cursor', a.cursor] as [string, string | null], replica: true, cursorKey: ctx.cursorKey };
+        return { plan: planOf(collection, by, parent, args), parent, page };
+      },
+    }),
+  );
 }
 
 /** Whether the request gives the field's argument `name` (a literal, or a variable with a value). */

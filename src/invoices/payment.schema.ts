@@ -1,5 +1,6 @@
-/** Mutation.recordPayment · refundPayment · Invoice.payments · Payment (docs/decisions.md §20) */
-import { WRITES } from '../graphql/limits.js';
+/** Mutation.recordPayment · refundPayment · Invoice.payments · Query.invoicePayments · Payment (docs/decisions.md §20) */
+import { READS_BEYOND_CONTRACT, WRITES } from '../graphql/limits.js';
+import { recordPageField } from '../graphql/page.js';
 import { builder } from '../graphql/builder.js';
 import type { Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
@@ -41,6 +42,19 @@ const payments = {
 } satisfies Collection;
 
 builder.prismaObjectField(InvoiceRef, 'payments', defineCollection(payments, PaymentRef)('invoice_id', "The invoice's payments, newest first unless orderBy says otherwise"));
+
+/**
+ * Query.invoicePayments: REST's GET /api/v1/invoices/{id}/payments, the invoice's payments as every
+ * list's page (docs/decisions.md §26); an unknown invoice or another account's is NOT_FOUND.
+ */
+recordPageField('invoicePayments', payments, {
+  by: 'invoice_id',
+  idArg: 'invoiceId',
+  scope: 'INVOICES_READ',
+  limit: READS_BEYOND_CONTRACT,
+  description: "The invoice's payments as a page (REST's list envelope); NOT_FOUND for an invoice unknown or not the caller's",
+  target: (id, ctx) => ctx.db.invoice.findUnique({ where: { id }, select: { id: true, accountId: true } }),
+});
 
 const RecordPaymentInput = builder.inputType('RecordPaymentInput', {
   fields: (t) => ({

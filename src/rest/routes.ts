@@ -221,7 +221,7 @@ export const routes: Route[] = [
   // Sending: the client's page and mail (docs/decisions.md §20); the body {"to"} is optional.
   { method: 'POST', path: '/api/v1/invoices/:id/send', operation: SendInvoiceByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
   // Payments move the invoice (docs/decisions.md §20).
-  { method: 'GET', path: '/api/v1/invoices/:id/payments', operation: InvoicePaymentsByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
+  { method: 'GET', path: '/api/v1/invoices/:id/payments', operation: InvoicePaymentsByIdDocument, input: 'query', answer: PAGE, ...BY_ID },
   { method: 'POST', path: '/api/v1/invoices/:id/payments', operation: RecordPaymentByInvoiceIdDocument, input: 'body-as-input', answer: CREATED, extension: true },
   { method: 'POST', path: '/api/v1/payments/:id/refund', operation: RefundPaymentByIdDocument, input: 'body-as-variables', answer: UNVERSIONED, ...BY_ID },
   { method: 'POST', path: '/api/v1/deals/:id/status', operation: SetDealStatusByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },

@@ -222,7 +222,7 @@ describe('REST: /api/v1/invoices/{id}/payments and /api/v1/payments/{id}/refund'
     expect([refund.status, (refund.body as { data: Record<string, unknown> }).data.refunded_amount]).toEqual([200, 10]);
     const listed = await t.rest('GET', `/api/v1/invoices/${id}/payments`, { as: acc.owner });
     expect(listed.status).toBe(200);
-    expect((listed.body as { data: unknown }).data).toMatchObject({ invoice_id: id, amount_paid: 50, amount_due: 50, payments: { data: [{ id: payment.id, refunded_amount: 10 }], total: 1, page_info: { has_next_page: false } } });
+    expect(listed.body).toMatchObject({ data: [{ id: payment.id, invoice_id: id, refunded_amount: 10 }], total: 1, page: 1, page_size: 25, next_cursor: null });
     expect(((await t.rest('GET', `/api/v1/invoices/${id}`, { as: acc.owner })).body as { data: unknown }).data).toMatchObject({ status: 'partial', amount_paid: 50, amount_due: 50 });
   });
 
@@ -236,27 +236,47 @@ describe('REST: /api/v1/invoices/{id}/payments and /api/v1/payments/{id}/refund'
     expect((await t.rest('POST', `/api/v1/payments/${unknown}/refund`, { as: acc.owner, body: {} })).status).toBe(404);
   });
 
-  test('GET pages the payments oldest first by cursor: page_size (default 100), cursor = the previous page_info.end_cursor', async () => {
+  test("GET answers the list envelope of every list (docs/decisions.md §26): {data, total, page, page_size, next_cursor}, newest first, by page or by cursor, order=asc for oldest first", async () => {
     const acc = await createAccount(t);
     const { id } = await invoice(acc, { amount: 100 });
     const ids: string[] = [];
     for (const amount of [1, 2, 3, 4, 5]) ids.push(ok(await pay(acc, id, { amount })).id);
+    // Another invoice's payment never shows.
+    const other = await invoice(acc, { amount: 100 });
+    await pay(acc, other.id, { amount: 1 });
+    const newest = [...ids].reverse();
+    const whole = await t.rest('GET', `/api/v1/invoices/${id}/payments`, { as: acc.member });
+    expect(whole.status, whole.text).toBe(200);
+    expect(Object.keys(whole.body).sort()).toEqual(['data', 'next_cursor', 'page', 'page_size', 'total']);
+    expect([whole.body.data.map((p: { id: string }) => p.id), whole.body.total, whole.body.page, whole.body.page_size, whole.body.next_cursor]).toEqual([newest, 5, 1, 25, null]);
+    const second = await t.rest('GET', `/api/v1/invoices/${id}/payments?page=2&page_size=2`, { as: acc.owner });
+    expect([second.body.data.map((p: { id: string }) => p.id), second.body.total, second.body.page, second.body.page_size]).toEqual([newest.slice(2, 4), 5, 2, 2]);
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 3; page++) {
-      const r = await t.rest('GET', `/api/v1/invoices/${id}/payments?page_size=2${cursor ? `&cursor=${cursor}` : ''}`, { as: acc.owner });
+      const r = await t.rest('GET', `/api/v1/invoices/${id}/payments?order=asc&page_size=2${cursor ? `&cursor=${cursor}` : ''}`, { as: acc.owner });
       expect(r.status, r.text).toBe(200);
-      const { payments } = (r.body as { data: { payments: { data: { id: string }[]; total: number; page_info: { has_next_page: boolean; end_cursor: string } } } }).data;
-      expect(payments.total).toBe(5);
-      expect(payments.page_info.has_next_page).toBe(page < 2);
-      seen.push(...payments.data.map((p) => p.id));
-      cursor = payments.page_info.end_cursor;
+      expect(r.body.total).toBe(5);
+      expect('page' in r.body).toBe(cursor === null);
+      seen.push(...r.body.data.map((p: { id: string }) => p.id));
+      cursor = r.body.next_cursor;
+      expect(cursor === null).toBe(page === 2);
     }
     expect(seen).toEqual(ids);
-    const whole = await t.rest('GET', `/api/v1/invoices/${id}/payments`, { as: acc.owner });
-    expect((whole.body as { data: { payments: { data: unknown[] } } }).data.payments.data).toHaveLength(5);
-    expect((await t.rest('GET', `/api/v1/invoices/${id}/payments?page_size=101`, { as: acc.owner })).status).toBe(400);
-    expect((await t.rest('GET', `/api/v1/invoices/${id}/payments?cursor=nonsense`, { as: acc.owner })).status).toBe(400);
+  });
+
+  test('GET /api/v1/invoices/{id}/payments: page_size is 1-100 and a bad cursor a 400, each by its REST name; an unknown or foreign invoice is a 404', async () => {
+    const acc = await createAccount(t);
+    const { id } = await invoice(acc, { amount: 100 });
+    for (const size of [0, 101]) {
+      const r = await t.rest('GET', `/api/v1/invoices/${id}/payments?page_size=${size}`, { as: acc.owner });
+      expect([r.status, r.body]).toEqual([400, { error: 'Invalid query', details: { page_size: ['Must be from 1 to 100'] } }]);
+    }
+    const bad = await t.rest('GET', `/api/v1/invoices/${id}/payments?cursor=nonsense`, { as: acc.owner });
+    expect([bad.status, Object.keys(bad.body.details)]).toEqual([400, ['cursor']]);
+    const foreign = await createAccount(t);
+    expect((await t.rest('GET', `/api/v1/invoices/${id}/payments`, { as: foreign.owner })).status).toBe(404);
+    expect((await t.rest('GET', `/api/v1/invoices/0190a0a0-0000-7000-8000-000000000000/payments`, { as: acc.owner })).status).toBe(404);
   });
 });
 

@@ -332,6 +332,13 @@ const GQL: Record<string, GqlRow> = {
     smuggle: foreignContact('contactId', () => ({ title: 'Smuggled' })),
   },
   'Query.invoice': readRow('invoice', 'updatedAt contact { id accountId }', (f) => f.invoiceId, ['CONTACTS_READ']),
+  // An invoice's payments as a page (docs/decisions.md §26): addressed by the invoice, so NOT_FOUND for one not the caller's.
+  'Query.invoicePayments': {
+    role: 'member',
+    hidden: 'not-found',
+    doc: 'query ($id: ID!) { invoicePayments(invoiceId: $id) { total nodes { id invoice { id accountId } } } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newInvoice) }),
+  },
   'Query.pipelineStage': readRow('pipelineStage', 'updatedAt deals { nodes { id accountId } }', (f) => f.stageId),
   'Query.leadForm': readRow('leadForm', 'updatedAt fields { key } submissions { nodes { id accountId } }', (f) => f.formId),
   'Query.formSubmission': readRow('formSubmission', 'data isSpam form { id accountId } contact { id accountId }', (f) => f.submissionId, ['CONTACTS_READ']),
