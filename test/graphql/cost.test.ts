@@ -100,11 +100,13 @@ describe('a plain list returns as many as it can hold, and what is under it mult
     expect(declared).toEqual({
       'Query.imports': 100, 'Invoice.lines': 100, 'InvoiceDocument.lines': 100, 'LeadForm.fields': 50, 'PublicLeadForm.fields': 50,
       'ContactBatchResult.items': 100, 'DealBatchResult.items': 100, 'CompanyBatchResult.items': 100, 'BatchDeleteResult.items': 100,
-      'Receivables.buckets': 5, 'DealSummary.byStatus': 4, 'ContactBreakdown.byType': 5, 'ContactBreakdown.bySource': 7,
+      'Receivables.buckets': 5, 'ReceivablesReport.buckets': 5, 'DealSummary.byStatus': 4, 'ContactBreakdown.byType': 5, 'ContactBreakdown.bySource': 7,
       'User.accounts': 25, 'Account.members': 50,
       'Account.pipelineStages': 25, 'Query.pipelineStages': 25, 'Account.pipeline': 26, 'Query.pipelineReport': 26,
       'Account.leadForms': 50, 'Query.leadForms': 50, 'Account.webhookEndpoints': 25, 'Query.webhookEndpoints': 25,
       'Account.apiKeys': 100, 'DealSummary.wonByMonth': 120, 'Account.revenue': 480, 'Query.revenueReport': 480,
+      // Assumed: an account owes in at most 20 currencies at once (docs/graphql.md#cost-and-budget).
+      'Account.receivablesByCurrency': 20, 'ReceivablesReport.byCurrency': 20,
     });
     expect(unboundedLists(schema)).toEqual([]);
     // A list declaring none is named (the build throws with it); a schema built elsewhere charges it the default page.

@@ -211,7 +211,9 @@ describe('Mutation.createInvoice', () => {
 
   test('validation comes before access, and access before the contact check', async () => {
     const foreign = await createContact(t, other);
-    expectDetails(await create(acc, { amount: 1.234 }, acc.outsider), { amount: ['Must have at most 2 decimals in USD'] });
+    expectDetails(await create(acc, { amount: 1.234, currency: 'USD' }, acc.outsider), { amount: ['Must have at most 2 decimals in USD'] });
+    // Without a currency, the decimals are the account's default currency's, which only a member may learn (docs/decisions.md §26).
+    expectCode(await create(acc, { amount: 1.234 }, acc.outsider), 'FORBIDDEN');
     expectCode(await create(acc, { contactId: foreign.id }, acc.outsider), 'FORBIDDEN');
   });
 
