@@ -1,4 +1,4 @@
-import type { GraphQLError } from 'graphql/index.js';
+import { Kind, type FieldNode, type GraphQLError } from 'graphql/index.js';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Context, ServerContext } from '../context.js';
 import type { Database } from '../db/client.js';
@@ -16,6 +16,7 @@ import { respond } from './answers/index.js';
 import { acceptUpload } from './answers/upload.js';
 import { fromCoreError, fromHttpError, invalidInput, restErrorResponse, type RestError } from './errors.js';
 import { restFieldName } from './field-names.js';
+import { toSnake } from './input.js';
 import { restEnumsOf } from './json-schema.js';
 import { compileRoute, isRestDocument, match, type Compiled } from './match.js';
 import { readInput, sourceOf, type Enveloped, type Input } from './read.js';
@@ -106,7 +107,7 @@ async function execute(enveloped: Enveloped, ctx: Context, input: Input, { compi
     const renameField = (key: string) => restFieldName(route, key);
     const error = result.errors.find((e: GraphQLError) => e.extensions?.code) ?? result.errors[0]!;
     // A path whose parameter names nothing this service could hold (not a UUID) addresses nothing: 404.
-    if (namesOnlyPath(error, params, renameField)) return { refused: fromHttpError('ROUTE_NOT_FOUND') };
+    if (namesOnlyPath(error, params, (key) => variableOf(input.compiled, key) ?? renameField(key))) return { refused: fromHttpError('ROUTE_NOT_FOUND') };
     // The core's stale expectedUpdatedAt, asked for by If-Match: HTTP's own answer (RFC 9110 §13.1.1).
     if (input.ifMatch !== null && error.extensions?.code === 'CONFLICT' && error.extensions.currentUpdatedAt) {
       return { refused: fromHttpError('PRECONDITION_FAILED') };
@@ -114,6 +115,13 @@ async function execute(enveloped: Enveloped, ctx: Context, input: Input, { compi
     return { refused: fromCoreError(error, sourceOf(route), renameField) };
   }
   return { data: restEnumsOf(schema, document, (result as { data: Record<string, unknown> }).data[compiled.responseKey]) };
+}
+
+/** The REST name of the variable the root field's argument `key` takes (`invoicePayments(invoiceId: $id)`: `id`), if it takes one. */
+function variableOf({ operation }: Compiled, key: string): string | undefined {
+  const root = operation.selectionSet.selections[0] as FieldNode;
+  const value = root.arguments?.find((a) => a.name.value === key)?.value;
+  return value?.kind === Kind.VARIABLE ? toSnake(value.name.value) : undefined;
 }
 
 /** A refused input whose every problem is a path parameter (`id`), of a route that has one. */
