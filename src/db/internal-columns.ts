@@ -22,6 +22,9 @@ export const INTERNAL_COLUMNS: readonly { model: string; table: string; fields: 
   { model: 'ReportSum', table: 'report_sums', fields: ['slot'] },
 ];
 
+/** The internal fields of `model` (Prisma's names, camelCase). */
+export const internalFieldsOf = (model: string): string[] => INTERNAL_COLUMNS.filter((m) => m.model === model).flatMap((m) => m.fields);
+
 /** The internal columns of `table`, as stored (snake_case). */
 export const internalColumnsOf = (table: string): string[] =>
   INTERNAL_COLUMNS.filter((m) => m.table === table).flatMap((m) => m.fields.map(snakeCase));

@@ -1,5 +1,6 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { fieldsOf } from '../db/datamodel.js';
+import { internalFieldsOf } from '../db/internal-columns.js';
 import { formatDate } from '../dates.js';
 import type { RecordKind } from './types.js';
 import { snakeCase } from '../names.js';
@@ -22,15 +23,15 @@ function restShape(row: Row, { omit = [], dates = [] }: Shape): Row {
   return out;
 }
 
-// One serializer per record type: what is left out of the record as events show it, and which
-// columns are days. Submissions never carry the visitor's address or browser (personal data).
+// One serializer per record type: what is left out of the record as events show it (the service's
+// own columns from the one list of them, src/db/internal-columns.ts, besides), and which columns are days. Submissions never carry the visitor's address or browser (personal data).
 const SHAPES: Record<RecordKind, Shape> = {
   account: { omit: ['nextInvoiceNumber'] },
   contact: {},
   deal: { dates: ['expectedCloseDate'] },
   company: {},
-  note: { omit: ['listedAt'] },
-  task: { omit: ['overdueNotifiedAt'] },
+  note: { omit: internalFieldsOf('Note') },
+  task: { omit: internalFieldsOf('Task') },
   // The page token opens the client's page: events never carry it (members read hostedUrl).
   invoice: { omit: ['pageToken'], dates: ['dueDate'] },
   payment: {},
@@ -42,7 +43,7 @@ const SHAPES: Record<RecordKind, Shape> = {
   booking: {},
   workflow: {},
   export: {},
-  import: { omit: ['headers', 'columns', 'doneSeq', 'leaseOwner', 'attempts', 'attemptError'] },
+  import: { omit: ['headers', 'columns', ...internalFieldsOf('Import')] },
   member: {},
   ownership: {},
   webhook_endpoint: { omit: ['secretCiphertext', 'previousSecretCiphertext', 'previousSecretExpiresAt', 'failingSince'] },
