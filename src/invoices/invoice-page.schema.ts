@@ -81,9 +81,10 @@ builder.mutationField('viewInvoicePage', (t) =>
       'Public: the client opens the invoice\'s page (GET /i/{token}). The first view of a sent invoice moves it to viewed (invoice.viewed, actor visitor); any other view changes nothing. Null as publicInvoice.',
     args: { token: t.arg.string({ required: true }) },
     rules: { access: 'public', input: tokenArgs, limit: INVOICE_PAGE_VIEWS, notIdempotent: 'a view changes the invoice at most once by itself; a repeat changes nothing' },
+    // A HEAD or a link preview's request (LINK_PREVIEW_AGENTS, docs/invoices.md) reads the page and never marks it viewed.
     resolve: async (_root, _args, ctx, info) => {
       const { input, write } = checked<z.output<typeof tokenArgs>>(info);
-      return showInvoicePage(ctx.db, input.token, (work) => write(work));
+      return showInvoicePage(ctx.db, input.token, (work) => write(work), { method: ctx.request.method, userAgent: ctx.userAgent });
     },
   }),
 );

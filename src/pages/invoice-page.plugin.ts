@@ -1,5 +1,6 @@
 // GET /i/{token}: the client's invoice page, through Mutation.viewInvoicePage (the first view of a
-// sent invoice moves it to viewed: the core's rule); GET /i/{token}/pdf: its PDF, through
+// sent invoice moves it to viewed, unless it is a HEAD or a link preview: the core's rules, which read
+// the request's method and User-Agent); GET /i/{token}/pdf: its PDF, through
 // Query.publicInvoice (a read), drawn in the PDF pool's threads and kept per version
 // (src/invoices/invoice-pdf-cache.ts; 503 with Retry-After past the pool's queue, docs/decisions.md §26).
 // A transport beside the lead-form page (src/pages/form-page.plugin.ts): the operations run inside

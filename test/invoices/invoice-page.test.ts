@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { InvoiceStatus } from '../../src/generated/prisma/enums.js';
 import { createAccount, createContact, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { LINK_PREVIEW_AGENTS } from '../../src/invoices/invoice-page.service.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -24,7 +25,8 @@ async function withPage(acc: TestAccount, data: { status?: InvoiceStatus; contac
 
 let address = 0;
 /** Each call from its own client address unless one is given (the page allows 60 views a minute per address). */
-const view = (path: string, clientIp = `203.0.113.${++address % 250}`, method = 'GET') => fetch(`${t.baseUrl}${path}`, { method, headers: { 'x-forwarded-for': clientIp } });
+const view = (path: string, clientIp = `203.0.113.${++address % 250}`, method = 'GET', headers: Record<string, string> = {}) =>
+  fetch(`${t.baseUrl}${path}`, { method, headers: { 'x-forwarded-for': clientIp, ...headers } });
 const eventsOf = (acc: TestAccount, type: string) => t.db.event.findMany({ where: { accountId: acc.id, type }, orderBy: { id: 'asc' } });
 
 describe('GET /i/{token}', () => {
@@ -48,6 +50,69 @@ describe('GET /i/{token}', () => {
     expect((await view(`/i/${token}/pdf`)).status).toBe(200);
     expect(await eventsOf(acc, 'invoice.viewed')).toHaveLength(1);
     expect(await eventsOf(acc, 'invoice.status_changed')).toHaveLength(1);
+  });
+
+  test('a HEAD request (a link scanner) answers 200 with no body and never marks the invoice viewed; a GET then does', async () => {
+    const acc = await createAccount(t);
+    const { id, token } = await withPage(acc);
+    for (const path of [`/i/${token}`, `/i/${token}/pdf`]) {
+      const head = await view(path, undefined, 'HEAD');
+      expect(head.status, path).toBe(200);
+      expect(await head.text()).toBe('');
+    }
+    expect((await t.db.invoice.findUniqueOrThrow({ where: { id } })).status).toBe('sent');
+    expect(await t.db.event.count({ where: { accountId: acc.id } })).toBe(0);
+    expect((await view(`/i/${token}`)).status).toBe(200);
+    expect((await t.db.invoice.findUniqueOrThrow({ where: { id } })).status).toBe('viewed');
+  });
+
+  // The User-Agents these services send (each with the token of LINK_PREVIEW_AGENTS it carries).
+  const PREVIEWS = [
+    'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+    'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+    'Twitterbot/1.0',
+    'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)',
+    'WhatsApp/2.23.20.0 A',
+    'TelegramBot (like TwitterBot)',
+    'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+    'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+    'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+    'Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5 skype-url-preview@microsoft.com',
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)',
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) BingPreview/1.0b',
+  ];
+
+  test('a link preview agent (Slackbot, facebookexternalhit, Twitterbot, LinkedInBot, WhatsApp, TelegramBot, Discordbot, Googlebot, bingbot, SkypeUriPreview, Applebot, BingPreview) sees the page and never marks it viewed', async () => {
+    const acc = await createAccount(t);
+    const { id, token } = await withPage(acc);
+    for (const agent of PREVIEWS) {
+      expect(LINK_PREVIEW_AGENTS.some((token) => agent.toLowerCase().includes(token.toLowerCase())), agent).toBe(true);
+      const r = await view(`/i/${token}`, undefined, 'GET', { 'user-agent': agent });
+      expect(r.status, agent).toBe(200);
+      expect(await r.text(), agent).toContain('<h1>Invoice ');
+      expect((await view(`/i/${token}/pdf`, undefined, 'GET', { 'user-agent': agent })).status, agent).toBe(200);
+    }
+    expect((await t.db.invoice.findUniqueOrThrow({ where: { id } })).status).toBe('sent');
+    expect(await t.db.event.count({ where: { accountId: acc.id } })).toBe(0);
+    const browser = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+    expect((await view(`/i/${token}`, undefined, 'GET', { 'user-agent': browser })).status).toBe(200);
+    expect((await t.db.invoice.findUniqueOrThrow({ where: { id } })).status).toBe('viewed');
+  });
+
+  test('viewInvoicePage over GraphQL follows the same rule: a preview agent reads, a reader marks viewed', async () => {
+    const acc = await createAccount(t);
+    const { id, token } = await withPage(acc);
+    const call = (agent: string) =>
+      fetch(`${t.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': agent, 'x-forwarded-for': `198.51.100.${++address % 250}` },
+        body: JSON.stringify({ query: 'mutation ($token: String!) { viewInvoicePage(token: $token) { status } }', variables: { token } }),
+      }).then((r) => r.json() as Promise<{ data?: { viewInvoicePage: { status: string } | null }; errors?: unknown }>);
+    const preview = await call('Discordbot/2.0');
+    expect(preview.errors).toBeUndefined();
+    expect(preview.data!.viewInvoicePage!.status).toBe('sent');
+    expect((await t.db.invoice.findUniqueOrThrow({ where: { id } })).status).toBe('sent');
+    expect((await call('Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0')).data!.viewInvoicePage!.status).toBe('viewed');
   });
 
   test('concurrent first views move the invoice once: one invoice.viewed', async () => {
