@@ -2,8 +2,8 @@
 // (npm run generate); test/unit/generated-files.test.ts fails when either is stale.
 import { writeFileSync } from 'node:fs';
 import { printedSchema } from '../src/schema.js';
-import { FRAGMENTS_FILE, recordFragments } from '../src/rest/record-fragments.js';
+import { FRAGMENT_FILES } from '../src/rest/record-fragments.js';
 
 writeFileSync(new URL('../schema.graphql', import.meta.url), printedSchema());
-writeFileSync(new URL(`../${FRAGMENTS_FILE}`, import.meta.url), recordFragments());
-console.log(`schema.graphql and ${FRAGMENTS_FILE} written`);
+for (const [file, text] of Object.entries(FRAGMENT_FILES)) writeFileSync(new URL(`../${file}`, import.meta.url), text());
+console.log(`schema.graphql and ${Object.keys(FRAGMENT_FILES).join(', ')} written`);

@@ -29,6 +29,27 @@ export type FieldSpec = {
   form?: string;
   /** The create's REST answer carries it too (the contract's answer is a part of the record's fields). */
   createAnswer?: true;
+  /** Not a field of the record's GraphQL type: the type answers its relation instead (a deal's `contact` for `contactId`). */
+  read?: false;
+  /** Left out of the REST item (lists, by id, batches): the contract's item lacks it, or shows its relation (`embeds`). */
+  item?: false;
+};
+
+/**
+ * A record, declared once: its Prisma model and table, the kind its events name, and its fields in
+ * order. Everything a door shows or takes of the record derives from this and the account's own
+ * fields (src/model/shapes.ts).
+ */
+export type RecordModel<F extends readonly FieldSpec[] = readonly FieldSpec[]> = {
+  model: string;
+  table: string;
+  /** Its events' prefix (`deal` in `deal.created`). */
+  kind: string;
+  /** Its REST collection and import object (`/api/v1/deals`). */
+  collection: string;
+  fields: F;
+  /** Related records the REST item shows in place of their ids: the item's key -> the selection of the relation. */
+  embeds?: Readonly<Record<string, string>>;
 };
 
 export type InputKind = 'create' | 'update' | 'batch';

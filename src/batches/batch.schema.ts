@@ -6,7 +6,7 @@ import { BATCHES } from '../graphql/limits.js';
 import { userActor } from '../events/types.js';
 import { BatchContactInput, ContactRef } from '../contacts/contact.schema.js';
 import { contactBatch } from '../contacts/contact.service.js';
-import { DealRef } from '../deals/deal.schema.js';
+import { BatchDealInput, DealRef } from '../deals/deal.schema.js';
 import { dealBatch } from '../deals/deal.service.js';
 import { uuid } from '../validation.js';
 import { BatchRolledBack, MAX_BATCH, writeBatch, type BatchItem, type BatchKind, type BatchMode, type BatchResult } from '../writes/batch.service.js';
@@ -18,21 +18,6 @@ export const ContactMatchEnum = builder.enumType('ContactMatch', {
 // Deals match on their external id alone; the argument lets one envelope serve both collections (docs/decisions.md §24).
 const DealMatchEnum = builder.enumType('DealMatch', { values: { EXTERNAL_ID: { value: 'externalId', description: 'Exact' } } as const });
 const BatchItemStatusEnum = builder.enumType('BatchItemStatus', { values: ['CREATED', 'UPDATED', 'UNCHANGED', 'FAILED'] as const });
-
-const BatchDealInput = builder.inputType('BatchDealInput', {
-  description: 'CreateDealInput less accountId. Creating needs title; an upsert that matches changes only the fields given.',
-  fields: (t) => ({
-    title: t.string(),
-    contactId: t.id(),
-    stageId: t.id(),
-    value: t.float(),
-    probability: t.float(),
-    expectedCloseDate: t.field({ type: 'Date' }),
-    externalId: t.string(),
-    companyId: t.id(),
-    ownerId: t.id(),
-  }),
-});
 
 /** The batch's result type and its item type, whose record field is `recordField` (`contact`, `deal`, `company`). */
 export function resultTypes(name: string, recordField: string, ref: unknown) {

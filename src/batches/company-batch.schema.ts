@@ -1,7 +1,9 @@
 /** Mutation.upsertCompanies (docs/decisions.md §21, docs/batches.md): the contacts' batch machinery (src/batches/) over companies. */
 import { builder } from '../graphql/builder.js';
 import { batchRules, common, resultTypes, runBatch } from './batch.schema.js';
-import { CompanyRef, companyInputFields } from '../companies/company.schema.js';
+import { CompanyRef } from '../companies/company.schema.js';
+import { COMPANY_FIELDS } from '../companies/company.model.js';
+import { inputFieldsOf } from '../graphql/spec-fields.js';
 import { companyBatch } from '../companies/company.service.js';
 
 const CompanyMatchEnum = builder.enumType('CompanyMatch', {
@@ -10,7 +12,7 @@ const CompanyMatchEnum = builder.enumType('CompanyMatch', {
 
 const BatchCompanyInput = builder.inputType('BatchCompanyInput', {
   description: 'CreateCompanyInput less accountId. Creating needs name; an upsert that matches changes only the fields given.',
-  fields: (t) => companyInputFields(t, false),
+  fields: inputFieldsOf(COMPANY_FIELDS, 'batch'),
 });
 
 const CompanyBatchResult = resultTypes('Company', 'company', CompanyRef);

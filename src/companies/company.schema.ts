@@ -2,6 +2,8 @@
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { recordObject } from '../graphql/record-object.js';
+import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
+import { COMPANY_FIELDS } from './company.model.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import { userActor } from '../events/types.js';
@@ -18,32 +20,18 @@ import {
 import type { RecordKey } from '../db/client.js';
 
 export const CompanyRef = recordObject('Company', 'COMPANIES_READ', (t) => ({
-  name: t.exposeString('name'),
-  domain: t.exposeString('domain', { nullable: true, description: 'A lower-case host name (acme.com); unique in the account where present.' }),
-  phone: t.exposeString('phone', { nullable: true }),
-  industry: t.exposeString('industry', { nullable: true }),
-  website: t.exposeString('website', { nullable: true }),
-  externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
-  ownerId: t.exposeID('ownerId', { nullable: true }),
+  // Every field of the model, as stored (docs/fields.md#a-records-model).
+  ...exposedFieldsOf('Company', COMPANY_FIELDS)(t as never),
   // A key reads the owner's id only: people are never a key's to read (docs/decisions.md §15).
   owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
 }));
 
-/** The company's input fields: CreateCompanyInput's (with accountId, name required), else UpdateCompanyInput's and BatchCompanyInput's. */
-export const companyInputFields = (t: any, create: boolean) => ({
-  ...(create ? { accountId: t.id({ required: true }), name: t.string({ required: true }) } : { name: t.string() }),
-  domain: t.string({ description: 'A host name; `https://www.Acme.com/` is stored as `acme.com`. Unique in the account.' }),
-  phone: t.string(),
-  industry: t.string(),
-  website: t.string(),
-  externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
-  ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
+const CreateCompanyInputType = builder.inputType('CreateCompanyInput', {
+  fields: (t) => ({ accountId: t.id({ required: true }), ...inputFieldsOf(COMPANY_FIELDS, 'create')(t) }),
 });
-
-const CreateCompanyInputType = builder.inputType('CreateCompanyInput', { fields: (t) => companyInputFields(t, true) });
 const UpdateCompanyInputType = builder.inputType('UpdateCompanyInput', {
   description: 'Absent = unchanged; null = cleared (Required for name). At least one field.',
-  fields: (t) => companyInputFields(t, false),
+  fields: inputFieldsOf(COMPANY_FIELDS, 'update'),
 });
 
 const company: ById<RecordKey> = { type: 'Company', scope: 'COMPANIES_WRITE', limit: WRITES, target: companyTarget };

@@ -7,8 +7,8 @@ import { Prisma, type Company } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { externalId, optionalText, optionalUuid, requiredText, uuid } from '../validation.js';
-import { optionalDomain } from '../links/domain.js';
+import { createRuleOf } from '../field-spec.js';
+import { COMPANY_FIELDS } from './company.model.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
@@ -16,16 +16,8 @@ import type { RecordKey } from '../db/client.js';
 
 export const DOMAIN_TAKEN = 'Already used by another company';
 
-export const createCompanyInput = z.object({
-  accountId: uuid,
-  name: requiredText(200),
-  domain: optionalDomain,
-  phone: optionalText(50),
-  industry: optionalText(100),
-  website: optionalText(2048),
-  externalId,
-  ownerId: optionalUuid,
-});
+/** The single create's rules, from the model: the account, then each field as company.model.ts writes it. */
+export const createCompanyInput = createRuleOf(COMPANY_FIELDS);
 export type CreateCompanyInput = z.output<typeof createCompanyInput>;
 
 export const updateCompanyInput = updateInputOf(createCompanyInput, 'Company');

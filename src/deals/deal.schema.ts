@@ -2,7 +2,8 @@
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
-import { moneyOf } from '../graphql/scalars.js';
+import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
+import { DEAL_FIELDS } from './deal.model.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, setStatusById, updateById, type ById } from '../writes/by-id.js';
@@ -28,19 +29,10 @@ export const DealRef = builder.prismaObject('Deal', {
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
-    title: t.exposeString('title'),
-    value: t.float({ resolve: (deal) => moneyOf(deal.value) }),
-    probability: t.exposeFloat('probability'),
-    status: t.expose('status', { type: DealStatusEnum }),
-    expectedCloseDate: t.expose('expectedCloseDate', { type: 'Date', nullable: true }),
-    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
-    closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When the deal left open; null while open.' }),
-    companyId: t.exposeID('companyId', { nullable: true }),
-    ownerId: t.exposeID('ownerId', { nullable: true }),
+    // Every field of the model the type reads, as stored (docs/fields.md#a-records-model).
+    ...exposedFieldsOf('Deal', DEAL_FIELDS)(t as never),
     // A key reads the owner's id only (docs/decisions.md §15).
     owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
     contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
     stage: t.relation('stage', { nullable: true }),
@@ -48,18 +40,13 @@ export const DealRef = builder.prismaObject('Deal', {
 });
 
 const CreateDealInputType = builder.inputType('CreateDealInput', {
-  fields: (t) => ({
-    accountId: t.id({ required: true }),
-    title: t.string({ required: true }),
-    contactId: t.id(),
-    stageId: t.id(),
-    value: t.float({ description: 'Default 0; 0 to 9999999999.99, at most two decimals.' }),
-    probability: t.float({ description: 'Default 50; 0 to 100.' }),
-    expectedCloseDate: t.field({ type: 'Date' }),
-    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
-    companyId: t.id({ description: 'A company of the account' }),
-    ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
-  }),
+  fields: (t) => ({ accountId: t.id({ required: true }), ...inputFieldsOf(DEAL_FIELDS, 'create')(t) }),
+});
+
+/** An item of createDeals and upsertDeals (src/batches/batch.schema.ts). */
+export const BatchDealInput = builder.inputType('BatchDealInput', {
+  description: 'CreateDealInput less accountId. Creating needs title; an upsert that matches changes only the fields given.',
+  fields: inputFieldsOf(DEAL_FIELDS, 'batch'),
 });
 
 builder.mutationField('createDeal', (t) =>
@@ -79,17 +66,7 @@ builder.mutationField('createDeal', (t) =>
 
 const UpdateDealInputType = builder.inputType('UpdateDealInput', {
   description: 'Absent = unchanged; null = cleared (Required for title, value, probability). At least one field.',
-  fields: (t) => ({
-    title: t.string(),
-    contactId: t.id(),
-    stageId: t.id(),
-    value: t.float({ description: '0 to 9999999999.99, at most two decimals.' }),
-    probability: t.float({ description: '0 to 100.' }),
-    expectedCloseDate: t.field({ type: 'Date' }),
-    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
-    companyId: t.id({ description: 'A company of the account' }),
-    ownerId: t.id({ description: "The account's owner or one of its members; none: unowned." }),
-  }),
+  fields: inputFieldsOf(DEAL_FIELDS, 'update'),
 });
 
 const deal: ById<RecordKey> = { type: 'Deal', scope: 'DEALS_WRITE', limit: WRITES, target: dealTarget };

@@ -9,27 +9,14 @@ import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { day, externalId, money, optionalUuid, requiredText, TYPE_MESSAGES, uuid } from '../validation.js';
+import { uuid } from '../validation.js';
+import { createRuleOf } from '../field-spec.js';
+import { DEAL_FIELDS } from './deal.model.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { RecordKey } from '../db/client.js';
 
-export const createDealInput = z.object({
-  accountId: uuid,
-  title: requiredText(200),
-  contactId: optionalUuid,
-  stageId: optionalUuid,
-  value: money.nullish().transform((value) => value ?? 0),
-  probability: z
-    .number({ error: TYPE_MESSAGES.number })
-    .min(0, 'Must be from 0 to 100')
-    .max(100, 'Must be from 0 to 100')
-    .nullish()
-    .transform((value) => value ?? 50),
-  expectedCloseDate: day.nullish().transform((value) => value ?? null),
-  externalId,
-  companyId: optionalUuid,
-  ownerId: optionalUuid,
-});
+/** The single create's rules, from the model: the account, then each field as deal.model.ts writes it. */
+export const createDealInput = createRuleOf(DEAL_FIELDS);
 
 export type CreateDealInput = z.output<typeof createDealInput>;
 

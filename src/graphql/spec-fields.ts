@@ -2,6 +2,7 @@ import type { InputFieldBuilder, InputFieldRef } from '@pothos/core';
 import type { builder } from './builder.js';
 import { fieldsOf } from '../db/datamodel.js';
 import { descriptionOf, inputFields, type FieldSpec, type InputKind } from '../field-spec.js';
+import { moneyOf } from './scalars.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -23,16 +24,24 @@ export function inputFieldsOf(fields: readonly FieldSpec[], kind: InputKind) {
 
 /**
  * The record type's fields of its spec, each its column as stored: nullable where the column is
- * (Prisma's datamodel), so a field added with its migration is read on every door at once.
+ * (Prisma's datamodel), so a field added with its migration is read on every door at once. Money
+ * (a numeric column) answers a number; a field with `read: false` is left to its relation.
  */
 export function exposedFieldsOf(model: string, fields: readonly FieldSpec[]) {
   const columns = new Map(fieldsOf(model).map((column) => [column.name, column]));
-  return (t: { expose: (name: string, options: object) => unknown }) =>
+  type Builder = { expose: (name: string, options: object) => unknown; float: (options: object) => unknown };
+  return (t: Builder) =>
     Object.fromEntries(
-      fields.map((field) => {
-        const column = columns.get(field.name);
-        if (!column) throw new Error(`${model} has no column for its spec's field ${field.name}`);
-        return [field.name, t.expose(field.name, { type: field.type, nullable: !column.isRequired, description: descriptionOf(field, 'read') })];
-      }),
+      fields
+        .filter((field) => field.read !== false)
+        .map((field) => {
+          const column = columns.get(field.name);
+          if (!column) throw new Error(`${model} has no column for its spec's field ${field.name}`);
+          const options = { nullable: !column.isRequired, description: descriptionOf(field, 'read') };
+          if (column.type === 'Decimal') {
+            return [field.name, t.float({ ...options, resolve: (row: Record<string, unknown>) => (row[field.name] == null ? null : moneyOf(row[field.name] as never)) })];
+          }
+          return [field.name, t.expose(field.name, { ...options, type: field.type })];
+        }),
     ) as Record<string, never>;
 }

@@ -1,10 +1,10 @@
-// The REST answers' fragments of a record, written from its field spec (docs/fields.md#a-records-field-spec)
-// by `npm run generate` into operations/contact.fields.graphql, so a field added to the spec reaches REST with no hand edit.
+// The REST answers' fragments of each record, written from its model (docs/fields.md#a-records-model)
+// by `npm run generate` into operations/<record>.fields.graphql, so a field added to a model reaches
+// REST with no hand edit.
 import { CONTACT_FIELDS } from '../contacts/contact.fields.js';
-import { restName, type FieldSpec } from '../field-spec.js';
-
-/** Where the fragments are written, beside the operations that spread them. */
-export const FRAGMENTS_FILE = 'src/rest/operations/contact.fields.graphql';
+import { DEAL_MODEL } from '../deals/deal.model.js';
+import { COMPANY_MODEL } from '../companies/company.model.js';
+import { restName, type FieldSpec, type RecordModel } from '../field-spec.js';
 
 /** A field as an answer selects it: aliased to its REST name where that differs. */
 const selection = (field: FieldSpec) => (restName(field) === field.name ? field.name : `${restName(field)}: ${field.name}`);
@@ -16,17 +16,42 @@ function fragment(comment: string, name: string, type: string, selections: reado
   return [`# ${comment}`, `fragment ${name} on ${type} {`, ...selections.map((line) => `  ${line}`), '}', ''].join('\n');
 }
 
-/** The file's text: what GET /api/v1/contacts lists of a contact, and what POST /api/v1/contacts answers. */
-export function recordFragments(): string {
+const header = (source: string) => `# Written by \`npm run generate\` from ${source} (src/rest/record-fragments.ts): edit the model, not this file.\n`;
+
+/** The REST item (lists, by id, batches): the id, the fields the item carries, the relations it embeds before the service's own fields. */
+const itemSelections = ({ fields, embeds = {} }: Pick<RecordModel, 'fields' | 'embeds'>) => {
+  const shown = fields.filter((field) => field.item !== false);
   return [
-    '# Written by `npm run generate` from src/contacts/contact.fields.ts (src/rest/record-fragments.ts): edit the spec, not this file.',
-    '',
-    fragment('A contact as GET /api/v1/contacts lists it; updated_at is where a sync resumes (docs/rest.md#following-changes)', 'ContactItem', 'Contact', [
-      'id',
-      ...answerOrder(CONTACT_FIELDS).map(selection),
-    ]),
-    // CreateContact selects the id beside it: an answer that is one fragment is a named schema of the
-    // OpenAPI document (src/rest/json-schema.ts), and the contract's create answer is a part of the record.
-    fragment('What POST /api/v1/contacts answers of a contact besides its id', 'ContactCreated', 'Contact', answerOrder(CONTACT_FIELDS.filter((field) => 'createAnswer' in field)).map(selection)),
-  ].join('\n');
-}
+    'id',
+    ...shown.filter((field) => field.rule).map(selection),
+    ...Object.entries(embeds).map(([key, relation]) => `${key}: ${relation}`),
+    ...shown.filter((field) => !field.rule).map(selection),
+  ];
+};
+
+/** What POST /api/v1/<collection> answers of the record besides its id. */
+const createdSelections = (fields: readonly FieldSpec[]) => answerOrder(fields.filter((field) => 'createAnswer' in field)).map(selection);
+
+/** Each file's text, by its path. */
+export const FRAGMENT_FILES: Record<string, () => string> = {
+  'src/rest/operations/contact.fields.graphql': () =>
+    [
+      '# Written by `npm run generate` from src/contacts/contact.fields.ts (src/rest/record-fragments.ts): edit the spec, not this file.',
+      '',
+      fragment('A contact as GET /api/v1/contacts lists it; updated_at is where a sync resumes (docs/rest.md#following-changes)', 'ContactItem', 'Contact', [
+        'id',
+        ...answerOrder(CONTACT_FIELDS).map(selection),
+      ]),
+      // CreateContact selects the id beside it: an answer that is one fragment is a named schema of the
+      // OpenAPI document (src/rest/json-schema.ts), and the contract's create answer is a part of the record.
+      fragment('What POST /api/v1/contacts answers of a contact besides its id', 'ContactCreated', 'Contact', createdSelections(CONTACT_FIELDS)),
+    ].join('\n'),
+  'src/rest/operations/deal.fields.graphql': () =>
+    [
+      header('src/deals/deal.model.ts'),
+      fragment('A deal as GET /api/v1/deals lists it; updated_at is where a sync resumes (docs/rest.md#following-changes)', 'DealItem', 'Deal', itemSelections(DEAL_MODEL)),
+      fragment('What POST /api/v1/deals answers of a deal besides its id', 'DealCreated', 'Deal', createdSelections(DEAL_MODEL.fields)),
+    ].join('\n'),
+  'src/rest/operations/company.fields.graphql': () =>
+    [header('src/companies/company.model.ts'), fragment('A company as GET /api/v1/companies lists it (docs/decisions.md §21)', 'CompanyItem', 'Company', itemSelections(COMPANY_MODEL))].join('\n'),
+};
