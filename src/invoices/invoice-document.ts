@@ -4,7 +4,7 @@
 import { CONTACT_NAME, fullName } from '../contacts/contact.fields.js';
 import type { InvoiceStatus, Prisma } from '../generated/prisma/client.js';
 import { formatDate } from '../dates.js';
-import { exponentOf, formatMinor, minorOf, dueMinor } from './money.js';
+import { exponentOf, formatMinor, minorOf, dueMinor, priceLines } from './money.js';
 
 export type InvoiceDocumentLine = {
   description: string;
@@ -111,6 +111,22 @@ export function invoiceDocumentOf(row: Row): InvoiceDocument {
     fileName: pdfFileName(row.invoiceNumber),
   };
 }
+
+/**
+ * A line's columns as the page and the PDF show them (docs/decisions.md §26): its gross
+ * (`quantity × unitPrice`, the "Amount" that the lines add up to the subtotal with) and its discount
+ * as money (they add up to the discount total), by the same rule that priced it (money.ts).
+ */
+export function lineColumns(line: InvoiceDocumentLine, currency: string): { gross: string; discount: string } {
+  const { totals } = priceLines(
+    [{ description: '', quantity: Number(line.quantity), unitPrice: Number(line.unitPrice), discountPercent: Number(line.discountPercent), taxRate: 0 }],
+    currency,
+  );
+  return { gross: totals.subtotal, discount: totals.discountTotal };
+}
+
+/** A discount as the client reads it: "-12.50", or "0.00" for none. */
+export const negated = (amount: string): string => (/^-?0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
 
 /** `invoice-<number>.pdf`; characters a header's quoted file name cannot carry become `_`. */
 export const pdfFileName = (invoiceNumber: string): string => `invoice-${invoiceNumber.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`;

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import * as fontkit from 'fontkit';
 import PDFDocument from 'pdfkit';
-import { displayDay, displayMoney, STATUS_LABELS, type InvoiceDocument } from './invoice-document.js';
+import { displayDay, displayMoney, lineColumns, negated, STATUS_LABELS, type InvoiceDocument } from './invoice-document.js';
 
 const MARGIN = 50;
 // DejaVu Sans (embedded, subset to the glyphs used): the PDF's 14 standard fonts only know
@@ -21,16 +21,18 @@ const BOLD = 'bold';
 const MUTED = '#555555';
 const RULE = '#bbbbbb';
 
-type Column = { title: string; width: number; align: 'left' | 'right'; value: (line: InvoiceDocument['lines'][number], currency: string) => string };
+type Line = InvoiceDocument['lines'][number];
+type Column = { title: string; width: number; align: 'left' | 'right'; value: (line: Line, currency: string, money: { gross: string; discount: string }) => string };
 
-// A4 is 595 pt wide: 495 between the margins.
+// A4 is 595 pt wide: 495 between the margins. As on the page: Amount is quantity × unit price (the
+// column adds up to the subtotal), the discount is money in its own column (adding up to the discount).
 const COLUMNS: Column[] = [
-  { title: 'Description', width: 185, align: 'left', value: (l) => l.description },
-  { title: 'Qty', width: 45, align: 'right', value: (l) => l.quantity },
-  { title: 'Unit price', width: 85, align: 'right', value: (l, c) => displayMoney(l.unitPrice, c) },
-  { title: 'Disc. %', width: 45, align: 'right', value: (l) => l.discountPercent },
-  { title: 'Tax %', width: 40, align: 'right', value: (l) => l.taxRate },
-  { title: 'Amount', width: 95, align: 'right', value: (l, c) => displayMoney(l.amount, c) },
+  { title: 'Description', width: 180, align: 'left', value: (l) => l.description },
+  { title: 'Qty', width: 35, align: 'right', value: (l) => l.quantity },
+  { title: 'Unit price', width: 80, align: 'right', value: (l, c) => displayMoney(l.unitPrice, c) },
+  { title: 'Discount', width: 75, align: 'right', value: (_l, c, m) => displayMoney(negated(m.discount), c) },
+  { title: 'Tax %', width: 35, align: 'right', value: (l) => l.taxRate },
+  { title: 'Amount', width: 90, align: 'right', value: (_l, c, m) => displayMoney(m.gross, c) },
 ];
 
 /** The invoice's PDF, whole. Nothing is read here: `document` is all it shows. */
@@ -82,7 +84,7 @@ function draw(pdf: PDFKit.PDFDocument, doc: InvoiceDocument) {
 
   const totals: [string, string, boolean][] = [
     ['Subtotal', doc.subtotal, false],
-    ['Discount', /^0(\.0+)?$/.test(doc.discountTotal) ? doc.discountTotal : `-${doc.discountTotal}`, false],
+    ['Discount', negated(doc.discountTotal), false],
     ['Tax', doc.taxTotal, false],
     ['Total', doc.total, true],
     ['Paid', doc.amountPaid, false],
@@ -161,7 +163,8 @@ function linesTable(pdf: PDFKit.PDFDocument, doc: InvoiceDocument) {
   for (const line of doc.lines) {
     pdf.font(FONT).fontSize(9);
     if (ensureRoom(pdf, pdf.heightOfString(line.description, { width: COLUMNS[0]!.width - 6 }) + 6)) header();
-    row(pdf, COLUMNS.map((c) => c.value(line, doc.currency)), FONT);
+    const money = lineColumns(line, doc.currency);
+    row(pdf, COLUMNS.map((c) => c.value(line, doc.currency, money)), FONT);
   }
   rule(pdf);
 }

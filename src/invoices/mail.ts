@@ -3,6 +3,7 @@
 import { createTransport } from 'nodemailer';
 import type { MailConfig } from '../config.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { escapeHtml } from '../forms/form-page.js';
 import { displayDay, displayMoney, loadInvoiceDocument } from './invoice-document.js';
 import type { PdfPool } from '../deps.js';
 import type { Logger } from '../logger.js';
@@ -66,20 +67,32 @@ export async function composeMail(db: PrismaClient, mail: OutboxMail, publicUrl:
     loadInvoiceDocument(db, { id: mail.invoice_id }),
   ]);
   if (!page?.pageToken || !document) return null;
-  const text = [
-    document.contactName ? `Hello ${document.contactName},` : 'Hello,',
-    '',
-    `${document.accountName} sent you invoice ${document.invoiceNumber}: ${displayMoney(document.amountDue, document.currency)} due by ${displayDay(document.dueOn)}.`,
-    '',
-    'View it online:',
-    hostedUrlOf(publicUrl, page.pageToken),
-    '',
-    `The invoice is attached as a PDF (${document.fileName}).`,
-    '',
-  ].join('\n');
+  // The same facts in both parts: the HTML part's values all pass through escapeHtml (an account or
+  // contact name is whatever its owner typed), and it links nothing but the invoice's page.
+  const greeting = document.contactName ? `Hello ${document.contactName},` : 'Hello,';
+  const summary = (say: (text: string) => string) =>
+    `${say(document.accountName)} sent you invoice ${say(document.invoiceNumber)}: ${say(displayMoney(document.amountDue, document.currency))} due by ${say(displayDay(document.dueOn))}.`;
+  const url = hostedUrlOf(publicUrl, page.pageToken);
+  const attached = (say: (text: string) => string) => `The invoice is attached as a PDF (${say(document.fileName)}).`;
+  const plainText = (text: string) => text;
+  const text = [greeting, '', summary(plainText), '', 'View it online:', url, '', attached(plainText), ''].join('\n');
+  const subject = `Invoice ${document.invoiceNumber} from ${document.accountName}`;
+  const html = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
+<body style="margin:0;padding:16px;font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;overflow-wrap:anywhere">
+<p>${escapeHtml(greeting)}</p>
+<p>${summary(escapeHtml)}</p>
+<p><a href="${escapeHtml(url)}" style="display:inline-block;padding:8px 16px;border-radius:6px;background:#1f5fbf;color:#ffffff;font-weight:600;text-decoration:none">View invoice ${escapeHtml(document.invoiceNumber)} online</a></p>
+<p style="color:#5a5a5a">Or open this address: ${escapeHtml(url)}</p>
+<p>${attached(escapeHtml)}</p>
+</body>
+</html>
+`;
   return {
-    subject: `Invoice ${document.invoiceNumber} from ${document.accountName}`,
+    subject,
     text,
+    html,
     attachments: [{
       filename: document.fileName,
       contentType: 'application/pdf',

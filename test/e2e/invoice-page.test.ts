@@ -1,7 +1,7 @@
 // The client's invoice page (docs/decisions.md §20) in a real browser (Debian's Chromium through
 // playwright-core) against the harness's real HTTP server: what a client sees, reads with a screen
 // reader, prints and downloads. Without Chromium it skips locally and fails in CI (.ci/run installs it).
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,8 @@ const ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
-/** Where the screenshots go, for a person to look at (not compared: fonts differ between machines). */
-const SHOTS = process.env.SCREENSHOT_DIR ?? '/tmp';
+/** Where the screenshots go, for a person to look at (not compared: fonts differ between machines); test-results/ is gitignored. */
+const SHOTS = process.env.SCREENSHOT_DIR ?? 'test-results/invoice-page';
 const CREATE = `mutation ($input: CreateInvoiceInput!) { createInvoice(input: $input) { id invoiceNumber } }`;
 
 let t: TestApp;
@@ -46,6 +46,7 @@ describe.skipIf(skipIfMissing(existsSync(CHROMIUM) ? null : `Chromium at ${CHROM
   beforeAll(async () => {
     t = await createTestApp();
     acc = await createAccount(t, 'Northwind Studio');
+    mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
     page = await browser.newPage({ acceptDownloads: true });
     page.setDefaultTimeout(10_000);
@@ -73,8 +74,14 @@ describe.skipIf(skipIfMissing(existsSync(CHROMIUM) ? null : `Chromium at ${CHROM
     const lines = page.getByRole('table', { name: 'Lines' });
     expect(await lines.getByRole('columnheader').allTextContents()).toEqual(['Description', 'Quantity', 'Unit price', 'Discount', 'Tax rate', 'Amount']);
     expect(await lines.getByRole('rowheader').allTextContents()).toEqual(['Logo design <draft & final>', 'Brand book']);
-    expect(await lines.locator('caption').textContent()).toBe(`What invoice ${invoiceNumber} bills, in EUR`);
+    expect(await lines.locator('caption').textContent()).toBe(`What invoice ${invoiceNumber} bills, in EUR: each amount is quantity × unit price, before discount and tax`);
+    // Amount is quantity × unit price: the column adds up to the subtotal; the discount is money in its own column.
+    const cells = async (name: string) => (await lines.getByRole('row', { name: new RegExp(`^${name}`) }).getByRole('cell').allTextContents());
+    expect(await cells('Brand book')).toEqual(['2', '1,250.00 EUR', '-250.00 EUR (10 %)', '20 %', '2,500.00 EUR']);
+    expect(await cells('Logo design')).toEqual(['3', '0.10 EUR', '0.00 EUR', '0 %', '0.30 EUR']);
     const row = (name: string) => page.getByRole('table', { name: 'Totals' }).getByRole('row', { name: new RegExp(`^${name}`) }).getByRole('cell');
+    expect(await row('Subtotal').textContent()).toBe('2,500.30 EUR');
+    expect(await row('Discount').textContent()).toBe('-250.00 EUR');
     expect(await row('Total').textContent()).toBe('2,700.30 EUR');
     expect(await row('Paid').textContent()).toBe('0.00 EUR');
     expect(await row('Amount due').textContent()).toBe('2,700.30 EUR');
@@ -86,6 +93,46 @@ describe.skipIf(skipIfMissing(existsSync(CHROMIUM) ? null : `Chromium at ${CHROM
     const events = await t.db.event.findMany({ where: { accountId: acc.id, subjectId: id, type: { in: ['invoice.viewed', 'invoice.status_changed'] } } });
     expect(events.map((e) => [e.type, e.actorType]).sort()).toEqual([['invoice.status_changed', 'visitor'], ['invoice.viewed', 'visitor']]);
     expect(await page.locator('.status').textContent()).toBe('Status: Open');
+    expect(errors).toEqual([]);
+  });
+
+  it('at 320 px the page has no sideways scroll: the lines reflow, a 500-character word wraps, every line keeps its labelled values', async () => {
+    const contact = await createContact(t, acc, { firstName: 'Zoë', lastName: `Ångström-${'x'.repeat(80)}` });
+    const word = 'Supercalifragilistic'.repeat(25); // 500 characters, no space
+    const input = {
+      accountId: acc.id, contactId: contact.id, dueDate: '2027-01-31', currency: 'EUR', memo: `Pay to IBAN ${'DE89370400440532013000'.repeat(8)}`,
+      lines: [
+        { description: word, quantity: 1, unitPrice: 9_999_999.99 },
+        { description: '山田太郎のロゴ制作', quantity: 2.5, unitPrice: 1250, discountPercent: 12.5, taxRate: 19 },
+        { description: 'تصميم الشعار لمحمد العلي', quantity: 3, unitPrice: 0.1 },
+      ],
+    };
+    const r = await t.gql(CREATE, { input }, { as: acc.owner });
+    expect(r.errors).toBeUndefined();
+    const { id } = r.data.createInvoice as { id: string };
+    const token = randomBytes(24).toString('base64url');
+    await t.db.invoice.update({ where: { id }, data: { status: 'viewed', issuedAt: new Date('2026-11-26T09:00:00Z'), pageToken: token } });
+    const narrow = await browser.newPage({ viewport: { width: 320, height: 640 } });
+    try {
+      narrow.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+      await narrow.goto(`${t.baseUrl}/i/${token}`);
+      await narrow.screenshot({ path: `${SHOTS}/invoice-page-320.png`, fullPage: true });
+      expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+      // Nothing inside sticks out of the card either (an overflow the body hides would still be cut off).
+      const main = await narrow.evaluate(() => {
+        const card = document.querySelector('main')!.getBoundingClientRect();
+        return [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > card.right + 0.5).map((e) => e.tagName);
+      });
+      expect(main).toEqual([]);
+      const table = narrow.getByRole('table', { name: 'Lines' });
+      expect(await table.getByRole('rowheader').allTextContents()).toEqual([word, '山田太郎のロゴ制作', 'تصميم الشعار لمحمد العلي']);
+      expect(await table.getByRole('row', { name: /^山田/ }).getByRole('cell').allTextContents()).toEqual(['2.5', '1,250.00 EUR', '-390.63 EUR (12.5 %)', '19 %', '3,125.00 EUR']);
+      // Each value shows its column's name beside it.
+      const label = await table.getByRole('row', { name: /^山田/ }).getByRole('cell').last().evaluate((cell) => getComputedStyle(cell, '::before').content);
+      expect(label).toBe('"Amount"');
+    } finally {
+      await narrow.close();
+    }
     expect(errors).toEqual([]);
   });
 

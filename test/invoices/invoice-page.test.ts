@@ -115,6 +115,37 @@ describe('GET /i/{token}', () => {
     expect((await call('Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0')).data!.viewInvoicePage!.status).toBe('viewed');
   });
 
+  test("the lines' Amount column (quantity × unit price) adds up to the subtotal and their Discount column (money) to the discount, in any currency's decimals", async () => {
+    const acc = await createAccount(t);
+    const cases = [
+      { currency: 'EUR', lines: [{ q: 3, p: 0.1, d: 0 }, { q: 2, p: 1250, d: 10 }, { q: 1.5, p: 19.99, d: 7.25 }, { q: 0.3333, p: 3.33, d: 33.333 }] },
+      { currency: 'JPY', lines: [{ q: 7, p: 1999, d: 15 }, { q: 1, p: 187000, d: 2.5 }] },
+      { currency: 'KWD', lines: [{ q: 2.25, p: 127.524, d: 12.5 }, { q: 1, p: 0.001, d: 50 }] },
+    ];
+    /** Minor units of a displayed amount ("-1,250.00" -> -125000n): every amount shows its currency's decimals. */
+    const units = (text: string) => BigInt(text.replace(/,/g, '').replace('.', ''));
+    for (const { currency, lines } of cases) {
+      const input = {
+        accountId: acc.id, dueDate: '2027-01-31', currency,
+        lines: lines.map((l, i) => ({ description: `Line ${i}`, quantity: l.q, unitPrice: l.p, discountPercent: l.d, taxRate: 19 })),
+      };
+      const created = await t.gql('mutation ($input: CreateInvoiceInput!) { createInvoice(input: $input) { id subtotal discountTotal } }', { input }, { as: acc.owner });
+      expect(created.errors, currency).toBeUndefined();
+      const { id } = created.data.createInvoice as { id: string };
+      const token = randomBytes(24).toString('base64url');
+      await t.db.invoice.update({ where: { id }, data: { status: 'viewed', issuedAt: new Date(), pageToken: token } });
+      const html = await (await view(`/i/${token}`)).text();
+      const column = (label: string) => [...html.matchAll(new RegExp(`data-label="${label}"><span>(-?[0-9,.]+) ${currency}`, 'g'))].map((m) => m[1]!);
+      const total = (label: string) => new RegExp(`<th scope="row">${label}</th><td>(-?[0-9,.]+) ${currency}</td>`).exec(html)![1]!;
+      const sum = (values: string[]) => values.reduce((a, v) => a + units(v), 0n);
+      expect(column('Amount'), currency).toHaveLength(lines.length);
+      expect(sum(column('Amount')), currency).toBe(units(total('Subtotal')));
+      expect(sum(column('Discount')), currency).toBe(units(total('Discount')));
+      // Each amount is the line's quantity × unit price (rounded half up), before its discount.
+      expect(column('Amount')[0], currency).toBe(currency === 'EUR' ? '0.30' : currency === 'JPY' ? '13,993' : '286.929');
+    }
+  });
+
   test('concurrent first views move the invoice once: one invoice.viewed', async () => {
     const acc = await createAccount(t);
     const { token } = await withPage(acc);

@@ -72,7 +72,9 @@ describe.skipIf(skipIfMissing(PDFTOTEXT ? null : 'pdftotext (Debian poppler-util
     expect(text).toMatch(/Total\s+2,700\.30 EUR/);
     expect(text).toMatch(/Paid\s+500\.00 EUR/);
     expect(text).toMatch(/Amount due\s+2,200\.30 EUR/);
-    expect(text).toMatch(/Logo design\s+3\s+0\.10 EUR\s+0\s+0\s+0\.30 EUR/);
+    // As on the page: Amount is quantity × unit price (0.30 + 2,500.00 is the subtotal), the discount money in its own column.
+    expect(text).toMatch(/Logo design\s+3\s+0\.10 EUR\s+0\.00 EUR\s+0\s+0\.30 EUR/);
+    expect(text).toMatch(/2\s+1,250\.00 EUR\s+-250\.00 EUR\s+20\s+2,500\.00 EUR/);
   });
 
   test("another account's invoice is a 404, as an unknown one", async () => {

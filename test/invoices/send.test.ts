@@ -153,6 +153,25 @@ describe('the mail outbox', () => {
     }
   });
 
+  test('the mail has an HTML part beside its text part, with the same facts (name, amount due, due date, link, PDF) and every value escaped', async () => {
+    const acc = await createAccount(t, 'Smith & <b>Sons</b>');
+    const address = `${unique('html')}@example.test`;
+    const contact = await createContact(t, acc, { email: address, firstName: 'Zoë <script>', lastName: 'Ångström' });
+    const invoice = await draft(t, acc, { contactId: contact.id });
+    const { hostedUrl } = ok(await send(t, acc, invoice.id));
+    await settled([invoice.id]);
+    const [mail] = mailsTo(address);
+    const html = mail!.html as string;
+    expect(typeof html).toBe('string');
+    for (const fact of ['Hello Zoë &lt;script&gt; Ångström,', 'Smith &amp; &lt;b&gt;Sons&lt;/b&gt; sent you invoice', '120.00 USD', '30 Jun 2030', `href="${hostedUrl}"`, `invoice-${invoice.invoiceNumber}.pdf`]) {
+      expect(html, fact).toContain(fact);
+    }
+    expect(html).not.toMatch(/<script|<b>/);
+    for (const fact of ['Hello Zoë <script> Ångström,', 'Smith & <b>Sons</b> sent you invoice', '120.00 USD', '30 Jun 2030', hostedUrl!, `invoice-${invoice.invoiceNumber}.pdf`]) {
+      expect(mail!.text, fact).toContain(fact);
+    }
+  });
+
   test('a mail the server refuses for now (451) is retried with backoff and arrives once', async () => {
     const acc = await createAccount(t);
     const address = `${unique('retry')}@example.test`;
