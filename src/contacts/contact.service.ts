@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { releaseTargets } from '../links/targets.js';
+import { letGo } from '../links/let-go.js';
 import { type Contact, type Prisma } from '../generated/prisma/client.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { badInput } from '../errors.js';
@@ -72,25 +72,9 @@ export async function updateContact(tx: Prisma.TransactionClient, contact: Recor
   });
 }
 
-/** Every row that may point at a contact keeps its place and loses the link; the counts of each. */
-async function unlinkContact(tx: Prisma.TransactionClient, { id, accountId }: RecordKey) {
-  const where = { accountId, contactId: id };
-  const data = { contactId: null };
-  const [deals, invoices, submissions] = [
-    await tx.deal.updateMany({ where, data }),
-    await tx.invoice.updateMany({ where, data }),
-    await tx.formSubmission.updateMany({ where, data }),
-  ];
-  for (const records of [tx.proposal, tx.contract, tx.gallery, tx.booking] as unknown as { updateMany(a: object): Promise<unknown> }[]) {
-    await records.updateMany({ where, data });
-  }
-  return { deals: deals.count, invoices: invoices.count, submissions: submissions.count };
-}
-
 /** Removes the contact; its deals, invoices, submissions and other records stay, unlinked. */
 export async function deleteContact(tx: Prisma.TransactionClient, contact: RecordKey, actor: Actor) {
-  await unlinkContact(tx, contact);
-  await releaseTargets(tx, contact.accountId, 'contactId', contact.id);
+  await letGo(tx, 'Contact', contact);
   const row = await tx.contact.delete({ where: { id: contact.id } });
   await emitRow(tx, 'contact.deleted', 'Contact', actor, row);
   return { id: contact.id, deletedAt: new Date() };
@@ -123,9 +107,8 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Record
        AND result IS NOT NULL
        AND (strpos(result::text, ${id}::text) > 0
             OR (${email}::text IS NOT NULL AND strpos(lower(result::text), lower(${email}::text)) > 0))`;
-  const unlinked = await unlinkContact(tx, contact);
-  // Notes about the person alone go; other notes and the tasks stay, unlinked (docs/decisions.md §21).
-  await releaseTargets(tx, accountId, 'contactId', id);
+  // Every row pointing at the person stays, unlinked; notes about the person alone go (docs/decisions.md §21).
+  const unlinked = await letGo(tx, 'Contact', contact);
   const { externalId } = await tx.contact.delete({ where: { id } });
   await scrubContactFromImports(tx, contactBatch, accountId, { email, externalId });
   await forgetMailTo(tx, accountId, email);
@@ -134,9 +117,9 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Record
   await scrubContactFromEvents(tx, accountId, contact, erased.map((s) => s.id));
   await emit(tx, { type: 'contact.erased', accountId, actor, object: { id } });
   const erasedAt = new Date();
-  const receipt = { contactId: id, erasedAt, submissionsErased, dealsUnlinked: unlinked.deals, invoicesUnlinked: unlinked.invoices };
+  const receipt = { contactId: id, erasedAt, submissionsErased, dealsUnlinked: unlinked.Deal ?? 0, invoicesUnlinked: unlinked.Invoice ?? 0 };
   await tx.erasureLog.create({
-    data: { accountId, userId: erasedBy, contactId: id, submissionsErased, dealsUnlinked: unlinked.deals, invoicesUnlinked: unlinked.invoices, answersRemoved, createdAt: erasedAt },
+    data: { accountId, userId: erasedBy, contactId: id, submissionsErased, dealsUnlinked: receipt.dealsUnlinked, invoicesUnlinked: receipt.invoicesUnlinked, answersRemoved, createdAt: erasedAt },
   });
   return receipt;
 }

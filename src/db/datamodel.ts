@@ -11,3 +11,6 @@ const models = getDatamodel().datamodel.models as unknown as Record<string, { fi
  * from the schema (schema.prisma stays the one place a column is declared).
  */
 export const fieldsOf = (model: string): readonly ModelField[] => models[model]?.fields ?? [];
+
+/** Every model's name, in schema order. */
+export const modelNames = (): string[] => Object.keys(models);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { releaseTargets } from '../links/targets.js';
+import { letGo } from '../links/let-go.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { DealStatus, Prisma, type Deal } from '../generated/prisma/client.js';
 import { parsedOne, single, writeJudged, type BatchKind } from '../writes/batch.service.js';
@@ -122,7 +122,7 @@ export async function updateDeal(tx: Prisma.TransactionClient, deal: RecordKey, 
 
 /** Removes the deal; the notes about it alone go with it, other notes and its tasks stay, unlinked. */
 export async function deleteDeal(tx: Prisma.TransactionClient, deal: RecordKey, actor: Actor) {
-  await releaseTargets(tx, deal.accountId, 'dealId', deal.id);
+  await letGo(tx, 'Deal', deal);
   await emitRow(tx, 'deal.deleted', 'Deal', actor, await tx.deal.delete({ where: { id: deal.id } }));
   return { id: deal.id, deletedAt: new Date() };
 }

@@ -12,14 +12,14 @@ import type { Actor } from '../events/types.js';
 import { DUPLICATE } from './batch.service.js';
 import { NOT_IN_ACCOUNT } from '../errors.js';
 import { readRows, type SetModel } from './set-write.js';
+import { referencesTo } from '../db/references.js';
 
 const SPEC: SetModel = { model: 'Contact', table: 'contacts', kind: 'contact' };
 
 export type DeleteResult = { deleted: number; failed: number; items: { index: number; id: string; deleted: boolean; details: ErrorDetails | null }[] };
 
-/** The tables whose rows may link a contact; deals and invoices also move their updated_at (their ETag). */
-const LINKED = ['deals', 'invoices', 'form_submissions', 'proposals', 'contracts', 'galleries', 'bookings'] as const;
-const STAMPED = new Set(['deals', 'invoices']);
+/** The rows that may link a contact and are unlinked when it goes (the reference map, src/db/references.ts); each moves its updated_at (its ETag). */
+const LINKED = () => referencesTo('Contact').filter((ref) => ref.onGone === 'unlink');
 
 export async function deleteContacts(tx: Prisma.TransactionClient, accountId: string, ids: string[], actor: Actor): Promise<DeleteResult> {
   const unique = [...new Set(ids)];
@@ -29,10 +29,10 @@ export async function deleteContacts(tx: Prisma.TransactionClient, accountId: st
   if (rows.length > 0) {
     const wanted = JSON.stringify(rows.map((r) => r.id));
     const events = rows.map((row) => ({ id: uuidv7(), subject_id: row.id, data: { object: serializeRecord('contact', row) } }));
-    const unlinks = LINKED.map(
-      (table) => Prisma.sql`${Prisma.raw(`unlink_${table}`)} AS (
-        UPDATE ${Prisma.raw(table)} SET contact_id = NULL${Prisma.raw(STAMPED.has(table) ? ', updated_at = now()' : '')}
-        WHERE account_id = ${accountId}::uuid AND contact_id IN (SELECT id FROM wanted) RETURNING 1)`,
+    const unlinks = LINKED().map(
+      ({ table, column, stamped }) => Prisma.sql`${Prisma.raw(`unlink_${table}`)} AS (
+        UPDATE ${Prisma.raw(table)} SET ${Prisma.raw(column)} = NULL${Prisma.raw(stamped ? ', updated_at = now()' : '')}
+        WHERE account_id = ${accountId}::uuid AND ${Prisma.raw(column)} IN (SELECT id FROM wanted) RETURNING 1)`,
     );
     // Notes about these people alone go; the other notes and the tasks lose the link (docs/decisions.md §21).
     // Disjoint rows: one statement's sub-statements must not both change a row.
