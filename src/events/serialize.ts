@@ -6,18 +6,27 @@ import type { RecordKind } from './types.js';
 import { snakeCase } from '../names.js';
 
 type Row = Record<string, unknown>;
-type Shape = { omit?: readonly string[]; dates?: readonly string[] };
+/** `model`: the kind's Prisma model (its relations are not the record's fields); `omit`: columns left out; `dates`: day columns. */
+type Shape = { model: string; omit?: readonly string[]; dates?: readonly string[] };
+
+const relationsCache = new Map<string, ReadonlySet<string>>();
+/** The model's relation fields (a row read with `include` carries them): every other key is a column, JSON columns included. */
+const relationsOf = (model: string): ReadonlySet<string> => {
+  let found = relationsCache.get(model);
+  if (!found) relationsCache.set(model, (found = new Set(fieldsOf(model).filter((f) => f.kind === 'object').map((f) => f.name))));
+  return found;
+};
 
 
 /** A Prisma row as the REST API shows records: snake_case, money as numbers, days as YYYY-MM-DD, times ISO 8601. */
-function restShape(row: Row, { omit = [], dates = [] }: Shape): Row {
+function restShape(row: Row, { model, omit = [], dates = [] }: Shape): Row {
   const out: Row = {};
+  const relations = relationsOf(model);
   for (const [key, value] of Object.entries(row)) {
-    if (omit.includes(key) || key === 'accountId') continue; // the envelope carries account_id
+    if (omit.includes(key) || key === 'accountId' || relations.has(key)) continue; // the envelope carries account_id
     let shown = value;
     if (value instanceof Date) shown = dates.includes(key) ? formatDate(value) : value.toISOString();
     else if (Prisma.Decimal.isDecimal(value)) shown = (value as Prisma.Decimal).toNumber();
-    else if (value !== null && typeof value === 'object' && !Array.isArray(value) && key !== 'data') continue; // a relation
     out[snakeCase(key)] = shown;
   }
   return out;
@@ -26,31 +35,31 @@ function restShape(row: Row, { omit = [], dates = [] }: Shape): Row {
 // One serializer per record type: what is left out of the record as events show it (the service's
 // own columns from the one list of them, src/db/internal-columns.ts, besides), and which columns are days. Submissions never carry the visitor's address or browser (personal data).
 const SHAPES: Record<RecordKind, Shape> = {
-  account: { omit: ['nextInvoiceNumber'] },
-  contact: {},
-  deal: { dates: ['expectedCloseDate'] },
-  company: {},
-  note: { omit: internalFieldsOf('Note') },
-  task: { omit: internalFieldsOf('Task') },
+  account: { model: 'Account', omit: ['nextInvoiceNumber'] },
+  contact: { model: 'Contact' },
+  deal: { model: 'Deal', dates: ['expectedCloseDate'] },
+  company: { model: 'Company' },
+  note: { model: 'Note', omit: internalFieldsOf('Note') },
+  task: { model: 'Task', omit: internalFieldsOf('Task') },
   // The page token opens the client's page: events never carry it (members read hostedUrl).
-  invoice: { omit: ['pageToken'], dates: ['dueDate'] },
-  payment: {},
-  pipeline_stage: {},
-  form: {},
-  proposal: {},
-  contract: {},
-  gallery: {},
-  booking: {},
-  workflow: {},
-  export: {},
-  import: { omit: ['headers', 'columns', ...internalFieldsOf('Import')] },
-  member: {},
-  ownership: {},
-  webhook_endpoint: { omit: ['secretCiphertext', 'previousSecretCiphertext', 'previousSecretExpiresAt', 'failingSince'] },
-  api_key: { omit: ['secretHash'] },
+  invoice: { model: 'Invoice', omit: ['pageToken'], dates: ['dueDate'] },
+  payment: { model: 'Payment' },
+  pipeline_stage: { model: 'PipelineStage' },
+  form: { model: 'LeadForm' },
+  proposal: { model: 'Proposal' },
+  contract: { model: 'Contract' },
+  gallery: { model: 'Gallery' },
+  booking: { model: 'Booking' },
+  workflow: { model: 'Workflow' },
+  export: { model: 'ExportLog' },
+  import: { model: 'Import', omit: ['headers', 'columns', ...internalFieldsOf('Import')] },
+  member: { model: 'TeamMember' },
+  ownership: { model: 'Account' },
+  webhook_endpoint: { model: 'WebhookEndpoint', omit: ['secretCiphertext', 'previousSecretCiphertext', 'previousSecretExpiresAt', 'failingSince'] },
+  api_key: { model: 'ApiKey', omit: ['secretHash'] },
 };
 
-const SUBMISSION: Shape = { omit: ['clientIp', 'userAgent', 'isSpam'] };
+const SUBMISSION: Shape = { model: 'FormSubmission', omit: ['clientIp', 'userAgent', 'isSpam'] };
 
 /** `data.object` of an event about `kind`. `form.submitted` carries the submission. */
 export function serializeRecord(kind: RecordKind | 'submission', row: object): Row {
