@@ -10,17 +10,17 @@ const EXTERNAL_ID = 'At most 255 characters; unique in the account.';
 const OWNER = "The account's owner or one of its members; none: unowned.";
 
 export const CONTACT_FIELDS = [
-  { name: 'firstName', type: 'String', rule: requiredText(100), required: true, max: 100, csv: 'First Name', import: true, form: 'given-name', createAnswer: true },
-  { name: 'lastName', type: 'String', rule: optionalText(100), max: 100, csv: 'Last Name', import: true, form: 'family-name', createAnswer: true },
-  { name: 'email', type: 'String', rule: optionalEmail, max: 254, csv: 'Email', import: true, form: 'email', createAnswer: true },
-  { name: 'phone', type: 'String', rule: optionalText(50), max: 50, csv: 'Phone', import: true, form: 'tel' },
-  { name: 'company', type: 'String', rule: optionalText(200), max: 200, csv: 'Company', import: true, form: 'organization' },
-  { name: 'contactType', type: 'ContactType', rule: oneOf(ContactType).nullish().transform((value) => value ?? ContactType.lead), csv: 'Contact Type', import: true, createAnswer: true },
-  { name: 'source', type: 'ContactSource', rule: oneOf(ContactSource).nullish().transform((value) => value ?? ContactSource.other), csv: 'Source', import: true, createAnswer: true },
+  { name: 'firstName', type: 'String', rule: requiredText(100), required: true, max: 100, csv: 'First Name', import: { aliases: ['Given Name', 'Person - First name'] }, form: 'given-name', createAnswer: true },
+  { name: 'lastName', type: 'String', rule: optionalText(100), max: 100, csv: 'Last Name', import: { aliases: ['Family Name', 'Person - Last name'] }, form: 'family-name', createAnswer: true },
+  { name: 'email', type: 'String', rule: optionalEmail, max: 254, csv: 'Email', import: { aliases: ['E-mail Address', 'E-mail 1 - Value', 'Person - Email', 'Person - Email - Work'] }, form: 'email', createAnswer: true },
+  { name: 'phone', type: 'String', rule: optionalText(50), max: 50, csv: 'Phone', import: { aliases: ['Phone Number', 'Business Phone', 'Phone 1 - Value', 'Person - Phone', 'Person - Phone - Work'] }, form: 'tel' },
+  { name: 'company', type: 'String', rule: optionalText(200), max: 200, csv: 'Company', import: { aliases: ['Company Name', 'Account Name', 'Organization Name', 'Organization 1 - Name', 'Person - Organization'] }, form: 'organization' },
+  { name: 'contactType', type: 'ContactType', rule: oneOf(ContactType).nullish().transform((value) => value ?? ContactType.lead), csv: 'Contact Type', import: { aliases: ['Lifecycle Stage', 'Person - Label'] }, createAnswer: true },
+  { name: 'source', type: 'ContactSource', rule: oneOf(ContactSource).nullish().transform((value) => value ?? ContactSource.other), csv: 'Source', import: { aliases: ['Lead Source', 'Original Source'] }, createAnswer: true },
   // Read-only; in the CSV before External Id, which came last (docs/decisions.md §24) so the first eight columns kept their places.
-  { name: 'createdAt', type: 'DateTime', csv: 'Created At', createAnswer: true },
+  { name: 'createdAt', type: 'DateTime', csv: 'Created At', createAnswer: true, import: { aliases: ['Create Date', 'Created Date', 'Created', 'Person - Person created'] } },
   {
-    name: 'externalId', type: 'String', rule: externalId, csv: 'External Id', import: true, createAnswer: true,
+    name: 'externalId', type: 'String', rule: externalId, csv: 'External Id', import: { aliases: ['Record ID', 'Contact ID', 'Person - ID'] }, createAnswer: true,
     description: { create: EXTERNAL_ID, update: EXTERNAL_ID, read: 'Its id in the integrating system; unique in the account where present.' },
   },
   {

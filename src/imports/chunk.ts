@@ -8,7 +8,7 @@
 // starts with its items judged. The judged chunk is used only if the next transaction, after its
 // lock, finds `done_seq` where the chunk begins; anything else (a retry, another worker) reads again.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { judgeBatch, writeJudged, type BatchMode, type Judged, type MatchOn } from '../writes/batch.service.js';
+import { writeJudged, type BatchMode, type Judged, type MatchOn } from '../writes/batch.service.js';
 import type { ErrorDetails } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { userActor } from '../events/types.js';
@@ -17,6 +17,7 @@ import { inputOf, type ValueMapping } from './columns.js';
 import { finishImport } from './import.service.js';
 import { nameDuplicates, takeKeys } from './keys.js';
 import { IMPORT_OBJECTS } from './objects.js';
+import { judgeRows, keepCreatedAt, resolveReferences, takeExtras, type Refs } from './references.js';
 import type { ImportObjectName } from './columns.js';
 
 export const CHUNK_ROWS = 1000;
@@ -41,8 +42,11 @@ type StoredRow = { seq: number; line: number; cells: string | null; size: number
 type Failure = { line: number; cells: string; details: ErrorDetails };
 type ReadRow = StoredRow & { cells: string };
 
-/** The stored rows after `from`, judged: `judged[i]` is the batch item of `sources[i]`; ragged rows are failures already. */
-export type JudgedChunk = { from: number; rows: StoredRow[]; failures: Failure[]; sources: ReadRow[]; judged: Judged[] };
+/**
+ * The stored rows after `from`, judged: `judged[i]` is the batch item of `sources[i]`, `refs[i]` the
+ * references it names (found in the chunk's transaction); ragged rows are failures already.
+ */
+export type JudgedChunk = { from: number; rows: StoredRow[]; failures: Failure[]; sources: ReadRow[]; judged: Judged[]; refs: (Refs | null)[] };
 
 const modeOf = (row: ImportRow): BatchMode => (row.matchOn ? { mode: 'upsert', on: row.matchOn as MatchOn } : { mode: 'create' });
 const kindOf = (row: ImportRow) => IMPORT_OBJECTS[row.object as ImportObjectName].kind;
@@ -79,6 +83,7 @@ async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[], limit
   const reading = { values: row.valueMapping as ValueMapping, decimalComma: row.delimiter === ';' };
   const failures: Failure[] = [];
   const inputs: Record<string, unknown>[] = [];
+  const extras: ReturnType<typeof takeExtras>[] = [];
   const sources: ReadRow[] = [];
   for (const r of rows) {
     const cells = cellsOf(r, limits);
@@ -89,14 +94,17 @@ async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[], limit
       // A ragged row (docs/decisions.md §17) fails whole: which cell is which is unknown.
       else if (cells.length !== columns.length) failures.push({ line: r.line, cells: r.cells!, details: { row: [`Has ${cells.length} cells; the header has ${columns.length}`] } });
       else {
-        inputs.push(inputOf(columns, cells, reading));
+        const input = inputOf(columns, cells, reading);
+        extras.push(takeExtras(input));
+        inputs.push(input);
         sources.push(r as ReadRow);
       }
     }
   }
-  const judged = await judgeBatch(kindOf(row), row.accountId, inputs, modeOf(row));
+  const judged = await judgeRows(kindOf(row), row.accountId, inputs, modeOf(row));
+  keepCreatedAt(judged, extras, modeOf(row));
   nameDuplicates(kindOf(row), judged, sources.map((r) => r.line), row.matchOn);
-  return { from, rows, failures, sources, judged };
+  return { from, rows, failures, sources, judged, refs: extras.map((e) => e.refs) };
 }
 
 export type ChunkRun = {
@@ -136,6 +144,8 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, ahea
     };
     // The counters and failures are all a chunk needs of the answer: no records back (docs/batches.md).
     const how = { ...modeOf(row), allOrNothing: false, records: false, whileWriting: judgeNext };
+    // A deal's contact and stage named by e-mail, external id or name: the chunk's all in one statement.
+    await resolveReferences(tx, row.accountId, chunk.judged, chunk.refs);
     // Keys an earlier chunk's rows took fail these rows; the rest take theirs (src/imports/keys.ts).
     await takeKeys(tx, kindOf(row), row, chunk.judged, chunk.sources.map((r) => r.line));
     const result = chunk.judged.length ? await writeJudged(tx, kindOf(row), row.accountId, chunk.judged, how, actor) : null;

@@ -1,7 +1,11 @@
-// Which field each CSV column feeds (docs/imports.md#columns): field names and the CSV export's own
-// labels, case-, space- and underscore-insensitively, unless `mapping` says otherwise.
-import { parseCalendarDate } from '../dates.js';
+// Which field each CSV column feeds (docs/imports.md#columns): field names, the CSV export's own
+// labels and the headers other systems write for a field (its `import.aliases` in the record's field
+// list), case-, space- and underscore-insensitively, unless `mapping` says otherwise; and how a cell
+// is read into the batch input (enum values by any case and their synonyms, days and times as the
+// other systems write them).
+import { parseCalendarDate, inStorableYears } from '../dates.js';
 import type { ErrorDetails } from '../errors.js';
+import { ContactSource, ContactType } from '../generated/prisma/client.js';
 import { createCompanyInput } from '../companies/company.service.js';
 import { snakeCase } from '../names.js';
 import { importColumnsOf } from '../field-spec.js';
@@ -18,22 +22,93 @@ const fieldsOf = (input: { shape: object }): Record<string, string> =>
  * and other headers that name a field (REST name), as other systems' exports spell them.
  */
 export type ImportColumns = { fields: Record<string, string>; required: string[]; aliases?: Record<string, string> };
+
+/**
+ * Columns an import reads that are no field of the batch input: the worker takes them out of a row
+ * before its rules judge it. `createdAt` is kept from the file when it is a real time not in the
+ * future (else the record's is now); the references name the record a deal links to by a key other
+ * systems' files carry (an e-mail, an external id, a stage's name), found in bulk for each chunk
+ * (src/imports/references.ts).
+ */
+export const REFERENCES = {
+  contactEmail: { fills: 'contactId', by: 'email', missing: 'No contact of the account has this e-mail' },
+  contactExternalId: { fills: 'contactId', by: 'externalId', missing: 'No contact of the account has this external id' },
+  stageName: { fills: 'stageId', by: 'name', missing: 'No pipeline stage of the account has this name' },
+} as const;
+export type ReferenceField = keyof typeof REFERENCES;
+export const IMPORT_ONLY = ['createdAt', ...(Object.keys(REFERENCES) as ReferenceField[])] as const;
+
 export const FIELDS: Record<ImportObjectName, ImportColumns> = {
   contacts: importColumnsOf(CONTACT_FIELDS),
   deals: {
     fields: {
       title: 'title', contact_id: 'contactId', stage_id: 'stageId', value: 'value', probability: 'probability',
-      expected_close_date: 'expectedCloseDate', external_id: 'externalId',
+      expected_close_date: 'expectedCloseDate', external_id: 'externalId', created_at: 'createdAt',
+      contact_email: 'contactEmail', contact_external_id: 'contactExternalId', stage_name: 'stageName',
     },
     required: ['title'],
+    // HubSpot, Pipedrive and Salesforce deals exports (docs/imports.md#other-systems-files).
+    aliases: {
+      'Deal Name': 'title', 'Deal - Title': 'title', 'Opportunity Name': 'title',
+      Amount: 'value', 'Deal - Value': 'value',
+      'Probability (%)': 'probability', 'Deal - Probability': 'probability',
+      'Close Date': 'expected_close_date', 'Deal - Expected close date': 'expected_close_date',
+      'Record ID': 'external_id', 'Deal - ID': 'external_id', 'Opportunity ID': 'external_id',
+      'Create Date': 'created_at', 'Created Date': 'created_at', Created: 'created_at', 'Deal - Deal created': 'created_at',
+      'Deal Stage': 'stage_name', Stage: 'stage_name', 'Deal - Stage': 'stage_name',
+      'Contact Email': 'contact_email', 'Person - Email': 'contact_email', 'Person - Email - Work': 'contact_email',
+    },
   },
   companies: {
-    fields: fieldsOf(createCompanyInput),
+    fields: { ...fieldsOf(createCompanyInput), created_at: 'createdAt' },
     required: ['name'],
-    // HubSpot's companies export (test/companies/import.test.ts); its `Record ID` is mapped to external_id, as for contacts.
-    aliases: { 'Company name': 'name', 'Company Domain Name': 'domain', 'Website URL': 'website', 'Phone Number': 'phone' },
+    // HubSpot's companies export (test/companies/import.test.ts).
+    aliases: { 'Company name': 'name', 'Company Domain Name': 'domain', 'Website URL': 'website', 'Phone Number': 'phone', 'Record ID': 'external_id', 'Create Date': 'created_at' },
   },
 };
+
+/**
+ * Enum values as other systems write them (docs/imports.md#values): the field's own values in any
+ * case and spacing (`Past Client`, `PAST_CLIENT`), and these synonyms, compared the same way. A
+ * `value_mapping` of the import is applied first.
+ */
+const SYNONYMS: Record<string, { values: readonly string[]; synonyms: Record<string, readonly string[]> }> = {
+  contactType: {
+    values: Object.values(ContactType),
+    synonyms: {
+      lead: ['prospect', 'subscriber', 'marketing qualified lead', 'sales qualified lead', 'mql', 'sql', 'opportunity', 'hot lead', 'warm lead', 'cold lead'],
+      client: ['customer', 'evangelist', 'active customer'],
+      past_client: ['former customer', 'former client', 'past customer', 'churned'],
+      vendor: ['supplier'],
+    },
+  },
+  source: {
+    values: Object.values(ContactSource),
+    synonyms: {
+      website: ['web', 'organic search', 'direct traffic', 'organic', 'seo'],
+      referral: ['referrals', 'partner referral', 'employee referral', 'external referral', 'word of mouth'],
+      social_media: ['social', 'organic social', 'paid social'],
+      advertising: ['advertisement', 'paid search', 'ads', 'ppc'],
+      cold_outreach: ['purchased list', 'cold call', 'cold email', 'outbound'],
+    },
+  },
+};
+
+/** How values compare: letters and digits alone, lower-cased (`Marketing Qualified Lead` is `marketingqualifiedlead`). */
+const valueKey = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** field -> (a value's key -> the value imported), for the enum fields of every object. */
+const ENUM_VALUES: Record<string, Map<string, string>> = Object.fromEntries(
+  Object.entries(SYNONYMS).map(([field, { values, synonyms }]) => [
+    field,
+    new Map([
+      ...Object.entries(synonyms).flatMap(([value, words]) => words.map((word) => [valueKey(word), value] as const)),
+      ...values.map((value) => [valueKey(value), value] as const),
+    ]),
+  ]),
+);
+/** The synonyms as docs/imports.md lists them: field -> value -> words. */
+export const VALUE_SYNONYMS = Object.fromEntries(Object.entries(SYNONYMS).map(([field, { synonyms }]) => [field, synonyms]));
 
 /** A `mapping` value that skips its column, even one whose header names a field. */
 export const SKIP = '-';
@@ -61,8 +136,12 @@ export function planColumns(
 ): ColumnPlan | { details: ErrorDetails } {
   const { fields, required, aliases = {} } = typeof object === 'string' ? FIELDS[object] : object;
   const details: ErrorDetails = {};
-  const byNorm = new Map([...Object.entries(aliases).map(([header, rest]) => [norm(header), fields[rest]!] as const), ...Object.entries(fields).map(([rest, field]) => [norm(rest), field] as const)]);
-  // The export's labels (CSV_COLUMNS) normalise to the field names.
+  // A header -> its field, and how surely: 0 its REST name or the export's label (they normalise
+  // alike), then each alias in the order its field lists them. The export's labels (CSV_COLUMNS)
+  // normalise to the field names.
+  const byNorm = new Map<string, { field: string; rank: number }>();
+  for (const [i, [header, rest]] of Object.entries(aliases).entries()) if (!byNorm.has(norm(header))) byNorm.set(norm(header), { field: fields[rest]!, rank: 1 + i });
+  for (const [rest, field] of Object.entries(fields)) byNorm.set(norm(rest), { field, rank: 0 });
   const mapped = new Map(Object.entries(mapping).map(([header, rest]) => [norm(header), rest]));
   const spelled = (header: string) => headers.find((h) => norm(h) === norm(header)) ?? header;
   const present = new Set(headers.map(norm));
@@ -78,13 +157,21 @@ export function planColumns(
   for (const [rest, pairs] of Object.entries(valueMapping)) {
     if (Object.hasOwn(fields, rest)) values[fields[rest]!] = Object.fromEntries(Object.entries(pairs).map(([from, to]) => [from.trim().toLowerCase(), to]));
   }
+  // A column `mapping` names ranks with those naming the field: two columns of that rank for one field are a 400.
+  const found = headers.map((header) => {
+    const to = mapped.get(norm(header));
+    if (to === SKIP) return { field: null, rank: 0, skipped: true };
+    if (to !== undefined) return { field: fields[to] ?? null, rank: 0 };
+    return byNorm.get(norm(header)) ?? { field: null, rank: 0 };
+  });
+  // Other columns for a field that a surer one feeds are ignored: an Outlook file's Mobile Phone beside its Business Phone.
+  const best = new Map<string, number>();
+  for (const { field, rank } of found) if (field) best.set(field, Math.min(best.get(field) ?? Infinity, rank));
   const unknown: string[] = [];
-  const columns = headers.map((header) => {
-    const key = norm(header);
-    const to = mapped.get(key);
-    const field = to === undefined ? byNorm.get(key) ?? null : to === SKIP ? null : fields[to] ?? null;
-    if (!field && to !== SKIP) unknown.push(header);
-    return field;
+  const columns = found.map(({ field, rank, skipped }, i) => {
+    const used = field && best.get(field) === rank ? field : null;
+    if (!used && !skipped) unknown.push(headers[i]!);
+    return used;
   });
   for (const field of [...required, ...(matchOn ? [matchOn] : [])]) {
     if (!columns.includes(field)) details[restName(fields, field)] ??= [field === matchOn && !required.includes(field) ? 'No column for the match_on field' : 'No column for this required field'];
@@ -104,7 +191,10 @@ const NUMBER = /^-?\d+(\.\d+)?$/;
 /** A number as a `;`-separated (European) file writes it: a decimal comma, dots between groups of three (`1.234,50`). */
 const DECIMAL_COMMA = /^-?\d{1,3}(\.\d{3})*,\d+$|^-?\d+,\d+$/;
 
-/** How a row's cells are read: the import's value mapping, and whether a comma may be a decimal mark. */
+/**
+ * How a row's cells are read: the import's value mapping, and whether the file is a European
+ * spreadsheet's (`;`): a comma may be a decimal mark, and a day written with `/` is day first.
+ */
 export type CellReading = { values: ValueMapping; decimalComma: boolean };
 
 const numberOf = (text: string, decimalComma: boolean): number | null => {
@@ -112,10 +202,75 @@ const numberOf = (text: string, decimalComma: boolean): number | null => {
   return decimalComma && DECIMAL_COMMA.test(text) ? Number(text.replaceAll('.', '').replace(',', '.')) : null;
 };
 
+/** ISO 8601 and what exports write of it: `2024-01-15`, `2024-01-15 09:32`, `2024-01-15T09:32:10.000Z`, `…+01:00`. */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})?$/i;
+/** A day with `/` or `.` (`1/15/2024`, `15.01.2024`), and perhaps a time (`1/15/2024, 9:32 AM`, `15.01.2024 09:32`). */
+const SLASHED_TIME = /^(\d{1,2})([/.])(\d{1,2})\2(\d{4})(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AP]M)?)?$/i;
+
+type TimeParts = { year: number; month: number; day: number; hour: number; minute: number; second: number; ms: number; offset: number | null; timed: boolean };
+
+/**
+ * A day and time as other systems' exports write them, in UTC unless the text gives its offset, or
+ * null. A day written with `/` is month first (`1/15/2024`, as Salesforce and a US spreadsheet
+ * write it) unless `dayFirst` (a `;` file's European spreadsheet); one with `.` is day first.
+ */
+function timeParts(text: string, dayFirst: boolean): TimeParts | null {
+  const iso = ISO_TIME.exec(text);
+  if (iso) {
+    const zone = iso[8]?.toUpperCase();
+    const offset = !zone || zone === 'Z' || zone === 'UTC' ? (zone ? 0 : null) : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
+    return {
+      year: Number(iso[1]), month: Number(iso[2]), day: Number(iso[3]), hour: Number(iso[4] ?? 0), minute: Number(iso[5] ?? 0),
+      second: Number(iso[6] ?? 0), ms: Number((iso[7] ?? '0').padEnd(3, '0').slice(0, 3)), offset, timed: iso[4] !== undefined,
+    };
+  }
+  const slashed = SLASHED_TIME.exec(text);
+  if (!slashed) return null;
+  const monthFirst = slashed[2] === '/' && !dayFirst;
+  let hour = Number(slashed[5] ?? 0);
+  const meridiem = slashed[8]?.toUpperCase();
+  if (meridiem && (hour < 1 || hour > 12)) return null;
+  if (meridiem) hour = (hour % 12) + (meridiem === 'PM' ? 12 : 0);
+  return {
+    year: Number(slashed[4]), month: Number(monthFirst ? slashed[1] : slashed[3]), day: Number(monthFirst ? slashed[3] : slashed[1]),
+    hour, minute: Number(slashed[6] ?? 0), second: Number(slashed[7] ?? 0), ms: 0, offset: null, timed: slashed[5] !== undefined,
+  };
+}
+
+/** The parts as a real instant (no 2025-02-30, no 25:00), or null. */
+function instantOf(p: TimeParts): Date | null {
+  const date = new Date(Date.UTC(2000, p.month - 1, p.day, p.hour, p.minute, p.second, p.ms));
+  date.setUTCFullYear(p.year);
+  const real = date.getUTCFullYear() === p.year && date.getUTCMonth() === p.month - 1 && date.getUTCDate() === p.day && date.getUTCHours() === p.hour && date.getUTCMinutes() === p.minute && p.second < 60;
+  if (!real) return null;
+  return new Date(date.getTime() - (p.offset ?? 0) * 60_000);
+}
+
+/** A record's creation time from the file: a real time, not in the future (a minute's clock skew aside), the database can store; else null. */
+export function pastTimeOf(text: string, dayFirst = false, now = Date.now()): Date | null {
+  const parts = timeParts(text.trim(), dayFirst);
+  const time = parts && instantOf(parts);
+  return time && inStorableYears(time) && time.getTime() <= now ? time : null;
+}
+
+/** A calendar day as other systems write it (`2024-03-31`, `2024-03-31 00:00`, `3/31/2024`), or null. */
+export function dayOf(text: string, dayFirst = false): Date | null {
+  const exact = parseCalendarDate(text);
+  if (exact) return exact;
+  const parts = timeParts(text, dayFirst);
+  if (!parts || parts.offset !== null && parts.offset !== 0) return null;
+  const day = instantOf({ ...parts, hour: 0, minute: 0, second: 0, ms: 0, offset: 0 });
+  return day && inStorableYears(day) ? day : null;
+}
+
+/** An enum field's value as the file writes it, read as the field's own value where a case or a synonym makes it one. */
+const enumValue = (field: string, value: string): string => ENUM_VALUES[field]?.get(valueKey(value)) ?? value;
+
 /**
  * A row's cells as a batch input: each mapped, non-empty cell unguarded and its value mapped;
- * numbers and days as the deal rules take them (anything else is left as text for the rules to
- * refuse by name).
+ * enum values matched whatever their case or through a synonym; numbers and days as the deal rules
+ * take them (anything else is left as text for the rules to refuse by name); a creation time only
+ * when it is a real time not in the future (else left out: the record's own is now).
  */
 export function inputOf(columns: (string | null)[], cells: string[], reading: CellReading = { values: {}, decimalComma: false }): Record<string, unknown> {
   const input: Record<string, unknown> = {};
@@ -125,9 +280,15 @@ export function inputOf(columns: (string | null)[], cells: string[], reading: Ce
     const given = unguard(cell);
     const value = reading.values[field]?.[given.trim().toLowerCase()] ?? given;
     if (value.trim() === '') continue; // mapped to nothing
+    if (field === 'createdAt') {
+      const time = pastTimeOf(value, reading.decimalComma);
+      if (time) input[field] = time;
+      continue;
+    }
     input[field] =
       (field === 'value' || field === 'probability') ? (numberOf(value.trim(), reading.decimalComma) ?? value)
-      : field === 'expectedCloseDate' ? (parseCalendarDate(value.trim()) ?? value)
+      : field === 'expectedCloseDate' ? (dayOf(value.trim(), reading.decimalComma) ?? value)
+      : Object.hasOwn(ENUM_VALUES, field) ? enumValue(field, value.trim())
       : value;
   }
   return input;

@@ -8,10 +8,23 @@ import { dealBatch } from '../deals/deal.service.js';
 import { snakeCase } from '../names.js';
 import type { ImportObjectName } from './columns.js';
 
+/**
+ * The kind as an import writes it: a new record keeps the creation time its row gave
+ * (`createdAt`, put on its create data by the worker: src/imports/references.ts), else now.
+ * The kind itself is the prototype, so its lazy parts (a deal's `update` rule) stay lazy.
+ */
+const keepingCreatedAt = (kind: BatchKind): BatchKind =>
+  Object.assign(Object.create(kind) as BatchKind, {
+    newRow: (input: Record<string, unknown>, id: string, now: Date) => {
+      const row = kind.newRow(input, id, now);
+      return input.createdAt instanceof Date ? { ...row, createdAt: input.createdAt } : row;
+    },
+  });
+
 export const IMPORT_OBJECTS: Record<ImportObjectName, { kind: BatchKind; scope: ApiScope }> = {
-  contacts: { kind: contactBatch, scope: 'CONTACTS_WRITE' },
-  deals: { kind: dealBatch, scope: 'DEALS_WRITE' },
-  companies: { kind: companyBatch, scope: 'COMPANIES_WRITE' },
+  contacts: { kind: keepingCreatedAt(contactBatch), scope: 'CONTACTS_WRITE' },
+  deals: { kind: keepingCreatedAt(dealBatch), scope: 'DEALS_WRITE' },
+  companies: { kind: keepingCreatedAt(companyBatch), scope: 'COMPANIES_WRITE' },
 };
 
 /** The keys an import of `object` may match on: its kind's (contacts: email, external_id; deals: external_id; companies: domain, external_id). */

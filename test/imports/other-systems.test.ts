@@ -1,6 +1,7 @@
 // docs/decisions.md §24 "Imports read what other systems write": the files HubSpot, Pipedrive,
 // Salesforce, Google Contacts and a European Excel write, as they write them (their headers, their
-// delimiter and encoding), import with `delimiter`, `encoding`, `mapping` and `value_mapping`.
+// delimiter and encoding), import with `delimiter`, `encoding`, `mapping` and `value_mapping`; with
+// neither mapping, test/imports/without-a-mapping.test.ts (docs/decisions.md §26).
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, type TestAccount } from '../factories/index.js';
@@ -103,7 +104,7 @@ describe('the encoding', () => {
 });
 
 describe('files other systems export', () => {
-  it('HubSpot contacts: columns mapped and values mapped (Lifecycle Stage Lead/Customer -> contact_type lead/client); Record ID kept as the external id', async () => {
+  it('HubSpot contacts: a mapping and a value mapping still win over the headers and values recognised (Lifecycle Stage Lead/Customer -> contact_type lead/client); Record ID kept as the external id', async () => {
     const hubspot = [
       '"Record ID","First Name","Last Name","Email","Phone Number","Company Name","Lifecycle Stage","Create Date","Contact owner"',
       '"51","Brian","Halligan","bh@hubspot.example","+1 617 555 0100","HubSpot","Customer","2023-01-05 10:12","Dharmesh Shah"',
@@ -115,7 +116,7 @@ describe('files other systems export', () => {
       mapping: JSON.stringify({ 'Record ID': 'external_id', 'Phone Number': 'phone', 'Company Name': 'company', 'Lifecycle Stage': 'contact_type' }),
       value_mapping: JSON.stringify({ contact_type: { Lead: 'lead', customer: 'client', 'Marketing Qualified Lead': 'lead' } }),
     });
-    expect(done).toMatchObject({ status: 'completed', created: 3, failed: 0, unknown_columns: ['Create Date', 'Contact owner'] });
+    expect(done).toMatchObject({ status: 'completed', created: 3, failed: 0, unknown_columns: ['Contact owner'] });
     expect(await contactsOf(acc)).toEqual([
       { firstName: 'Brian', lastName: 'Halligan', email: 'bh@hubspot.example', phone: '+1 617 555 0100', company: 'HubSpot', contactType: 'client', externalId: '51' },
       { firstName: 'Dharmesh', lastName: 'Shah', email: 'ds@hubspot.example', phone: null, company: 'HubSpot', contactType: 'lead', externalId: '52' },
@@ -123,8 +124,8 @@ describe('files other systems export', () => {
     ]);
   });
 
-  it('a value the value mapping does not name is judged as it is (a Subscriber is no contact type: that row fails by name)', async () => {
-    const { done, acc } = await imported('First Name,Lifecycle Stage\r\nAda,Customer\r\nBob,Subscriber\r\n', {
+  it('a value neither the value mapping, the field\'s values nor a synonym names is judged as it is (a Martian is no contact type: that row fails by name)', async () => {
+    const { done, acc } = await imported('First Name,Lifecycle Stage\r\nAda,Customer\r\nBob,Martian\r\n', {
       mapping: JSON.stringify({ 'Lifecycle Stage': 'contact_type' }),
       value_mapping: JSON.stringify({ contact_type: { Customer: 'client' } }),
     });
@@ -138,7 +139,7 @@ describe('files other systems export', () => {
   it('value_mapping naming a field the object lacks, or not an object of objects, is a 400 on value_mapping', async () => {
     const acc = await createAccount(t);
     const r = await importCsv(t, acc.member, acc.id, 'first_name\r\nX\r\n', { value_mapping: JSON.stringify({ lifecycle: { Lead: 'lead' } }) });
-    expect([r.status, r.body]).toEqual([400, { error: 'Invalid query', details: { 'value_mapping.lifecycle': ['Must be one of: first_name, last_name, email, phone, company, contact_type, source, external_id'] } }]);
+    expect([r.status, r.body]).toEqual([400, { error: 'Invalid query', details: { 'value_mapping.lifecycle': ['Must be one of: first_name, last_name, email, phone, company, contact_type, source, created_at, external_id'] } }]);
     const flat = await importCsv(t, acc.member, acc.id, 'first_name\r\nX\r\n', { value_mapping: JSON.stringify({ contact_type: 'lead' }) });
     expect([flat.status, flat.body.error, Object.keys(flat.body.details)]).toEqual([400, 'Invalid query', ['value_mapping']]);
   });
@@ -168,15 +169,16 @@ describe('files other systems export', () => {
     expect(skipped.done).toMatchObject({ created: 1, failed: 0, unknown_columns: [] });
   });
 
-  it('Salesforce contacts: FirstName and LastName are recognised; Id, AccountId and every other column that feeds no field are listed as unknown', async () => {
+  it('Salesforce contacts (its API names): FirstName, LastName, LeadSource and CreatedDate are recognised; Id, AccountId and every other column that feeds no field are listed as unknown', async () => {
     const salesforce = 'Id,AccountId,FirstName,LastName,Email,Phone,Title,LeadSource,CreatedDate\r\n' +
       '0035g00000XyZaBAAV,0015g00000AbCdEAAV,Marc,Benioff,marc@sf.example,(415) 555-0100,CEO,Web,2023-02-01T10:00:00.000Z\r\n';
     const { done, acc } = await imported(salesforce);
-    expect(done).toMatchObject({ status: 'completed', created: 1, unknown_columns: ['Id', 'AccountId', 'Title', 'LeadSource', 'CreatedDate'] });
+    expect(done).toMatchObject({ status: 'completed', created: 1, unknown_columns: ['Id', 'AccountId', 'Title'] });
     expect(await contactsOf(acc)).toMatchObject([{ firstName: 'Marc', lastName: 'Benioff', phone: '(415) 555-0100' }]);
+    expect(await t.db.contact.findFirst({ where: { accountId: acc.id }, select: { source: true, createdAt: true } })).toEqual({ source: 'website', createdAt: new Date('2023-02-01T10:00:00.000Z') });
     // Mapped, Salesforce's Id is the external id an upsert matches on.
     const again = await imported(salesforce, { match_on: 'external_id', mapping: JSON.stringify({ Id: 'external_id' }) });
-    expect(again.done.unknown_columns).toEqual(['AccountId', 'Title', 'LeadSource', 'CreatedDate']);
+    expect(again.done.unknown_columns).toEqual(['AccountId', 'Title']);
     expect(await contactsOf(again.acc)).toMatchObject([{ externalId: '0035g00000XyZaBAAV' }]);
   });
 
@@ -194,7 +196,7 @@ describe('files other systems export', () => {
     const r = await importCsv(t, acc.member, acc.id, 'First Name,Phone Number\r\nAda,1\r\n', { mapping: JSON.stringify({ 'phone number': 'phone_number' }) });
     expect([r.status, r.body]).toEqual([
       400,
-      { error: 'Invalid payload', details: { 'mapping.Phone Number': ['Must be one of: first_name, last_name, email, phone, company, contact_type, source, external_id, or - to skip the column'] } },
+      { error: 'Invalid payload', details: { 'mapping.Phone Number': ['Must be one of: first_name, last_name, email, phone, company, contact_type, source, created_at, external_id, or - to skip the column'] } },
     ]);
     expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(0);
   });

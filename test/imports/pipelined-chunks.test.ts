@@ -45,7 +45,7 @@ describe('imports: pipelined chunks', () => {
     // Judged for another place in the file: were it used, "Stale" would be written in place of P0..P2.
     const stale: JudgedChunk = {
       from: 1000, rows: [{ seq: 1001, line: 1002, cells: '["Stale","stale@pipelined.example"]', size: 35 }], failures: [],
-      sources: [{ seq: 1001, line: 1002, cells: '["Stale","stale@pipelined.example"]', size: 35 }], judged: [{ index: 0, data: { firstName: 'Stale', email: 'stale@pipelined.example' } }],
+      sources: [{ seq: 1001, line: 1002, cells: '["Stale","stale@pipelined.example"]', size: 35 }], judged: [{ index: 0, data: { firstName: 'Stale', email: 'stale@pipelined.example' } }], refs: [null],
     };
     expect((await runChunk(t.db, started.body.data.id, owner, stale)).outcome).toBe('more');
     expect((await runChunk(t.db, started.body.data.id, owner)).outcome).toBe('finished');
