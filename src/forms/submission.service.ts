@@ -11,7 +11,10 @@ import {
   Prisma,
   type PrismaClient,
 } from '../generated/prisma/client.js';
-import { CONTACT_FORM_TARGETS } from '../contacts/contact.fields.js';
+import { CONTACT_FIELDS, CONTACT_FORM_TARGETS } from '../contacts/contact.fields.js';
+import { contactBatch, createContactInput } from '../contacts/contact.service.js';
+import { restName } from '../field-spec.js';
+import { serializeRecord } from '../events/serialize.js';
 import { emitMany, inRawTransaction, inTransaction, type EmitInput, type RawTransaction } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';
 import { fromColumns, rowOf } from '../writes/set-write.js';
@@ -249,13 +252,20 @@ export async function recordSubmission(
   });
 }
 
-type Known = { id: string; firstName: string; lastName: string | null; phone: string | null; company: string | null };
+/** A known contact as a submission reads it: its id and each field a form may fill. */
+type Known = { id: string } & Record<string, string | null>;
+
+/** The fields a form fills, by field name and REST name (the submission's keys), from the contacts' spec. */
+const FORM_FIELDS = CONTACT_FIELDS.filter((field) => 'form' in field).map((field) => ({ name: field.name, rest: restName(field) as ContactField }));
+const KNOWN_COLUMNS = Prisma.raw(FORM_FIELDS.map(({ name, rest }) => `"${rest}" AS "${name}"`).join(', '));
 
 /**
  * Takes the address's lock (unless `locked`: its transaction took it at BEGIN) and looks it up: a known contact is returned untouched; else the new
  * contact, the submission and both events are written in one statement, the last before COMMIT, so
  * the account's counter rows its INSERT locks (record_counts, report_sums) are held for the COMMIT
- * alone. The rows are stamped by the database (the transaction's start), and their events show those stamps.
+ * alone. The new contact is judged and built as every create builds one (the contacts' create rule
+ * and contactBatch.newRow), and inserted with every column it gives, so a field the spec gains
+ * reaches it and its event unedited. The rows are stamped by the database (the transaction's start), and their events show those stamps.
  */
 async function createUnlessKnown(
   tx: Prisma.TransactionClient | RawTransaction,
@@ -264,42 +274,48 @@ async function createUnlessKnown(
   submitted: Submitted,
   locked: boolean,
 ): Promise<{ created: string } | { known: Known }> {
-  const { first_name, last_name, email, phone, company } = submission.contact;
+  const { email } = submission.contact;
   // A new contact takes the company of its e-mail's domain (docs/decisions.md §21), read with the address.
   const domain = linkableDomain(email);
   let companyId: string | null = null;
   if (email) {
     if (!locked) await rawWrite(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))::text`);
     // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
-    const [found] = await rawWrite<{ [K in keyof Known]: Known[K] | null } & { companyOfDomain: string | null }>(tx, Prisma.sql`
+    const [found] = await rawWrite<{ id: string | null; companyOfDomain: string | null } & Record<string, string | null>>(tx, Prisma.sql`
       SELECT k.*, ${domain ? Prisma.sql`(SELECT c.id::text FROM companies c WHERE c.account_id = ${accountId}::uuid AND c.domain = ${domain})` : Prisma.sql`NULL`} AS "companyOfDomain"
       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-        SELECT id::text, first_name AS "firstName", last_name AS "lastName", phone, company FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
+        SELECT id::text, ${KNOWN_COLUMNS} FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
         ORDER BY created_at ASC, id ASC LIMIT 1) AS k ON true`);
-    if (found!.id !== null) return { known: found as Known };
+    if (found!.id !== null) {
+      const { companyOfDomain: _, ...known } = found!;
+      return { known: known as Known };
+    }
     companyId = found!.companyOfDomain;
   }
   // The rows take the database's stamps (the transaction's start); the events are made here with
   // the service's clock and show the rows' own times (emitMany's `stamped`).
   const now = new Date();
-  const contact = rowOf('Contact', {
-    id: uuidv7(), accountId, firstName: first_name ?? email!.slice(0, email!.lastIndexOf('@')).slice(0, columnMax(ContactField.first_name)),
-    lastName: last_name ?? null, email: email ?? null, phone: phone ?? null, company: company ?? null,
-    contactType: ContactType.lead, source: ContactSource.website, createdAt: now, updatedAt: now, externalId: null, companyId, ownerId: null,
-  });
+  const values = Object.fromEntries(FORM_FIELDS.map(({ name, rest }) => [name, submission.contact[rest] ?? null]));
+  // A new contact needs a first name; the e-mail's local part stands in when none is given.
+  values.firstName ??= email!.slice(0, email!.lastIndexOf('@')).slice(0, columnMax(ContactField.first_name));
+  const input = createContactInput.parse({ accountId, ...values, contactType: ContactType.lead, source: ContactSource.website, companyId });
+  const contact = contactBatch.newRow(input, uuidv7(), now);
   const recorded = rowOf('FormSubmission', {
     id: submitted.id, accountId, formId: submitted.form, contactId: contact.id, data: submission.values, referrer: submitted.referrer, page: submitted.page,
     clientIp: submitted.clientIp, userAgent: submitted.userAgent, createdAt: now, isSpam: false, updatedAt: now,
   });
-  const c = contact as Record<string, unknown>;
+  // Its stamps are left to the database (the transaction's start), as the submission's.
+  const columns: Record<string, unknown> = { account_id: accountId, ...serializeRecord('contact', contact) };
+  delete columns.created_at;
+  delete columns.updated_at;
   await emitMany(tx, [
     { type: 'contact.created', accountId, actor: VISITOR, object: contact },
     { type: 'form.submitted', accountId, actor: VISITOR, object: recorded },
   ], {
     ctes: Prisma.sql`
       c AS (
-        INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source, company_id)
-        VALUES (${contact.id}::uuid, ${accountId}::uuid, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, 'lead', 'website', ${companyId}::uuid)
+        INSERT INTO contacts (${Prisma.raw(Object.keys(columns).map((c) => `"${c}"`).join(', '))})
+        SELECT ${Prisma.raw(Object.keys(columns).map((c) => `r."${c}"`).join(', '))} FROM json_populate_record(NULL::contacts, ${JSON.stringify(columns)}::json) AS r
         RETURNING id, created_at, updated_at),
       s AS (${submissionInsert(submitted, Prisma.sql`${accountId}::uuid`, Prisma.sql`${contact.id}::uuid`)}),`,
     stamped: Prisma.sql`(SELECT id, created_at, updated_at FROM c UNION ALL SELECT id, created_at, updated_at FROM s)`,
@@ -309,10 +325,9 @@ async function createUnlessKnown(
 
 /** A known address: only the other non-empty mapped values overwrite; its update's event, if any, and the submission's. */
 async function updateKnown(tx: Prisma.TransactionClient, accountId: string, known: Known, submission: Submission, submitted: Submitted): Promise<string> {
-  const { first_name, last_name, phone, company } = submission.contact;
-  const update = { firstName: first_name, lastName: last_name, phone, company };
+  const update = Object.fromEntries(FORM_FIELDS.filter(({ rest }) => rest !== ContactField.email).map(({ name, rest }) => [name, submission.contact[rest]]));
   const previous = Object.fromEntries(
-    Object.entries(update).filter(([key, value]) => value !== undefined && value !== known[key as keyof typeof update]).map(([key]) => [key, known[key as keyof typeof update]]),
+    Object.entries(update).filter(([key, value]) => value !== undefined && value !== known[key]).map(([key]) => [key, known[key]]),
   );
   const contact = await tx.contact.update({ where: { id: known.id }, data: update });
   const recorded = await insertSubmission(tx, accountId, known.id, submitted);
