@@ -9,30 +9,30 @@ const EXTERNAL_ID = 'At most 255 characters; unique in the account.';
 const OWNER = "The account's owner or one of its members; none: unowned.";
 
 export const DEAL_FIELDS = [
-  { name: 'title', type: 'String', rule: requiredText(200), required: true, max: 200, import: true, createAnswer: true },
+  { name: 'title', type: 'String', rule: requiredText(200), required: true, max: 200, import: { aliases: ['Deal Name', 'Deal - Title', 'Opportunity Name'] }, createAnswer: true },
   // The type answers `contact` and `stage` (the REST item embeds them): the ids are inputs only.
-  { name: 'contactId', type: 'ID', rule: optionalUuid, read: false, item: false, import: true },
-  { name: 'stageId', type: 'ID', rule: optionalUuid, read: false, item: false, import: true },
+  { name: 'contactId', type: 'ID', rule: optionalUuid, read: false, item: false, import: { aliases: [/* e-mails, read as contact_email (src/imports/columns.ts) */ 'Contact Email', 'Person - Email', 'Person - Email - Work'] } },
+  { name: 'stageId', type: 'ID', rule: optionalUuid, read: false, item: false, import: { aliases: [/* names, read as stage_name (src/imports/columns.ts) */ 'Deal Stage', 'Deal - Stage', 'Stage'] } },
   {
-    name: 'value', type: 'Float', rule: money.nullish().transform((value) => value ?? 0), import: true, createAnswer: true,
+    name: 'value', type: 'Float', rule: money.nullish().transform((value) => value ?? 0), import: { aliases: ['Amount', 'Deal - Value'] }, createAnswer: true,
     description: { create: 'Default 0; 0 to 9999999999.99, at most two decimals.', update: '0 to 9999999999.99, at most two decimals.' },
   },
   {
-    name: 'probability', type: 'Float', import: true, createAnswer: true,
+    name: 'probability', type: 'Float', import: { aliases: ['Probability (%)', 'Deal - Probability'] }, createAnswer: true,
     rule: z.number({ error: TYPE_MESSAGES.number }).min(0, 'Must be from 0 to 100').max(100, 'Must be from 0 to 100').nullish().transform((value) => value ?? 50),
     description: { create: 'Default 50; 0 to 100.', update: '0 to 100.' },
   },
   // Set by setDealStatus alone (docs/decisions.md §8).
   { name: 'status', type: 'DealStatus', createAnswer: true },
-  { name: 'expectedCloseDate', type: 'Date', rule: day.nullish().transform((value) => value ?? null), import: true },
+  { name: 'expectedCloseDate', type: 'Date', rule: day.nullish().transform((value) => value ?? null), import: { aliases: ['Close Date', 'Deal - Expected close date'] } },
   {
-    name: 'externalId', type: 'String', rule: externalId, import: true, createAnswer: true,
+    name: 'externalId', type: 'String', rule: externalId, import: { aliases: ['Record ID', 'Deal - ID', 'Opportunity ID'] }, createAnswer: true,
     description: { create: EXTERNAL_ID, update: EXTERNAL_ID, batch: EXTERNAL_ID, read: 'Its id in the integrating system; unique in the account where present.' },
   },
   { name: 'closedAt', type: 'DateTime', item: false, description: { read: 'When the deal left open; null while open.' } },
   { name: 'companyId', type: 'ID', rule: optionalUuid, description: { create: 'A company of the account', update: 'A company of the account' } },
   { name: 'ownerId', type: 'ID', rule: optionalUuid, description: { create: OWNER, update: OWNER } },
-  { name: 'createdAt', type: 'DateTime', item: false, createAnswer: true },
+  { name: 'createdAt', type: 'DateTime', item: false, createAnswer: true, import: { aliases: ['Create Date', 'Created Date', 'Created', 'Deal - Deal created'] } },
   { name: 'updatedAt', type: 'DateTime' },
 ] as const satisfies readonly FieldSpec[];
 

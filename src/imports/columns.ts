@@ -6,20 +6,18 @@
 import { parseCalendarDate, inStorableYears } from '../dates.js';
 import type { ErrorDetails } from '../errors.js';
 import { ContactSource, ContactType } from '../generated/prisma/client.js';
-import { createCompanyInput } from '../companies/company.service.js';
 import { snakeCase } from '../names.js';
 import { importColumnsOf } from '../field-spec.js';
 import { CONTACT_FIELDS } from '../contacts/contact.fields.js';
+import { DEAL_FIELDS } from '../deals/deal.model.js';
+import { COMPANY_FIELDS } from '../companies/company.model.js';
 
 export type ImportObjectName = 'contacts' | 'deals' | 'companies';
 
-/** REST name -> field, for every field of a create input but its account: a field the record gains is a column at once. */
-const fieldsOf = (input: { shape: object }): Record<string, string> =>
-  Object.fromEntries(Object.keys(input.shape).filter((field) => field !== 'accountId').map((field) => [snakeCase(field), field]));
-
 /**
  * Each object's fields (as the batch input names them), their REST names, what creating one needs,
- * and other headers that name a field (REST name), as other systems' exports spell them.
+ * and other headers that name a field (REST name), as other systems' exports spell them: all of it
+ * from the record's field list (importColumnsOf), the aliases its fields' `import` declares.
  */
 export type ImportColumns = { fields: Record<string, string>; required: string[]; aliases?: Record<string, string> };
 
@@ -31,40 +29,33 @@ export type ImportColumns = { fields: Record<string, string>; required: string[]
  * (src/imports/references.ts).
  */
 export const REFERENCES = {
-  contactEmail: { fills: 'contactId', by: 'email', missing: 'No contact of the account has this e-mail' },
-  contactExternalId: { fills: 'contactId', by: 'externalId', missing: 'No contact of the account has this external id' },
-  stageName: { fills: 'stageId', by: 'name', missing: 'No pipeline stage of the account has this name' },
+  contactEmail: { fills: 'contactId', by: 'email', aliases: true, missing: 'No contact of the account has this e-mail' },
+  contactExternalId: { fills: 'contactId', by: 'externalId', aliases: false, missing: 'No contact of the account has this external id' },
+  stageName: { fills: 'stageId', by: 'name', aliases: true, missing: 'No pipeline stage of the account has this name' },
 } as const;
 export type ReferenceField = keyof typeof REFERENCES;
-export const IMPORT_ONLY = ['createdAt', ...(Object.keys(REFERENCES) as ReferenceField[])] as const;
+
+/**
+ * An object's columns with the references that fill its fields. Other systems write a contact's
+ * e-mail and a stage's name, never this service's ids: the aliases of a field a reference with
+ * `aliases` fills (`Deal Stage` on `stageId`) are that reference's column (`stage_name`).
+ */
+function withReferences(columns: ImportColumns): ImportColumns {
+  const fields = { ...columns.fields };
+  const aliases = { ...columns.aliases };
+  for (const [reference, { fills, aliases: takesAliases }] of Object.entries(REFERENCES)) {
+    if (!Object.values(columns.fields).includes(fills)) continue;
+    fields[snakeCase(reference)] = reference;
+    if (!takesAliases) continue;
+    for (const [header, rest] of Object.entries(aliases)) if (columns.fields[rest] === fills) aliases[header] = snakeCase(reference);
+  }
+  return { ...columns, fields, aliases };
+}
 
 export const FIELDS: Record<ImportObjectName, ImportColumns> = {
   contacts: importColumnsOf(CONTACT_FIELDS),
-  deals: {
-    fields: {
-      title: 'title', contact_id: 'contactId', stage_id: 'stageId', value: 'value', probability: 'probability',
-      expected_close_date: 'expectedCloseDate', external_id: 'externalId', created_at: 'createdAt',
-      contact_email: 'contactEmail', contact_external_id: 'contactExternalId', stage_name: 'stageName',
-    },
-    required: ['title'],
-    // HubSpot, Pipedrive and Salesforce deals exports (docs/imports.md#other-systems-files).
-    aliases: {
-      'Deal Name': 'title', 'Deal - Title': 'title', 'Opportunity Name': 'title',
-      Amount: 'value', 'Deal - Value': 'value',
-      'Probability (%)': 'probability', 'Deal - Probability': 'probability',
-      'Close Date': 'expected_close_date', 'Deal - Expected close date': 'expected_close_date',
-      'Record ID': 'external_id', 'Deal - ID': 'external_id', 'Opportunity ID': 'external_id',
-      'Create Date': 'created_at', 'Created Date': 'created_at', Created: 'created_at', 'Deal - Deal created': 'created_at',
-      'Deal Stage': 'stage_name', Stage: 'stage_name', 'Deal - Stage': 'stage_name',
-      'Contact Email': 'contact_email', 'Person - Email': 'contact_email', 'Person - Email - Work': 'contact_email',
-    },
-  },
-  companies: {
-    fields: { ...fieldsOf(createCompanyInput), created_at: 'createdAt' },
-    required: ['name'],
-    // HubSpot's companies export (test/companies/import.test.ts).
-    aliases: { 'Company name': 'name', 'Company Domain Name': 'domain', 'Website URL': 'website', 'Phone Number': 'phone', 'Record ID': 'external_id', 'Create Date': 'created_at' },
-  },
+  deals: withReferences(importColumnsOf(DEAL_FIELDS)),
+  companies: importColumnsOf(COMPANY_FIELDS),
 };
 
 /**

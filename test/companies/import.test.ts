@@ -27,10 +27,11 @@ async function run(acc: TestAccount, csv: string, params: Record<string, string>
 
 // HubSpot's companies export, as it writes one (its owner is a name, its dates its own format).
 const HUBSPOT_HEADER = 'Record ID,Company name,Company owner,Create Date,Phone Number,City,Country/Region,Industry,Company Domain Name,Website URL';
-const HUBSPOT_MAPPING = JSON.stringify({ 'Record ID': 'external_id', 'Company owner': '-', 'Create Date': '-' });
+// Its owner is a person's name, not a user id: skipped. Everything else needs no mapping (docs/decisions.md §26).
+const HUBSPOT_MAPPING = JSON.stringify({ 'Company owner': '-' });
 
 describe('importing companies', () => {
-  it("a HubSpot companies export imports with mapping: its labels name the fields, domains are normalised, the unknown columns are listed", async () => {
+  it("a HubSpot companies export imports with its owner skipped and no other mapping: its labels name the fields (Record ID the external id, Create Date kept as created_at), domains are normalised, the unknown columns are listed", async () => {
     const acc = await createAccount(t);
     const [a, b] = [host(), host()];
     const csv = [
@@ -41,10 +42,10 @@ describe('importing companies', () => {
     const { done, errors } = await run(acc, `${csv}\r\n`, { match_on: 'domain', mapping: HUBSPOT_MAPPING });
     expect(errors).toEqual([]);
     expect(done).toMatchObject({ object: 'companies', match_on: 'domain', status: 'completed', created: 2, failed: 0, unknown_columns: ['City', 'Country/Region'] });
-    const rows = await t.db.company.findMany({ where: { accountId: acc.id }, orderBy: { externalId: 'asc' }, select: { name: true, domain: true, phone: true, industry: true, website: true, externalId: true } });
+    const rows = await t.db.company.findMany({ where: { accountId: acc.id }, orderBy: { externalId: 'asc' }, select: { name: true, domain: true, phone: true, industry: true, website: true, externalId: true, createdAt: true } });
     expect(rows).toEqual([
-      { name: 'Acme Corp', domain: a, phone: '+1 555 0100', industry: 'COMPUTER_SOFTWARE', website: `https://www.${a}`, externalId: '9001' },
-      { name: 'Globex', domain: b, phone: null, industry: null, website: null, externalId: '9002' },
+      { name: 'Acme Corp', domain: a, phone: '+1 555 0100', industry: 'COMPUTER_SOFTWARE', website: `https://www.${a}`, externalId: '9001', createdAt: new Date('2024-01-02T10:00:00Z') },
+      { name: 'Globex', domain: b, phone: null, industry: null, website: null, externalId: '9002', createdAt: new Date('2024-02-03T11:00:00Z') },
     ]);
     // The same file again matches every company by its domain: nothing changes.
     const again = await run(acc, `${csv}\r\n`, { match_on: 'domain', mapping: HUBSPOT_MAPPING });
