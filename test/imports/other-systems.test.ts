@@ -154,7 +154,7 @@ describe('files other systems export', () => {
     expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(0);
   });
 
-  it('Pipedrive persons: a column mapped to "-" is skipped, even one whose header names a field (Label is no contact type there)', async () => {
+  it('Pipedrive persons: a column mapped to "-" is skipped, even one whose header names a field (a Person - Label of a meaning of its own kept out)', async () => {
     const pipedrive = 'Person - Name,Person - First name,Person - Last name,Person - Email - Work,Person - Phone - Work,Person - Organization,Person - Label\r\n' +
       'Ada Lovelace,Ada,Lovelace,ada@engines.example,+44 20 7946 0000,Analytical Engines,Hot lead\r\n';
     const { done, acc } = await imported(pipedrive, {

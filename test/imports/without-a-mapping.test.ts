@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createContact, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import type { Prisma } from '../../src/generated/prisma/client.js';
+import { dayOf, inputOf, pastTimeOf, planColumns } from '../../src/imports/columns.js';
 import { resolveReferences } from '../../src/imports/references.js';
 import type { Judged } from '../../src/writes/batch.service.js';
 import { drain, importBytes, importCsv } from './helpers.js';
@@ -238,5 +239,41 @@ describe('values and keys as other systems write them', () => {
     for (const name of ['Impossible', 'Future', 'NotATime']) expect(byName[name]).toBeGreaterThanOrEqual(before - 1000);
     expect(byName.Kept).toBeLessThan(before + 60_000);
     expect(byName.Kept).not.toBe(Date.parse('2001-01-01T00:00:00Z'));
+  });
+});
+
+describe('headers and cells as other systems write them', () => {
+  it("a header naming a field by its own name wins over another system's header for it, which is listed as unknown; two of one rank are a 400 naming the field", () => {
+    expect(planColumns('contacts', ['First Name', 'Phone Number', 'Phone', 'Mobile Phone'], {}, null)).toMatchObject({ columns: ['firstName', null, 'phone', null], unknown: ['Phone Number', 'Mobile Phone'] });
+    // Outlook: Business Phone is listed before anything else that means a phone.
+    expect(planColumns('contacts', ['First Name', 'E-mail Address', 'Business Phone'], {}, null)).toMatchObject({ columns: ['firstName', 'email', 'phone'], unknown: [] });
+    expect(planColumns('contacts', ['first_name', 'Email', 'e-mail address', 'EMAIL'], {}, null)).toEqual({ details: { email: ['More than one column'] } });
+    // A column `mapping` names ranks with the field's own name.
+    expect(planColumns('contacts', ['First Name', 'Email', 'Work mail'], { 'Work mail': 'email' }, null)).toEqual({ details: { email: ['More than one column'] } });
+    // A deal's stage and contact by other systems' headers are the reference columns, not the ids.
+    expect(planColumns('deals', ['Deal - Title', 'Deal - Stage', 'Person - Email', 'stage_id'], {}, null)).toMatchObject({ columns: ['title', 'stageName', 'contactEmail', 'stageId'], unknown: [] });
+  });
+
+  it('a day with / is month first in a , file and day first in a ; file; with . day first; impossible days and times are none; a creation time in the future is none', () => {
+    expect(dayOf('1/15/2024')).toEqual(at('2024-01-15T00:00:00Z'));
+    expect(dayOf('15/01/2024', true)).toEqual(at('2024-01-15T00:00:00Z'));
+    expect(dayOf('15/01/2024')).toBeNull();
+    expect(dayOf('15.01.2024')).toEqual(at('2024-01-15T00:00:00Z'));
+    expect(dayOf('2024-06-30 00:00')).toEqual(at('2024-06-30T00:00:00Z'));
+    expect(dayOf('2024-02-30')).toBeNull();
+    expect(pastTimeOf('1/15/2024, 9:32 PM')).toEqual(at('2024-01-15T21:32:00Z'));
+    expect(pastTimeOf('1/15/2024 12:05 AM')).toEqual(at('2024-01-15T00:05:00Z'));
+    expect(pastTimeOf('2024-01-15T09:32:10.5+01:00')).toEqual(at('2024-01-15T08:32:10.500Z'));
+    expect(pastTimeOf('2024-01-15 24:00')).toBeNull();
+    expect(pastTimeOf('1/15/2024 13:00 PM')).toBeNull();
+    expect(pastTimeOf('2999-01-01')).toBeNull();
+    expect(pastTimeOf('next Tuesday')).toBeNull();
+  });
+
+  it('enum values: any case or spacing, and the synonyms, before the rules judge them; the value mapping first', () => {
+    const columns = ['firstName', 'contactType', 'source'];
+    expect(inputOf(columns, ['Ada', ' marketingqualifiedlead ', 'PARTNER_REFERRAL'])).toEqual({ firstName: 'Ada', contactType: 'lead', source: 'referral' });
+    expect(inputOf(columns, ['Ada', 'Gold', 'Web'], { values: { contactType: { gold: 'Client' } }, decimalComma: false })).toEqual({ firstName: 'Ada', contactType: 'client', source: 'website' });
+    expect(inputOf(columns, ['Ada', 'Martian', ''])).toEqual({ firstName: 'Ada', contactType: 'Martian' });
   });
 });
