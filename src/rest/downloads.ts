@@ -39,13 +39,20 @@ export type Download = {
 const DAY = new Date(Date.UTC(2025, 0, 31));
 const SAMPLE_ACCOUNT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 
+/** A contact as the export writes it, by column label (the OpenAPI example's row). */
+const SAMPLE_CONTACT: Record<string, string> = {
+  'First Name': 'Ada', 'Last Name': 'Lovelace', Email: 'ada@example.com', Company: 'Analytical Engines',
+  'Contact Type': 'client', Source: 'referral', 'Created At': '2025-01-31T09:30:00.000Z', 'External Id': 'crm-1815',
+};
+
 export const CONTACTS_CSV: Download = {
   mediaType: 'text/csv',
   // Raw SQL (src/exports/contacts-csv.ts): the replica client, as the export read before (docs/scaling.md).
   stream: async (reader, ticket) => contactsCsvStream(reader.$replica(), ticket.accountId, { pool: reader.$replicaPool() }),
   sampleFileName: exportFileName({ kind: ExportKind.contacts_csv, accountId: SAMPLE_ACCOUNT, createdAt: DAY }),
   schema: { type: 'string', description: `RFC 4180 CSV, UTF-8, oldest first. Columns: ${CSV_COLUMNS.join(', ')}.` },
-  example: `${CSV_COLUMNS.join(',')}\r\nAda,Lovelace,ada@example.com,,Analytical Engines,client,referral,2025-01-31T09:30:00.000Z\r\n`,
+  // One cell per column, by label: a column added to the export gets its (empty) cell here too.
+  example: `${CSV_COLUMNS.join(',')}\r\n${CSV_COLUMNS.map((label) => SAMPLE_CONTACT[label] ?? '').join(',')}\r\n`,
 };
 
 export const IMPORT_ERRORS_CSV: Download = {

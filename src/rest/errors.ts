@@ -1,6 +1,7 @@
 import { Response } from '../http/response.js';
 import type { GraphQLError } from 'graphql/index.js';
 import { HTTP_STATUS, MESSAGES, UNAVAILABLE_RETRY_SECONDS, type ErrorCode, type ErrorDetails } from '../errors.js';
+import { idempotencyKeyProblems } from '../idempotency/idempotency.service.js';
 
 /** Failures only the REST routing can have: the path names no operation. */
 export type HttpErrorCode = 'ROUTE_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PRECONDITION_FAILED';
@@ -11,6 +12,12 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } });
 
 export const restErrorResponse = (error: RestError): Response => json(error.status, error.body, error.headers);
+
+/**
+ * The fields a 400 names for a request header judged with the input: the Idempotency-Key's
+ * (`idempotency_key`), as its own check names it (a key that is one space is refused).
+ */
+const HEADER_FIELDS = new Set(Object.keys(idempotencyKeyProblems(new Headers({ 'Idempotency-Key': ' ' }))));
 
 /** Where the request's input came from decides the 400 message (docs/decisions.md §2). */
 export type InputSource = 'query' | 'body';
@@ -26,8 +33,11 @@ export function fromCoreError(error: CoreError, source: InputSource, renameField
   const code = error.extensions.code as ErrorCode | undefined;
   switch (code) {
     case 'BAD_USER_INPUT': {
-      const details = (error.extensions.details ?? {}) as ErrorDetails;
-      return invalidInput(source, Object.fromEntries(Object.entries(details).map(([k, v]) => [renameField(k), v])));
+      const details = Object.fromEntries(Object.entries((error.extensions.details ?? {}) as ErrorDetails).map(([k, v]) => [renameField(k), v]));
+      // A header judged as input (Idempotency-Key) is the payload's on every route, a DELETE's too
+      // (docs/rest.md#errors): a query's 400 only where a query parameter is among the failures.
+      const fromHeaders = Object.keys(details).length > 0 && Object.keys(details).every((key) => HEADER_FIELDS.has(key));
+      return invalidInput(fromHeaders ? 'body' : source, details);
     }
     case 'RATE_LIMITED':
       return { status: 429, body: { error: MESSAGES.rateLimited } };

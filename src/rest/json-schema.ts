@@ -140,7 +140,7 @@ export function inputSchema(type: GraphQLInputType, rules?: z.ZodType): JsonSche
 }
 
 /** Whether the domain's rule answers `value` with an error (a rule that cannot say synchronously: no). */
-function refuses(rules: z.ZodType | undefined, value: unknown): boolean {
+export function refuses(rules: z.ZodType | undefined, value: unknown): boolean {
   if (!rules) return false;
   try {
     return !rules.safeParse(value).success;
@@ -167,9 +167,64 @@ export function nonNullInput(type: GraphQLInputType, rules?: z.ZodType): JsonSch
   // A refinement zod cannot state (an amount `> 0` over a range from 0): the lower bound itself refused is exclusive.
   if (typeof bounded.minimum === 'number' && refuses(rules, bounded.minimum) && !refuses(rules, (bounded.minimum as number) + 1)) {
     const { minimum, ...rest } = bounded;
-    return { ...rest, exclusiveMinimum: minimum };
+    return { ...rest, exclusiveMinimum: minimum, ...statedOf(rules) };
   }
-  return bounded;
+  return { ...(bounded.type === 'string' ? refinedText(bounded, rules) : bounded), ...statedOf(rules) };
+}
+
+/** The longest text probed for a bound zod cannot state: past the 1 MiB a body may have, no request holds more. */
+const LONGEST_PROBED = 1024 * 1024;
+
+/**
+ * What a text's refinements enforce that zod cannot state (a note's body: not blank, at most 10,000
+ * characters counted as PostgreSQL counts them), found by asking the rule itself: a rule that takes
+ * `x` but refuses blanks wants a non-space character; one that refuses a long text, a `maxLength`
+ * (the longest it takes, found by halving). Only where zod stated neither.
+ */
+function refinedText(schema: JsonSchema, rules: z.ZodType | undefined): JsonSchema {
+  if (!rules || refuses(rules, 'x')) return schema; // a format, an enum, a pattern: zod has said it
+  const out = { ...schema };
+  const minLength = typeof out.minLength === 'number' ? out.minLength : 0;
+  if (out.pattern === undefined && minLength <= 1 && refuses(rules, ' ') && refuses(rules, ' \t\n ') && !refuses(rules, ' x ')) {
+    delete out.minLength;
+    out.pattern = '\\S';
+  }
+  // A trimmed text's bound is counted after trimming: said in its description (trimmed()), not probed.
+  if (out.maxLength === undefined && !out['x-trimmed']) {
+    if (refuses(rules, 'x'.repeat(LONGEST_PROBED))) {
+      let [taken, refused] = [1, LONGEST_PROBED];
+      while (refused - taken > 1) {
+        const middle = Math.floor((taken + refused) / 2);
+        if (refuses(rules, 'x'.repeat(middle))) refused = middle;
+        else taken = middle;
+      }
+      out.maxLength = taken;
+    }
+  }
+  return out;
+}
+
+/**
+ * What a rule enforces that zod cannot state in JSON Schema (a refinement, a transform), stated beside
+ * the rule where it is known (src/rest/openapi.ts, each with why it cannot be derived): looked up by
+ * the rule itself, through its wrappers, so every input the rule judges carries it.
+ */
+const stated = new WeakMap<z.ZodType, (rule: z.ZodType) => JsonSchema>();
+
+/** States `schema` (or what `schema` makes of the rule, asking it) for every input judged by `rule`. */
+export function stateRule(rule: z.ZodType, schema: JsonSchema | ((rule: z.ZodType) => JsonSchema)): void {
+  stated.set(rule, typeof schema === 'function' ? schema : () => schema);
+}
+
+function statedOf(rules: z.ZodType | undefined): JsonSchema {
+  if (!rules) return {};
+  const own = stated.get(rules);
+  if (own) return own(rules);
+  for (const child of zodChildren(rules)) {
+    const found = statedOf(child);
+    if (Object.keys(found).length) return found;
+  }
+  return {};
 }
 
 /** An input object as the REST layer reads it: snake_case keys, unknown keys refused. */
@@ -178,13 +233,17 @@ export function inputObjectSchema(type: GraphQLInputObjectType, rules?: z.ZodTyp
   const required: string[] = [];
   for (const field of Object.values(type.getFields())) {
     const name = toSnake(field.name);
-    properties[name] = describe(inputSchema(field.type, rules && zodField(rules, field.name)), field.description);
-    if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(name);
+    const rule = rules && zodField(rules, field.name);
+    properties[name] = describe(inputSchema(field.type, rule), field.description);
+    if (field.defaultValue === undefined && (isNonNullType(field.type) || requiredBy(rule))) required.push(name);
   }
   // Nothing required, yet the rule refuses an empty object (a PATCH must change a field): at least one key.
   const nonEmpty = required.length === 0 && Object.keys(properties).length > 0 && refuses(rules, {});
-  return { type: 'object', properties, ...(required.length ? { required } : {}), ...(nonEmpty ? { minProperties: 1 } : {}), additionalProperties: false };
+  return { type: 'object', properties, ...(required.length ? { required } : {}), ...(nonEmpty ? { minProperties: 1 } : {}), additionalProperties: false, ...statedOf(rules) };
 }
+
+/** Whether a field's rule refuses it left out, though GraphQL lets it be (a batch upsert's `matchOn`: `Required`). */
+export const requiredBy = (rule: z.ZodType | undefined): boolean => rule !== undefined && refuses(rule, undefined);
 
 // --- zod: the domain's own constraints (lengths, ranges, formats, defaults) -----------------------
 
@@ -208,7 +267,7 @@ export function zodField(schema: z.ZodType, key: string): z.ZodType | undefined 
   return undefined;
 }
 
-function zodElement(schema: z.ZodType): z.ZodType | undefined {
+export function zodElement(schema: z.ZodType): z.ZodType | undefined {
   const def = defOf(schema);
   if (def.type === 'array') return def.element;
   for (const child of zodChildren(schema)) {

@@ -22,9 +22,16 @@ import { changesState } from '../http/origin.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
 import { rateLimitHeaders } from './headers.js';
 import { restEnum, toSnake } from './input.js';
-import { answerSchema, inputSchema, nonNullInput, zodField, type JsonSchema, type Named } from './json-schema.js';
+import { answerSchema, inputSchema, nonNullInput, refuses, requiredBy, stateRule, zodElement, zodField, type JsonSchema, type Named } from './json-schema.js';
+import { createInvoiceInput, updateInvoiceInput } from '../invoices/invoice.service.js';
+import { createEndpointInput } from '../webhooks/endpoint.service.js';
+import { EVENT_TYPES } from '../events/types.js';
+import { optionalDomain } from '../links/domain.js';
+import { currencyCode } from '../validation.js';
 import { FILE_VARIABLES, routes, type Answer, type Route } from './routes.js';
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../imports/intake.js';
+import { idempotencyKeyProblems } from '../idempotency/idempotency.service.js';
+import { maxHeaderSize } from 'node:http';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -69,6 +76,47 @@ const IF_MATCH = {
   description: 'An `ETag` of this record: the change applies only to that version, else 412 and nothing is written',
   schema: { type: 'string' },
 };
+
+// --- What the rules enforce that zod cannot state in JSON Schema ---------------------------------
+// Each is stated once, beside the rule it describes (src/rest/json-schema.ts stateRule), so every input
+// judged by that rule carries it; test/rest/openapi-constraints.test.ts holds each to the rule it states.
+
+// An invoice's money is `amount` or `lines`, exactly one (null reads as absent): a refinement over two
+// fields (moneyProblems, src/invoices/invoice-money.ts), which zod's JSON Schema output leaves out.
+stateRule(createInvoiceInput, {
+  oneOf: [
+    { title: 'amount', required: ['amount'], properties: { amount: { not: { type: 'null' } } } },
+    { title: 'lines', required: ['lines'], properties: { lines: { not: { type: 'null' } } } },
+  ],
+});
+// A draft's change gives one of them at most (the other is kept or replaced: src/invoices/invoice-lines.service.ts).
+stateRule(updateInvoiceInput, { not: { required: ['amount', 'lines'], properties: { amount: { not: { type: 'null' } }, lines: { not: { type: 'null' } } } } });
+
+// A webhook's event types: a refinement against the catalogue (src/events/types.ts), which zod cannot
+// state; the enum is the catalogue as the rule itself takes it (each value asked).
+const eventType = zodElement(zodField(createEndpointInput, 'eventTypes')!)!;
+stateRule(eventType, (rule) => ({ enum: ['*', ...EVENT_TYPES].filter((type) => !refuses(rule, type)) }));
+
+// A currency: any case, trimmed, then one of the ISO 4217 codes Node knows (a refinement against
+// Intl.supportedValuesOf, which zod cannot state): the codes the rule takes, each letter in either case
+// (JSON Schema patterns have no case-insensitive flag).
+const anyCase = (text: string) => [...text].map((c) => `[${c}${c.toLowerCase()}]`).join('');
+stateRule(currencyCode, (rule) => {
+  const byFirst = new Map<string, string[]>();
+  for (const code of Intl.supportedValuesOf('currency').filter((c) => !refuses(rule, c))) byFirst.set(code[0]!, [...(byFirst.get(code[0]!) ?? []), code.slice(1)]);
+  const codes = [...byFirst].map(([first, rests]) => `${anyCase(first)}(?:${rests.map(anyCase).join('|')})`).join('|');
+  return { pattern: `^\\s*(?:${codes})\\s*$`, examples: ['EUR', 'usd'] };
+});
+
+// A company's domain: normalised by a transform (src/links/domain.ts normalizeDomain), so zod states
+// nothing of it. What it takes, as a pattern: blank (none), or a host of two labels or more (the last
+// not numeric, 253 characters at most), with a scheme, user, `www.`, trailing dot, port and path around
+// it allowed; any case, trimmed. Held to normalizeDomain by generated values in the test.
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const HOST = `(?![A-Za-z0-9.-]{253}(?:[A-Za-z0-9-]|\\.[A-Za-z0-9.-]))(?:${LABEL}\\.)+(?=[A-Za-z0-9-]*[A-Za-z-])${LABEL}`;
+export const DOMAIN_PATTERN =
+  `^\\s*(?:(?:[A-Za-z][A-Za-z0-9+.-]*://)?(?:[^@/?#]*@)?(?:[Ww][Ww][Ww]\\.${HOST}|(?![Ww][Ww][Ww]\\.)${HOST})\\.?(?::[0-9]*)?(?:[/?#][^\\n\\r\\u2028\\u2029]*)?)?\\s*$`;
+stateRule(optionalDomain, { pattern: DOMAIN_PATTERN, examples: ['acme.com', 'https://www.Acme.com/about'] });
 
 const EXTENSION = 'Beyond the REST contract (docs/decisions.md §12): an extension the service adds, not part of the customer\'s contract.';
 
@@ -183,6 +231,7 @@ export function buildOpenApi(options: { cookieName: string; serverUrl: string })
       responses: {
         RouteNotFound: errorResponse(404, [fromHttpError('ROUTE_NOT_FOUND')], [], 'No such path under /api/v1'),
         MethodNotAllowed: errorResponse(405, [fromHttpError('METHOD_NOT_ALLOWED', ['GET'])], [], 'The path has no such method; `Allow` lists those it has'),
+        HeadersTooLarge: HEADERS_TOO_LARGE,
       },
     },
     security: [{ bearerAuth: [] }, { sessionCookie: [] }],
@@ -320,6 +369,12 @@ function argumentOf(root: FieldNode, field: GraphQLField<unknown, unknown>, vari
 /** The field's declared rules, with the zod schema its arguments are judged by (or documented with). */
 type RouteDoc = FieldRules & { rules?: FieldRules['input'] };
 
+/** A query value percent-encoded takes up to 9 bytes a character (a 3-byte UTF-8 character, each byte `%XX`). */
+const ENCODED_BYTES_PER_CHARACTER = 9;
+/** Whether a value the schema allows can overflow the request line on its own: then the answer may be 431. */
+const mayOverflow = (value: JsonSchema) => typeof value.maxLength === 'number' && value.maxLength * ENCODED_BYTES_PER_CHARACTER > maxHeaderSize;
+const OVERFLOW = `The request line and headers must fit in ${maxHeaderSize / 1024} KiB together, percent-encoding included: a value this long may not, and is then answered 431 (\`#/components/responses/HeadersTooLarge\`).`;
+
 function parameter(definition: VariableDefinitionNode, where: 'path' | 'query', root: FieldNode, field: GraphQLField<unknown, unknown>, doc: RouteDoc) {
   const variable = definition.variable.name.value;
   const type = typeFromAST(schema, definition.type) as GraphQLInputType;
@@ -328,11 +383,13 @@ function parameter(definition: VariableDefinitionNode, where: 'path' | 'query', 
   const value = nonNullInput(type, rules); // a query string has no null
   // An enum's default as REST shows its values (`CREATED_AT` -> `created_at`).
   const fallback = isEnumType(getNamedType(type)) && typeof arg?.defaultValue === 'string' ? restEnum(arg.defaultValue) : arg?.defaultValue;
+  const own = arg?.description ? restWords(arg.description) : undefined;
+  const description = mayOverflow(value) ? `${own ? `${own.replace(/(?<![.!?])$/, '.')} ` : ''}${OVERFLOW}` : own;
   return {
     name: toSnake(variable),
     in: where,
     required: where === 'path' || isNonNullType(type),
-    ...(arg?.description ? { description: restWords(arg.description) } : {}),
+    ...(description ? { description } : {}),
     schema: ['string', 'number', 'boolean'].includes(typeof fallback) ? { ...value, default: fallback } : value,
   };
 }
@@ -350,8 +407,9 @@ function requestBody(route: Route, variables: readonly VariableDefinitionNode[],
       const variable = definition.variable.name.value;
       const type = typeFromAST(schema, definition.type) as GraphQLInputType;
       const arg = argumentOf(root, field, variable);
-      properties[toSnake(variable)] = inputSchema(type, doc.rules && arg ? zodField(doc.rules, arg.name) : undefined);
-      if (isNonNullType(type)) required.push(toSnake(variable));
+      const rule = doc.rules && arg ? zodField(doc.rules, arg.name) : undefined;
+      properties[toSnake(variable)] = inputSchema(type, rule);
+      if (isNonNullType(type) || (arg?.defaultValue === undefined && requiredBy(rule))) required.push(toSnake(variable));
     }
     body = { type: 'object', properties, required, additionalProperties: false };
   }
@@ -359,25 +417,48 @@ function requestBody(route: Route, variables: readonly VariableDefinitionNode[],
 }
 
 /**
- * The body of a route whose key chooses among operations (docs/decisions.md §16): that key, and
- * every variant's variables; those all variants require are required.
+ * The body of a route whose key chooses among operations (docs/decisions.md §16): the key, every
+ * variant's variables, and per variant (`if` the key names it, the first when it is left out) what it
+ * requires beyond the others and what only the others take, refused as the service refuses it
+ * (`match_on` only with upsert, and required there: `Unknown field`, `Required`).
  */
 function variantsBody(route: Route) {
   const { key, operations } = route.variants!;
+  const names = Object.keys(operations);
   const bodies = Object.values(operations).map((operation) => {
     const op = getOperationAST(operation) as OperationDefinitionNode;
     const root = op.selectionSet.selections[0] as FieldNode;
     const field = schema.getMutationType()!.getFields()[root.name.value]!;
     const rules = rootRules(schema, 'mutation', field.name)!;
-    return requestBody(route, op.variableDefinitions ?? [], root, field, { ...rules, rules: rules.input }).content['application/json'].schema;
+    const body = requestBody(route, op.variableDefinitions ?? [], root, field, { ...rules, rules: rules.input }).content['application/json'].schema;
+    return { properties: body.properties as Record<string, JsonSchema>, required: body.required as string[] };
   });
-  const names = Object.keys(operations);
-  const required = bodies.map((b) => b.required as string[]).reduce((all, some) => all.filter((name) => some.includes(name)));
-  const properties = Object.assign(
-    { [key]: { type: 'string', enum: names, default: names[0], description: names.length > 1 ? `Which operation (\`match_on\` only with ${names[1]}, and required there)` : 'Which operation (the only one)' } },
-    ...bodies.map((b) => b.properties as Record<string, JsonSchema>),
-  );
-  return { required: true, content: { 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } } };
+  const properties: Record<string, JsonSchema> = {
+    [key]: { type: 'string', enum: names, default: names[0], description: names.length > 1 ? `Which operation: \`${names[0]}\` (the default) or ${names.slice(1).map((n) => `\`${n}\``).join(', ')}` : 'Which operation (the only one)' },
+  };
+  for (const body of bodies) {
+    for (const [name, value] of Object.entries(body.properties)) {
+      if (properties[name] && JSON.stringify(properties[name]) !== JSON.stringify(value)) throw new Error(`OpenAPI: ${route.path}: the variants differ on ${name}`);
+      properties[name] = value;
+    }
+  }
+  const required = bodies.map((b) => b.required).reduce((all, some) => all.filter((name) => some.includes(name)));
+  // A subschema naming a property it requires (as linters want): the body's own schema of it applies already.
+  const declared = (names: string[]) => Object.fromEntries(names.map((name) => [name, true]));
+  const rules = bodies.flatMap((body, index) => {
+    const more = body.required.filter((name) => !required.includes(name));
+    const others = Object.keys(properties).filter((name) => name !== key && !(name in body.properties));
+    if (more.length === 0 && others.length === 0) return [];
+    return [{
+      if: { properties: { [key]: { const: names[index] } }, ...(index === 0 ? {} : { required: [key] }) },
+      then: {
+        ...(more.length ? { properties: declared(more), required: more } : {}),
+        ...(others.length ? { not: others.length === 1 ? { properties: declared(others), required: others } : { anyOf: others.map((name) => ({ properties: declared([name]), required: [name] })) } } : {}),
+      },
+    }];
+  });
+  const body = { type: 'object', properties, required, additionalProperties: false, ...(rules.length ? { allOf: rules } : {}) };
+  return { required: true, content: { 'application/json': { schema: body } } };
 }
 
 /**
@@ -457,7 +538,12 @@ function errorResponses(route: Route, rules: FieldRules, limited: boolean, examp
 
   const refusals: RestError[] = [];
   if (route.input !== 'query') refusals.push(core('PAYLOAD_TOO_LARGE', MESSAGES.payloadTooLarge), core('UNSUPPORTED_MEDIA_TYPE', MESSAGES.unsupportedMediaType));
+  // A malformed Idempotency-Key, judged with the input and rendered as the service renders it (the payload's, on every route);
+  // the 400's example where the route reads no input of its own (a DELETE).
+  const badKey = rules.idempotent && core('BAD_USER_INPUT', '', { details: idempotencyKeyProblems(new Headers({ [IDEMPOTENCY_KEY.name]: ' ' })) });
+  if (badKey && exampleField === 'body' && source === 'query') refusals.push(badKey);
   refusals.push(invalidInput(source, { [exampleField]: ['Required'] }));
+  if (badKey && !refusals.includes(badKey)) refusals.push(badKey);
   // The file's own problems (not UTF-8, no rows, a required field without a column) are the body's.
   if (route.input === 'query-with-file') refusals.push(invalidInput('body', { body: ['Empty file'] }), core('REQUEST_TIMEOUT', MESSAGES.requestTimeout));
   if (rules.access !== 'public') {
@@ -482,8 +568,25 @@ function errorResponses(route: Route, rules: FieldRules, limited: boolean, examp
   for (const refusal of refusals) byStatus.set(refusal.status, [...(byStatus.get(refusal.status) ?? []), refusal]);
   // A limited route reports its budget on every answer that met the limit, refusals included.
   const extra = limited ? LIMITED : [];
-  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, group]) => [status, errorResponse(status, group, extra)]));
+  const answers: [number, unknown][] = [...byStatus].map(([status, group]) => [status, errorResponse(status, group, extra)]);
+  // Any request's line and headers may overflow what the HTTP parser reads, before any route.
+  answers.push([431, { $ref: '#/components/responses/HeadersTooLarge' }]);
+  return Object.fromEntries(answers.sort(([a], [b]) => a - b));
 }
+
+/**
+ * 431, answered by Node's HTTP parser (src/http/client-error.ts) before the request reaches the app:
+ * hence none of the app's headers (no X-Request-Id, no rate limit), and the connection closes.
+ */
+const HEADERS_TOO_LARGE = {
+  description: `The request line and headers are over ${maxHeaderSize / 1024} KiB together (Node's \`--max-http-header-size\`): a long query string, such as an import's \`mapping\`, or a long header. Answered before any route, so without \`X-Request-Id\` or rate-limit headers; the connection is closed.`,
+  content: {
+    'application/json': {
+      schema: { type: 'object', properties: { error: { type: 'string', enum: ['Request header fields too large'] } }, required: ['error'], additionalProperties: false },
+      example: { error: 'Request header fields too large' },
+    },
+  },
+};
 
 /** One status's error answer: the messages it can carry, `details` on a 400, and its headers. */
 function errorResponse(status: number, group: RestError[], extra: string[] = [], description = STATUS_TEXT[status] ?? 'Error') {

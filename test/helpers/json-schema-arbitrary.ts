@@ -8,7 +8,9 @@ import fc from 'fast-check';
  * from FUZZ_SEED. This covers what the service's document uses: type (one or a list, `null`
  * included), enum, const, format (uuid, date-time, date, email), pattern, min/maxLength,
  * minimum/maximum (exclusive too), required, additionalProperties, anyOf/oneOf, $ref to
- * `#/components/...`, arrays with min/maxItems.
+ * `#/components/...`, arrays with min/maxItems, and the rules across an object's properties the
+ * service's document states: `oneOf` variants that add requirements (one of two keys), `not` (not
+ * both), `allOf` of `if`/`then` on a property's `const` (a key only with one `mode`).
  */
 export type Schema = { [keyword: string]: any };
 
@@ -110,7 +112,9 @@ export function jsonSchemaArbitraries(doc: object, hint: Hint = () => undefined)
     const properties: Record<string, Schema> = schema.properties ?? {};
     const required: string[] = schema.required ?? [];
     const model = Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, valid(s, key)]));
-    const known = fc.record(model, { requiredKeys: required.filter((k) => k in model) }) as fc.Arbitrary<Record<string, unknown>>;
+    const record = fc.record(model, { requiredKeys: required.filter((k) => k in model) }) as fc.Arbitrary<Record<string, unknown>>;
+    // At least `minProperties` keys (a PATCH changes something).
+    const known = schema.minProperties ? record.filter((o) => Object.keys(o).length >= schema.minProperties) : record;
     const extra = schema.additionalProperties;
     if (extra === undefined || extra === false || extra === true || Object.keys(properties).length > 0) return known;
     // A map: a few entries (a hint on the property names its keys where they matter, as a form's fields).
@@ -122,11 +126,39 @@ export function jsonSchemaArbitraries(doc: object, hint: Hint = () => undefined)
     const hinted = name ? hint(name, schema) : undefined;
     if (hinted) return hinted;
     if ('const' in schema) return fc.constant(schema.const);
+    // Given, not null: the schema's values less null.
+    if (schema.not && schema.not.type === 'null' && Object.keys(schema.not).length === 1) {
+      const { not: _not, ...rest } = schema;
+      return valid(rest, name).filter((v) => v !== null);
+    }
     if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
     const variants = schema.oneOf ?? schema.anyOf;
     if (Array.isArray(variants)) {
       const { oneOf: _o, anyOf: _a, ...base } = schema;
+      // Variants of an object that only add requirements (an invoice's `amount` or `lines`): the object with
+      // one variant's, without what only the others require (else it would match those too).
+      if (base.properties) {
+        return fc.oneof(
+          ...variants.map((v: Schema, i: number) => {
+            const others = variants.filter((_: Schema, j: number) => j !== i).flatMap((o: Schema) => (resolve(o).required ?? []) as string[]);
+            const own: string[] = resolve(v).required ?? [];
+            const drop = others.filter((key) => !own.includes(key));
+            // A key the variant requires takes the variant's own schema of it too (`not: {type: 'null'}`: given, not null).
+            const variant = (resolve(v).properties ?? {}) as Record<string, Schema>;
+            const properties = Object.fromEntries(
+              Object.entries(base.properties as Record<string, Schema>).filter(([key]) => !drop.includes(key)).map(([key, s]) => [key, key in variant ? { ...resolve(s), ...variant[key] } : s]),
+            );
+            return valid({ ...base, properties, required: [...new Set([...(base.required ?? []), ...own])] }, name);
+          }),
+        );
+      }
       return fc.oneof(...variants.map((v: Schema) => valid({ ...base, ...resolve(v) }, name)));
+    }
+    // Rules across an object's properties (`not` both of two, `if` one value `then` another required): values
+    // of the object alone, made to keep them.
+    if (schema.properties && (schema.not || Array.isArray(schema.allOf))) {
+      const { not, allOf, ...base } = schema;
+      return valid(base, name).chain((value) => keeping(base, value as Record<string, unknown>, not, (allOf ?? []) as Schema[]));
     }
     const types = typesOf(schema) ?? (schema.properties ? ['object'] : undefined);
     if (!types) return fc.jsonValue({ maxDepth: 2 });
@@ -154,6 +186,40 @@ export function jsonSchemaArbitraries(doc: object, hint: Hint = () => undefined)
     });
     if (types.includes('null')) arbitraries.push(fc.constant(null));
     return arbitraries.length === 1 ? arbitraries[0]! : fc.oneof(...arbitraries);
+  }
+
+  /** Whether `value` matches `schema`, as far as the rules across properties need (const, null, required, properties, not, anyOf). */
+  function matches(input: Schema | boolean, value: unknown): boolean {
+    if (typeof input === 'boolean') return input;
+    const schema = resolve(input);
+    if ('const' in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) return false;
+    if (schema.type === 'null' && value !== null) return false;
+    if (schema.not && matches(schema.not, value)) return false;
+    if (Array.isArray(schema.anyOf) && !schema.anyOf.some((s: Schema) => matches(s, value))) return false;
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const object = value as Record<string, unknown>;
+      if ((schema.required ?? []).some((key: string) => !(key in object))) return false;
+      for (const [key, s] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) if (key in object && !matches(s, object[key])) return false;
+    }
+    return true;
+  }
+
+  /** The keys a schema requires present (a `not`'s, an `anyOf` branch's). */
+  const requiredIn = (schema: Schema): string[][] => (Array.isArray(schema.anyOf) ? schema.anyOf.map((s: Schema) => s.required ?? []) : [schema.required ?? []]);
+
+  /** `value` changed to keep `not` and each `if`/`then` of `rules`: what `then` requires added, what it refuses (and `not`) removed. */
+  function keeping(base: Schema, value: Record<string, unknown>, not: Schema | undefined, rules: Schema[]): fc.Arbitrary<unknown> {
+    const out = { ...value };
+    const add = new Set<string>();
+    for (const rule of rules) {
+      if (!rule.if || !rule.then || !matches(rule.if, out)) continue;
+      for (const key of rule.then.required ?? []) if (!(key in out)) add.add(key);
+      if (rule.then.not) for (const keys of requiredIn(rule.then.not)) for (const key of keys) delete out[key];
+    }
+    if (not && matches(not, out)) delete out[(not.required ?? [])[0]];
+    if (add.size === 0) return fc.constant(out);
+    const properties = base.properties as Record<string, Schema>;
+    return fc.record(Object.fromEntries([...add].map((key) => [key, valid(properties[key] ?? {}, key)]))).map((more) => ({ ...out, ...more }));
   }
 
   /** A JSON value of none of `types`. */
@@ -201,6 +267,27 @@ export function jsonSchemaArbitraries(doc: object, hint: Hint = () => undefined)
       if (typeof schema.maxItems === 'number') options.push(fc.array(valid(schema.items ?? {}), { minLength: schema.maxItems + 1, maxLength: schema.maxItems + 1 }));
       if (typeof schema.minItems === 'number' && schema.minItems > 0) options.push(fc.constant([]));
       if (schema.items) options.push(fc.tuple(invalid(schema.items)).map(([item]) => [item]));
+    }
+    // The rules across properties broken: both of a `oneOf`'s or a `not`'s keys, none of a `oneOf`'s, an `if` without its `then`.
+    if (schema.properties && (schema.oneOf || schema.not || schema.allOf)) {
+      const properties = schema.properties as Record<string, Schema>;
+      const { oneOf, not, allOf, ...base } = schema;
+      const plain = valid(base) as fc.Arbitrary<Record<string, unknown>>;
+      const withKeys = (keys: string[]) =>
+        plain.chain((o) => fc.record(Object.fromEntries(keys.map((key) => [key, valid(properties[key] ?? {}, key).filter((v) => v !== null)]))).map((more) => ({ ...o, ...more })));
+      if (Array.isArray(oneOf)) {
+        const keys = [...new Set(oneOf.flatMap((v: Schema) => (resolve(v).required ?? []) as string[]))];
+        options.push(withKeys(keys), plain.map((o) => Object.fromEntries(Object.entries(o).filter(([key]) => !keys.includes(key)))));
+      }
+      if (not?.required) options.push(withKeys(not.required));
+      for (const rule of (allOf ?? []) as Schema[]) {
+        const choice = Object.entries((rule.if?.properties ?? {}) as Record<string, Schema>).filter(([, s]) => 'const' in s);
+        if (!rule.then || choice.length === 0) continue;
+        const chosen = Object.fromEntries(choice.map(([key, s]) => [key, s.const]));
+        const then: string[] = rule.then.required ?? [];
+        if (then.length) options.push(plain.map((o) => ({ ...Object.fromEntries(Object.entries(o).filter(([key]) => !then.includes(key))), ...chosen })));
+        if (rule.then.not) for (const keys of requiredIn(rule.then.not)) options.push(withKeys(keys).map((o) => ({ ...o, ...chosen })));
+      }
     }
     if (types?.includes('object') && schema.properties) {
       const base = objectOf(schema);
