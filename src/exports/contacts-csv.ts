@@ -5,8 +5,8 @@ import { Parser, type ParserOptions } from '@json2csv/plainjs';
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { keysetPages, textStream } from './pages.js';
-import { csvColumnsOf } from '../field-spec.js';
-import { CONTACT_FIELDS } from '../contacts/contact.fields.js';
+import { recordShapes, shapesOf, type RecordShapes } from '../model/shapes.js';
+import { CONTACT_MODEL } from '../contacts/contact.model.js';
 
 /**
  * The Company column as people read it (docs/decisions.md §26): the contact's own `company` text,
@@ -17,12 +17,13 @@ const COMPANY_LABEL = 'Company';
 const COMPANY_CELL = `coalesce(page_rows."company", (SELECT c.name FROM companies c WHERE c.id = page_rows.company_id AND c.account_id = page_rows.account_id))`;
 
 /**
- * The CSV's columns from the contact's field spec (its `csv` fields, in spec order): the header row,
- * exactly (docs/decisions.md §6), and what each cell is read as; a time in epoch ms, written back as
- * ISO 8601 (a Date's toISOString).
+ * The CSV's columns from the contact's shapes for its account (its `csv` fields in spec order, then
+ * the account's own fields): the header row, exactly (docs/decisions.md §6), and what each cell is
+ * read as; a time in epoch ms, written back as ISO 8601 (a Date's toISOString).
  */
-const COLUMNS = csvColumnsOf(CONTACT_FIELDS).map((column) => (column.label === COMPANY_LABEL ? { ...column, sql: COMPANY_CELL } : column));
-export const CSV_COLUMNS = COLUMNS.map(({ label }) => label);
+const columnsOf = (shapes: RecordShapes) => shapes.csvColumns.map((column) => (column.label === COMPANY_LABEL ? { ...column, sql: COMPANY_CELL } : column));
+/** The columns every account's CSV has, in order (the account's own fields follow them). */
+export const CSV_COLUMNS = columnsOf(shapesOf(CONTACT_MODEL, [])).map(({ label }) => label);
 
 /** Rows fetched per query: memory holds one page, whatever the number of contacts. */
 export const CSV_CHUNK_SIZE = 1000;
@@ -51,30 +52,37 @@ const RECORD_END = '\r\n';
 /** A contact as the page query answers it: its cells in COLUMNS' order. */
 type ContactRow = (string | number | null)[];
 
-const PARSER_OPTIONS: ParserOptions<ContactRow> = {
-  fields: CSV_COLUMNS.map((label, i) => ({
-    label,
-    value: COLUMNS[i]!.time ? (row: ContactRow) => new Date(row[i] as number).toISOString() : (row: ContactRow) => row[i],
-  })),
-  // json2csv separates records by `eol` (not after the last); null cells are empty.
-  eol: RECORD_END,
-  includeEmptyRows: true,
-  formatters: { string: csvCell, header: csvCell },
-};
-const HEADER = new Parser(PARSER_OPTIONS).parse([]);
-const records = new Parser({ ...PARSER_OPTIONS, header: false });
+/** How one set of columns is written: the header, the records' parser, and the page query's cells; made once per set. */
+type CsvFormat = { header: string; records: { parse(rows: ContactRow[]): string }; values: Prisma.Sql };
+const formats = new WeakMap<RecordShapes, CsvFormat>();
+
+function formatOf(shapes: RecordShapes): CsvFormat {
+  let format = formats.get(shapes);
+  if (format) return format;
+  const columns = columnsOf(shapes);
+  const options: ParserOptions<ContactRow> = {
+    fields: columns.map(({ label, time }, i) => ({ label, value: time ? (row: ContactRow) => new Date(row[i] as number).toISOString() : (row: ContactRow) => row[i] })),
+    // json2csv separates records by `eol` (not after the last); null cells are empty.
+    eol: RECORD_END,
+    includeEmptyRows: true,
+    formatters: { string: csvCell, header: csvCell },
+  };
+  format = { header: new Parser(options).parse([]), records: new Parser({ ...options, header: false }), values: Prisma.raw(columns.map(({ sql }) => sql).join(', ')) };
+  formats.set(shapes, format);
+  return format;
+}
 
 /**
  * The account's contacts oldest first, a keyset page at a time (pages.ts). A page comes back as one
  * JSON text that PostgreSQL builds, not as Prisma records: one string of ~120 bytes a row piles up
  * far slower in old space than Prisma's records (~700 bytes a row; BENCHMARKS.md "CSV memory").
  */
-const contactPages = (db: PrismaClient, pool: pg.Pool | null, accountId: string, pageSize: number) =>
+const contactPages = (db: PrismaClient, pool: pg.Pool | null, accountId: string, pageSize: number, values: Prisma.Sql) =>
   keysetPages({ db, pool }, {
     table: 'contacts',
     filter: Prisma.sql`account_id = ${accountId}::uuid`,
     keys: [{ name: 'created_at', udt: 'timestamptz' }, { name: 'id', udt: 'uuid' }],
-    values: Prisma.raw(COLUMNS.map(({ sql }) => sql).join(', ')),
+    values,
     pageSize,
   }) as AsyncGenerator<ContactRow[]>;
 
@@ -85,9 +93,10 @@ export const CSV_CHUNK_CHARS = 64 * 1024;
  * The CSV's text a page of contacts at a time, the header with the first (so the first bytes cost
  * one query, as every later part does); returned early (the client cancelled), it stops the queries.
  */
-async function* csvParts(pages: AsyncGenerator<ContactRow[]>): AsyncGenerator<string> {
-  let header = HEADER;
-  for await (const page of pages) {
+async function* csvParts(db: PrismaClient, pool: pg.Pool | null, accountId: string, pageSize: number): AsyncGenerator<string> {
+  const { header: first, records, values } = formatOf(await recordShapes.of(accountId, CONTACT_MODEL));
+  let header = first;
+  for await (const page of contactPages(db, pool, accountId, pageSize, values)) {
     yield header + RECORD_END + records.parse(page);
     header = '';
   }
@@ -104,6 +113,5 @@ export function contactsCsvStream(
   accountId: string,
   options: { chunkSize?: number; chunkChars?: number; pool?: pg.Pool | null } = {},
 ): ReadableStream<Uint8Array> {
-  const pages = contactPages(db, options.pool ?? null, accountId, options.chunkSize ?? CSV_CHUNK_SIZE);
-  return textStream(csvParts(pages), options.chunkChars ?? CSV_CHUNK_CHARS);
+  return textStream(csvParts(db, options.pool ?? null, accountId, options.chunkSize ?? CSV_CHUNK_SIZE), options.chunkChars ?? CSV_CHUNK_CHARS);
 }
