@@ -58,6 +58,17 @@ const enumSchema = (type: GraphQLEnumType): JsonSchema => ({
   enum: type.getValues().map((v) => restEnum(v.name)),
 });
 
+/**
+ * An input enum as its rule takes it: the values the rule refuses left out (a new invoice's `status`
+ * is `draft` only), each asked of the rule; all of them where the rule takes none (not an enum's rule).
+ */
+function takenEnum(type: GraphQLEnumType, rules: z.ZodType | undefined): JsonSchema {
+  const all = enumSchema(type);
+  if (!rules) return all;
+  const taken = type.getValues().filter((v) => !refuses(rules, v.value)).map((v) => restEnum(v.name));
+  return taken.length === 0 || taken.length === (all.enum as unknown[]).length ? all : { ...all, enum: taken };
+}
+
 /** The same schema, also allowing null (a nullable GraphQL type). */
 export function orNull(schema: JsonSchema): JsonSchema {
   const { description, ...rest } = schema;
@@ -159,7 +170,7 @@ export function nonNullInput(type: GraphQLInputType, rules?: z.ZodType): JsonSch
     return { type: 'array', items: inputSchema(type.ofType, rules && zodElement(rules)), ...bounds };
   }
   if (isInputObjectType(type)) return inputObjectSchema(type, rules);
-  if (isEnumType(type)) return enumSchema(type);
+  if (isEnumType(type)) return takenEnum(type, rules);
   const base = scalarSchema(type as GraphQLScalarType, 'input');
   // A scalar of any JSON value (JSON) says nothing of its shape: the zod rule for it does.
   if (rules && base.type === undefined) return { ...base, ...zodShape(rules) };
@@ -233,7 +244,8 @@ export function inputObjectSchema(type: GraphQLInputObjectType, rules?: z.ZodTyp
   const required: string[] = [];
   for (const field of Object.values(type.getFields())) {
     const name = toSnake(field.name);
-    const rule = rules && zodField(rules, field.name);
+    // Keyed as GraphQL spells it, or as REST does where the rule reads both (an invoice's lines: `unit_price`).
+    const rule = rules && (zodField(rules, field.name) ?? zodField(rules, toSnake(field.name)));
     properties[name] = describe(inputSchema(field.type, rule), field.description);
     if (field.defaultValue === undefined && (isNonNullType(field.type) || requiredBy(rule))) required.push(name);
   }

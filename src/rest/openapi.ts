@@ -1,4 +1,5 @@
 import {
+  GraphQLString,
   isEnumType,
   getNamedType,
   getOperationAST,
@@ -129,7 +130,7 @@ const headers = (names: string[], maybe: string[] = []) => ({
   ...Object.fromEntries(['X-Request-Id', ...names].map((n) => [n, header(n)])),
 });
 
-const X_FILE_NAME = { name: 'X-File-Name', in: 'header', required: false, description: "The file's name, shown on the import", schema: { type: 'string', maxLength: 255 } };
+const X_FILE_NAME = { name: 'X-File-Name', in: 'header', required: false, description: "The file's name, shown on the import", schema: { type: 'string' } as JsonSchema };
 const FILE_BODY = {
   required: true,
   content: {
@@ -150,8 +151,41 @@ const IDEMPOTENCY_KEY = {
   in: 'header',
   required: false,
   description: 'Makes a retry safe for 24 hours: the same key and payload give back the first answer; another payload is 422',
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  schema: headerSchema('Idempotency-Key', (value) => Object.keys(idempotencyKeyProblems(new Headers({ 'Idempotency-Key': value }))).length === 0),
 };
+
+/**
+ * A header's schema as its check takes it (the check is a function, not a zod rule): the characters
+ * it takes among those a header may carry (Latin-1), as ranges, and the longest value it takes
+ * (found by halving), each asked of the check.
+ */
+function headerSchema(name: string, takes: (value: string) => boolean): JsonSchema {
+  const ok = (value: string) => {
+    try {
+      return takes(value);
+    } catch {
+      return false; // a value no header can carry (Headers refuses it)
+    }
+  };
+  const ranges: [number, number][] = [];
+  for (let code = 0; code <= 0xff; code++) {
+    if (!ok(String.fromCharCode(code))) continue;
+    const last = ranges.at(-1);
+    if (last && last[1] === code - 1) last[1] = code;
+    else ranges.push([code, code]);
+  }
+  if (ranges.length === 0) throw new Error(`OpenAPI: ${name} takes no character`);
+  const hex = (code: number) => `\\x${code.toString(16).padStart(2, '0')}`;
+  const sample = String.fromCharCode(ranges[0]![0]);
+  let [taken, refused] = [1, 1 << 16];
+  if (ok(sample.repeat(refused))) throw new Error(`OpenAPI: ${name} takes any length`);
+  while (refused - taken > 1) {
+    const middle = Math.floor((taken + refused) / 2);
+    if (ok(sample.repeat(middle))) taken = middle;
+    else refused = middle;
+  }
+  return { type: 'string', minLength: ok('') ? 0 : 1, maxLength: taken, pattern: `^[${ranges.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join('')}]+$` };
+}
 
 const LIMITED = Object.keys(rateLimitHeaders({ allowed: true, limit: 1, remaining: 1, resetSeconds: 1 }));
 const REFUSED = Object.keys(rateLimitHeaders({ allowed: false, limit: 1, remaining: 0, resetSeconds: 1 }));
@@ -290,7 +324,8 @@ function describeRoute(route: Route, named: Named): JsonSchema {
   const parameters: { name: string; in: string; required: boolean }[] = [
     ...variables.filter(inPath).map((d) => parameter(d, 'path', root, field, doc)),
     ...(route.input === 'query' || route.input === 'query-with-file' ? variables.filter((d) => !inPath(d) && !fromFile(d)).map((d) => parameter(d, 'query', root, field, doc)) : []),
-    ...(route.input === 'query-with-file' ? [X_FILE_NAME] : []),
+    // The file's name is a variable of the operation, judged by its rule (a length).
+    ...(route.input === 'query-with-file' ? [{ ...X_FILE_NAME, schema: doc.rules ? nonNullInput(GraphQLString, zodField(doc.rules, 'fileName')) : X_FILE_NAME.schema }] : []),
     ...(idempotent ? [IDEMPOTENCY_KEY] : []),
     ...(route.ifMatch ? [IF_MATCH] : []),
   ];

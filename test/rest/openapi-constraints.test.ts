@@ -185,6 +185,15 @@ describe('the constraints the document states beyond types are the rules\' own',
     );
   });
 
+  it('derives from the rules what they are keyed or valued by: a line\'s REST-spelled bounds, the one status a new invoice takes', () => {
+    const invoice = bodySchema('/api/v1/invoices', 'post');
+    const line = invoice.properties.lines.items.properties;
+    expect(line.unit_price).toMatchObject({ minimum: 0, maximum: 9_999_999_999.99 });
+    expect(line.tax_rate).toMatchObject({ minimum: 0, maximum: 100 });
+    expect(line.discount_percent).toMatchObject({ minimum: 0, maximum: 100 });
+    expect(invoice.properties.status.enum).toEqual(['draft', null]);
+  });
+
   it('a webhook\'s event types enum is what the rule takes, and the body\'s pattern and bound are the note rule\'s', () => {
     const items = bodySchema('/api/v1/webhook_endpoints', 'post').properties.event_types.items;
     const rule = createEndpointInput.shape.eventTypes;
