@@ -58,10 +58,18 @@ tbody th { font-weight: normal; }
 @page { margin: 15mm; }
 @media print {
   :root { --fg: #000; --muted: #333; --bg: #fff; --card: #fff; --rule: #999; }
-  body { font-size: 11pt; }
+  /* Compact enough that a short invoice (a handful of lines and a memo) is one A4 page. */
+  body { font-size: 10pt; line-height: 1.35; }
   main { max-width: none; margin: 0; padding: 0; border-radius: 0; }
+  h1 { font-size: 16pt; margin: 0.1rem 0 0.3rem; }
+  h2 { font-size: 11pt; margin: 1rem 0 0.25rem; }
+  th, td { padding: 0.2rem 0.4rem; }
+  .lines thead th, .lines td { overflow-wrap: normal; white-space: nowrap; }
+  .lines .rate { display: inline; margin-left: 0.2rem; }
+  .totals { min-width: 16rem; }
   .screen-only { display: none; }
-  tr { break-inside: avoid; }
+  tr, .totals, .memo { break-inside: avoid; }
+  h2 { break-after: avoid; }
   thead { display: table-header-group; }
 }
 `;

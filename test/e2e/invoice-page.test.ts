@@ -154,6 +154,35 @@ describe.skipIf(skipIfMissing(existsSync(CHROMIUM) ? null : `Chromium at ${CHROM
     expect(errors).toEqual([]);
   });
 
+  it('printed on A4, a short invoice (4 lines and a memo with payment details) is one page', async () => {
+    const contact = await createContact(t, acc, { firstName: 'Ada', lastName: 'Lovelace' });
+    const input = {
+      accountId: acc.id, contactId: contact.id, dueDate: '2027-01-31', currency: 'EUR',
+      memo: 'Please pay by bank transfer within 30 days.\nIBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX\nReference: the invoice number.\nThank you for your business.',
+      lines: [
+        { description: 'Logo design: three concepts, two rounds of revisions and the final files', quantity: 1, unitPrice: 1800, taxRate: 19 },
+        { description: 'Brand book', quantity: 2, unitPrice: 1250, discountPercent: 10, taxRate: 19 },
+        { description: 'Business cards (500)', quantity: 500, unitPrice: 0.12, taxRate: 19 },
+        { description: 'Consulting hours', quantity: 6.5, unitPrice: 95, taxRate: 19 },
+      ],
+    };
+    const r = await t.gql(CREATE, { input }, { as: acc.owner });
+    expect(r.errors).toBeUndefined();
+    const { id } = r.data.createInvoice as { id: string };
+    const token = randomBytes(24).toString('base64url');
+    await t.db.invoice.update({ where: { id }, data: { status: 'viewed', issuedAt: new Date('2026-11-26T09:00:00Z'), pageToken: token } });
+    await page.goto(`${t.baseUrl}/i/${token}`);
+    await page.emulateMedia({ media: 'print' });
+    try {
+      const printed = await page.pdf({ format: 'A4', path: `${SHOTS}/invoice-page-print-a4.pdf` });
+      // Each page is one /Type /Page object (Chromium writes them uncompressed).
+      expect(printed.toString('latin1').match(/\/Type\s*\/Page(?!s)/g)).toHaveLength(1);
+    } finally {
+      await page.emulateMedia({ media: 'screen' });
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('its link downloads the PDF as invoice-<number>.pdf', async () => {
     const { invoiceNumber, token } = await sentInvoice();
     await page.goto(`${t.baseUrl}/i/${token}`);

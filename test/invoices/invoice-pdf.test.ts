@@ -2,6 +2,9 @@
 // text is real (read back here with Debian's pdftotext, poppler-utils; .ci/run installs it).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createContact, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
@@ -31,6 +34,19 @@ async function pdfOf(as: TestUser, id: string) {
   const response = await fetch(`${t.baseUrl}/api/v1/invoices/${id}/pdf`, { headers: { authorization: `Bearer ${as.token}`, 'x-forwarded-for': '198.51.100.7' } });
   return { response, bytes: Buffer.from(await response.arrayBuffer()) };
 }
+
+/** A poppler-utils tool's output for the PDF (pdfinfo -struct: its structure tree; pdffonts: its embedded fonts). */
+const poppler = (tool: string, args: string[], pdf: Buffer): string => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'invoice-pdf-'));
+  try {
+    writeFileSync(path.join(dir, 'invoice.pdf'), pdf);
+    const run = spawnSync(tool, [...args, path.join(dir, 'invoice.pdf')], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    return run.stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
 
 const textOf = (pdf: Buffer): string => {
   const run = spawnSync(PDFTOTEXT!, ['-layout', '-', '-'], { input: pdf, encoding: 'utf8' });
@@ -110,5 +126,102 @@ describe.skipIf(skipIfMissing(PDFTOTEXT ? null : 'pdftotext (Debian poppler-util
     expect(pages.length).toBeGreaterThan(1);
     for (const page of pages.slice(0, -1)) expect(page).toMatch(/Description\s+Qty\s+Unit price/);
     expect(text).toMatch(/Total\s+101\.00 USD/);
+  });
+
+  test('pages after the first repeat the invoice number and say "Page n of m"; the first carries no number', async () => {
+    const acc = await createAccount(t);
+    const lines = Array.from({ length: 100 }, (_, i) => ({ description: `Line ${i + 1}`, quantity: 1, unitPrice: 2 }));
+    const { id, invoiceNumber } = await sentInvoice(acc, { lines, memo: 'Thank you.' });
+    const pages = textOf((await pdfOf(acc.owner, id)).bytes).split('\f').filter((page) => page.trim());
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(pages[0]).not.toMatch(/Page \d+ of/);
+    pages.slice(1).forEach((page, i) => expect(page).toContain(`Invoice ${invoiceNumber} · Page ${i + 2} of ${pages.length}`));
+  });
+
+  test('a short invoice (4 lines and a memo with payment details) is one page', async () => {
+    const acc = await createAccount(t, 'Northwind Studio');
+    const contact = await createContact(t, acc, { firstName: 'Ada', lastName: 'Lovelace' });
+    const { id } = await sentInvoice(acc, {
+      contactId: contact.id, currency: 'EUR',
+      memo: 'Please pay by bank transfer within 30 days.\nIBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX\nReference: the invoice number.\nThank you for your business.',
+      lines: [
+        { description: 'Logo design: three concepts, two rounds of revisions and the final files', quantity: 1, unitPrice: 1800, taxRate: 19 },
+        { description: 'Brand book', quantity: 2, unitPrice: 1250, discountPercent: 10, taxRate: 19 },
+        { description: 'Business cards (500)', quantity: 500, unitPrice: 0.12, taxRate: 19 },
+        { description: 'Consulting hours', quantity: 6.5, unitPrice: 95, taxRate: 19 },
+      ],
+    });
+    const { bytes } = await pdfOf(acc.owner, id);
+    expect(poppler('pdfinfo', [], bytes)).toMatch(/^Pages:\s+1$/m);
+    expect(textOf(bytes)).toContain('Thank you for your business.');
+  });
+
+  test('every script comes out as real text: Japanese, Chinese, Korean, Arabic and Hebrew (shaped, with their spaces), Latin with diacritics; each name and line is found', async () => {
+    const acc = await createAccount(t, 'Studio Ωmega');
+    const lines = [
+      { description: '山田太郎様 ロゴ制作', quantity: 1, unitPrice: 100 },
+      { description: 'تصميم الشعار لمحمد العلي', quantity: 1, unitPrice: 100 },
+      { description: 'עיצוב לוגו לדוד כהן', quantity: 1, unitPrice: 100 },
+      { description: 'Brand book for Zoë Ångström (Łódź, Ærø)', quantity: 1, unitPrice: 100 },
+      { description: '김민준 웹사이트 디자인', quantity: 1, unitPrice: 100 },
+      { description: '网站设计费用 王小明', quantity: 1, unitPrice: 100 },
+      { description: 'Σοφία Παπαδοπούλου, Юлия Иванова', quantity: 1, unitPrice: 100 },
+    ];
+    // A line that changes direction midway: pdftotext moves the space at each change of direction to
+    // the other side of it, so its parts are looked for one by one.
+    const mixed = { description: 'Translation for محمد العلي and 山田太郎', quantity: 1, unitPrice: 100 };
+    for (const [firstName, lastName] of [['太郎', '山田'], ['محمد', 'العلي'], ['דוד', 'כהן'], ['Zoë', 'Ångström']] as const) {
+      const contact = await createContact(t, acc, { firstName, lastName });
+      const { id } = await sentInvoice(acc, { contactId: contact.id, currency: 'JPY', lines: [...lines, mixed], memo: `ありがとうございます — شكرا لك — תודה רבה — Merci, ${firstName}` });
+      const { bytes } = await pdfOf(acc.owner, id);
+      // Non-layout order: each line as the reader reads it.
+      const run = spawnSync(PDFTOTEXT!, ['-', '-'], { input: bytes, encoding: 'utf8' });
+      // A description wrapped in its cell reads with a space where it broke; pdftotext marks right-to-left runs (U+202A–U+202E).
+      const text = run.stdout.replace(/[\u202A-\u202E]/g, '').replace(/\s+/g, ' ');
+      expect(text, firstName).toContain(`${firstName} ${lastName}`);
+      for (const line of lines) expect(text, line.description).toContain(line.description);
+      for (const part of ['Translation for', 'محمد العلي', 'and 山田太郎']) expect(text, part).toContain(part);
+      for (const memo of ['ありがとうございます', 'شكرا لك', 'תודה רבה', `Merci, ${firstName}`]) expect(text, memo).toContain(memo);
+      // Fonts from the npm packages, embedded as subsets.
+      const fonts = poppler('pdffonts', [], bytes);
+      for (const family of ['DejaVuSans', 'NotoSansJP', 'NotoNaskhArabic', 'NotoSansHebrew', 'NotoSansKR', 'NotoSansHans']) expect(fonts, family).toContain(family);
+      expect(fonts).not.toMatch(/ no +no /); // every font embedded and subset
+    }
+  });
+
+  test('a Latin-only invoice embeds DejaVu alone: no fallback font is loaded into it', async () => {
+    const acc = await createAccount(t, 'Łódź Design Studio');
+    const contact = await createContact(t, acc, { firstName: 'Zoë', lastName: 'Ångström' });
+    const { id } = await sentInvoice(acc, { contactId: contact.id, currency: 'EUR', lines: [{ description: 'Café crème — 10 × “Über” façades', quantity: 1, unitPrice: 10 }] });
+    const fonts = poppler('pdffonts', [], (await pdfOf(acc.owner, id)).bytes);
+    const families = fonts.split('\n').slice(2).filter(Boolean).map((line) => line.split(/\s+/)[0]!.replace(/^[A-Z]{6}\+/, ''));
+    expect(families.sort()).toEqual(['DejaVuSans', 'DejaVuSans-Bold']);
+  });
+
+  test('the PDF is tagged: a document with its H1, the lines as a Table of THead and TBody rows (TH per column, TH for each line, TD for its values), the totals as a table, in reading order', async () => {
+    const acc = await createAccount(t, 'Northwind Studio');
+    const { id, invoiceNumber } = await sentInvoice(acc, {
+      currency: 'EUR', memo: 'Thank you.',
+      lines: [{ description: 'Logo design', quantity: 1, unitPrice: 10 }, { description: 'Brand book', quantity: 2, unitPrice: 20 }],
+    });
+    const { bytes } = await pdfOf(acc.owner, id);
+    const info = poppler('pdfinfo', [], bytes);
+    expect(info).toMatch(/^Tagged:\s+yes$/m);
+    expect(info).toMatch(/^Title:\s+Invoice /m);
+    const struct = poppler('pdfinfo', ['-struct'], bytes).split('\n').filter((l) => /^\s*[A-Z][A-Za-z0-9]*( \(block\))?:?$/.test(l)).map((l) => l.replace(/ \(block\)|:/g, '').trimEnd());
+    const row = (indent: string, first: string, rest: string) => [`${indent}TR`, `${indent}  ${first}`, ...Array(5).fill(`${indent}  ${rest}`)];
+    expect(struct).toEqual([
+      'Document',
+      '  P', '  H1', '  P', // the account, "Invoice <number>", the status
+      '  P', '  P', '  P', // issued, due, currency
+      '  Table',
+      '    THead', ...row('      ', 'TH', 'TH'),
+      '    TBody', ...row('      ', 'TH', 'TD'), ...row('      ', 'TH', 'TD'),
+      '  Table', ...Array.from({ length: 6 }, () => ['    TR', '      TH', '      TD']).flat(),
+      '  H2', '  P', // the memo
+    ]);
+    // The structure's text, in order: what a screen reader reads.
+    const text = textOf(bytes);
+    expect(text.indexOf(`Invoice ${invoiceNumber}`)).toBeLessThan(text.indexOf('Logo design'));
   });
 });
