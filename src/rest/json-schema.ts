@@ -193,7 +193,19 @@ const LONGEST_PROBED = 1024 * 1024;
  * (the longest it takes, found by halving). Only where zod stated neither.
  */
 function refinedText(schema: JsonSchema, rules: z.ZodType | undefined): JsonSchema {
-  if (!rules || refuses(rules, 'x')) return schema; // a format, an enum, a pattern: zod has said it
+  if (!rules) return schema;
+  const key = `${schema.pattern}|${schema.minLength}|${schema.maxLength}|${schema['x-trimmed']}`;
+  let known = probed.get(rules);
+  if (!known) probed.set(rules, (known = new Map()));
+  let found = known.get(key);
+  if (!found) known.set(key, (found = probeText(schema, rules)));
+  return found;
+}
+/** refinedText's answers per rule (a rule is asked once, however many inputs it judges). */
+const probed = new WeakMap<z.ZodType, Map<string, JsonSchema>>();
+
+function probeText(schema: JsonSchema, rules: z.ZodType): JsonSchema {
+  if (refuses(rules, 'x')) return schema; // a format, an enum, a pattern: zod has said it
   const out = { ...schema };
   const minLength = typeof out.minLength === 'number' ? out.minLength : 0;
   if (out.pattern === undefined && minLength <= 1 && refuses(rules, ' ') && refuses(rules, ' \t\n ') && !refuses(rules, ' x ')) {
