@@ -1,4 +1,4 @@
-// A record's fields as data (docs/fields.md#a-records-field-spec): each field once, and what every
+// A record's fields as data (docs/fields.md#a-records-model): each field once, and what every
 // list of them is derived from. Plain values read when a derivation runs, not only TypeScript types,
 // so a list an account defines at run time (the custom fields to come) can join a record's built-in one.
 import { z } from 'zod';

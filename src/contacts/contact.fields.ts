@@ -1,4 +1,4 @@
-// A contact's fields, each once (docs/fields.md#a-records-field-spec). The create, update and batch
+// A contact's fields, each once (docs/fields.md#a-records-model). The create, update and batch
 // inputs and rules, the import columns, the CSV export's columns, what a lead form may fill and the
 // REST names (snake_case) are derived from this list; events and the account export carry every
 // column of the table (src/db/datamodel.ts). Order matters: it is the inputs' and the CSV's.
