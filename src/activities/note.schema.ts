@@ -1,6 +1,8 @@
 /** Mutation.createNote · updateNote · deleteNote (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
 import { recordObject } from '../graphql/record-object.js';
+import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
+import { NOTE_FIELDS } from './note.model.js';
 import { ACTIVITY_WRITES } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
@@ -18,42 +20,28 @@ import {
 } from './note.service.js';
 import type { RecordKey } from '../db/client.js';
 
-/** What a note or a task is about: its contact, deal and company, each an id and the record. */
-export const targets = (t: any) => ({
-  contactId: t.exposeID('contactId', { nullable: true }),
+/** What a note or a task is about: its contact, deal and company (the ids are the model's fields). */
+export const targetRelations = (t: any) => ({
   contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
-  dealId: t.exposeID('dealId', { nullable: true }),
   deal: t.relation('deal', { nullable: true }),
-  companyId: t.exposeID('companyId', { nullable: true }),
   company: t.relation('company', { nullable: true }),
 });
 
 export const NoteRef = recordObject('Note', 'ACTIVITIES_READ', (t) => ({
-  body: t.exposeString('body', { description: 'Markdown, exactly as written (never trimmed); the service renders no HTML of it.' }),
-  pinned: t.exposeBoolean('pinned', { description: "Pinned notes come first in a record's notes." }),
-  authorId: t.exposeID('authorId', { nullable: true }),
+  // Every field of the model, as stored (docs/fields.md#a-records-model).
+  ...exposedFieldsOf('Note', NOTE_FIELDS)(t as never),
   // A key reads the author's id only: people are never a key's to read (docs/decisions.md §15).
   author: t.relation('author', { nullable: true, embedded: ['id'], description: 'Who wrote it; null when an API key did or the person is gone' }),
-  ...targets(t),
+  ...targetRelations(t),
 }));
 
-/** The targets of a note or a task: at least one, each a record of the same account. */
-export const targetFields = (t: any) => ({
-  contactId: t.id({ description: 'A contact of the account' }),
-  dealId: t.id({ description: 'A deal of the account' }),
-  companyId: t.id({ description: 'A company of the account' }),
+const CreateNoteInputType = builder.inputType('CreateNoteInput', {
+  description: 'At least one of contactId, dealId, companyId.',
+  fields: (t) => ({ accountId: t.id({ required: true }), ...inputFieldsOf(NOTE_FIELDS, 'create')(t) }),
 });
-
-const fields = (t: any, create: boolean) => ({
-  ...(create ? { accountId: t.id({ required: true }), body: t.string({ required: true, description: 'Markdown, at most 10,000 characters, stored as given' }) } : { body: t.string() }),
-  pinned: t.boolean(),
-  ...targetFields(t),
-});
-
-const CreateNoteInputType = builder.inputType('CreateNoteInput', { description: 'At least one of contactId, dealId, companyId.', fields: (t) => fields(t, true) });
 const UpdateNoteInputType = builder.inputType('UpdateNoteInput', {
   description: 'Absent = unchanged; null = cleared (Required for body and pinned). At least one field; a target must remain.',
-  fields: (t) => fields(t, false),
+  fields: inputFieldsOf(NOTE_FIELDS, 'update'),
 });
 
 const note: ById<RecordKey> = { type: 'Note', scope: 'ACTIVITIES_WRITE', limit: ACTIVITY_WRITES, target: noteTarget };

@@ -6,28 +6,16 @@ import type { Note, Prisma } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { optionalUuid, text, uuid } from '../validation.js';
+import { createRuleOf } from '../field-spec.js';
+import { NOTE_FIELDS } from './note.model.js';
 import { targetless, targetProblems, TARGET_FIELDS } from '../links/targets.js';
 import type { RecordKey } from '../db/client.js';
 
-export const NOTE_MAX = 10_000;
-
-/** The targets in a note's or task's input: each may be left out, one at least must be given (`targetless`). */
-export const TARGET_INPUTS = { contactId: optionalUuid, dealId: optionalUuid, companyId: optionalUuid };
 /** The targets of a row, read to judge an update that clears some. */
 export const TARGETS = { contactId: true, dealId: true, companyId: true } as const;
 
-/** Markdown, kept exactly as given (never trimmed, never rendered); counted in characters as PostgreSQL's varchar counts them. */
-const body = text()
-  .refine((value) => value.trim() !== '', 'Required')
-  .refine((value) => [...value].length <= NOTE_MAX, `Must be at most ${NOTE_MAX} characters`);
-
-export const createNoteInput = z.object({
-  accountId: uuid,
-  body,
-  pinned: z.boolean().nullish().transform((value) => value ?? false),
-  ...TARGET_INPUTS,
-});
+/** The single create's rules, from the model: the account, then each field as note.model.ts writes it. */
+export const createNoteInput = createRuleOf(NOTE_FIELDS);
 export type CreateNoteInput = z.output<typeof createNoteInput>;
 
 export const updateNoteInput = updateInputOf(createNoteInput, 'Note');

@@ -1,13 +1,15 @@
 /** Mutation.createTask · updateTask · completeTask · reopenTask · deleteTask (docs/decisions.md §21) */
 import { builder } from '../graphql/builder.js';
 import { recordObject } from '../graphql/record-object.js';
+import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
+import { TASK_FIELDS } from './task.model.js';
 import { ACTIVITY_WRITES } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { changeById, deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { userActor } from '../events/types.js';
 import { activityLinks } from './note.service.js';
-import { targetFields, targets } from './note.schema.js';
+import { targetRelations } from './note.schema.js';
 import {
   createTask,
   createTaskInput,
@@ -23,29 +25,20 @@ import type { RecordKey } from '../db/client.js';
 export const TaskStatusEnum = builder.enumType('TaskStatus', { values: ['open', 'done'] as const });
 
 export const TaskRef = recordObject('Task', 'ACTIVITIES_READ', (t) => ({
-  title: t.exposeString('title'),
-  notes: t.exposeString('notes', { nullable: true }),
-  dueAt: t.expose('dueAt', { type: 'DateTime', nullable: true }),
-  status: t.expose('status', { type: TaskStatusEnum }),
-  completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
-  assigneeId: t.exposeID('assigneeId', { nullable: true }),
+  // Every field of the model, as stored (docs/fields.md#a-records-model).
+  ...exposedFieldsOf('Task', TASK_FIELDS)(t as never),
   // A key reads the assignee's id only: people are never a key's to read (docs/decisions.md §15).
   assignee: t.relation('assignee', { nullable: true, embedded: ['id'] }),
-  ...targets(t),
+  ...targetRelations(t),
 }));
 
-const fields = (t: any, create: boolean) => ({
-  ...(create ? { accountId: t.id({ required: true }), title: t.string({ required: true }) } : { title: t.string() }),
-  notes: t.string({ description: 'At most 10,000 characters' }),
-  dueAt: t.field({ type: 'DateTime' }),
-  assigneeId: t.id({ description: "The account's owner or one of its members; none: unassigned." }),
-  ...targetFields(t),
+const CreateTaskInputType = builder.inputType('CreateTaskInput', {
+  description: 'contactId, dealId and companyId may all be left out: a to-do of its assignee.',
+  fields: (t) => ({ accountId: t.id({ required: true }), ...inputFieldsOf(TASK_FIELDS, 'create')(t) }),
 });
-
-const CreateTaskInputType = builder.inputType('CreateTaskInput', { description: 'contactId, dealId and companyId may all be left out: a to-do of its assignee.', fields: (t) => fields(t, true) });
 const UpdateTaskInputType = builder.inputType('UpdateTaskInput', {
   description: 'Absent = unchanged; null = cleared (Required for title). At least one field; every target may be cleared. The status moves by completeTask and reopenTask.',
-  fields: (t) => fields(t, false),
+  fields: inputFieldsOf(TASK_FIELDS, 'update'),
 });
 
 const task: ById<RecordKey> = { type: 'Task', scope: 'ACTIVITIES_WRITE', limit: ACTIVITY_WRITES, target: taskTarget };

@@ -7,18 +7,13 @@ import { notFound, MESSAGES } from '../errors.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
-import { optionalText, optionalUuid, requiredText, uuid } from '../validation.js';
-import { assertLinks, TARGET_INPUTS } from './note.service.js';
+import { createRuleOf } from '../field-spec.js';
+import { TASK_FIELDS } from './task.model.js';
+import { assertLinks } from './note.service.js';
 import type { RecordKey } from '../db/client.js';
 
-export const createTaskInput = z.object({
-  accountId: uuid,
-  title: requiredText(200),
-  notes: optionalText(10_000),
-  dueAt: z.date().nullish().transform((value) => value ?? null),
-  assigneeId: optionalUuid,
-  ...TARGET_INPUTS,
-});
+/** The single create's rules, from the model: the account, then each field as task.model.ts writes it. */
+export const createTaskInput = createRuleOf(TASK_FIELDS);
 export type CreateTaskInput = z.output<typeof createTaskInput>;
 
 export const updateTaskInput = updateInputOf(createTaskInput, 'Task');

@@ -4,6 +4,8 @@
 import { CONTACT_FIELDS } from '../contacts/contact.fields.js';
 import { DEAL_MODEL } from '../deals/deal.model.js';
 import { COMPANY_MODEL } from '../companies/company.model.js';
+import { NOTE_MODEL } from '../activities/note.model.js';
+import { TASK_MODEL } from '../activities/task.model.js';
 import { restName, type FieldSpec, type RecordModel } from '../field-spec.js';
 
 /** A field as an answer selects it: aliased to its REST name where that differs. */
@@ -54,4 +56,8 @@ export const FRAGMENT_FILES: Record<string, () => string> = {
     ].join('\n'),
   'src/rest/operations/company.fields.graphql': () =>
     [header('src/companies/company.model.ts'), fragment('A company as GET /api/v1/companies lists it (docs/decisions.md §21)', 'CompanyItem', 'Company', itemSelections(COMPANY_MODEL))].join('\n'),
+  'src/rest/operations/note.fields.graphql': () =>
+    [header('src/activities/note.model.ts'), fragment('A note as GET /api/v1/notes lists it, and as every answer about one shows it', 'NoteItem', 'Note', itemSelections(NOTE_MODEL))].join('\n'),
+  'src/rest/operations/task.fields.graphql': () =>
+    [header('src/activities/task.model.ts'), fragment('A task as GET /api/v1/tasks lists it, and as every answer about one shows it', 'TaskItem', 'Task', itemSelections(TASK_MODEL))].join('\n'),
 };
