@@ -21,34 +21,47 @@ const require = createRequire(import.meta.url);
 // 14 standard fonts only know Windows-1252. It is parsed once per process (thread) and shared by
 // every document (each keeps its own subset): parsing the tables per document took most of a PDF's
 // time. What DejaVu lacks falls back, character by character, to Noto fonts shipped by npm packages
-// (@embedpdf/fonts-*), each parsed the first time a document needs it, so an invoice in Latin alone
-// never loads one.
+// (@embedpdf/fonts-*, @expo-google-fonts/noto-sans-*), each parsed the first time a document needs
+// it, so an invoice in Latin alone never loads one.
 type Weight = 'regular' | 'bold';
 type FontKey = `${string}-${Weight}`;
 const dejavu = (name: string) => fontkit.create(readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${name}`))) as fontkit.Font;
 const DEJAVU: Record<Weight, fontkit.Font> = { regular: dejavu('DejaVuSans.ttf'), bold: dejavu('DejaVuSans-Bold.ttf') };
 
-type Fallback = { name: string; pkg: string; files: Record<Weight, string>; rtl: boolean; first?: RegExp };
-/** In order of preference; `first`: the script it is chosen for before DejaVu (which draws Arabic and Hebrew poorly, unshaped). */
+/** `actual`: glyphs stand in another order than the characters (Devanagari's vowel signs before their consonant), so the run carries its text as ActualText. */
+type Fallback = { name: string; file: (weight: Weight) => string; rtl: boolean; first?: RegExp; actual?: boolean };
+/** A font file of an @embedpdf/fonts-* package (its exports name no files: they lie in fonts/ beside dist/). */
+const embedpdf = (pkg: string, regular: string, bold: string) => (weight: Weight) =>
+  path.join(path.dirname(require.resolve(pkg)), '..', 'fonts', weight === 'bold' ? bold : regular);
+/** A font file of an @expo-google-fonts/* package (static TTFs, one folder per weight). */
+const googleFonts = (pkg: string, family: string) => (weight: Weight) =>
+  require.resolve(weight === 'bold' ? `${pkg}/700Bold/${family}_700Bold.ttf` : `${pkg}/400Regular/${family}_400Regular.ttf`);
+/**
+ * In order of preference; `first`: the script it is chosen for before DejaVu (which draws Arabic and
+ * Hebrew poorly, unshaped). Hangul goes to the Korean font first; Han characters and kana to
+ * Japanese, then Korean, then Simplified Chinese.
+ */
 const FALLBACKS: Fallback[] = [
   {
-    name: 'arabic', pkg: '@embedpdf/fonts-arabic', rtl: true,
-    files: { regular: 'NotoNaskhArabic-Regular.ttf', bold: 'NotoNaskhArabic-Bold.ttf' },
+    name: 'arabic', rtl: true, file: embedpdf('@embedpdf/fonts-arabic', 'NotoNaskhArabic-Regular.ttf', 'NotoNaskhArabic-Bold.ttf'),
     first: /[\u0600-\u06FF\u0750-\u077F\u0870-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/u,
   },
-  { name: 'hebrew', pkg: '@embedpdf/fonts-hebrew', rtl: true, files: { regular: 'NotoSansHebrew-Regular.ttf', bold: 'NotoSansHebrew-Bold.ttf' }, first: /[\u0590-\u05FF\uFB1D-\uFB4F]/u },
-  // Hangul goes to the Korean font first; Han characters and kana to Japanese, then Korean, then Simplified Chinese.
-  { name: 'jp', pkg: '@embedpdf/fonts-jp', rtl: false, files: { regular: 'NotoSansJP-Regular.otf', bold: 'NotoSansJP-Bold.otf' } },
-  { name: 'kr', pkg: '@embedpdf/fonts-kr', rtl: false, files: { regular: 'NotoSansKR-Regular.otf', bold: 'NotoSansKR-Bold.otf' }, first: /[\u1100-\u11FF\u3130-\u318F\uA960-\uA97F\uAC00-\uD7FF]/u },
-  { name: 'sc', pkg: '@embedpdf/fonts-sc', rtl: false, files: { regular: 'NotoSansHans-Regular.otf', bold: 'NotoSansHans-Bold.otf' } },
+  { name: 'hebrew', rtl: true, file: embedpdf('@embedpdf/fonts-hebrew', 'NotoSansHebrew-Regular.ttf', 'NotoSansHebrew-Bold.ttf'), first: /[\u0590-\u05FF\uFB1D-\uFB4F]/u },
+  { name: 'devanagari', rtl: false, actual: true, file: googleFonts('@expo-google-fonts/noto-sans-devanagari', 'NotoSansDevanagari'), first: /[\u0900-\u097F\uA8E0-\uA8FF]/u },
+  { name: 'thai', rtl: false, file: googleFonts('@expo-google-fonts/noto-sans-thai', 'NotoSansThai'), first: /[\u0E00-\u0E7F]/u },
+  { name: 'jp', rtl: false, file: embedpdf('@embedpdf/fonts-jp', 'NotoSansJP-Regular.otf', 'NotoSansJP-Bold.otf') },
+  {
+    name: 'kr', rtl: false, file: embedpdf('@embedpdf/fonts-kr', 'NotoSansKR-Regular.otf', 'NotoSansKR-Bold.otf'),
+    first: /[\u1100-\u11FF\u3130-\u318F\uA960-\uA97F\uAC00-\uD7FF]/u,
+  },
+  { name: 'sc', rtl: false, file: embedpdf('@embedpdf/fonts-sc', 'NotoSansHans-Regular.otf', 'NotoSansHans-Bold.otf') },
 ];
 const parsed = new Map<FontKey, fontkit.Font>();
 function fallbackFont(fallback: Fallback, weight: Weight): fontkit.Font {
   const key: FontKey = `${fallback.name}-${weight}`;
   let font = parsed.get(key);
   if (!font) {
-    const dir = path.join(path.dirname(require.resolve(fallback.pkg)), '..', 'fonts');
-    font = fontkit.create(readFileSync(path.join(dir, fallback.files[weight]))) as fontkit.Font;
+    font = fontkit.create(readFileSync(fallback.file(weight))) as fontkit.Font;
     parsed.set(key, font);
   }
   return font;
@@ -59,7 +72,7 @@ const PLAIN = /^[\u0000-\u024F\u0300-\u036F\u0370-\u03FF\u0400-\u04FF\u1E00-\u1E
 /** Characters that belong to no script: they stay in the run around them when its font has them. */
 const NEUTRAL = /[\s\p{P}\p{S}\p{N}]/u;
 
-type Run = { text: string; key: FontKey; font: fontkit.Font; rtl: boolean };
+type Run = { text: string; key: FontKey; font: fontkit.Font; rtl: boolean; actual?: boolean };
 
 /** Splits text into runs of one font each: the first font (by FALLBACKS' order) that has the character's glyph. */
 function runsOf(text: string, weight: Weight): Run[] {
@@ -81,12 +94,12 @@ function runsOf(text: string, weight: Weight): Run[] {
 
 function pickFont(char: string, cp: number, weight: Weight): Omit<Run, 'text'> {
   for (const fallback of FALLBACKS) {
-    if (fallback.first?.test(char)) return { key: `${fallback.name}-${weight}`, font: fallbackFont(fallback, weight), rtl: fallback.rtl };
+    if (fallback.first?.test(char)) return { key: `${fallback.name}-${weight}`, font: fallbackFont(fallback, weight), rtl: fallback.rtl, actual: fallback.actual };
   }
   if (DEJAVU[weight].hasGlyphForCodePoint(cp)) return { key: `dejavu-${weight}`, font: DEJAVU[weight], rtl: false };
   for (const fallback of FALLBACKS) {
     const font = fallbackFont(fallback, weight);
-    if (font.hasGlyphForCodePoint(cp)) return { key: `${fallback.name}-${weight}`, font, rtl: fallback.rtl };
+    if (font.hasGlyphForCodePoint(cp)) return { key: `${fallback.name}-${weight}`, font, rtl: fallback.rtl, actual: fallback.actual };
   }
   return { key: `dejavu-${weight}`, font: DEJAVU[weight], rtl: false }; // no font has it: DejaVu's empty box
 }
@@ -149,11 +162,15 @@ type TextOptions = PDFKit.Mixins.TextOptions;
  */
 function write(pdf: Pdf, text: string, weight: Weight, x: number | undefined, y: number | undefined, options: TextOptions = {}) {
   const runs = visualOrder(runsOf(text, weight));
-  if (runs.length === 1 && !runs[0]!.rtl) {
+  if (runs.length === 1 && !runs[0]!.rtl && !runs[0]!.actual) {
     useFont(pdf, runs[0]!);
     pdf.text(text, x, y, options);
     return;
   }
+  // Devanagari's glyphs stand in another order than its characters: the whole text is given as
+  // ActualText (not with right-to-left runs, whose glyphs extractors already read right).
+  const actual = runs.some((run) => run.actual) && !runs.some((run) => run.rtl);
+  if (actual) pdf.markContent('Span', { actual: text } as never);
   runs.forEach((run, i) => {
     useFont(pdf, run);
     const more = i < runs.length - 1;
@@ -164,6 +181,7 @@ function write(pdf: Pdf, text: string, weight: Weight, x: number | undefined, y:
     if (i === 0) pdf.text(run.text, x, y, runOptions);
     else pdf.text(run.text, runOptions);
   });
+  if (actual) pdf.endMarkedContent();
 }
 
 /** The width of text set in its runs' fonts at the current size. */

@@ -156,7 +156,7 @@ describe.skipIf(skipIfMissing(PDFTOTEXT ? null : 'pdftotext (Debian poppler-util
     expect(textOf(bytes)).toContain('Thank you for your business.');
   });
 
-  test('every script comes out as real text: Japanese, Chinese, Korean, Arabic and Hebrew (shaped, with their spaces), Latin with diacritics; each name and line is found', async () => {
+  test('every script comes out as real text: Japanese, Chinese, Korean, Arabic and Hebrew (shaped, with their spaces), Devanagari, Thai, Greek, Cyrillic, Latin with diacritics; each name and line is found', async () => {
     const acc = await createAccount(t, 'Studio Ωmega');
     const lines = [
       { description: '山田太郎様 ロゴ制作', quantity: 1, unitPrice: 100 },
@@ -166,6 +166,9 @@ describe.skipIf(skipIfMissing(PDFTOTEXT ? null : 'pdftotext (Debian poppler-util
       { description: '김민준 웹사이트 디자인', quantity: 1, unitPrice: 100 },
       { description: '网站设计费用 王小明', quantity: 1, unitPrice: 100 },
       { description: 'Σοφία Παπαδοπούλου, Юлия Иванова', quantity: 1, unitPrice: 100 },
+      { description: 'राहुल शर्मा के लिए वेबसाइट डिज़ाइन', quantity: 1, unitPrice: 100 },
+      { description: 'ออกแบบโลโก้ให้สมชาย ใจดี', quantity: 1, unitPrice: 100 },
+      { description: 'Invoice for सुनीता and สมหญิง', quantity: 1, unitPrice: 100 },
     ];
     // A line that changes direction midway: pdftotext moves the space at each change of direction to
     // the other side of it, so its parts are looked for one by one.
@@ -184,7 +187,7 @@ describe.skipIf(skipIfMissing(PDFTOTEXT ? null : 'pdftotext (Debian poppler-util
       for (const memo of ['ありがとうございます', 'شكرا لك', 'תודה רבה', `Merci, ${firstName}`]) expect(text, memo).toContain(memo);
       // Fonts from the npm packages, embedded as subsets.
       const fonts = poppler('pdffonts', [], bytes);
-      for (const family of ['DejaVuSans', 'NotoSansJP', 'NotoNaskhArabic', 'NotoSansHebrew', 'NotoSansKR', 'NotoSansHans']) expect(fonts, family).toContain(family);
+      for (const family of ['DejaVuSans', 'NotoSansJP', 'NotoNaskhArabic', 'NotoSansHebrew', 'NotoSansKR', 'NotoSansHans', 'NotoSansDevanagari', 'NotoSansThai']) expect(fonts, family).toContain(family);
       expect(fonts).not.toMatch(/ no +no /); // every font embedded and subset
     }
   });
