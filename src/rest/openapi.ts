@@ -29,6 +29,8 @@ import { createEndpointInput } from '../webhooks/endpoint.service.js';
 import { EVENT_TYPES } from '../events/types.js';
 import { optionalDomain } from '../links/domain.js';
 import { currencyCode } from '../validation.js';
+import { startImportArgs } from '../imports/import.service.js';
+import { DELIMITERS, ENCODING_NAMES, ENCODINGS } from '../imports/dialect.js';
 import { FILE_VARIABLES, routes, type Answer, type Route } from './routes.js';
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../imports/intake.js';
 import { idempotencyKeyProblems } from '../idempotency/idempotency.service.js';
@@ -101,13 +103,19 @@ stateRule(eventType, (rule) => ({ enum: ['*', ...EVENT_TYPES].filter((type) => !
 // A currency: any case, trimmed, then one of the ISO 4217 codes Node knows (a refinement against
 // Intl.supportedValuesOf, which zod cannot state): the codes the rule takes, each letter in either case
 // (JSON Schema patterns have no case-insensitive flag).
-const anyCase = (text: string) => [...text].map((c) => `[${c}${c.toLowerCase()}]`).join('');
+const anyCase = (text: string) => [...text].map((c) => (c.toLowerCase() === c.toUpperCase() ? c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') : `[${c.toUpperCase()}${c.toLowerCase()}]`)).join('');
 stateRule(currencyCode, (rule) => {
   const byFirst = new Map<string, string[]>();
   for (const code of Intl.supportedValuesOf('currency').filter((c) => !refuses(rule, c))) byFirst.set(code[0]!, [...(byFirst.get(code[0]!) ?? []), code.slice(1)]);
   const codes = [...byFirst].map(([first, rests]) => `${anyCase(first)}(?:${rests.map(anyCase).join('|')})`).join('|');
   return { pattern: `^\\s*(?:${codes})\\s*$`, examples: ['EUR', 'usd'] };
 });
+
+// An import's `delimiter` and `encoding`: refinements against the names the file reader knows
+// (src/imports/dialect.ts), which zod cannot state: those names as the rule takes them, each asked
+// (an encoding in any case, as the rule lower-cases it).
+stateRule(zodField(startImportArgs, 'delimiter')!, (rule) => ({ enum: Object.keys(DELIMITERS).filter((name) => !refuses(rule, name)) }));
+stateRule(zodField(startImportArgs, 'encoding')!, (rule) => ({ pattern: `^(?:${Object.keys(ENCODINGS).filter((name) => !refuses(rule, name)).map(anyCase).join('|')})$`, examples: ENCODING_NAMES }));
 
 // A company's domain: normalised by a transform (src/links/domain.ts normalizeDomain), so zod states
 // nothing of it. What it takes, as a pattern: blank (none), or a host of two labels or more (the last

@@ -23,6 +23,7 @@ import { optionalDomain } from '../../src/links/domain.js';
 import { currencyCode } from '../../src/validation.js';
 import { createEndpointInput } from '../../src/webhooks/endpoint.service.js';
 import { createNoteInput } from '../../src/activities/note.service.js';
+import { startImportArgs } from '../../src/imports/import.service.js';
 import { createAccount, createContact, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { jsonSchemaArbitraries, type Generator, type Schema } from '../helpers/json-schema-arbitrary.js';
@@ -192,6 +193,17 @@ describe('the constraints the document states beyond types are the rules\' own',
     expect(line.tax_rate).toMatchObject({ minimum: 0, maximum: 100 });
     expect(line.discount_percent).toMatchObject({ minimum: 0, maximum: 100 });
     expect(invoice.properties.status.enum).toEqual(['draft', null]);
+  });
+
+  it('an import\'s delimiter and encoding take a value exactly when the rule does', () => {
+    const parameter = (name: string) => ajv.compile(paramSchema('/api/v1/imports', 'post', name));
+    const rule = (name: string) => startImportArgs.shape[name as 'delimiter' | 'encoding'];
+    const delimiters = [',', ';', '|', 'tab', '\t', 'TAB', ' ', ',,', 'comma', ':', '\\t', ''];
+    const encodings = ['utf-8', 'UTF-8', 'Utf8', 'latin1', 'LATIN9', 'cp1252', 'us-ascii', 'utf-16', 'utf-32', 'windows-1251', ' utf-8', 'klingon', ''];
+    for (const [name, values] of [['delimiter', delimiters], ['encoding', encodings]] as const) {
+      const schema = parameter(name);
+      for (const value of values) expect(schema(value), `${name} ${JSON.stringify(value)}`).toBe(rule(name).safeParse(value).success);
+    }
   });
 
   it('a webhook\'s event types enum is what the rule takes, and the body\'s pattern and bound are the note rule\'s', () => {
