@@ -71,8 +71,12 @@ function fallbackFont(fallback: Fallback, weight: Weight): fontkit.Font {
 const PLAIN = /^[\u0000-\u024F\u0300-\u036F\u0370-\u03FF\u0400-\u04FF\u1E00-\u1EFF\u2000-\u206F\u20A0-\u20BF\u2100-\u214F]*$/u;
 /** Characters that belong to no script: they stay in the run around them when its font has them. */
 const NEUTRAL = /[\s\p{P}\p{S}\p{N}]/u;
+const DIGIT = /\p{Nd}/u;
+/** What a number keeps inside it: its separators. */
+const NUMBER_INSIDE = /[\p{Nd}.,:/]/u;
 
-type Run = { text: string; key: FontKey; font: fontkit.Font; rtl: boolean; actual?: boolean };
+/** `digits`: a number inside right-to-left text, drawn left to right where that text puts it. */
+type Run = { text: string; key: FontKey; font: fontkit.Font; rtl: boolean; actual?: boolean; digits?: boolean };
 
 /** Splits text into runs of one font each: the first font (by FALLBACKS' order) that has the character's glyph. */
 function runsOf(text: string, weight: Weight): Run[] {
@@ -81,12 +85,18 @@ function runsOf(text: string, weight: Weight): Run[] {
   for (const char of text) {
     const cp = char.codePointAt(0)!;
     const last = runs[runs.length - 1];
-    if (last && NEUTRAL.test(char) && last.font.hasGlyphForCodePoint(cp)) {
+    // A number inside right-to-left text is a run of its own, read left to right ("2026", "1,250.00").
+    if (last && (last.rtl || last.digits) && (DIGIT.test(char) || (last.digits && NUMBER_INSIDE.test(char))) && last.font.hasGlyphForCodePoint(cp)) {
+      if (last.digits) last.text += char;
+      else runs.push({ text: char, key: last.key, font: last.font, rtl: false, digits: true });
+      continue;
+    }
+    if (last && !last.digits && NEUTRAL.test(char) && last.font.hasGlyphForCodePoint(cp)) {
       last.text += char;
       continue;
     }
     const pick = pickFont(char, cp, weight);
-    if (last && last.key === pick.key) last.text += char;
+    if (last && !last.digits && last.key === pick.key) last.text += char;
     else runs.push({ text: char, ...pick });
   }
   return runs;
@@ -112,11 +122,16 @@ const NEUTRAL_ONLY = /^[\s\p{P}\p{S}]*$/u;
  * Unicode bidi): consecutive right-to-left runs, with the spaces and punctuation between them (an
  * Arabic name, a dash, a Hebrew one), form one right-to-left stretch drawn last run first; spaces and
  * punctuation that end such a stretch belong to what follows it. fontkit lays out each right-to-left
- * run itself, right to left. Digits inside a right-to-left run are not set apart.
+ * run itself, right to left; a number inside such a stretch keeps its digits left to right.
  */
 function visualOrder(runs: Run[]): Run[] {
   if (!runs.some((run) => run.rtl)) return runs;
-  const strong = runs.map((run) => (run.rtl ? 'rtl' : NEUTRAL_ONLY.test(run.text) ? null : 'ltr'));
+  const strong: ('rtl' | 'ltr' | null)[] = [];
+  for (const run of runs) {
+    // A number takes the direction of the strong text before it (so one after an Arabic word stays in its stretch).
+    if (run.digits) strong.push(strong.findLast(Boolean) === 'rtl' ? 'rtl' : 'ltr');
+    else strong.push(run.rtl ? 'rtl' : NEUTRAL_ONLY.test(run.text) ? null : 'ltr');
+  }
   const inRtl = runs.map((_run, i) => {
     if (strong[i]) return strong[i] === 'rtl';
     return strong.slice(0, i).reverse().find(Boolean) === 'rtl' && strong.slice(i + 1).find(Boolean) === 'rtl';
@@ -137,7 +152,7 @@ function visualOrder(runs: Run[]): Run[] {
     const start = i;
     while (i < split.length && split[i]!.rtl) i++;
     // Spaces and punctuation between right-to-left runs read right to left too.
-    const stretch = split.slice(start, i).map(({ run }) => (run.rtl ? run : { ...run, text: [...run.text].reverse().join('') }));
+    const stretch = split.slice(start, i).map(({ run }) => (run.rtl || run.digits ? run : { ...run, text: [...run.text].reverse().join('') }));
     ordered.push(...stretch.reverse());
   }
   return ordered;

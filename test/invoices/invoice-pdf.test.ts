@@ -173,9 +173,11 @@ describe.skipIf(skipIfMissing(PDFTOTEXT ? null : 'pdftotext (Debian poppler-util
     // A line that changes direction midway: pdftotext moves the space at each change of direction to
     // the other side of it, so its parts are looked for one by one.
     const mixed = { description: 'Translation for محمد العلي and 山田太郎', quantity: 1, unitPrice: 100 };
+    // A number inside Arabic text stands where the Arabic puts it, its digits left to right.
+    const numbered = { description: 'فاتورة رقم 2026 لمحمد العلي', quantity: 1, unitPrice: 100 };
     for (const [firstName, lastName] of [['太郎', '山田'], ['محمد', 'العلي'], ['דוד', 'כהן'], ['Zoë', 'Ångström']] as const) {
       const contact = await createContact(t, acc, { firstName, lastName });
-      const { id } = await sentInvoice(acc, { contactId: contact.id, currency: 'JPY', lines: [...lines, mixed], memo: `ありがとうございます — شكرا لك — תודה רבה — Merci, ${firstName}` });
+      const { id } = await sentInvoice(acc, { contactId: contact.id, currency: 'JPY', lines: [...lines, mixed, numbered], memo: `ありがとうございます — شكرا لك — תודה רבה — Merci, ${firstName}` });
       const { bytes } = await pdfOf(acc.owner, id);
       // Non-layout order: each line as the reader reads it.
       const run = spawnSync(PDFTOTEXT!, ['-', '-'], { input: bytes, encoding: 'utf8' });
@@ -183,7 +185,8 @@ describe.skipIf(skipIfMissing(PDFTOTEXT ? null : 'pdftotext (Debian poppler-util
       const text = run.stdout.replace(/[\u202A-\u202E]/g, '').replace(/\s+/g, ' ');
       expect(text, firstName).toContain(`${firstName} ${lastName}`);
       for (const line of lines) expect(text, line.description).toContain(line.description);
-      for (const part of ['Translation for', 'محمد العلي', 'and 山田太郎']) expect(text, part).toContain(part);
+      for (const part of ['Translation for', 'محمد العلي', 'and 山田太郎', 'فاتورة رقم', '2026', 'لمحمد العلي']) expect(text, part).toContain(part);
+      expect(text).not.toContain('6202');
       for (const memo of ['ありがとうございます', 'شكرا لك', 'תודה רבה', `Merci, ${firstName}`]) expect(text, memo).toContain(memo);
       // Fonts from the npm packages, embedded as subsets.
       const fonts = poppler('pdffonts', [], bytes);
