@@ -1,30 +1,34 @@
 import { getOperationAST, NoSchemaIntrospectionCustomRule } from 'graphql/index.js';
 import { createYoga, type CORSOptions, type Plugin } from 'graphql-yoga';
 import { graphqlArmor, graphqlBodyLimit } from './graphql/armor.js';
-import { useCrossSiteRule } from './auth/cross-site.plugin.js';
+import { useCrossSiteRule } from './plugins/use-cross-site-rule.js';
 import { createContext, requestState, type Context, type ServerContext } from './context.js';
 import { releaseUpload } from './ratelimit/upload-slots.js';
 import type { AppDeps } from './deps.js';
-import { maskError, useErrorCodes, useMalformedRequestStatus } from './graphql/mask.js';
-import { useVariableErrors } from './graphql/variables.js';
-import { useCost } from './graphql/cost.plugin.js';
-import { useReplayedExtension } from './graphql/replayed.plugin.js';
-import { useMultipartSubscriptions } from './graphql/multipart.plugin.js';
-import { useSseSingleConnection } from './graphql/sse.plugin.js';
-import { useSubscriptionAccept } from './graphql/subscription-accept.plugin.js';
-import { memoryDocumentStore, useAutomaticPersistedQueries, useTrustedDocuments } from './graphql/persisted.js';
+import { maskError } from './graphql/mask.js';
+import { useErrorCodes } from './plugins/use-error-codes.js';
+import { useMalformedRequestStatus } from './plugins/use-malformed-request-status.js';
+import { useVariableErrors } from './plugins/use-variable-errors.js';
+import { useCost } from './plugins/use-cost.js';
+import { useReplayedExtension } from './plugins/use-replayed-extension.js';
+import { useMultipartSubscriptions } from './plugins/use-multipart-subscriptions.js';
+import { useSseSingleConnection } from './plugins/use-sse-single-connection.js';
+import { useSubscriptionAccept } from './plugins/use-subscription-accept.js';
+import { memoryDocumentStore } from './graphql/persisted.js';
+import { useAutomaticPersistedQueries } from './plugins/use-automatic-persisted-queries.js';
+import { useTrustedDocuments } from './plugins/use-trusted-documents.js';
 import { GRAPHQL_LIMITS } from './graphql/armor.js';
 import { schema } from './schema.js';
-import { useHealth } from './health.js';
+import { useHealth } from './plugins/use-health.js';
 import { useRest } from './rest/plugin.js';
 import { useApiReference } from './rest/docs.js';
 import { EXAMPLE_OPERATION_NAMES, graphiql } from './graphiql.js';
-import { useObservability } from './observability/index.js';
+import { useObservability } from './plugins/use-observability.js';
 import { useFormPage } from './pages/form-page.plugin.js';
 import { rateLimitHeaders } from './rest/headers.js';
 import { useInvoicePage } from './pages/invoice-page.plugin.js';
 import { routes } from './rest/routes.js';
-import { useAuthChallenge } from './auth/challenge.plugin.js';
+import { useAuthChallenge } from './plugins/use-auth-challenge.js';
 import { startPdfPool } from './invoices/pdf-pool.js';
 
 export type { AppDeps } from './deps.js';
@@ -126,7 +130,7 @@ function useResponseHeaders(): Plugin {
       response.headers.set('X-Content-Type-Options', 'nosniff');
       if (!response.headers.has('Cache-Control')) response.headers.set('Cache-Control', 'no-store');
       for (const [name, value] of Object.entries(rateLimitHeaders(state.rateLimit))) response.headers.set(name, value);
-      if (state.replayed) response.headers.set('Idempotent-Replayed', 'true'); // the core said so (src/graphql/replayed.plugin.ts)
+      if (state.replayed) response.headers.set('Idempotent-Replayed', 'true'); // the core said so (src/graphql/replayed.ts)
     },
   };
 }

@@ -307,7 +307,7 @@ export const publicBaseUrl = (config: Pick<Config, 'publicUrl' | 'host' | 'port'
 /** A GraphQL document's SHA-256 (hex), as persisted and trusted documents are keyed (src/graphql/persisted.ts). */
 export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** Reads a trusted-documents file: a JSON object of SHA-256 hash -> document, each hash checked (as src/graphql/persisted.ts looks them up). */
+/** Reads a trusted-documents file: a JSON object of SHA-256 hash -> document, each hash checked (as src/plugins/use-trusted-documents.ts looks them up). */
 export function parseTrustedDocuments(text: string): Record<string, string> {
   const parsed = JSON.parse(text) as unknown;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('must be a JSON object of hash -> document');

@@ -5,7 +5,7 @@ import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { DataDirLockedError } from './db/lock.js';
 import { demoOnStart, localBaseUrl, seedDemo } from './demo.js';
 import { offerDemoToken } from './graphiql.js';
-import { startDraining } from './health.js';
+import { startDraining } from './plugins/use-health.js';
 import { answerClientErrors } from './http/client-error.js';
 import { serveGraphqlWs } from './websocket.js';
 import { createLogger, wantsPrettyLogs } from './logger.js';

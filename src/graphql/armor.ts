@@ -58,7 +58,7 @@ export function hideSuggestions(): Plugin {
     },
     onExecute: () => ({
       // Execution errors are answered anew rather than changed: graphql-jit's, which compiled
-      // operations raise (src/graphql/compiled.ts), have a read-only message.
+      // operations raise (src/plugins/use-compiled-execution.ts), have a read-only message.
       onExecuteDone: ({ result, setResult }) => {
         if (!('errors' in result) || !result.errors?.some((e) => withoutSuggestions(e.message) !== e.message)) return;
         setResult({ ...result, errors: result.errors.map(withoutHints) });

@@ -1,5 +1,4 @@
 import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql/index.js';
-import type { Plugin } from 'graphql-yoga';
 import { internalError, isAppError, MESSAGES, notFound, sameLocation, unavailable } from '../errors.js';
 import { isDatabaseUnavailable } from '../db/client.js';
 import type { Logger } from '../logger.js';
@@ -22,57 +21,7 @@ export function maskError(error: unknown, log: Logger): GraphQLError {
   return sameLocation(internalError(), error);
 }
 
-/**
- * The last word on every answer of /graphql: each error carries an `extensions.code`
- * (docs/decisions.md §9 amended). Known failures got theirs where they happen; an error that reaches
- * this point without one is a failure nobody planned for, so it is logged and masked as internal.
- */
-export function useErrorCodes(log: Logger): Plugin {
-  const fix = (result: ExecutionResult) => withCodes(result, log);
-  return {
-    onResultProcess: ({ result, setResult }) => {
-      if (Array.isArray(result)) setResult(result.map(fix));
-      else if (!isAsyncIterable(result)) setResult(fix(result as ExecutionResult));
-    },
-  };
-}
-
-/**
- * A request that is not a well-formed GraphQL-over-HTTP request (no `query`, `params` not an
- * object) is a 400 whatever media type it accepts, as GraphQL over HTTP says for `application/json`
- * too ("Invalid parameters": SHOULD be 400) and as Yoga already answers a misspelt `qeury`. Yoga
- * marks these two `http.spec`, which would make them 200 for `application/json` (legacy) only; the
- * mark goes, so docs/graphql.md#error-codes holds: `BAD_REQUEST` is never a 200.
- */
-export function useMalformedRequestStatus(): Plugin {
-  const fix = (result: ExecutionResult): ExecutionResult =>
-    result.errors?.some(isSpecMarkedBadRequest) ? { ...result, errors: result.errors.map((e) => (isSpecMarkedBadRequest(e) ? withoutSpecMark(e) : e)) } : result;
-  return {
-    onResultProcess: ({ result, setResult }) => {
-      if (Array.isArray(result)) setResult(result.map(fix));
-      else if (!isAsyncIterable(result)) setResult(fix(result as ExecutionResult));
-    },
-  };
-}
-
-type HttpExtension = { status?: number; spec?: boolean; headers?: Record<string, string> };
-
-const isSpecMarkedBadRequest = (error: GraphQLError) =>
-  error.extensions?.code === 'BAD_REQUEST' && Boolean((error.extensions.http as HttpExtension | undefined)?.spec);
-
-function withoutSpecMark(error: GraphQLError): GraphQLError {
-  const { spec: _spec, ...http } = error.extensions.http as HttpExtension;
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError,
-    extensions: { ...error.extensions, http: { ...http, status: http.status ?? 400 } },
-  });
-}
-
-function withCodes(result: ExecutionResult, log: Logger): ExecutionResult {
+export function withCodes(result: ExecutionResult, log: Logger): ExecutionResult {
   const coded = (error: GraphQLError): GraphQLError => {
     if (error.extensions?.code) return error;
     log.error({ err: error }, 'an error without a code reached the client');
@@ -102,7 +51,7 @@ export function shownError(error: GraphQLError): GraphQLFormattedError {
   return Object.keys(shown).length ? { ...rest, extensions: shown } : rest;
 }
 
-const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+export const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 /**

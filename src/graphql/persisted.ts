@@ -1,10 +1,7 @@
-import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import type { Plugin } from 'graphql-yoga';
 import { Redis } from 'ioredis';
-import { badInput, persistedQueryNotFound, trustedDocumentsOnly } from '../errors.js';
+import { persistedQueryNotFound, trustedDocumentsOnly } from '../errors.js';
 import { closeRedis } from '../redis.js';
 import type { DocumentStore } from '../deps.js';
-import { sha256 } from '../config.js';
 
 const MAX_MEMORY_DOCUMENTS = 1_000;
 const REDIS_TTL_SECONDS = 24 * 3600;
@@ -50,55 +47,13 @@ export function redisDocumentStore(url: string, prefix = 'apq:'): DocumentStore 
 }
 
 type PersistedQuery = { version: 1; sha256Hash: string };
-const persistedQueryOf = (extensions: unknown): PersistedQuery | null => {
+export const persistedQueryOf = (extensions: unknown): PersistedQuery | null => {
   const found = (extensions as { persistedQuery?: Partial<PersistedQuery> } | undefined)?.persistedQuery;
   return found?.version === 1 && typeof found.sha256Hash === 'string' ? (found as PersistedQuery) : null;
 };
 
 /**
- * Apollo's automatic persisted queries (docs/decisions.md §11, docs/graphql.md#persisted-queries): a
- * request with `extensions.persistedQuery.sha256Hash` and no query runs the stored document, or is
- * PERSISTED_QUERY_NOT_FOUND; the client then sends hash and text once, which are checked and stored.
- * The logic of @graphql-yoga/plugin-apq 3.6, written here because that package's peer dependency on
- * @graphql-tools/utils 10 conflicts with graphql-rate-limit's (8), and with our error factories.
- */
-export function useAutomaticPersistedQueries(store: DocumentStore): Plugin {
-  return {
-    onParams: async ({ params, setParams }) => {
-      const persisted = persistedQueryOf(params.extensions);
-      if (!persisted) return;
-      if (params.query == null) {
-        const query = await store.get(persisted.sha256Hash);
-        if (query === null) throw persistedQueryNotFound();
-        setParams({ ...params, query });
-        return;
-      }
-      if (sha256(params.query) !== persisted.sha256Hash) {
-        throw badInput({ 'extensions.persistedQuery.sha256Hash': ['Must be the SHA-256 of the query'] });
-      }
-      await store.set(persisted.sha256Hash, params.query);
-    },
-  };
-}
-
-/**
- * GRAPHQL_TRUSTED_DOCUMENTS (docs/decisions.md §11): only the listed documents run, named by their
- * hash as an APQ request names them; any other document, or a query sent as text, is refused. REST
- * is not affected: its operations run in-process, past the request parsing this hooks into.
- */
-export function useTrustedDocuments(documents: Record<string, string>): Plugin {
-  return usePersistedOperations({
-    getPersistedOperation: (hash) => documents[hash] ?? null,
-    customErrors: {
-      notFound: () => persistedQueryNotFound(),
-      keyNotFound: () => trustedDocumentsOnly(),
-      persistedQueryOnly: () => trustedDocumentsOnly(),
-    },
-  }) as Plugin;
-}
-
-/**
- * The document an operation sent over graphql-ws runs: the onParams hooks above read HTTP requests
+ * The document an operation sent over graphql-ws runs: the onParams hooks (src/plugins/use-automatic-persisted-queries.ts, use-trusted-documents.ts) read HTTP requests
  * only. Under GRAPHQL_TRUSTED_DOCUMENTS, the listed document its hash names, as over HTTP; else the
  * text it carries (graphql-ws always carries one, so automatic persisted queries have nothing to do).
  */

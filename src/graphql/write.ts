@@ -6,7 +6,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';
 import { refundAdmission } from './admission.js';
 import type { FieldRules, Write } from './field-rules.js';
-import { markReplayed } from './replayed.plugin.js';
+import { markReplayed } from './replayed.js';
 
 /**
  * Fields that answered without reading Prisma's selection, by design: the record is unknown or

@@ -3,7 +3,7 @@ import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Context, ServerContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { isAppError } from '../errors.js';
-import { useCompiledExecution } from '../graphql/compiled.js';
+import { useCompiledExecution } from '../plugins/use-compiled-execution.js';
 import { maskError } from '../graphql/mask.js';
 import { admit } from '../graphql/admission.js';
 import { abandoned, CLIENT_CLOSED_REQUEST } from '../http/abandoned.js';
@@ -34,7 +34,7 @@ export function useRest(deps: RestDeps): Plugin<Context> {
   const table = routes.map(compileRoute);
   let yoga: YogaServerInstance<ServerContext, Context>;
   return {
-    // REST's fixed operations run compiled from their first run, /graphql's repeated queries from their second (src/graphql/compiled.ts).
+    // REST's fixed operations run compiled from their first run, /graphql's repeated queries from their second (src/plugins/use-compiled-execution.ts).
     onPluginInit: ({ addPlugin }) => {
       addPlugin(useCompiledExecution(isRestDocument) as Plugin<Context>);
     },

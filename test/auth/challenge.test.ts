@@ -1,5 +1,5 @@
 // A 401 says how to authenticate (RFC 9110 §15.5.2, RFC 6750 §3) and every status line has its reason
-// phrase (src/auth/challenge.plugin.ts), over the real HTTP server.
+// phrase (src/plugins/use-auth-challenge.ts), over the real HTTP server.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../src/rest/routes.js';

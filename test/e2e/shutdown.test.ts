@@ -1,5 +1,5 @@
 /**
- * Liveness, readiness and graceful shutdown (src/health.ts, src/main.ts): a real server process
+ * Liveness, readiness and graceful shutdown (src/plugins/use-health.ts, src/main.ts): a real server process
  * that gets SIGTERM while a request is in flight finishes that request, refuses new connections,
  * and exits 0; /readyz turns 503 while draining or when the database does not answer.
  */
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { mintToken } from '../../src/auth/token.js';
 import { openDatabase } from '../../src/db/client.js';
-import { startDraining, READY_TIMEOUT_MS } from '../../src/health.js';
+import { startDraining, READY_TIMEOUT_MS } from '../../src/plugins/use-health.js';
 import { createTestApp, TEST_SECRET, type TestApp } from '../helpers/app.js';
 import { cloneDatabaseForProcess } from '../helpers/database.js';
 import { parseLogLine, START_TIMEOUT_MS, startServer, stopServer, type ServerProcess } from '../helpers/server-process.js';

@@ -1,5 +1,5 @@
 // docs/graphql.md "Subscriptions": graphql-sse's client in both its modes on /graphql, with the
-// authentication, access checks and limits of any other request (src/graphql/sse.plugin.ts).
+// authentication, access checks and limits of any other request (src/plugins/use-sse-single-connection.ts).
 import { createClient, TOKEN_HEADER_KEY, type Client } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createApiKey, type TestAccount } from '../factories/index.js';

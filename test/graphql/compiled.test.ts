@@ -1,10 +1,10 @@
 /**
- * A query sent again runs compiled (src/graphql/compiled.ts, docs/fields.md): it answers as its
+ * A query sent again runs compiled (src/plugins/use-compiled-execution.ts, docs/fields.md): it answers as its
  * first run did, refusals and their words included.
  */
 import { parse } from 'graphql/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compilable } from '../../src/graphql/compiled.js';
+import { compilable } from '../../src/plugins/use-compiled-execution.js';
 import { createAccount, createApiKey, createContact, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 

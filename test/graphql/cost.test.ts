@@ -6,7 +6,7 @@
 import { buildSchema, isObjectType, parse } from 'graphql/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_LIMITS } from '../../src/graphql/armor.js';
-import { COST_BUDGET } from '../../src/graphql/cost.plugin.js';
+import { COST_BUDGET } from '../../src/plugins/use-cost.js';
 import { DEFAULT_PAGE, documentCost, unboundedLists } from '../../src/graphql/cost.js';
 import { MemoryStore } from '../../src/ratelimit/memory-store.js';
 import { schema } from '../../src/schema.js';

@@ -1,4 +1,4 @@
-// Readiness = database reachable AND every migration folder of this build applied (src/health.ts).
+// Readiness = database reachable AND every migration folder of this build applied (src/plugins/use-health.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationNames } from '../../src/db/migrate.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { createAccount, createApiKey, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
-// One JSON line per request (src/observability/request-log.ts): id, method, route pattern,
+// One JSON line per request (src/plugins/use-request-log.ts): id, method, route pattern,
 // operation, status, duration, user and account when known; never tokens, cookies or bodies.
 
 let t: TestApp;

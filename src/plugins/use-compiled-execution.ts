@@ -14,7 +14,7 @@ export const compilable = (document: DocumentNode): boolean =>
  * Yoga's parser cache hands the same document back for the same text (at most 1,000 of them, the
  * oldest dropped first), so the compiled ones are as bounded as it is, and one sent once is never
  * compiled. Only a document of one operation: the plugin keeps one compiled operation per document.
- * (Variables that do not coerce never reach either executor: src/graphql/variables.ts refuses them.)
+ * (Variables that do not coerce never reach either executor: src/plugins/use-variable-errors.ts refuses them.)
  */
 
 export function useCompiledExecution(fixed: (document: DocumentNode) => boolean): Plugin {

@@ -8,7 +8,7 @@ import { getOperationAST, Kind, parse, type DocumentNode } from 'graphql/index.j
 import type { Plugin } from 'graphql-yoga';
 import { crossSiteRefusal } from '../errors.js';
 import { isRefusedCrossSite } from '../http/origin.js';
-import { readToken } from './token.js';
+import { readToken } from '../auth/token.js';
 
 /** Whether the operation the request runs is a mutation (any mutation when it names none among several). */
 function runsMutation(query: string | undefined, operationName: string | undefined): boolean {

@@ -2,7 +2,7 @@ import type { Plugin } from 'graphql-yoga';
 import { requestState } from '../context.js';
 import { statusOf } from '../http/abandoned.js';
 import type { Logger } from '../logger.js';
-import { requestInfo } from './request-info.js';
+import { requestInfo } from '../observability/request-info.js';
 
 /** Probes hit every few seconds: logged at debug so they do not drown the requests that matter. */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -34,7 +34,7 @@ export function useRequestLog(logger: Logger): Plugin {
         ...(info.accountId ? { accountId: info.accountId } : {}),
         ...(info.rateLimited.length ? { rateLimited: info.rateLimited } : {}),
       };
-      // A 503 from /readyz is an expected answer (src/health.ts logs why, once per change), not a failure.
+      // A 503 from /readyz is an expected answer (src/plugins/use-health.ts logs why, once per change), not a failure.
       if (status >= 500 && info.route !== '/readyz') log.error(line, 'request');
       else if (QUIET_ROUTES.has(info.route)) log.debug(line, 'request');
       else log.info(line, 'request');

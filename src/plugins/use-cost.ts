@@ -3,8 +3,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { queryTooComplex, rateLimited } from '../errors.js';
 import type { BudgetResult, BudgetRule, RateLimiter } from '../ratelimit/limiter.js';
-import { GRAPHQL_LIMITS } from './armor.js';
-import { documentCost } from './cost.js';
+import { GRAPHQL_LIMITS } from '../graphql/armor.js';
+import { documentCost } from '../graphql/cost.js';
 
 /** Each user's cost budget (docs/decisions.md §11): 20,000 points a minute, leaking back steadily. */
 export const COST_BUDGET: BudgetRule = { name: 'graphql-cost', points: 20_000, window: '1m' };

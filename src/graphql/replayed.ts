@@ -1,5 +1,3 @@
-import type { ExecutionResult } from 'graphql/index.js';
-import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context.js';
 
 // The root fields of each operation answered from an Idempotency-Key's stored answer (by context:
@@ -18,16 +16,5 @@ export function markReplayed(ctx: Context, responseKey: string): void {
   if (!keys.includes(responseKey)) keys.push(responseKey);
 }
 
-/** `extensions.idempotentReplayed: ["createContact", ...]` on an operation that replayed any. */
-export function useReplayedExtension(): Plugin {
-  return {
-    onExecute: ({ args }) => ({
-      onExecuteDone: ({ result, setResult }) => {
-        const keys = replays.get(args.contextValue as unknown as Context);
-        if (keys && isResult(result)) setResult({ ...result, extensions: { ...result.extensions, idempotentReplayed: keys } });
-      },
-    }),
-  };
-}
-
-const isResult = (value: unknown): value is ExecutionResult => typeof value === 'object' && value !== null && !(Symbol.asyncIterator in value);
+/** The root fields of the context's operation answered from stored answers; none when it replayed nothing. */
+export const replayedFields = (ctx: Context): readonly string[] | undefined => replays.get(ctx);

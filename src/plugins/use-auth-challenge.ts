@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
-import { bearerChallenge } from './token.js';
+import { bearerChallenge } from '../auth/token.js';
 
 /**
  * Every 401 says how to authenticate (`WWW-Authenticate: Bearer`, RFC 9110 §15.5.2), REST and /graphql.

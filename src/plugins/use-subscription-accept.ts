@@ -11,7 +11,7 @@ import { processRegularResult, type Plugin } from 'graphql-yoga';
 import type { ExecutionResult } from 'graphql/index.js';
 import type { Context } from '../context.js';
 import { subscriptionNeedsStream } from '../errors.js';
-import { acceptsSubscriptionSpec } from './multipart.plugin.js';
+import { acceptsSubscriptionSpec } from './use-multipart-subscriptions.js';
 
 export function useSubscriptionAccept(): Plugin {
   const viaHttp = new WeakSet<Request>();

@@ -9,7 +9,7 @@
 import type { ExecutionResult } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
-import { maskError, shownError, shownResult } from './mask.js';
+import { maskError, shownError, shownResult } from '../graphql/mask.js';
 
 const CONTENT_TYPE = 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0"';
 /** Apollo's router beats every 5 s: proxies that cut idle connections see traffic. */

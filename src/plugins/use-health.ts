@@ -3,9 +3,9 @@
  * applied, and not shutting down)
  */
 import type { Plugin } from 'graphql-yoga';
-import type { AppDeps } from './deps.js';
-import { migrationNames } from './db/migrate.js';
-import { Response } from './http/response.js';
+import type { AppDeps } from '../deps.js';
+import { migrationNames } from '../db/migrate.js';
+import { Response } from '../http/response.js';
 
 /** How long readiness waits for its query: a load balancer's probe must not hang with the database. */
 export const READY_TIMEOUT_MS = 1_000;

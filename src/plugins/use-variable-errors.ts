@@ -19,7 +19,7 @@ import {
 } from 'graphql/index.js';
 import type { Plugin } from 'graphql-yoga';
 import { invalidLiteral, invalidVariables, isAppError, validationFailed, type ErrorDetails } from '../errors.js';
-import { withoutSuggestions } from './armor.js';
+import { withoutSuggestions } from '../graphql/armor.js';
 
 /**
  * Judges a document's variables before it runs, so a value that does not coerce is BAD_USER_INPUT
