@@ -6,6 +6,13 @@ import { deleteById, updateById, type ById } from '../writes/by-id.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { recordObject } from '../graphql/record-object.js';
+import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
+import type { FieldSpec } from '../field-spec.js';
+import { PROPOSAL_FIELDS } from './proposal.model.js';
+import { CONTRACT_FIELDS } from './contract.model.js';
+import { GALLERY_FIELDS } from './gallery.model.js';
+import { BOOKING_FIELDS } from './booking.model.js';
+import { WORKFLOW_FIELDS } from './workflow.model.js';
 import { userActor, type Actor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
@@ -32,64 +39,25 @@ import {
 } from './record.service.js';
 import type { RecordKey } from '../db/client.js';
 
-export const ProposalRef = recordObject('Proposal', false, (t) => ({
-  title: t.exposeString('title'),
-  amount: t.float({ nullable: true, resolve: (row) => row.amount?.toNumber() ?? null }),
-  contact: t.relation('contact', { nullable: true }),
-}));
+/** A §11 record's type: its model's fields as stored, and its contact where it names one (a key never reads these records). */
+const studioObject = <Name extends 'Proposal' | 'Contract' | 'Gallery' | 'Booking'>(name: Name, fields: readonly FieldSpec[]) =>
+  recordObject(name, false, (t) => ({ ...exposedFieldsOf(name, fields)(t as never), contact: t.relation('contact', { nullable: true }) }));
 
-export const ContractRef = recordObject('Contract', false, (t) => ({
-  title: t.exposeString('title'),
-  contact: t.relation('contact', { nullable: true }),
-}));
+export const ProposalRef = studioObject('Proposal', PROPOSAL_FIELDS);
+export const ContractRef = studioObject('Contract', CONTRACT_FIELDS);
+export const GalleryRef = studioObject('Gallery', GALLERY_FIELDS);
+export const BookingRef = studioObject('Booking', BOOKING_FIELDS);
+export const WorkflowRef = recordObject('Workflow', false, (t) => exposedFieldsOf('Workflow', WORKFLOW_FIELDS)(t as never));
 
-export const GalleryRef = recordObject('Gallery', false, (t) => ({
-  title: t.exposeString('title'),
-  contact: t.relation('contact', { nullable: true }),
-}));
+/** The create input of a model: its account, then each field the model lets a client write. */
+const createInputOf = (name: string, fields: readonly FieldSpec[]) =>
+  builder.inputType(name, { fields: (t) => ({ accountId: t.id({ required: true }), ...inputFieldsOf(fields, 'create')(t) }) });
 
-export const BookingRef = recordObject('Booking', false, (t) => ({
-  title: t.exposeString('title'),
-  startsAt: t.expose('startsAt', { type: 'DateTime' }),
-  endsAt: t.expose('endsAt', { type: 'DateTime' }),
-  contact: t.relation('contact', { nullable: true }),
-}));
-
-export const WorkflowRef = recordObject('Workflow', false, (t) => ({
-  name: t.exposeString('name'),
-  active: t.exposeBoolean('active'),
-}));
-
-const CreateProposalInput = builder.inputType('CreateProposalInput', {
-  fields: (t) => ({
-    accountId: t.id({ required: true }),
-    title: t.string({ required: true }),
-    contactId: t.id(),
-    amount: t.float(),
-  }),
-});
-
-const CreateContractInput = builder.inputType('CreateContractInput', {
-  fields: (t) => ({ accountId: t.id({ required: true }), title: t.string({ required: true }), contactId: t.id() }),
-});
-
-const CreateGalleryInput = builder.inputType('CreateGalleryInput', {
-  fields: (t) => ({ accountId: t.id({ required: true }), title: t.string({ required: true }), contactId: t.id() }),
-});
-
-const CreateBookingInput = builder.inputType('CreateBookingInput', {
-  fields: (t) => ({
-    accountId: t.id({ required: true }),
-    title: t.string({ required: true }),
-    startsAt: t.field({ type: 'DateTime', required: true }),
-    endsAt: t.field({ type: 'DateTime', required: true }),
-    contactId: t.id(),
-  }),
-});
-
-const CreateWorkflowInput = builder.inputType('CreateWorkflowInput', {
-  fields: (t) => ({ accountId: t.id({ required: true }), name: t.string({ required: true }), active: t.boolean() }),
-});
+const CreateProposalInput = createInputOf('CreateProposalInput', PROPOSAL_FIELDS);
+const CreateContractInput = createInputOf('CreateContractInput', CONTRACT_FIELDS);
+const CreateGalleryInput = createInputOf('CreateGalleryInput', GALLERY_FIELDS);
+const CreateBookingInput = createInputOf('CreateBookingInput', BOOKING_FIELDS);
+const CreateWorkflowInput = createInputOf('CreateWorkflowInput', WORKFLOW_FIELDS);
 
 type RecordModel = 'Proposal' | 'Contract' | 'Gallery' | 'Booking' | 'Workflow';
 // Loose on purpose: the five input objects share this role, not one TypeScript type.
@@ -119,23 +87,16 @@ createRecordField('createWorkflow', 'Workflow', CreateWorkflowInput, createWorkf
 
 // --- docs/decisions.md §12: update<Model>(id:, input:) and delete<Model>(id:) ----------------------
 
-const UpdateProposalInput = builder.inputType('UpdateProposalInput', {
-  description: 'Absent = unchanged; null clears contactId and amount, and is Required for title. At least one field.',
-  fields: (t) => ({ title: t.string(), contactId: t.id(), amount: t.float() }),
-});
-const titledUpdate = (name: string) =>
-  builder.inputType(name, {
-    description: 'Absent = unchanged; null clears contactId, and is Required for title. At least one field.',
-    fields: (t) => ({ title: t.string(), contactId: t.id() }),
-  });
-const UpdateBookingInput = builder.inputType('UpdateBookingInput', {
-  description: 'Absent = unchanged; null clears contactId, and is Required for the others. endsAt stays after startsAt. At least one field.',
-  fields: (t) => ({ title: t.string(), startsAt: t.field({ type: 'DateTime' }), endsAt: t.field({ type: 'DateTime' }), contactId: t.id() }),
-});
-const UpdateWorkflowInput = builder.inputType('UpdateWorkflowInput', {
-  description: 'Absent = unchanged; null is Required for both. At least one field.',
-  fields: (t) => ({ name: t.string(), active: t.boolean() }),
-});
+const updateInputOf = (name: string, fields: readonly FieldSpec[], description: string) => builder.inputType(name, { description, fields: inputFieldsOf(fields, 'update') });
+const UpdateProposalInput = updateInputOf('UpdateProposalInput', PROPOSAL_FIELDS, 'Absent = unchanged; null clears contactId and amount, and is Required for title. At least one field.');
+const titledUpdate = (name: string, fields: readonly FieldSpec[]) =>
+  updateInputOf(name, fields, 'Absent = unchanged; null clears contactId, and is Required for title. At least one field.');
+const UpdateBookingInput = updateInputOf(
+  'UpdateBookingInput',
+  BOOKING_FIELDS,
+  'Absent = unchanged; null clears contactId, and is Required for the others. endsAt stays after startsAt. At least one field.',
+);
+const UpdateWorkflowInput = updateInputOf('UpdateWorkflowInput', WORKFLOW_FIELDS, 'Absent = unchanged; null is Required for both. At least one field.');
 
 function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.ZodType) {
   const model = type.toLowerCase() as Model;
@@ -151,7 +112,7 @@ function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.Zod
 }
 
 changeRecordFields('Proposal', UpdateProposalInput, updateProposalInput);
-changeRecordFields('Contract', titledUpdate('UpdateContractInput'), updateContractInput);
-changeRecordFields('Gallery', titledUpdate('UpdateGalleryInput'), updateGalleryInput);
+changeRecordFields('Contract', titledUpdate('UpdateContractInput', CONTRACT_FIELDS), updateContractInput);
+changeRecordFields('Gallery', titledUpdate('UpdateGalleryInput', GALLERY_FIELDS), updateGalleryInput);
 changeRecordFields('Booking', UpdateBookingInput, updateBookingInput);
 changeRecordFields('Workflow', UpdateWorkflowInput, updateWorkflowInput);

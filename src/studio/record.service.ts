@@ -1,31 +1,30 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client.js';
 import { updateGuarded, updateInputOf, type Query as RecordQuery } from '../writes/update.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { money, requiredText, uuid } from '../validation.js';
+import { createRuleOf } from '../field-spec.js';
+import { PROPOSAL_FIELDS, PROPOSAL_MODEL } from './proposal.model.js';
+import { CONTRACT_FIELDS, CONTRACT_MODEL } from './contract.model.js';
+import { GALLERY_FIELDS, GALLERY_MODEL } from './gallery.model.js';
+import { BOOKING_FIELDS, BOOKING_MODEL } from './booking.model.js';
+import { WORKFLOW_FIELDS, WORKFLOW_MODEL } from './workflow.model.js';
 import type { RecordKey } from '../db/client.js';
 
-const titled = { accountId: uuid, title: requiredText(200), contactId: uuid.nullish() };
+/** The five records' models, by the kind their events name (docs/decisions.md §11). */
+export const STUDIO_MODELS = { proposal: PROPOSAL_MODEL, contract: CONTRACT_MODEL, gallery: GALLERY_MODEL, booking: BOOKING_MODEL, workflow: WORKFLOW_MODEL } as const;
 
-export const createProposalInput = z.object({ ...titled, amount: money.nullish() });
-export const createContractInput = z.object(titled);
-export const createGalleryInput = z.object(titled);
-const bookingFields = z.object({ ...titled, startsAt: z.date(), endsAt: z.date() });
+export const createProposalInput = createRuleOf(PROPOSAL_FIELDS);
+export const createContractInput = createRuleOf(CONTRACT_FIELDS);
+export const createGalleryInput = createRuleOf(GALLERY_FIELDS);
+const bookingFields = createRuleOf(BOOKING_FIELDS);
 const ENDS_AFTER_START = 'Must be after startsAt';
 export const createBookingInput = bookingFields.refine((input) => input.endsAt.getTime() > input.startsAt.getTime(), {
   path: ['endsAt'],
   message: ENDS_AFTER_START,
 });
-export const createWorkflowInput = z.object({
-  accountId: uuid,
-  name: requiredText(200),
-  active: z
-    .boolean()
-    .nullish()
-    .transform((value) => value ?? true),
-});
+export const createWorkflowInput = createRuleOf(WORKFLOW_FIELDS);
 
 type AccountRecord = { accountId: string; contactId?: string | null };
 
@@ -47,13 +46,11 @@ export async function withAccountContact<T>(db: Prisma.TransactionClient, input:
 // `query` is the Prisma select/include the caller wants back, so the answer is one round trip.
 type Query = RecordQuery;
 
-const MODELS = { proposal: 'Proposal', contract: 'Contract', gallery: 'Gallery', booking: 'Booking', workflow: 'Workflow' } as const;
-const TABLES = { proposal: 'proposals', contract: 'contracts', gallery: 'galleries', booking: 'bookings', workflow: 'workflows' } as const;
 
 /** The new row and its `<model>.created` event, in the write's transaction. */
 async function created(db: Prisma.TransactionClient, model: RecordModel, actor: Actor, query: Query, data: object) {
-  const row = (await delegateOf(db, model).create({ ...withColumns(MODELS[model], query), data })) as { accountId: string };
-  await emitRow(db, `${model}.created`, MODELS[model], actor, row);
+  const row = (await delegateOf(db, model).create({ ...withColumns(STUDIO_MODELS[model].model, query), data })) as { accountId: string };
+  await emitRow(db, `${model}.created`, STUDIO_MODELS[model].model, actor, row);
   return row;
 }
 
@@ -110,14 +107,14 @@ export async function updateRecord(
     if (endsAt.getTime() <= startsAt.getTime()) throw badInput({ endsAt: [ENDS_AFTER_START] });
   }
   return withAccountContact(tx, { accountId: record.accountId, contactId: input.contactId as string | null | undefined }, () =>
-    updatedWithEvent(tx, { type: `${model}.updated`, model: MODELS[model], table: TABLES[model], actor }, record, changedFields(input), () =>
-      updateGuarded<object>(delegateOf(tx, model), record, input, withColumns(MODELS[model], query), null),
+    updatedWithEvent(tx, { type: `${model}.updated`, model: STUDIO_MODELS[model].model, table: STUDIO_MODELS[model].table, actor }, record, changedFields(input), () =>
+      updateGuarded<object>(delegateOf(tx, model), record, input, withColumns(STUDIO_MODELS[model].model, query), null),
     ),
   );
 }
 
 export async function deleteRecord(tx: Prisma.TransactionClient, model: RecordModel, record: RecordKey, actor: Actor) {
   const row = (await delegateOf(tx, model).delete({ where: { id: record.id } })) as { accountId: string };
-  await emitRow(tx, `${model}.deleted`, MODELS[model], actor, row);
+  await emitRow(tx, `${model}.deleted`, STUDIO_MODELS[model].model, actor, row);
   return { id: record.id, deletedAt: new Date() };
 }
