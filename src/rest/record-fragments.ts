@@ -20,19 +20,20 @@ function fragment(comment: string, name: string, type: string, selections: reado
 
 const header = (source: string) => `# Written by \`npm run generate\` from ${source} (src/rest/record-fragments.ts): edit the model, not this file.\n`;
 
-/** The REST item (lists, by id, batches): the id, the fields the item carries, the relations it embeds before the service's own fields. */
+/**
+ * The REST item (lists, by id, batches): the id, then the fields the item carries in model order,
+ * the relations it embeds placed before the service's closing stamps (the fields no client writes
+ * at the end of the model: `updated_at`, where a sync resumes, stays last).
+ */
 const itemSelections = ({ fields, embeds = {} }: Pick<RecordModel, 'fields' | 'embeds'>) => {
   const shown = fields.filter((field) => field.item !== false);
-  return [
-    'id',
-    ...shown.filter((field) => field.rule).map(selection),
-    ...Object.entries(embeds).map(([key, relation]) => `${key}: ${relation}`),
-    ...shown.filter((field) => !field.rule).map(selection),
-  ];
+  let stamps = shown.length;
+  while (stamps > 0 && !shown[stamps - 1]!.rule) stamps--;
+  return ['id', ...shown.slice(0, stamps).map(selection), ...Object.entries(embeds).map(([key, relation]) => `${key}: ${relation}`), ...shown.slice(stamps).map(selection)];
 };
 
-/** What POST /api/v1/<collection> answers of the record besides its id. */
-const createdSelections = (fields: readonly FieldSpec[]) => answerOrder(fields.filter((field) => 'createAnswer' in field)).map(selection);
+/** What POST /api/v1/<collection> answers of the record besides its id, in model order. */
+const createdSelections = (fields: readonly FieldSpec[]) => fields.filter((field) => 'createAnswer' in field).map(selection);
 
 /** Each file's text, by its path. */
 export const FRAGMENT_FILES: Record<string, () => string> = {
@@ -46,7 +47,7 @@ export const FRAGMENT_FILES: Record<string, () => string> = {
       ]),
       // CreateContact selects the id beside it: an answer that is one fragment is a named schema of the
       // OpenAPI document (src/rest/json-schema.ts), and the contract's create answer is a part of the record.
-      fragment('What POST /api/v1/contacts answers of a contact besides its id', 'ContactCreated', 'Contact', createdSelections(CONTACT_FIELDS)),
+      fragment('What POST /api/v1/contacts answers of a contact besides its id', 'ContactCreated', 'Contact', answerOrder(CONTACT_FIELDS.filter((field) => 'createAnswer' in field)).map(selection)),
     ].join('\n'),
   'src/rest/operations/deal.fields.graphql': () =>
     [
