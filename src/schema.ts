@@ -9,6 +9,8 @@ import './deals/deal.schema.js';
 import './deals/deal-reads.schema.js';
 import './companies/company.schema.js';
 import './companies/company-reads.schema.js';
+import './contacts/merge.schema.js';
+import './companies/merge.schema.js';
 import './batches/company-batch.schema.js';
 import './activities/note.schema.js';
 import './activities/task.schema.js';

@@ -2,6 +2,10 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { ACCOUNT_JSON, CONTACTS_CSV, IMPORT_ERRORS_CSV, INVOICE_PDF, type Download } from './downloads.js';
 import {
   CompanyByIdDocument,
+  CompanyDuplicatesDocument,
+  ContactDuplicatesDocument,
+  MergeCompaniesByIdDocument,
+  MergeContactsByIdDocument,
   CompleteTaskByIdDocument,
   CreateNoteDocument,
   CreateTaskDocument,
@@ -196,6 +200,11 @@ export const routes: Route[] = [
   { method: 'GET', path: '/api/v1/imports/:id', operation: ImportByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
   { method: 'DELETE', path: '/api/v1/imports/:id', operation: CancelImportByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
   { method: 'GET', path: '/api/v1/imports/:id/errors', operation: ImportErrorsDocument, input: 'query', answer: { kind: 'download', file: IMPORT_ERRORS_CSV }, ...BY_ID },
+  // Duplicates found and merged, beyond the contract (docs/decisions.md §22); before the paths by id.
+  { method: 'GET', path: '/api/v1/contacts/duplicates', operation: ContactDuplicatesDocument, input: 'query', answer: LIST, extension: true },
+  { method: 'POST', path: '/api/v1/contacts/:id/merge', operation: MergeContactsByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
+  { method: 'GET', path: '/api/v1/companies/duplicates', operation: CompanyDuplicatesDocument, input: 'query', answer: LIST, extension: true },
+  { method: 'POST', path: '/api/v1/companies/:id/merge', operation: MergeCompaniesByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
   // Records by id, beyond the contract (docs/decisions.md §12); after the fixed paths above.
   ...byIdRoutes('/api/v1/contacts', { read: ContactByIdDocument, update: UpdateContactByIdDocument, remove: DeleteContactByIdDocument }),
   ...byIdRoutes('/api/v1/deals', { read: DealByIdDocument, update: UpdateDealByIdDocument, remove: DeleteDealByIdDocument }),

@@ -220,6 +220,14 @@ const CASES: Record<string, Case[]> = {
     query: () => ({ account_id: acc.id, from: 'soon', currency: 'dollars' }),
     details: () => ({ from: expect.any(Array), currency: expect.any(Array) }),
   }],
+  // Duplicates found and merged (docs/decisions.md §22).
+  'GET /api/v1/contacts/duplicates': [{ path: () => '/api/v1/contacts/duplicates', query: () => ({ account_id: 'nope', first: '0' }), details: () => ({ account_id: ['Must be a UUID'], first: ['Must be at least 1'] }) }],
+  'GET /api/v1/companies/duplicates': [{ path: () => '/api/v1/companies/duplicates', query: () => ({ account_id: acc.id, first: '101' }), details: () => ({ first: ['Must be at most 100'] }) }],
+  'POST /api/v1/contacts/:id/merge': [
+    { path: () => `/api/v1/contacts/${contactId}/merge`, body: () => ({ duplicate_ids: [] }), details: () => ({ duplicate_ids: ['Give at least one duplicate'] }) },
+    { path: () => `/api/v1/contacts/${contactId}/merge`, body: () => ({ duplicate_ids: ['nope', contactId] }), details: () => ({ 'duplicate_ids.0': ['Must be a UUID'], duplicate_ids: ['Must not hold the primary'] }) },
+  ],
+  'POST /api/v1/companies/:id/merge': [{ path: () => `/api/v1/companies/${contactId}/merge`, body: () => ({ duplicate_ids: [] }), details: () => ({ duplicate_ids: ['Give at least one duplicate'] }) }],
   'GET /api/v1/reports/contacts': [{ path: () => '/api/v1/reports/contacts', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
   // Imports (docs/imports.md): the query names the import, the file is the body.
   'POST /api/v1/imports': [{

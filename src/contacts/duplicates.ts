@@ -1,0 +1,136 @@
+// Finding duplicates (docs/decisions.md §22, docs/duplicates.md). Each rule reads a key of the
+// records from an expression index (prisma/migrations/*_duplicate_keys): records sharing an exact
+// key form a candidate group; names are compared by trigram similarity with their nearest
+// neighbours in key order within the same company or e-mail domain, never every pair. Groups that
+// share a record are one group; its score combines its reasons. Contacts here; companies
+// (src/companies/duplicates.ts) use the same grouping.
+import { z } from 'zod';
+import { Prisma } from '../generated/prisma/client.js';
+import { FREE_MAIL_DOMAINS } from '../links/domain.js';
+
+export const MAX_GROUP = 10;
+export const MAX_GROUPS = 100;
+/** Name trigram similarity at or above which two names in one company or e-mail domain are a candidate pair. */
+export const NAME_SIMILARITY = 0.85;
+/** How many following names (in key order, within a company or domain) each name is compared with. */
+export const NEIGHBOURS = 4;
+
+export const duplicatesArgs = z.object({ first: z.number().int().min(1, 'Must be at least 1').max(MAX_GROUPS, `Must be at most ${MAX_GROUPS}`).default(25) });
+export const duplicatesByAccountArgs = duplicatesArgs.extend({ accountId: z.string().uuid('Must be a UUID') });
+
+/** How much each reason alone says two records are one; a group's score is 1 − Π(1 − s) over its reasons. */
+export const REASON_SCORES: Record<string, number> = { email: 0.9, phone: 0.75, domain: 0.9, name: 0.6 };
+
+/** What the queries find: records sharing a key (`ids`, any order) or a pair of similar names (`similarity`). */
+export type Candidate = { reason: string; ids: string[]; similarity?: number };
+
+export type Group = { ids: string[]; score: number; reasons: string[] };
+
+/**
+ * The candidates as groups: records linked by any candidate are one group (union-find), its
+ * reasons the union of theirs (in REASON_SCORES' order), its score the combination of each reason's
+ * best, its records the `order`'s first MAX_GROUP (oldest first). Best score first, then the group
+ * with the oldest record.
+ */
+export function groupsOf(candidates: readonly Candidate[], order: (a: string, b: string) => number, first: number): Group[] {
+  const parent = new Map<string, string>();
+  const find = (id: string): string => {
+    let root = id;
+    while (parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(id, root);
+    return root;
+  };
+  const add = (id: string) => (parent.has(id) ? undefined : parent.set(id, id));
+  for (const c of candidates) {
+    c.ids.forEach(add);
+    for (const id of c.ids.slice(1)) parent.set(find(id), find(c.ids[0]!));
+  }
+  const best = new Map<string, Map<string, number>>();
+  for (const c of candidates) {
+    const root = find(c.ids[0]!);
+    const reasons = best.get(root) ?? new Map<string, number>();
+    const score = (REASON_SCORES[c.reason] ?? 0.5) * (c.similarity ?? 1);
+    reasons.set(c.reason, Math.max(reasons.get(c.reason) ?? 0, score));
+    best.set(root, reasons);
+  }
+  const members = new Map<string, string[]>();
+  for (const id of parent.keys()) {
+    const root = find(id);
+    members.set(root, [...(members.get(root) ?? []), id]);
+  }
+  const order_ = Object.keys(REASON_SCORES);
+  const groups = [...members.entries()].map(([root, ids]) => {
+    const reasons = best.get(root)!;
+    const score = 1 - [...reasons.values()].reduce((left, s) => left * (1 - s), 1);
+    return { ids: ids.sort(order).slice(0, MAX_GROUP), score: Math.round(score * 1000) / 1000, reasons: [...reasons.keys()].sort((a, b) => order_.indexOf(a) - order_.indexOf(b)) };
+  });
+  return groups.sort((a, b) => b.score - a.score || order(a.ids[0]!, b.ids[0]!)).slice(0, first);
+}
+
+/** Records sharing `key` (an expression of alias `t`, one a duplicate index holds), as candidates. */
+export async function sameKey(db: Prisma.TransactionClient, table: 'contacts' | 'companies', accountId: string, reason: string, key: Prisma.Sql): Promise<Candidate[]> {
+  const rows = await db.$queryRaw<{ ids: string[] }[]>`
+    SELECT array_agg(t.id::text) AS ids FROM ${Prisma.raw(`"${table}"`)} t
+     WHERE t.account_id = ${accountId}::uuid AND ${key} IS NOT NULL
+     GROUP BY ${key} HAVING count(*) > 1`;
+  return rows.map(({ ids }) => ({ reason, ids }));
+}
+
+/**
+ * Pairs of similar names (trigram similarity ≥ NAME_SIMILARITY) within one `block` (an expression
+ * of `t`), each name compared with the NEIGHBOURS after it in (block, name) order: the order an
+ * index on (account_id, block, name) holds, so the account is read once, in order.
+ */
+export async function similarNames(
+  db: Prisma.TransactionClient,
+  table: 'contacts' | 'companies',
+  accountId: string,
+  { block, name, where = Prisma.empty }: { block: Prisma.Sql; name: Prisma.Sql; where?: Prisma.Sql },
+): Promise<Candidate[]> {
+  const steps = Array.from({ length: NEIGHBOURS }, (_, i) => i + 1);
+  const leads = Prisma.raw(steps.map((k) => `lead(id, ${k}) OVER w AS id${k}, lead(nm, ${k}) OVER w AS nm${k}`).join(', '));
+  const pairs = Prisma.raw(steps.map((k) => `(id${k}, nm${k})`).join(', '));
+  const rows = await db.$queryRaw<{ a: string; b: string; similarity: number }[]>`
+    WITH keyed AS (
+      SELECT t.id::text AS id, ${block} AS blk, ${name} AS nm FROM ${Prisma.raw(`"${table}"`)} t
+       WHERE t.account_id = ${accountId}::uuid AND ${block} IS NOT NULL ${where}
+    ), neighbours AS (
+      SELECT id, nm, ${leads} FROM keyed WINDOW w AS (PARTITION BY blk ORDER BY nm, id)
+    )
+    SELECT n.id AS a, p.other AS b, similarity(n.nm, p.other_nm)::float8 AS similarity
+      FROM neighbours n CROSS JOIN LATERAL (VALUES ${pairs}) AS p(other, other_nm)
+     WHERE p.other IS NOT NULL AND n.nm <> '' AND similarity(n.nm, p.other_nm) >= ${NAME_SIMILARITY}`;
+  return rows.map((r) => ({ reason: 'name', ids: [r.a, r.b], similarity: Number(r.similarity) }));
+}
+
+/** Every candidate group of the account's contacts: same e-mail, same phone, similar names in one company or e-mail domain. */
+export async function contactCandidates(db: Prisma.TransactionClient, accountId: string): Promise<Candidate[]> {
+  const name = Prisma.sql`dedupe_name(t.first_name, t.last_name)`;
+  const domain = Prisma.sql`dedupe_email_domain(t.email)`;
+  const [email, phone, byCompany, byDomain] = await Promise.all([
+    sameKey(db, 'contacts', accountId, 'email', Prisma.sql`dedupe_email(t.email)`),
+    sameKey(db, 'contacts', accountId, 'phone', Prisma.sql`dedupe_phone(t.phone)`),
+    similarNames(db, 'contacts', accountId, { block: Prisma.sql`dedupe_company(t.company_id, t.company)`, name }),
+    // Free mail says nothing of where a person works (src/links/domain.ts): no block of its own.
+    similarNames(db, 'contacts', accountId, { block: domain, name, where: Prisma.sql`AND ${domain} <> ALL(${[...FREE_MAIL_DOMAINS]}::text[]) AND ${domain} !~ '^gmx\\.'` }),
+  ]);
+  return [...email, ...phone, ...byCompany, ...byDomain];
+}
+
+/** The oldest first: ids are UUIDv7 (time-ordered), so their order is their creation's. */
+export const oldestFirst = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export type ContactGroup<C> = { contacts: C[]; score: number; reasons: string[] };
+
+/** The account's best `first` groups of likely duplicate contacts, each with its contacts (oldest first). */
+export async function duplicateContacts<C extends { id: string; createdAt: Date }>(db: Prisma.TransactionClient, accountId: string, first: number): Promise<ContactGroup<C>[]> {
+  const groups = groupsOf(await contactCandidates(db, accountId), oldestFirst, first);
+  const rows = (await db.contact.findMany({ where: { accountId, id: { in: groups.flatMap((g) => g.ids) } } })) as unknown as C[];
+  return groups.map((g) => ({ contacts: inGroup(rows, g.ids), score: g.score, reasons: g.reasons }));
+}
+
+/** A group's records as read, oldest first (created_at, then id). */
+export function inGroup<R extends { id: string; createdAt: Date }>(rows: readonly R[], ids: readonly string[]): R[] {
+  const wanted = new Set(ids);
+  return rows.filter((r) => wanted.has(r.id)).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || oldestFirst(a.id, b.id));
+}
