@@ -33,6 +33,8 @@ export type FieldSpec = {
   read?: false;
   /** Left out of the REST item (lists, by id, batches): the contract's item lacks it, or shows its relation (`embeds`). */
   item?: false;
+  /** Its field of the record's type is declared by hand in the file named (a value computed there, as an invoice's amountDue), not from the model. */
+  typeFieldIn?: string;
 };
 
 /**

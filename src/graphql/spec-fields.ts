@@ -25,7 +25,8 @@ export function inputFieldsOf(fields: readonly FieldSpec[], kind: InputKind) {
 /**
  * The record type's fields of its spec, each its column as stored: nullable where the column is
  * (Prisma's datamodel), so a field added with its migration is read on every door at once. Money
- * (a numeric column) answers a number; a field with `read: false` is left to its relation.
+ * (a numeric column) answers a number; a field with `read: false` is left to its relation, one with
+ * `typeFieldIn` to the file that declares it.
  */
 export function exposedFieldsOf(model: string, fields: readonly FieldSpec[]) {
   const columns = new Map(fieldsOf(model).map((column) => [column.name, column]));
@@ -33,7 +34,7 @@ export function exposedFieldsOf(model: string, fields: readonly FieldSpec[]) {
   return (t: Builder) =>
     Object.fromEntries(
       fields
-        .filter((field) => field.read !== false)
+        .filter((field) => field.read !== false && !field.typeFieldIn)
         .map((field) => {
           const column = columns.get(field.name);
           if (!column) throw new Error(`${model} has no column for its spec's field ${field.name}`);

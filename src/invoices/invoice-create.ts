@@ -12,6 +12,8 @@ import type { Actor } from '../events/types.js';
 import { fromColumns, newId, rowOf, type Row } from '../writes/set-write.js';
 import type { PricedLine } from './money.js';
 import { takeNumberSql } from './invoice-numbers.js';
+import { inputFields, type FieldSpec } from '../field-spec.js';
+import { INVOICE_FIELDS } from './invoice.model.js';
 
 export type NewInvoice = Row & { invoiceNumber?: string | null };
 
@@ -67,11 +69,14 @@ export async function insertInvoice(db: Prisma.TransactionClient, invoice: NewIn
   })) };
 }
 
+/** What a create leaves out is null: every optional field of the model's create input (invoice.model.ts). */
+const ABSENT = Object.fromEntries(inputFields<FieldSpec>(INVOICE_FIELDS, 'create').filter((field) => !field.required).map((field) => [field.name, null]));
+
 /** A new draft's row: the columns the database would otherwise default, decided here as Prisma decides `id`. */
 export function draftRow(values: Record<string, unknown> & { accountId: string }): NewInvoice {
   const now = new Date();
   return rowOf('Invoice', {
-    id: newId(), contactId: null, memo: null, externalId: null, issuedAt: null, paidAt: null,
+    ...ABSENT, id: newId(), issuedAt: null, paidAt: null,
     amountPaid: new Prisma.Decimal(0), status: 'draft', createdAt: now, updatedAt: now, ...values,
   }) as NewInvoice;
 }

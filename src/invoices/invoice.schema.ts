@@ -2,7 +2,9 @@
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
-import { moneyOf } from '../graphql/scalars.js';
+import { recordObject } from '../graphql/record-object.js';
+import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
+import { INVOICE_FIELDS } from './invoice.model.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, setStatusById, updateById, type ById } from '../writes/by-id.js';
@@ -27,22 +29,12 @@ import {
 
 export const InvoiceStatusEnum = builder.enumType(InvoiceStatus, { name: 'InvoiceStatus' });
 
-export const InvoiceRef = builder.prismaObject('Invoice', {
-  keyScope: 'INVOICES_READ',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    invoiceNumber: t.exposeString('invoiceNumber'),
-    amount: t.float({ resolve: (invoice) => moneyOf(invoice.amount) }),
-    status: t.expose('status', { type: InvoiceStatusEnum }),
-    dueDate: t.expose('dueDate', { type: 'Date' }),
-    externalId: t.exposeString('externalId', { nullable: true, description: 'Its id in the integrating system; unique in the account where present.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
-    contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
-  }),
-});
+export const InvoiceRef = recordObject('Invoice', 'INVOICES_READ', (t) => ({
+  // Every field of the model the type reads from it, as stored (docs/fields.md#a-records-model).
+  ...exposedFieldsOf('Invoice', INVOICE_FIELDS)(t as never),
+  // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
+  contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
+}));
 
 // docs/decisions.md §20: an invoice's lines; their bounds and rounding are in invoice-money.ts and money.ts.
 const InvoiceLineInput = builder.inputType('InvoiceLineInput', {
@@ -55,18 +47,13 @@ const InvoiceLineInput = builder.inputType('InvoiceLineInput', {
   }),
 });
 
+const LINES = '1 to 100 lines; the total is computed from them. Not with amount';
+
 const CreateInvoiceInputType = builder.inputType('CreateInvoiceInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
-    contactId: t.id(),
-    invoiceNumber: t.string({ description: 'Unique in the account; assigned (INV-000001, ...) when absent.' }),
-    amount: t.float({ description: 'The total of an invoice without lines; give amount or lines' }),
-    currency: t.string({ description: "ISO 4217 (lower case is upper-cased); the account's defaultCurrency when absent" }),
-    lines: t.field({ type: [InvoiceLineInput], description: '1 to 100 lines; the total is computed from them. Not with amount' }),
-    memo: t.string({ description: 'At most 2000 characters' }),
-    dueDate: t.field({ type: 'Date', required: true }),
-    status: t.field({ type: InvoiceStatusEnum, description: 'Only draft (the default) on create.' }),
-    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
+    ...inputFieldsOf(INVOICE_FIELDS, 'create')(t),
+    lines: t.field({ type: [InvoiceLineInput], description: LINES }),
   }),
 });
 
@@ -88,16 +75,7 @@ builder.mutationField('createInvoice', (t) =>
 
 const UpdateInvoiceInputType = builder.inputType('UpdateInvoiceInput', {
   description: 'Drafts only. Absent = unchanged; null = cleared (Required for invoiceNumber, amount, dueDate). At least one field.',
-  fields: (t) => ({
-    contactId: t.id(),
-    invoiceNumber: t.string({ description: 'Unique in the account.' }),
-    amount: t.float({ description: 'Replaces the lines' }),
-    currency: t.string({ description: 'ISO 4217 (lower case is upper-cased); USD when absent' }),
-    lines: t.field({ type: [InvoiceLineInput], description: '1 to 100 lines; the total is computed from them. Not with amount' }),
-    memo: t.string({ description: 'At most 2000 characters' }),
-    dueDate: t.field({ type: 'Date' }),
-    externalId: t.string({ description: 'At most 255 characters; unique in the account.' }),
-  }),
+  fields: (t) => ({ ...inputFieldsOf(INVOICE_FIELDS, 'update')(t), lines: t.field({ type: [InvoiceLineInput], description: LINES }) }),
 });
 
 const invoice: ById<InvoiceKey> = { type: 'Invoice', scope: 'INVOICES_WRITE', limit: WRITES, target: invoiceTarget };

@@ -12,8 +12,10 @@ import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from
 import type { Actor } from '../events/types.js';
 import { recordBalancingPayment, refundEveryPayment } from './payment.service.js';
 import { issued } from './send.service.js';
-import { externalId, optionalText, optionalUuid, uuid } from '../validation.js';
-import { amount as moneyAmount, currency, detailsOf, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
+import { uuid } from '../validation.js';
+import { createRuleOf } from '../field-spec.js';
+import { INVOICE_FIELDS } from './invoice.model.js';
+import { detailsOf, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
 import { moneyAfter, readsLines, withoutLines, writeLines } from './invoice-lines.service.js';
 import { skipNumbersTaken } from './invoice-numbers.js';
 import { draftRow, insertInvoice } from './invoice-create.js';
@@ -22,25 +24,8 @@ import { sqlStateOf } from '../db/sql-state.js';
 
 export const NUMBER_TAKEN = TAKEN;
 
-const createInvoiceFields = z.object({
-  accountId: uuid,
-  contactId: optionalUuid,
-  invoiceNumber: optionalText(50),
-  // docs/decisions.md §20: `amount` or `lines`, in the currency's minor units (invoice-money.ts).
-  amount: moneyAmount.nullish(),
-  // Absent: the account's defaultCurrency (docs/decisions.md §26), read with the write.
-  currency: currency.nullish(),
-  lines: lines.nullish(),
-  memo: optionalText(2000),
-  dueDate: z.date(),
-  externalId,
-  // Every invoice starts as a draft; later states are reached only through setInvoiceStatus.
-  status: z
-    .enum(InvoiceStatus)
-    .nullish()
-    .refine((value) => value == null || value === InvoiceStatus.draft, 'A new invoice must be draft; use setInvoiceStatus to move it on')
-    .transform(() => InvoiceStatus.draft),
-});
+/** The create's form, from the model (invoice.model.ts), and the lines, their own input (docs/decisions.md §20). */
+const createInvoiceFields = createRuleOf(INVOICE_FIELDS).extend({ lines: lines.nullish() });
 
 /**
  * Adds the money's problems (moneyProblems) to the form's, so one 400 names every field. Without a
@@ -162,9 +147,10 @@ const asFields = (row: Record<string, unknown>) => Object.fromEntries(Object.ent
 
 export const NOT_DRAFT = 'Only a draft invoice can change or be deleted; cancel or refund it through setInvoiceStatus';
 
-// The status moves only through setInvoiceStatus: the update input has every other create field.
-// `lines: null` is Required (an invoice keeps its lines or `amount`); the money is judged against
-// the stored invoice (invoice-lines.service.ts), in the same 400 as the form's problems.
+// The status moves only through setInvoiceStatus (the model's one create-only field): the update
+// input has every other create field. `lines: null` is Required (an invoice keeps its lines or
+// `amount`); the money is judged against the stored invoice (invoice-lines.service.ts), in the same
+// 400 as the form's problems.
 export const updateInvoiceInput = updateInputOf(createInvoiceFields.omit({ status: true }), 'Invoice', ['lines']);
 export type UpdateInvoiceInput = z.output<typeof updateInvoiceInput>;
 export const updateInvoiceArgs = updateArgs(updateInvoiceInput);

@@ -6,6 +6,7 @@ import { DEAL_MODEL } from '../deals/deal.model.js';
 import { COMPANY_MODEL } from '../companies/company.model.js';
 import { NOTE_MODEL } from '../activities/note.model.js';
 import { TASK_MODEL } from '../activities/task.model.js';
+import { INVOICE_MODEL } from '../invoices/invoice.model.js';
 import { restName, type FieldSpec, type RecordModel } from '../field-spec.js';
 
 /** A field as an answer selects it: aliased to its REST name where that differs. */
@@ -61,4 +62,9 @@ export const FRAGMENT_FILES: Record<string, () => string> = {
     [header('src/activities/note.model.ts'), fragment('A note as GET /api/v1/notes lists it, and as every answer about one shows it', 'NoteItem', 'Note', itemSelections(NOTE_MODEL))].join('\n'),
   'src/rest/operations/task.fields.graphql': () =>
     [header('src/activities/task.model.ts'), fragment('A task as GET /api/v1/tasks lists it, and as every answer about one shows it', 'TaskItem', 'Task', itemSelections(TASK_MODEL))].join('\n'),
+  'src/rest/operations/invoice.fields.graphql': () =>
+    [
+      header('src/invoices/invoice.model.ts'),
+      fragment('An invoice as GET /api/v1/invoices lists it; updated_at is where a sync resumes (docs/rest.md#following-changes)', 'InvoiceItem', 'Invoice', itemSelections(INVOICE_MODEL)),
+    ].join('\n'),
 };

@@ -755,6 +755,8 @@ export type ListImportsQuery = { imports: Array<{ id: string, object: ImportObje
 
 export type ImportRecordFragment = { id: string, object: ImportObject, status: ImportStatus, created: number, updated: number, unchanged: number, failed: number, error: string | null, match_on: ImportMatch | null, file_name: string | null, unknown_columns: Array<string>, rows_total: number | null, rows_processed: number, created_at: string, started_at: string | null, finished_at: string | null, waiting_to_resume: boolean, created_by: { id: string } | null };
 
+export type InvoiceItemFragment = { id: string, amount: number, currency: string, status: InvoiceStatus, invoice_number: string, amount_due: number, due_date: string, external_id: string | null, created_at: string, updated_at: string, contacts: { id: string, first_name: string, last_name: string | null } | null };
+
 export type ListInvoicesQueryVariables = Exact<{
   accountId: string;
   page?: number | null | undefined;
@@ -820,8 +822,6 @@ export type SendInvoiceByIdMutationVariables = Exact<{
 
 
 export type SendInvoiceByIdMutation = { sendInvoice: { subtotal: number, total: number, memo: string | null, id: string, amount: number, currency: string, status: InvoiceStatus, discount_total: number, tax_total: number, amount_paid: number, issued_at: string | null, paid_at: string | null, hosted_url: string | null, invoice_number: string, amount_due: number, due_date: string, external_id: string | null, created_at: string, updated_at: string, lines: Array<{ id: string, position: number, description: string, quantity: number, amount: number, tax: number, unit_price: number, discount_percent: number, tax_rate: number }>, contacts: { id: string, first_name: string, last_name: string | null } | null } | null };
-
-export type InvoiceItemFragment = { id: string, amount: number, currency: string, status: InvoiceStatus, invoice_number: string, amount_due: number, due_date: string, external_id: string | null, created_at: string, updated_at: string, contacts: { id: string, first_name: string, last_name: string | null } | null };
 
 export type InvoiceRecordFragment = { subtotal: number, total: number, memo: string | null, id: string, amount: number, currency: string, status: InvoiceStatus, discount_total: number, tax_total: number, amount_paid: number, issued_at: string | null, paid_at: string | null, hosted_url: string | null, invoice_number: string, amount_due: number, due_date: string, external_id: string | null, created_at: string, updated_at: string, lines: Array<{ id: string, position: number, description: string, quantity: number, amount: number, tax: number, unit_price: number, discount_percent: number, tax_rate: number }>, contacts: { id: string, first_name: string, last_name: string | null } | null };
 
