@@ -6,7 +6,7 @@ import { NOTE_FIELDS } from './note.model.js';
 import { ACTIVITY_WRITES } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
-import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
+import { CONTACT_EMBEDDED } from '../contacts/contact.model.js';
 import { userActor } from '../events/types.js';
 import {
   activityLinks,

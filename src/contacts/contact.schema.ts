@@ -9,7 +9,7 @@ import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
-import { CONTACT_FIELDS } from './contact.fields.js';
+import { CONTACT_FIELDS } from './contact.model.js';
 import {
   contactLinks,
   contactTarget,

@@ -10,12 +10,12 @@ import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { createRuleOf } from '../field-spec.js';
-import { CONTACT_FIELDS } from './contact.fields.js';
+import { CONTACT_FIELDS } from './contact.model.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import { linkableDomain } from '../links/domain.js';
 import type { RecordKey } from '../db/client.js';
 
-/** The single create's rules, from the field spec: the account, then each field as contact.fields.ts writes it. */
+/** The single create's rules, from the field spec: the account, then each field as contact.model.ts writes it. */
 export const createContactInput = createRuleOf(CONTACT_FIELDS);
 
 export type CreateContactInput = z.output<typeof createContactInput>;

@@ -37,7 +37,11 @@ export function groupsOf(candidates: readonly Candidate[], order: (a: string, b:
   const find = (id: string): string => {
     let root = id;
     while (parent.get(root) !== root) root = parent.get(root)!;
-    parent.set(id, root);
+    for (let at = id; at !== root; ) {
+      const next = parent.get(at)!;
+      parent.set(at, root);
+      at = next;
+    }
     return root;
   };
   const add = (id: string) => (parent.has(id) ? undefined : parent.set(id, id));
@@ -56,7 +60,9 @@ export function groupsOf(candidates: readonly Candidate[], order: (a: string, b:
   const members = new Map<string, string[]>();
   for (const id of parent.keys()) {
     const root = find(id);
-    members.set(root, [...(members.get(root) ?? []), id]);
+    const ids = members.get(root);
+    if (ids) ids.push(id);
+    else members.set(root, [id]);
   }
   const order_ = Object.keys(REASON_SCORES);
   const groups = [...members.entries()].map(([root, ids]) => {

@@ -1,7 +1,7 @@
 /** Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
-import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
+import { CONTACT_EMBEDDED } from '../contacts/contact.model.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
 import { DEAL_FIELDS } from './deal.model.js';
 import { userActor } from '../events/types.js';

@@ -1,6 +1,6 @@
 /** Query.publicLeadForm */
 import { builder } from '../graphql/builder.js';
-import { CONTACT_FORM_TARGETS } from '../contacts/contact.fields.js';
+import { CONTACT_FORM_TARGETS } from '../contacts/contact.model.js';
 import { isUuid } from '../validation.js';
 import { FormFieldTypeEnum } from './form.schema.js';
 import { MAX_FIELDS } from './form.service.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FORM_NEEDS_ONE_OF } from '../contacts/contact.fields.js';
+import { FORM_NEEDS_ONE_OF } from '../contacts/contact.model.js';
 import { updateGuarded, updateInputOf, type Query } from '../writes/update.js';
 import { badInput, conflict } from '../errors.js';
 import { ContactField, FormFieldType, type LeadForm, type Prisma, type PrismaClient } from '../generated/prisma/client.js';

@@ -11,7 +11,7 @@ import {
   Prisma,
   type PrismaClient,
 } from '../generated/prisma/client.js';
-import { CONTACT_FIELDS, CONTACT_FORM_TARGETS } from '../contacts/contact.fields.js';
+import { CONTACT_FIELDS, CONTACT_FORM_TARGETS } from '../contacts/contact.model.js';
 import { contactBatch, createContactInput } from '../contacts/contact.service.js';
 import { restName } from '../field-spec.js';
 import { serializeRecord } from '../events/serialize.js';

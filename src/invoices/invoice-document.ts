@@ -1,7 +1,7 @@
 // What the client's page and the PDF show of an invoice (docs/decisions.md §20): one definition,
 // read once, so the two never disagree. Money is exact decimal text in the currency's minor units
 // (money.ts), never a binary float; display formatting works on that text alone.
-import { CONTACT_NAME, fullName } from '../contacts/contact.fields.js';
+import { CONTACT_NAME, fullName } from '../contacts/contact.model.js';
 import type { InvoiceStatus, Prisma } from '../generated/prisma/client.js';
 import { formatDate } from '../dates.js';
 import { exponentOf, formatMinor, minorOf, dueMinor, priceLines } from './money.js';

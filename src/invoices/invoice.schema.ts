@@ -1,7 +1,7 @@
 /** Mutation.createInvoice · setInvoiceStatus · updateInvoice · deleteInvoice */
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
-import { CONTACT_EMBEDDED } from '../contacts/contact.fields.js';
+import { CONTACT_EMBEDDED } from '../contacts/contact.model.js';
 import { recordObject } from '../graphql/record-object.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
 import { INVOICE_FIELDS } from './invoice.model.js';

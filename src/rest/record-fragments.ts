@@ -1,7 +1,7 @@
 // The REST answers' fragments of each record, written from its model (docs/fields.md#a-records-model)
 // by `npm run generate` into operations/<record>.fields.graphql, so a field added to a model reaches
 // REST with no hand edit.
-import { CONTACT_FIELDS } from '../contacts/contact.fields.js';
+import { CONTACT_FIELDS } from '../contacts/contact.model.js';
 import { DEAL_MODEL } from '../deals/deal.model.js';
 import { COMPANY_MODEL } from '../companies/company.model.js';
 import { NOTE_MODEL } from '../activities/note.model.js';
@@ -40,7 +40,7 @@ const createdSelections = (fields: readonly FieldSpec[]) => fields.filter((field
 export const FRAGMENT_FILES: Record<string, () => string> = {
   'src/rest/operations/contact.fields.graphql': () =>
     [
-      '# Written by `npm run generate` from src/contacts/contact.fields.ts (src/rest/record-fragments.ts): edit the spec, not this file.',
+      '# Written by `npm run generate` from src/contacts/contact.model.ts (src/rest/record-fragments.ts): edit the spec, not this file.',
       '',
       fragment('A contact as GET /api/v1/contacts lists it; updated_at is where a sync resumes (docs/rest.md#following-changes)', 'ContactItem', 'Contact', [
         'id',

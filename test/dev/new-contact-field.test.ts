@@ -17,7 +17,7 @@ afterAll(() => branch?.remove());
 describe('a field added to contacts on a branch', () => {
   it('takes one spec line, the column and its migration, and reaches GraphQL, REST, the CSV export, imports, a lead form, events and the account export', async () => {
     await branch.insertAfter(
-      'src/contacts/contact.fields.ts',
+      'src/contacts/contact.model.ts',
       "  { name: 'ownerId', type: 'ID', rule: uuid.nullish(), description: { create: OWNER, update: OWNER } },\n",
       "  { name: 'preferredName', type: 'String', rule: optionalText(50), max: 50, csv: 'Preferred Name', import: true, form: 'nickname', createAnswer: true },\n",
     );
@@ -30,7 +30,7 @@ describe('a field added to contacts on a branch', () => {
       MIGRATION,
       'prisma/schema.prisma',
       'schema.graphql',
-      'src/contacts/contact.fields.ts',
+      'src/contacts/contact.model.ts',
       'src/rest/operations/contact.fields.graphql',
       'src/rest/operations/generated.ts',
     ]);

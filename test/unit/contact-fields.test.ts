@@ -6,7 +6,7 @@ import SchemaBuilder from '@pothos/core';
 // graphql/index.js, as src/schema.ts: the CommonJS build Pothos makes its types with.
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql/index.js';
 import { describe, expect, it } from 'vitest';
-import { CONTACT_FIELDS } from '../../src/contacts/contact.fields.js';
+import { CONTACT_FIELDS } from '../../src/contacts/contact.model.js';
 import { createContactInput, updateContactInput } from '../../src/contacts/contact.service.js';
 import { updateInputOf } from '../../src/writes/update.js';
 import { fieldsOf } from '../../src/db/datamodel.js';
