@@ -234,6 +234,19 @@ const CHANGES: Record<string, GqlRow> = {
   'Mutation.updateDeal': updateRow('Deal', newDeal, { title: 'Matrix' }, ['contactId', 'stageId']),
   'Mutation.updateCompany': updateRow('Company', newCompany, { name: 'Matrix' }),
   'Mutation.deleteCompany': deleteRow('Company', newCompany),
+  // docs/decisions.md §22: a merge names records of one account; another's, or unknown, is NOT_FOUND.
+  'Mutation.mergeContacts': {
+    role: 'member',
+    hidden: 'not-found',
+    doc: 'mutation ($id: ID!, $d: [ID!]!) { mergeContacts(primaryId: $id, duplicateIds: $d) { id accountId } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newContact), d: [await recordOf(f, a, newContact)] }),
+  },
+  'Mutation.mergeCompanies': {
+    role: 'member',
+    hidden: 'not-found',
+    doc: 'mutation ($id: ID!, $d: [ID!]!) { mergeCompanies(primaryId: $id, duplicateIds: $d) { id accountId } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newCompany), d: [await recordOf(f, a, newCompany)] }),
+  },
   'Mutation.deleteDeal': deleteRow('Deal', newDeal),
   'Mutation.updateNote': updateRow('Note', newNote, { body: 'Matrix' }),
   'Mutation.deleteNote': deleteRow('Note', newNote),
@@ -296,6 +309,16 @@ const GQL: Record<string, GqlRow> = {
   'Query.companies': {
     role: 'member',
     doc: 'query ($a: ID!) { companies(accountId: $a) { total nodes { id accountId } } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Query.duplicateContacts': {
+    role: 'member',
+    doc: 'query ($a: ID!) { duplicateContacts(accountId: $a) { score reasons contacts { id accountId } } }',
+    vars: (_f, a) => ({ a }),
+  },
+  'Query.duplicateCompanies': {
+    role: 'member',
+    doc: 'query ($a: ID!) { duplicateCompanies(accountId: $a) { score reasons companies { id accountId } } }',
     vars: (_f, a) => ({ a }),
   },
   'Mutation.createCompany': {
@@ -1004,6 +1027,16 @@ const REST: Record<string, RestRow> = {
   'GET /api/v1/companies/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/companies', newCompany) },
   'PATCH /api/v1/companies/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/companies', newCompany, { name: 'Matrix' }) },
   'DELETE /api/v1/companies/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/companies', newCompany) },
+  'GET /api/v1/contacts/duplicates': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/contacts/duplicates?account_id=${a}` }) },
+  'GET /api/v1/companies/duplicates': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/companies/duplicates?account_id=${a}` }) },
+  'POST /api/v1/contacts/:id/merge': {
+    role: 'member', ok: 200, hidden: true,
+    request: async (f, a) => ({ path: `/api/v1/contacts/${await recordOf(f, a, newContact)}/merge`, body: { duplicate_ids: [await recordOf(f, a, newContact)] } }),
+  },
+  'POST /api/v1/companies/:id/merge': {
+    role: 'member', ok: 200, hidden: true,
+    request: async (f, a) => ({ path: `/api/v1/companies/${await recordOf(f, a, newCompany)}/merge`, body: { duplicate_ids: [await recordOf(f, a, newCompany)] } }),
+  },
   'GET /api/v1/notes': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/notes?account_id=${a}` }) },
   'POST /api/v1/notes': {
     role: 'member', ok: 201,
