@@ -3,11 +3,22 @@
 // and gets the form's page in an <iframe> right there, as tall as its content (docs/embedding-forms.md).
 
 import { Response } from '../http/response.js';
+import { SIZE_MESSAGE } from './form-page.js';
 
 export const EMBED_PATH = '/forms/embed.js';
 
+/**
+ * The frame's height until the page reports its own, and the height docs/forms.md gives a plain
+ * <iframe>: a seven-field form (name, e-mail, phone, company, a choice, a message, a consent box) and
+ * its Send button fit at any width from 320 px with the page's script off (its <noscript> line shown):
+ * 848 px at 320, the tallest. test/e2e/form-embed.test.ts measures it.
+ */
+export const FALLBACK_HEIGHT = 860;
+
 // The same for every form: it reads what it needs from its own <script> tag. Plain ES2017, no globals.
-// Size messages are believed only from this service's origin and from this script's own frame.
+// Size messages ({type: SIZE_MESSAGE, form, height, title}, posted by the page's script in
+// src/forms/form-page.ts) are believed only from this service's origin, from this script's own frame,
+// and for its own form.
 export const EMBED_SCRIPT = `(() => {
   const script = document.currentScript;
   if (!script || !script.src) return;
@@ -22,12 +33,13 @@ export const EMBED_SCRIPT = `(() => {
   const frame = document.createElement('iframe');
   frame.src = url.href;
   frame.title = script.dataset.title || 'Contact form';
-  frame.style.cssText = 'display:block;width:100%;border:0;height:' + (Number(script.dataset.height) > 0 ? Number(script.dataset.height) : 480) + 'px';
+  frame.style.cssText = 'display:block;width:100%;border:0;height:' + (Number(script.dataset.height) > 0 ? Number(script.dataset.height) : ${FALLBACK_HEIGHT}) + 'px';
   script.insertAdjacentElement('afterend', frame);
   window.addEventListener('message', (event) => {
     if (event.origin !== origin || event.source !== frame.contentWindow) return;
     const data = event.data;
-    if (!data || data.type !== 'crm-lead-form:size' || !Number.isFinite(data.height)) return;
+    if (!data || data.type !== '${SIZE_MESSAGE}' || !Number.isFinite(data.height)) return;
+    if (typeof data.form !== 'string' || data.form.toLowerCase() !== form.toLowerCase()) return;
     frame.style.height = Math.min(Math.max(Math.ceil(data.height), 0), 20000) + 'px';
     if (!script.dataset.title && typeof data.title === 'string' && data.title) frame.title = data.title.slice(0, 200);
   });

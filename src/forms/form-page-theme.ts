@@ -55,7 +55,8 @@ input:not([type=checkbox]),select,textarea{box-sizing:border-box;width:100%;padd
 input[type=checkbox]{accent-color:var(--accent)}input:focus,select:focus,textarea:focus{border-color:var(--accent)}
 textarea{min-height:6rem}[aria-invalid=true]{border-color:var(--error);outline:1px solid var(--error)}
 .error{color:var(--error);margin:.25rem 0 0;flex-basis:100%}.error:empty,#form-error:empty{display:none}
-#form-error{border:1px solid var(--error);border-radius:4px;padding:.5rem;margin:0 0 1rem;color:var(--error)}
+#form-error{border:2px solid var(--error);border-radius:4px;padding:.5rem .75rem;margin:0 0 1rem;color:var(--error)}
+#form-error h2{font-size:1.1rem;margin:0}#form-error ul{margin:.25rem 0 0;padding-left:1.25rem}#form-error a{color:var(--error);font-weight:600}
 #form-status:not(:empty){font-size:1.1rem;padding:1rem;border:1px solid var(--success);border-radius:4px}
 button{font:inherit;padding:.6rem 1.2rem;border-radius:4px;border:0;background:var(--accent);color:var(--on-accent);cursor:pointer}
 button:disabled{opacity:.6;cursor:progress}.hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}

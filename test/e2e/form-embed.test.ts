@@ -3,12 +3,14 @@
 // dark (test-results/form-page/), and /forms/embed.js framing the form on another site and fitting the
 // frame to its content (docs/embedding-forms.md). Without Chromium it skips locally and fails in CI.
 import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FALLBACK_HEIGHT } from '../../src/forms/form-page-embed.js';
 import { contrastRatio, PALETTES, type Theme } from '../../src/forms/form-page-theme.js';
 import { createAccount, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -26,6 +28,20 @@ const FIELDS = [
   { key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email' },
   { key: 'message', label: 'Message', type: 'textarea' },
 ];
+
+// The form docs/forms.md and FALLBACK_HEIGHT size the plain <iframe> for: seven fields, a consent box last.
+const SEVEN = [
+  ...FIELDS.slice(0, 2),
+  { key: 'phone', label: 'Phone', type: 'phone', mapsTo: 'phone' },
+  { key: 'company', label: 'Company', type: 'text', mapsTo: 'company' },
+  { key: 'plan', label: 'Plan', type: 'select', options: ['Basic', 'Pro'] },
+  FIELDS[2],
+  { key: 'agree', label: 'I agree to be contacted', type: 'checkbox', required: true },
+];
+// The plain-<iframe> snippet exactly as docs/embedding-forms.md gives it, for this service and form.
+const DOCUMENTED = /```html\n(<iframe[\s\S]*?)```/.exec(readFileSync(path.resolve(import.meta.dirname, '../../docs/embedding-forms.md'), 'utf8'))![1]!;
+const documentedSnippet = (origin: string, id: string) =>
+  DOCUMENTED.replaceAll('https://crm.example.com', origin).replaceAll('00000000-0000-4000-8000-0000000000f1', id);
 
 let t: TestApp;
 let acc: TestAccount;
@@ -161,7 +177,7 @@ describe.skipIf(skipIfMissing(existsSync(CHROMIUM) ? null : `Chromium at ${CHROM
 
       await page.waitForFunction((h) => Math.abs(document.querySelector('iframe')!.getBoundingClientRect().height - h) < 1, await contentHeight(frame));
       const before = await frameHeight(page);
-      expect(before).not.toBe(480); // the snippet's starting height, replaced by the content's
+      expect(before).not.toBe(FALLBACK_HEIGHT); // the snippet's starting height, replaced by the content's
 
       await sendRefused(frame);
       const grown = await contentHeight(frame);
@@ -174,6 +190,70 @@ describe.skipIf(skipIfMissing(existsSync(CHROMIUM) ? null : `Chromium at ${CHROM
       await page.screenshot({ path: path.join(SHOTS, 'embed-dark-1280.png'), fullPage: true });
       expect(errors).toEqual([]);
       await page.close();
+    });
+
+    /** Inside the frame nothing scrolls: the page is no taller than the frame, and the consent box and Send sit inside the frame's box. */
+    async function fitsInFrame(page: Page, frame: Frame): Promise<void> {
+      expect(await frame.evaluate(() => document.documentElement.scrollHeight - innerHeight)).toBeLessThanOrEqual(0);
+      const box = (await page.locator('iframe').boundingBox())!;
+      for (const target of [frame.getByLabel('I agree to be contacted'), frame.getByRole('button', { name: 'Send' })]) {
+        const { y, height } = (await target.boundingBox())!;
+        expect(y).toBeGreaterThanOrEqual(box.y);
+        expect(y + height).toBeLessThanOrEqual(box.y + box.height);
+      }
+    }
+
+    it('the documented plain <iframe> grows to its form: the consent box and Send show without scrolling inside it, errors too', async () => {
+      const id = await newForm({ fields: SEVEN });
+      // Started far too short, so only the page's size messages (with its form id) can make it fit.
+      html = `<!doctype html><title>Site</title><h1>Our site</h1>\n${documentedSnippet(t.baseUrl, id).replace(`height="${FALLBACK_HEIGHT}"`, 'height="150"')}<p>After</p>`;
+      expect(html).toContain('height="150"');
+      // A phone's width; tall enough that the screenshot shows the whole frame (Chromium paints a frame only where it is in view).
+      const page = watch(await browser.newPage({ viewport: { width: 360, height: 1400 } }));
+      page.setDefaultTimeout(10_000);
+      await page.goto(siteUrl);
+      const frame = (await (await page.waitForSelector('iframe')).contentFrame())!;
+      await frame.getByRole('button', { name: 'Send' }).waitFor();
+      const fitted = await contentHeight(frame);
+      expect(fitted).toBeGreaterThan(150);
+      await page.waitForFunction((h) => Math.abs(document.querySelector('iframe')!.getBoundingClientRect().height - h) < 1, fitted);
+      await fitsInFrame(page, frame);
+
+      // Every required field's error at once: the frame grows with them.
+      await frame.getByRole('button', { name: 'Send' }).click();
+      await frame.getByRole('alert').getByRole('link').first().waitFor();
+      const grown = await contentHeight(frame);
+      expect(grown).toBeGreaterThan(fitted);
+      await page.waitForFunction((h) => Math.abs(document.querySelector('iframe')!.getBoundingClientRect().height - h) < 1, grown);
+      await fitsInFrame(page, frame);
+      await page.screenshot({ path: path.join(SHOTS, 'embed-plain-360.png') });
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it(`without scripts the plain <iframe>'s fallback height (${FALLBACK_HEIGHT}) fits a seven-field form and Send at 320 px`, async () => {
+      html = `<!doctype html><title>Site</title><meta name="viewport" content="width=device-width">\n${documentedSnippet(t.baseUrl, await newForm({ fields: SEVEN }))}`;
+      expect(html).toContain(`height="${FALLBACK_HEIGHT}"`);
+      const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 320, height: 1000 } });
+      try {
+        const page = await context.newPage();
+        page.setDefaultTimeout(10_000);
+        await page.goto(siteUrl);
+        const frame = page.frameLocator('iframe');
+        await frame.getByRole('button', { name: 'Send' }).waitFor();
+        const box = (await page.locator('iframe').boundingBox())!;
+        expect(box.height).toBe(FALLBACK_HEIGHT); // no listener ran: the documented height stands
+        // The whole page fits, the <noscript> line ("Sending this form needs JavaScript.") under Send included.
+        expect((await frame.locator('noscript > p').boundingBox())?.height).toBeGreaterThan(0);
+        expect((await frame.locator('html').boundingBox())!.height).toBeLessThanOrEqual(FALLBACK_HEIGHT);
+        for (const target of [frame.getByLabel('I agree to be contacted'), frame.getByRole('button', { name: 'Send' })]) {
+          const { y, height } = (await target.boundingBox())!;
+          expect(y + height).toBeLessThanOrEqual(box.y + box.height);
+        }
+        await page.screenshot({ path: path.join(SHOTS, 'embed-plain-noscript-320.png') });
+      } finally {
+        await context.close();
+      }
     });
 
     it('size messages from anything but the form\'s own frame and origin are ignored', async () => {

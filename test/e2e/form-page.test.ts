@@ -85,17 +85,119 @@ describe.skipIf(skipIfMissing(existsSync(CHROMIUM) ? null : `Chromium at ${CHROM
     expect(errors).toEqual([]);
   });
 
-  it('a value the server refuses is shown next to its field, and nothing is recorded', async () => {
+  /** The accessibility tree's nodes whose "invalid" state is anything but false: what a screen reader announces. */
+  async function announcedInvalid(): Promise<string[]> {
+    const cdp = await page.context().newCDPSession(page);
+    try {
+      type AXNode = { role?: { value?: string }; name?: { value?: string }; properties?: { name: string; value: { value?: unknown } }[] };
+      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AXNode[] };
+      return nodes
+        .filter((node) => node.properties?.some((p) => p.name === 'invalid' && p.value.value !== 'false'))
+        .map((node) => `${node.role?.value} ${node.name?.value}`);
+    } finally {
+      await cdp.detach();
+    }
+  }
+  const focused = () => page.evaluate(() => document.activeElement?.id);
+  // Here the select is required too: untouched, neither it nor the checkbox may be announced invalid.
+  const WITH_REQUIRED_SELECT = FIELDS.map((field) => (field.key === 'plan' ? { ...field, required: true } : field));
+  const REQUIRED = [['Your name', 'name'], ['E-mail', 'email'], ['Plan', 'plan'], ['I agree to be contacted', 'agree']] as const;
+
+  it('before any interaction nothing is invalid; an empty Send shows every required field inline and as a summary link that focuses it, and sends nothing', async () => {
+    const formId = await newForm({ fields: WITH_REQUIRED_SELECT });
+    const sent: string[] = [];
+    const onRequest = (request: { url(): string }) => { if (request.url().endsWith('/submit')) sent.push(request.url()); };
+    page.on('request', onRequest);
+    try {
+      await page.goto(`${t.baseUrl}/forms/${formId}`);
+      // The page's own path, never the browser's pop-up: novalidate, so no constraint check (no `invalid` event) on Send.
+      expect(await page.evaluate(() => (document.getElementById('lead-form') as HTMLFormElement).noValidate)).toBe(true);
+      await page.evaluate(() => {
+        const w = window as unknown as { invalidEvents: number };
+        w.invalidEvents = 0;
+        document.addEventListener('invalid', () => { w.invalidEvents += 1; }, true);
+      });
+      // Untouched: nothing invalid in the DOM, in CSS or in what a screen reader hears; required is said by aria-required.
+      expect(await page.locator('[aria-invalid="true"]').count()).toBe(0);
+      expect(await page.evaluate(() => document.querySelectorAll(':invalid').length)).toBe(0);
+      expect(await announcedInvalid()).toEqual([]);
+      for (const [label] of REQUIRED) expect(await page.getByLabel(label).getAttribute('aria-required'), label).toBe('true');
+
+      await page.getByRole('button', { name: 'Send' }).click();
+      const summary = page.getByRole('alert');
+      await summary.getByRole('link').first().waitFor();
+      expect(await focused()).toBe('form-error'); // the summary takes focus, as GOV.UK's does
+      expect(await summary.getByRole('heading').textContent()).toBe('There is a problem');
+      expect(await summary.getByRole('link').allTextContents()).toEqual(REQUIRED.map(([label]) => `${label}: Required`));
+      for (const [label, key] of REQUIRED) {
+        const field = page.getByLabel(label);
+        expect(await field.getAttribute('aria-invalid'), label).toBe('true');
+        expect(await field.getAttribute('aria-describedby'), label).toBe(`e-${key}`);
+        expect(await page.locator(`#e-${key}`).textContent(), label).toBe('Error: Required');
+        await summary.getByRole('link', { name: `${label}: Required` }).click();
+        expect(await focused(), label).toBe(`f-${key}`);
+      }
+      // Only the required fields; the screen reader hears exactly those as invalid.
+      expect(await page.locator('[aria-invalid="true"]').count()).toBe(REQUIRED.length);
+      expect((await announcedInvalid()).sort()).toEqual(['checkbox I agree to be contacted', 'combobox Plan', 'textbox E-mail', 'textbox Your name']);
+      expect(await page.evaluate(() => (window as unknown as { invalidEvents: number }).invalidEvents)).toBe(0);
+      expect(sent).toEqual([]);
+
+      // A marked field is checked again as the visitor types: the message goes once it is right.
+      await page.getByLabel('Your name').fill('Grace');
+      await page.waitForFunction(() => !document.getElementById('f-name')!.hasAttribute('aria-invalid'));
+      expect(await page.locator('#e-name').textContent()).toBe('');
+      expect(await t.db.formSubmission.count({ where: { formId } })).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      page.off('request', onRequest);
+    }
+  });
+
+  it('a bad e-mail gets its inline message once the visitor leaves the field, and a summary link on Send; nothing is sent', async () => {
     const formId = await newForm();
     await page.goto(`${t.baseUrl}/forms/${formId}`);
-    // The browser accepts `grace@localhost`; the service wants a domain with a dot and says so.
-    await fill('grace@localhost');
+    // The browser accepts `grace@localhost`; the service wants a domain with a dot, and the page applies its rule.
+    const email = page.getByLabel('E-mail');
+    await email.fill('grace@localhost');
+    expect(await email.getAttribute('aria-invalid')).toBeNull(); // not while typing
+    await email.press('Tab');
+    await page.locator('#e-email').getByText('Must be a valid e-mail address').waitFor();
+    expect(await page.locator('#e-email').textContent()).toBe('Error: Must be a valid e-mail address');
+    expect(await email.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('[aria-invalid="true"]').count()).toBe(1); // the untouched fields stay unmarked
+
+    await page.getByLabel('Your name').fill('Grace');
+    await page.getByLabel('I agree to be contacted').check();
     await page.getByRole('button', { name: 'Send' }).click();
-    const note = page.locator('#e-email');
-    await note.getByText('Must be a valid e-mail address').waitFor({ timeout: 10_000 });
-    expect(await page.getByLabel('E-mail').getAttribute('aria-invalid')).toBe('true');
-    expect(await page.getByRole('alert').textContent()).toBe('Please correct the fields marked below.');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-email');
+    const link = page.getByRole('alert').getByRole('link', { name: 'E-mail: Must be a valid e-mail address' });
+    await link.waitFor();
+    expect(await page.getByRole('alert').getByRole('link').count()).toBe(1);
+    expect(await focused()).toBe('form-error');
+    await link.click();
+    expect(await focused()).toBe('f-email');
+    expect(await t.db.formSubmission.count({ where: { formId } })).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('a value only the service judges (a name longer than the contact column) comes back in the summary by its label and next to its field', async () => {
+    const formId = await newForm();
+    await page.goto(`${t.baseUrl}/forms/${formId}`);
+    await fill(`${unique('long')}@example.com`);
+    // The field allows 1000 characters (its maxlength); the contact's first name only 100, which the page does not know.
+    await page.getByLabel('Your name').fill('G'.repeat(101));
+    const refused = page.waitForResponse((r) => r.url().endsWith('/submit'));
+    await page.getByRole('button', { name: 'Send' }).click();
+    expect((await refused).status()).toBe(400);
+    const link = page.getByRole('alert').getByRole('link', { name: 'Your name: Must be at most 100 characters' });
+    await link.waitFor();
+    expect(await page.getByRole('alert').getByRole('heading').textContent()).toBe('There is a problem');
+    expect(await page.locator('#e-name').textContent()).toBe('Error: Must be at most 100 characters');
+    expect(await page.getByLabel('Your name').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('[aria-invalid="true"]').count()).toBe(1);
+    expect(await focused()).toBe('form-error');
+    await link.click();
+    expect(await focused()).toBe('f-name');
     expect(await t.db.formSubmission.count({ where: { formId } })).toBe(0);
     expect(errors.filter((e) => !e.includes('400'))).toEqual([]); // the refused request itself is logged by Chromium
   });

@@ -99,14 +99,20 @@ describe('GET /forms/{form_id}', () => {
     expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
     expect(html).toContain('<title>Contact us</title>');
-    expect(html).toMatch(/<label for="f-first"[^>]*>First name<span aria-hidden="true"> \*<\/span><\/label><input type="text" id="f-first" name="first" aria-describedby="e-first" required autocomplete="given-name" maxlength="80">/);
-    expect(html).toMatch(/<input type="email" id="f-mail" name="mail"[^>]* required autocomplete="email"/);
+    expect(html).toMatch(/<label for="f-first"[^>]*>First name<span aria-hidden="true"> \*<\/span><\/label><input type="text" id="f-first" name="first" aria-describedby="e-first" aria-required="true" autocomplete="given-name" maxlength="80">/);
+    expect(html).toMatch(/<input type="email" id="f-mail" name="mail"[^>]* aria-required="true" autocomplete="email"/);
     expect(html).toMatch(/<input type="tel" id="f-tel" name="tel"[^>]*autocomplete="tel"/);
     expect(html).toContain('<select id="f-plan" name="plan" aria-describedby="e-plan"><option value="">Choose…</option><option value="basic">basic</option><option value="pro">pro</option></select>');
     expect(html).toMatch(/<textarea id="f-note" name="note"[^>]*maxlength="1000"><\/textarea>/);
-    expect(html).toMatch(/<input type="checkbox" value="yes" id="f-agree" name="agree"[^>]* required>/);
-    expect(html).toContain('<input type="hidden" name="campaign" value="">');
+    expect(html).toMatch(/<input type="checkbox" value="yes" id="f-agree" name="agree"[^>]* aria-required="true">/);
+    expect(html).toContain('<input type="hidden" name="campaign" value="" data-text="Campaign">');
     expect(html).toContain('data-action="/api/v1/forms/' + formId + '/submit"');
+    // The page's own error path: no browser pop-up, and no `required` whose native validity would
+    // announce an untouched select or checkbox as invalid (docs/forms.md).
+    expect(html).toMatch(/<form id="lead-form" method="post" novalidate [^>]*data-form="[0-9a-f-]{36}"/);
+    expect(html).not.toMatch(/<(input|select|textarea)[^>]* required[ >]/);
+    expect(html.match(/aria-required="true"/g)).toHaveLength(3);
+    expect(html.slice(html.indexOf('<main>'), html.indexOf('<script'))).not.toContain('aria-invalid'); // only the script sets it, once a field is touched
     expect(html).toMatch(/<div class="hp" aria-hidden="true">.*name="website" tabindex="-1" autocomplete="off">/);
     expect(html).not.toContain('https://example.com/thanks'); // the redirect stays server-side until a submit succeeds
     expect(html).not.toContain(acc.id);
@@ -114,7 +120,7 @@ describe('GET /forms/{form_id}', () => {
 
   it('a hidden field takes its value from the query string, escaped', async () => {
     const { html } = await page(`/forms/${formId}?campaign=${encodeURIComponent('spring"><b>')}`);
-    expect(html).toContain('<input type="hidden" name="campaign" value="spring&quot;&gt;&lt;b&gt;">');
+    expect(html).toContain('<input type="hidden" name="campaign" value="spring&quot;&gt;&lt;b&gt;" data-text="Campaign">');
   });
 
   it('has a strict Content-Security-Policy whose nonce is on the one script and style, and may be framed anywhere', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
+import { EMAIL_PATTERN } from '../../src/forms/form-page.js';
 import { createLeadFormInput } from '../../src/forms/form.service.js';
 import { validateSubmission } from '../../src/forms/submission.service.js';
 
@@ -85,6 +86,29 @@ describe('validateSubmission', () => {
     });
   });
 });
+
+describe('the form page\'s own checks', () => {
+  it('the page refuses exactly the e-mail addresses the service refuses (EMAIL_PATTERN, trimmed as the page does)', () => {
+    const page = new RegExp(EMAIL_PATTERN);
+    const addresses = [
+      'ann@example.com', ' ann@example.com ', 'a.b+c@sub.example.co', "o'neil@example.ie", 'grace@localhost', 'grace',
+      'a..b@example.com', '.a@example.com', 'a@-example.com', 'a@example.c', 'a@example.com.', 'zoë@example.com', 'a b@example.com', '@example.com',
+    ];
+    for (const address of addresses) {
+      const server = !('Email' in detailsOrNone({ Email: address }));
+      expect(page.test(address.trim()), address).toBe(server);
+    }
+  });
+});
+
+function detailsOrNone(data: Record<string, string>): Record<string, string[]> {
+  try {
+    validateSubmission(FIELDS, data);
+    return {};
+  } catch (error) {
+    return (error as AppError).details ?? {};
+  }
+}
 
 describe('createLeadFormInput', () => {
   const base = { accountId: ACCOUNT, name: 'Contact us', fields: [{ key: 'email', label: 'E-mail', type: 'email', mapsTo: 'email' }] };
