@@ -183,6 +183,8 @@ const KIND: Record<string, keyof typeof SUCCESS> = {
   'POST /api/v1/deals': 'deal',
   'GET /api/v1/invoices': 'list',
   'GET /api/v1/companies': 'list',
+  'GET /api/v1/contacts/duplicates': 'whole',
+  'GET /api/v1/companies/duplicates': 'whole',
   'POST /api/v1/companies': 'record',
   'GET /api/v1/notes': 'list',
   'POST /api/v1/notes': 'record',
