@@ -95,7 +95,7 @@ describe('a plain list returns as many as it can hold, and what is under it mult
         if ('maxItems' in (field.extensions ?? {})) declared[`${type.name}.${field.name}`] = field.extensions.maxItems;
       }
     }
-    // Enforced: imports' take, a form's MAX_FIELDS, a batch's MAX_BATCH, the five aging buckets, one per enum value.
+    // Enforced: imports' take, a form's MAX_FIELDS, a batch's MAX_BATCH, the five aging buckets, one per enum value, a duplicate group's 10.
     // Assumed (docs/graphql.md#cost-and-budget): nothing caps accounts, members, stages, forms, endpoints, keys, months.
     expect(declared).toEqual({
       'Query.imports': 100, 'Invoice.lines': 100, 'InvoiceDocument.lines': 100, 'LeadForm.fields': 50, 'PublicLeadForm.fields': 50,
@@ -107,6 +107,8 @@ describe('a plain list returns as many as it can hold, and what is under it mult
       'Account.apiKeys': 100, 'DealSummary.wonByMonth': 120, 'Account.revenue': 480, 'Query.revenueReport': 480,
       // Assumed: an account owes in at most 20 currencies at once (docs/graphql.md#cost-and-budget).
       'Account.receivablesByCurrency': 20, 'ReceivablesReport.byCurrency': 20,
+      // Enforced: a duplicate group holds at most 10 records (docs/decisions.md §22).
+      'DuplicateGroup.contacts': 10, 'CompanyDuplicateGroup.companies': 10,
     });
     expect(unboundedLists(schema)).toEqual([]);
     // A list declaring none is named (the build throws with it); a schema built elsewhere charges it the default page.
