@@ -59,6 +59,16 @@ export const FIELDS: Record<ImportObjectName, ImportColumns> = {
 };
 
 /**
+ * How a cell is read, by the type the field's model gives it (one name, one type across the
+ * objects an import writes, checked here): a number, a calendar day, a creation time, else text.
+ */
+const CELL_TYPES: Record<string, string> = {};
+for (const field of [...CONTACT_FIELDS, ...DEAL_FIELDS, ...COMPANY_FIELDS]) {
+  if (CELL_TYPES[field.name] && CELL_TYPES[field.name] !== field.type) throw new Error(`imports/columns.ts: ${field.name} is a ${CELL_TYPES[field.name]} and a ${field.type}`);
+  CELL_TYPES[field.name] = field.type;
+}
+
+/**
  * Enum values as other systems write them (docs/imports.md#values): the field's own values in any
  * case and spacing (`Past Client`, `PAST_CLIENT`), and these synonyms, compared the same way. A
  * `value_mapping` of the import is applied first.
@@ -271,14 +281,15 @@ export function inputOf(columns: (string | null)[], cells: string[], reading: Ce
     const given = unguard(cell);
     const value = reading.values[field]?.[given.trim().toLowerCase()] ?? given;
     if (value.trim() === '') continue; // mapped to nothing
-    if (field === 'createdAt') {
+    const type = CELL_TYPES[field];
+    if (type === 'DateTime') {
       const time = pastTimeOf(value, reading.decimalComma);
       if (time) input[field] = time;
       continue;
     }
     input[field] =
-      (field === 'value' || field === 'probability') ? (numberOf(value.trim(), reading.decimalComma) ?? value)
-      : field === 'expectedCloseDate' ? (dayOf(value.trim(), reading.decimalComma) ?? value)
+      type === 'Float' ? (numberOf(value.trim(), reading.decimalComma) ?? value)
+      : type === 'Date' ? (dayOf(value.trim(), reading.decimalComma) ?? value)
       : Object.hasOwn(ENUM_VALUES, field) ? enumValue(field, value.trim())
       : value;
   }
