@@ -2,7 +2,7 @@
 // takes and shows of it (docs/decisions.md §21). The GraphQL type and inputs, the create rule (and
 // the update rule derived from it) and the REST fragment follow from here.
 import { z } from 'zod';
-import type { FieldSpec, RecordModel } from '../field-spec.js';
+import type { FieldSpec, RecordModel } from '../model/field-spec.js';
 import { optionalUuid, text } from '../validation.js';
 
 export const NOTE_MAX = 10_000;

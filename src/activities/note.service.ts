@@ -6,7 +6,7 @@ import type { Note, Prisma } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { createRuleOf } from '../field-spec.js';
+import { createRuleOf } from '../model/field-spec.js';
 import { NOTE_FIELDS } from './note.model.js';
 import { targetless, targetProblems, TARGET_FIELDS } from '../links/targets.js';
 import type { RecordKey } from '../db/client.js';

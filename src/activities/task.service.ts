@@ -7,7 +7,7 @@ import { notFound, MESSAGES } from '../errors.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
-import { createRuleOf } from '../field-spec.js';
+import { createRuleOf } from '../model/field-spec.js';
 import { TASK_FIELDS } from './task.model.js';
 import { assertLinks } from './note.service.js';
 import type { RecordKey } from '../db/client.js';

@@ -1,6 +1,6 @@
 // A company, declared once (docs/fields.md#a-records-model): its fields in order, and what each
 // door takes and shows of it (docs/decisions.md §21).
-import type { FieldSpec, RecordModel } from '../field-spec.js';
+import type { FieldSpec, RecordModel } from '../model/field-spec.js';
 import { externalId, optionalText, optionalUuid, requiredText } from '../validation.js';
 import { optionalDomain } from '../links/domain.js';
 

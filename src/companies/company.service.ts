@@ -7,7 +7,7 @@ import { Prisma, type Company } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { createRuleOf } from '../field-spec.js';
+import { createRuleOf } from '../model/field-spec.js';
 import { COMPANY_FIELDS } from './company.model.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { BatchKind } from '../writes/batch.service.js';

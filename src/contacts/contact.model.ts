@@ -4,7 +4,7 @@
 // account's own fields (src/model/shapes.ts); events and the account export carry every column of
 // the table (src/db/datamodel.ts). Order matters: it is the inputs' and the CSV's.
 import { ContactField, ContactSource, ContactType } from '../generated/prisma/client.js';
-import { formTargetsOf, type FieldSpec, type RecordModel } from '../field-spec.js';
+import { formTargetsOf, type FieldSpec, type RecordModel } from '../model/field-spec.js';
 import { externalId, oneOf, optionalEmail, optionalText, requiredText, uuid } from '../validation.js';
 
 const EXTERNAL_ID = 'At most 255 characters; unique in the account.';

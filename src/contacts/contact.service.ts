@@ -9,7 +9,7 @@ import { forgetMailTo, scrubContactFromEvents, scrubContactFromImports } from '.
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { createRuleOf } from '../field-spec.js';
+import { createRuleOf } from '../model/field-spec.js';
 import { CONTACT_FIELDS } from './contact.model.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import { linkableDomain } from '../links/domain.js';

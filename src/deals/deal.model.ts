@@ -2,7 +2,7 @@
 // takes and shows of it. The GraphQL type and inputs, the create rule (and the update and batch
 // rules derived from it), the REST fragments, the import columns and the events follow from here.
 import { z } from 'zod';
-import type { FieldSpec, RecordModel } from '../field-spec.js';
+import type { FieldSpec, RecordModel } from '../model/field-spec.js';
 import { day, externalId, money, optionalUuid, requiredText, TYPE_MESSAGES } from '../validation.js';
 
 const EXTERNAL_ID = 'At most 255 characters; unique in the account.';

@@ -10,7 +10,7 @@ import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { uuid } from '../validation.js';
-import { createRuleOf } from '../field-spec.js';
+import { createRuleOf } from '../model/field-spec.js';
 import { DEAL_FIELDS } from './deal.model.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { RecordKey } from '../db/client.js';

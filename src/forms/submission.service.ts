@@ -13,7 +13,7 @@ import {
 } from '../generated/prisma/client.js';
 import { CONTACT_FIELDS, CONTACT_FORM_TARGETS } from '../contacts/contact.model.js';
 import { contactBatch, createContactInput } from '../contacts/contact.service.js';
-import { restName } from '../field-spec.js';
+import { restName } from '../model/field-spec.js';
 import { serializeRecord } from '../events/serialize.js';
 import { emitMany, inRawTransaction, inTransaction, type EmitInput, type RawTransaction } from '../events/emit.js';
 import { uuidv7 } from '../events/ids.js';

@@ -1,13 +1,13 @@
 import type { InputFieldBuilder, InputFieldRef } from '@pothos/core';
 import type { builder } from './builder.js';
 import { fieldsOf } from '../db/datamodel.js';
-import { descriptionOf, inputFields, type FieldSpec, type InputKind } from '../field-spec.js';
+import { descriptionOf, inputFields, type FieldSpec, type InputKind } from '../model/field-spec.js';
 import { moneyOf } from './scalars.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 /**
- * A record's create, update or batch input fields from its field spec (src/field-spec.ts), in spec
+ * A record's create, update or batch input fields from its field spec (src/model/field-spec.ts), in spec
  * order. A type is named by its name (`String`, `ID`, `ContactType`): the schema build resolves it,
  * and fails for a name no type has. Only the create input requires anything: an update changes what
  * it names, and an upsert may match without its create's required fields.

@@ -7,7 +7,7 @@ import { parseCalendarDate, inStorableYears } from '../dates.js';
 import type { ErrorDetails } from '../errors.js';
 import { ContactSource, ContactType } from '../generated/prisma/client.js';
 import { snakeCase } from '../names.js';
-import { importColumnsOf } from '../field-spec.js';
+import { importColumnsOf } from '../model/field-spec.js';
 import { CONTACT_FIELDS } from '../contacts/contact.model.js';
 import { DEAL_FIELDS } from '../deals/deal.model.js';
 import { COMPANY_FIELDS } from '../companies/company.model.js';

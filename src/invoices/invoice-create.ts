@@ -12,7 +12,7 @@ import type { Actor } from '../events/types.js';
 import { fromColumns, newId, rowOf, type Row } from '../writes/set-write.js';
 import type { PricedLine } from './money.js';
 import { takeNumberSql } from './invoice-numbers.js';
-import { inputFields, type FieldSpec } from '../field-spec.js';
+import { inputFields, type FieldSpec } from '../model/field-spec.js';
 import { INVOICE_FIELDS } from './invoice.model.js';
 
 export type NewInvoice = Row & { invoiceNumber?: string | null };

@@ -5,7 +5,7 @@
 // and the money the service keeps (subtotal, totals, amountPaid) and the by-id answer's fields are
 // declared beside their computation (invoice-lines.schema.ts, the InvoiceRecord fragment).
 import { z } from 'zod';
-import type { FieldSpec, RecordModel } from '../field-spec.js';
+import type { FieldSpec, RecordModel } from '../model/field-spec.js';
 import { InvoiceStatus } from '../generated/prisma/client.js';
 import { externalId, optionalText, optionalUuid } from '../validation.js';
 import { amount, currency } from './invoice-money.js';

@@ -13,7 +13,7 @@ import type { Actor } from '../events/types.js';
 import { recordBalancingPayment, refundEveryPayment } from './payment.service.js';
 import { issued } from './send.service.js';
 import { uuid } from '../validation.js';
-import { createRuleOf } from '../field-spec.js';
+import { createRuleOf } from '../model/field-spec.js';
 import { INVOICE_FIELDS } from './invoice.model.js';
 import { detailsOf, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
 import { moneyAfter, readsLines, withoutLines, writeLines } from './invoice-lines.service.js';

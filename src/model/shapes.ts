@@ -4,7 +4,7 @@
 // function of both, computed when an account's definitions change, never a constant fixed at load:
 // the built-in fields are the same for every account, the account's own are its alone.
 import { z } from 'zod';
-import { csvColumnsOf, createRuleOf, formTargetsOf, importColumnsOf, type FieldSpec, type RecordModel } from '../field-spec.js';
+import { csvColumnsOf, createRuleOf, formTargetsOf, importColumnsOf, type FieldSpec, type RecordModel } from './field-spec.js';
 import { parseCalendarDate } from '../dates.js';
 import { email, optionalText, TYPE_MESSAGES } from '../validation.js';
 

@@ -7,7 +7,7 @@ import { COMPANY_MODEL } from '../companies/company.model.js';
 import { NOTE_MODEL } from '../activities/note.model.js';
 import { TASK_MODEL } from '../activities/task.model.js';
 import { INVOICE_MODEL } from '../invoices/invoice.model.js';
-import { restName, type FieldSpec, type RecordModel } from '../field-spec.js';
+import { restName, type FieldSpec, type RecordModel } from '../model/field-spec.js';
 
 /** A field as an answer selects it: aliased to its REST name where that differs. */
 const selection = (field: FieldSpec) => (restName(field) === field.name ? field.name : `${restName(field)}: ${field.name}`);

@@ -1,6 +1,6 @@
 // A booking (docs/decisions.md §11); that it ends after it starts is the record's rule across two fields (record.service.ts), declared once (docs/fields.md#a-records-model): its GraphQL type, create and update
 // inputs and rules derive from it (record.schema.ts, record.service.ts).
-import type { FieldSpec, RecordModel } from '../field-spec.js';
+import type { FieldSpec, RecordModel } from '../model/field-spec.js';
 import { z } from 'zod';
 import { requiredText, uuid } from '../validation.js';
 

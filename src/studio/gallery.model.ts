@@ -1,6 +1,6 @@
 // A gallery (docs/decisions.md §11), declared once (docs/fields.md#a-records-model): its GraphQL type, create and update
 // inputs and rules derive from it (record.schema.ts, record.service.ts).
-import type { FieldSpec, RecordModel } from '../field-spec.js';
+import type { FieldSpec, RecordModel } from '../model/field-spec.js';
 import { requiredText, uuid } from '../validation.js';
 
 export const GALLERY_FIELDS = [

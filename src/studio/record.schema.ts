@@ -7,7 +7,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { recordObject } from '../graphql/record-object.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
-import type { FieldSpec } from '../field-spec.js';
+import type { FieldSpec } from '../model/field-spec.js';
 import { PROPOSAL_FIELDS } from './proposal.model.js';
 import { CONTRACT_FIELDS } from './contract.model.js';
 import { GALLERY_FIELDS } from './gallery.model.js';

@@ -4,7 +4,7 @@ import { updateGuarded, updateInputOf, type Query as RecordQuery } from '../writ
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { createRuleOf } from '../field-spec.js';
+import { createRuleOf } from '../model/field-spec.js';
 import { PROPOSAL_FIELDS, PROPOSAL_MODEL } from './proposal.model.js';
 import { CONTRACT_FIELDS, CONTRACT_MODEL } from './contract.model.js';
 import { GALLERY_FIELDS, GALLERY_MODEL } from './gallery.model.js';

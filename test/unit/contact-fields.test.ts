@@ -12,7 +12,7 @@ import { updateInputOf } from '../../src/writes/update.js';
 import { fieldsOf } from '../../src/db/datamodel.js';
 import { recordJsonSql, serializeRecord } from '../../src/events/serialize.js';
 import { CSV_COLUMNS } from '../../src/exports/contacts-csv.js';
-import { createRuleOf, csvColumnsOf, importColumnsOf, restName, type FieldSpec } from '../../src/field-spec.js';
+import { createRuleOf, csvColumnsOf, importColumnsOf, restName, type FieldSpec } from '../../src/model/field-spec.js';
 import { ContactSource, ContactType } from '../../src/generated/prisma/client.js';
 import { inputFieldsOf } from '../../src/graphql/spec-fields.js';
 import { FIELDS, inputOf, planColumns } from '../../src/imports/columns.js';

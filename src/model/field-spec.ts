@@ -2,8 +2,8 @@
 // list of them is derived from. Plain values read when a derivation runs, not only TypeScript types,
 // so a list an account defines at run time (the custom fields to come) can join a record's built-in one.
 import { z } from 'zod';
-import { snakeCase } from './names.js';
-import { uuid } from './validation.js';
+import { snakeCase } from '../names.js';
+import { uuid } from '../validation.js';
 
 /** One field of a record. Absent flags say no: a field is only where its spec puts it. */
 export type FieldSpec = {
