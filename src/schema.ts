@@ -30,6 +30,7 @@ import './studio/record-reads.schema.js';
 import './events/event.schema.js';
 import './webhooks/webhook.schema.js';
 import './apikeys/apikey.schema.js';
+import './custom-fields/custom-field.schema.js';
 import './batches/batch.schema.js';
 import './imports/import.schema.js';
 import './search/search.schema.js';

@@ -2,7 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { recordObject } from '../graphql/record-object.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
-import { NOTE_FIELDS } from './note.model.js';
+import { NOTE_FIELDS, NOTE_MODEL } from './note.model.js';
 import { ACTIVITY_WRITES } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
@@ -29,7 +29,7 @@ export const targetRelations = (t: any) => ({
 
 export const NoteRef = recordObject('Note', 'ACTIVITIES_READ', (t) => ({
   // Every field of the model, as stored (docs/fields.md#a-records-model).
-  ...exposedFieldsOf('Note', NOTE_FIELDS)(t as never),
+  ...exposedFieldsOf(NOTE_MODEL)(t as never),
   // A key reads the author's id only: people are never a key's to read (docs/decisions.md §15).
   author: t.relation('author', { nullable: true, embedded: ['id'], description: 'Who wrote it; null when an API key did or the person is gone' }),
   ...targetRelations(t),

@@ -2,7 +2,7 @@
 import { builder } from '../graphql/builder.js';
 import { recordObject } from '../graphql/record-object.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
-import { TASK_FIELDS } from './task.model.js';
+import { TASK_FIELDS, TASK_MODEL } from './task.model.js';
 import { ACTIVITY_WRITES } from '../graphql/limits.js';
 import { checked } from '../graphql/rules.js';
 import { changeById, deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
@@ -26,7 +26,7 @@ export const TaskStatusEnum = builder.enumType('TaskStatus', { values: ['open', 
 
 export const TaskRef = recordObject('Task', 'ACTIVITIES_READ', (t) => ({
   // Every field of the model, as stored (docs/fields.md#a-records-model).
-  ...exposedFieldsOf('Task', TASK_FIELDS)(t as never),
+  ...exposedFieldsOf(TASK_MODEL)(t as never),
   // A key reads the assignee's id only: people are never a key's to read (docs/decisions.md §15).
   assignee: t.relation('assignee', { nullable: true, embedded: ['id'] }),
   ...targetRelations(t),

@@ -1,6 +1,7 @@
 // A company, declared once (docs/fields.md#a-records-model): its fields in order, and what each
 // door takes and shows of it (docs/decisions.md §21).
 import type { FieldSpec, RecordModel } from '../model/field-spec.js';
+import { CUSTOM_VALUES } from '../model/shapes.js';
 import { externalId, optionalText, optionalUuid, requiredText } from '../validation.js';
 import { optionalDomain } from '../links/domain.js';
 
@@ -24,6 +25,8 @@ export const COMPANY_FIELDS = [
   { name: 'ownerId', type: 'ID', rule: optionalUuid, import: true, description: { create: OWNER, update: OWNER, batch: OWNER } },
   { name: 'createdAt', type: 'DateTime', import: { aliases: ['Create Date'] } },
   { name: 'updatedAt', type: 'DateTime' },
+  // The account's own fields (docs/custom-fields.md): one JSON object of values, judged by the account's definitions.
+  CUSTOM_VALUES,
 ] as const satisfies readonly FieldSpec[];
 
 export const COMPANY_MODEL = { model: 'Company', table: 'companies', kind: 'company', collection: 'companies', fields: COMPANY_FIELDS } as const satisfies RecordModel;

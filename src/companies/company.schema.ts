@@ -3,7 +3,7 @@ import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { recordObject } from '../graphql/record-object.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
-import { COMPANY_FIELDS } from './company.model.js';
+import { COMPANY_FIELDS, COMPANY_MODEL } from './company.model.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
 import { userActor } from '../events/types.js';
@@ -21,7 +21,7 @@ import type { RecordKey } from '../db/client.js';
 
 export const CompanyRef = recordObject('Company', 'COMPANIES_READ', (t) => ({
   // Every field of the model, as stored (docs/fields.md#a-records-model).
-  ...exposedFieldsOf('Company', COMPANY_FIELDS)(t as never),
+  ...exposedFieldsOf(COMPANY_MODEL)(t as never),
   // A key reads the owner's id only: people are never a key's to read (docs/decisions.md §15).
   owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
 }));

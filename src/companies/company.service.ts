@@ -8,7 +8,8 @@ import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { createRuleOf } from '../model/field-spec.js';
-import { COMPANY_FIELDS } from './company.model.js';
+import { COMPANY_FIELDS, COMPANY_MODEL } from './company.model.js';
+import { assertUpdateValues, createWithValues, customValueProblems } from '../writes/custom-values.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
@@ -34,14 +35,17 @@ export const companyBatch: BatchKind = {
   newRow: (input, id, now) => rowOf('Company', { ...input, id, createdAt: now, updatedAt: now }),
   // docs/decisions.md §21: an owner who is one of the account's people.
   links: (tx, accountId, judged) => checkOwnership(tx, accountId, judged, { company: false }),
+  values: COMPANY_MODEL,
 };
 export type UpdateCompanyInput = z.output<typeof updateCompanyInput>;
 export const updateCompanyArgs = updateArgs(updateCompanyInput);
 export type UpdateCompanyArgs = UpdateArgs<UpdateCompanyInput>;
 
-/** The `linked` rule of the company mutations (src/graphql/rules.ts): the owner is one of the account's people. */
-export const companyLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) =>
-  ownershipProblems(db, accountId, { ownerId: fields.ownerId });
+/** The `linked` rule of the company mutations (src/graphql/rules.ts): the owner is one of the account's people; values the account's fields take (an update's patch when `target` is the company). */
+export const companyLinks = async (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string, _ctx?: unknown, target?: unknown) => ({
+  ...(await ownershipProblems(db, accountId, { ownerId: fields.ownerId })),
+  ...(await customValueProblems(db, accountId, COMPANY_MODEL, fields.customFields, target ? 'update' : 'create')),
+});
 
 export const companyTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.company.findUnique({ where: { id }, select: { id: true, accountId: true } });
@@ -53,20 +57,15 @@ function takenAs(error: unknown): never {
   throw meta.includes('domain') ? badInput({ domain: [DOMAIN_TAKEN] }) : badInput({ externalId: [TAKEN] });
 }
 
-async function assertOwner(db: Prisma.TransactionClient, accountId: string, ownerId: string | null | undefined) {
-  const details = await ownershipProblems(db, accountId, { ownerId });
-  if (Object.keys(details).length) throw badInput(details);
-}
-
 export async function createCompany(tx: Prisma.TransactionClient, input: CreateCompanyInput, actor: Actor, query: Query = {}): Promise<Company> {
-  await assertOwner(tx, input.accountId, input.ownerId);
-  const row = await tx.company.create({ ...withColumns('Company', query), data: input }).catch(takenAs);
+  const data = await createWithValues(tx, input.accountId, COMPANY_MODEL, input, await ownershipProblems(tx, input.accountId, { ownerId: input.ownerId }));
+  const row = await tx.company.create({ ...withColumns('Company', query), data }).catch(takenAs);
   await emitRow(tx, 'company.created', 'Company', actor, row);
   return row;
 }
 
 export async function updateCompany(tx: Prisma.TransactionClient, company: RecordKey, args: UpdateCompanyArgs, query: Query, actor: Actor) {
-  await assertOwner(tx, company.accountId, args.input.ownerId);
+  await assertUpdateValues(tx, company.accountId, COMPANY_MODEL, args.input, await ownershipProblems(tx, company.accountId, { ownerId: args.input.ownerId }));
   const spec = { type: 'company.updated', model: 'Company', table: 'companies', actor } as const;
   return updatedWithEvent(tx, spec, company, changedFields(args.input), () =>
     updateGuarded<Company>(tx.company, company, args.input, withColumns('Company', query), args.expectedUpdatedAt),

@@ -5,6 +5,7 @@
 // the table (src/db/datamodel.ts). Order matters: it is the inputs' and the CSV's.
 import { ContactField, ContactSource, ContactType } from '../generated/prisma/client.js';
 import { formTargetsOf, type FieldSpec, type RecordModel } from '../model/field-spec.js';
+import { CUSTOM_VALUES } from '../model/shapes.js';
 import { externalId, oneOf, optionalEmail, optionalText, requiredText, uuid } from '../validation.js';
 
 const EXTERNAL_ID = 'At most 255 characters; unique in the account.';
@@ -34,6 +35,8 @@ export const CONTACT_FIELDS = [
   },
   { name: 'ownerId', type: 'ID', rule: uuid.nullish(), description: { create: OWNER, update: OWNER } },
   { name: 'updatedAt', type: 'DateTime' },
+  // The account's own fields (docs/custom-fields.md): one JSON object of values, judged by the account's definitions.
+  CUSTOM_VALUES,
 ] as const satisfies readonly FieldSpec[];
 
 export const CONTACT_MODEL = { model: 'Contact', table: 'contacts', kind: 'contact', collection: 'contacts', fields: CONTACT_FIELDS } as const satisfies RecordModel;

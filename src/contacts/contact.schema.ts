@@ -9,7 +9,7 @@ import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
-import { CONTACT_FIELDS } from './contact.model.js';
+import { CONTACT_FIELDS, CONTACT_MODEL } from './contact.model.js';
 import {
   contactLinks,
   contactTarget,
@@ -32,7 +32,7 @@ export const ContactRef = builder.prismaObject('Contact', {
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     // Every field of the spec, as stored (`t.expose` is typed by name; the spec's names are checked against the datamodel).
-    ...exposedFieldsOf('Contact', CONTACT_FIELDS)(t as never),
+    ...exposedFieldsOf(CONTACT_MODEL)(t as never),
     // A key reads the owner's id only (docs/decisions.md §15).
     owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
   }),

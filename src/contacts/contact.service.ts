@@ -10,7 +10,8 @@ import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { createRuleOf } from '../model/field-spec.js';
-import { CONTACT_FIELDS } from './contact.model.js';
+import { CONTACT_FIELDS, CONTACT_MODEL } from './contact.model.js';
+import { assertUpdateValues, customValueProblems } from '../writes/custom-values.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import { linkableDomain } from '../links/domain.js';
 import type { RecordKey } from '../db/client.js';
@@ -35,6 +36,7 @@ export const contactBatch: BatchKind = {
   links: checkOwnership,
   // docs/decisions.md §21: a new contact without a company takes its e-mail domain's (never free mail's).
   companyByDomain: (row) => (row.companyId ? null : linkableDomain(row.email as string | null)),
+  values: CONTACT_MODEL,
 };
 
 /**
@@ -57,12 +59,17 @@ export type UpdateContactArgs = UpdateArgs<UpdateContactInput>;
 export const contactTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.contact.findUnique({ where: { id }, select: { id: true, accountId: true, email: true } });
 
-/** The `linked` rule of contact writes (src/graphql/rules.ts): a company of the account, an owner who is one of its people. */
-export const contactLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => ownershipProblems(db, accountId, fields);
+/**
+ * The `linked` rule of contact writes (src/graphql/rules.ts): a company of the account, an owner who
+ * is one of its people, and values the account's fields take (a create's, or an update's patch: `target` is the contact).
+ */
+export const contactLinks = async (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string, _ctx?: unknown, target?: unknown) => ({
+  ...(await ownershipProblems(db, accountId, fields)),
+  ...(await customValueProblems(db, accountId, CONTACT_MODEL, fields.customFields, target ? 'update' : 'create')),
+});
 
 export async function updateContact(tx: Prisma.TransactionClient, contact: RecordKey, args: UpdateContactArgs, query: Query, actor: Actor) {
-  const links = await ownershipProblems(tx, contact.accountId, args.input);
-  if (Object.keys(links).length) throw badInput(links);
+  await assertUpdateValues(tx, contact.accountId, CONTACT_MODEL, args.input, await ownershipProblems(tx, contact.accountId, args.input));
   const spec = { type: 'contact.updated', model: 'Contact', table: 'contacts', actor } as const;
   return updatedWithEvent(tx, spec, contact, changedFields(args.input), () =>
     updateGuarded<Contact>(tx.contact, contact, args.input, withColumns('Contact', query), args.expectedUpdatedAt),

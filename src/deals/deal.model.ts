@@ -3,6 +3,7 @@
 // rules derived from it), the REST fragments, the import columns and the events follow from here.
 import { z } from 'zod';
 import type { FieldSpec, RecordModel } from '../model/field-spec.js';
+import { CUSTOM_VALUES } from '../model/shapes.js';
 import { day, externalId, money, optionalUuid, requiredText, TYPE_MESSAGES } from '../validation.js';
 
 const EXTERNAL_ID = 'At most 255 characters; unique in the account.';
@@ -34,6 +35,8 @@ export const DEAL_FIELDS = [
   { name: 'ownerId', type: 'ID', rule: optionalUuid, description: { create: OWNER, update: OWNER } },
   { name: 'createdAt', type: 'DateTime', item: false, createAnswer: true, import: { aliases: ['Create Date', 'Created Date', 'Created', 'Deal - Deal created'] } },
   { name: 'updatedAt', type: 'DateTime' },
+  // The account's own fields (docs/custom-fields.md): one JSON object of values, judged by the account's definitions.
+  CUSTOM_VALUES,
 ] as const satisfies readonly FieldSpec[];
 
 export const DEAL_MODEL = {

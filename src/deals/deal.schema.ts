@@ -3,7 +3,7 @@ import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.model.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
-import { DEAL_FIELDS } from './deal.model.js';
+import { DEAL_FIELDS, DEAL_MODEL } from './deal.model.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, setStatusById, updateById, type ById } from '../writes/by-id.js';
@@ -15,7 +15,7 @@ import {
   deleteDeal,
   updateDeal,
   updateDealArgs,
-  linkedRows,
+  dealLinks,
   setDealStatus,
   setDealStatusArgs,
   type CreateDealInput,
@@ -30,7 +30,7 @@ export const DealRef = builder.prismaObject('Deal', {
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     // Every field of the model the type reads, as stored (docs/fields.md#a-records-model).
-    ...exposedFieldsOf('Deal', DEAL_FIELDS)(t as never),
+    ...exposedFieldsOf(DEAL_MODEL)(t as never),
     // A key reads the owner's id only (docs/decisions.md §15).
     owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
     // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
@@ -53,7 +53,7 @@ builder.mutationField('createDeal', (t) =>
   t.prismaField({
     type: 'Deal',
     args: { input: t.arg({ type: CreateDealInputType, required: true }) },
-    rules: { access: 'member', scope: 'DEALS_WRITE', input: createDealInput, from: 'input', linked: linkedRows, limit: WRITES, idempotent: true },
+    rules: { access: 'member', scope: 'DEALS_WRITE', input: createDealInput, from: 'input', linked: dealLinks, limit: WRITES, idempotent: true },
     resolve: (_query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<CreateDealInput>(info);
       // The same-account check reads; the write is one statement (the foreign keys hold the links): no transaction needed.
@@ -81,7 +81,7 @@ setStatusById(deal, {
 updateById(deal, {
   input: UpdateDealInputType,
   args: updateDealArgs,
-  linked: linkedRows,
+  linked: dealLinks,
   update: updateDeal,
   description: 'Its status moves only through setDealStatus. CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is stale.',
 });

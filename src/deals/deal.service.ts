@@ -11,7 +11,8 @@ import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events
 import type { Actor } from '../events/types.js';
 import { uuid } from '../validation.js';
 import { createRuleOf } from '../model/field-spec.js';
-import { DEAL_FIELDS } from './deal.model.js';
+import { DEAL_FIELDS, DEAL_MODEL } from './deal.model.js';
+import { assertUpdateValues, customValueProblems } from '../writes/custom-values.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { RecordKey } from '../db/client.js';
 
@@ -59,6 +60,12 @@ export async function assertInAccount(
 /** The `linked` rule of the fields that write deals and invoices (src/graphql/rules.ts). */
 export const linkedRows = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => linkProblems(db, accountId, fields);
 
+/** The `linked` rule of deal writes: the links, and values the account's fields take (an update's patch when `target` is the deal). */
+export const dealLinks = async (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string, _ctx?: unknown, target?: unknown) => ({
+  ...(await linkProblems(db, accountId, fields)),
+  ...(await customValueProblems(db, accountId, DEAL_MODEL, fields.customFields, target ? 'update' : 'create')),
+});
+
 /** Deals on the set-based write path (src/writes/). A new deal is always `open` (the contract's only creation transition). */
 export const dealBatch: BatchKind = {
   spec: { model: 'Deal', table: 'deals', kind: 'deal' },
@@ -71,6 +78,7 @@ export const dealBatch: BatchKind = {
     rowOf('Deal', { ...input, id, status: DealStatus.open, closedAt: null, value: new Prisma.Decimal(input.value as number), createdAt: now, updatedAt: now }),
   refs: { contactId: 'contacts', stageId: 'pipeline_stages' },
   links: (tx, accountId, judged) => checkOwnership(tx, accountId, judged),
+  values: DEAL_MODEL,
 };
 
 /** A batch of one: the same-account check (when it links anything), then the deal and its event in one statement. `input`: as the field's rules parsed it (createDealInput), not parsed again. */
@@ -110,7 +118,7 @@ export const dealTarget = ({ id }: { id: string }, db: Prisma.TransactionClient)
 
 /** New links must name records of the deal's own account (400 "Not found in this account"). */
 export async function updateDeal(tx: Prisma.TransactionClient, deal: RecordKey, args: UpdateDealArgs, query: Query, actor: Actor) {
-  await assertInAccount(tx, deal.accountId, args.input);
+  await assertUpdateValues(tx, deal.accountId, DEAL_MODEL, args.input, await linkProblems(tx, deal.accountId, args.input));
   const spec = { type: 'deal.updated', model: 'Deal', table: 'deals', actor } as const;
   return updatedWithEvent(tx, spec, deal, changedFields(args.input), () =>
     updateGuarded<Deal>(tx.deal, deal, args.input, withColumns('Deal', query), args.expectedUpdatedAt),

@@ -94,7 +94,7 @@ export const CSV_CHUNK_CHARS = 64 * 1024;
  * one query, as every later part does); returned early (the client cancelled), it stops the queries.
  */
 async function* csvParts(db: PrismaClient, pool: pg.Pool | null, accountId: string, pageSize: number): AsyncGenerator<string> {
-  const { header: first, records, values } = formatOf(await recordShapes.of(accountId, CONTACT_MODEL));
+  const { header: first, records, values } = formatOf(await recordShapes.of(db, accountId, CONTACT_MODEL));
   let header = first;
   for await (const page of contactPages(db, pool, accountId, pageSize, values)) {
     yield header + RECORD_END + records.parse(page);

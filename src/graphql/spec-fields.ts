@@ -1,7 +1,9 @@
 import type { InputFieldBuilder, InputFieldRef } from '@pothos/core';
 import type { builder } from './builder.js';
 import { fieldsOf } from '../db/datamodel.js';
-import { descriptionOf, inputFields, type FieldSpec, type InputKind } from '../model/field-spec.js';
+import { descriptionOf, inputFields, type FieldSpec, type InputKind, type RecordModel } from '../model/field-spec.js';
+import { CUSTOM_VALUES, recordShapes } from '../model/shapes.js';
+import type { Context } from '../context.js';
 import { moneyOf } from './scalars.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -23,14 +25,16 @@ export function inputFieldsOf(fields: readonly FieldSpec[], kind: InputKind) {
 }
 
 /**
- * The record type's fields of its spec, each its column as stored: nullable where the column is
+ * The record type's fields of its model, each its column as stored: nullable where the column is
  * (Prisma's datamodel), so a field added with its migration is read on every door at once. Money
- * (a numeric column) answers a number; a field with `read: false` is left to its relation, one with
+ * (a numeric column) answers a number; the account's own fields (`customFields`) answer the values
+ * of the account's active fields; a field with `read: false` is left to its relation, one with
  * `typeFieldIn` to the file that declares it.
  */
-export function exposedFieldsOf(model: string, fields: readonly FieldSpec[]) {
+export function exposedFieldsOf(record: RecordModel) {
+  const { model, fields } = record;
   const columns = new Map(fieldsOf(model).map((column) => [column.name, column]));
-  type Builder = { expose: (name: string, options: object) => unknown; float: (options: object) => unknown };
+  type Builder = { expose: (name: string, options: object) => unknown; float: (options: object) => unknown; field: (options: object) => unknown };
   return (t: Builder) =>
     Object.fromEntries(
       fields
@@ -38,6 +42,10 @@ export function exposedFieldsOf(model: string, fields: readonly FieldSpec[]) {
         .map((field) => {
           const column = columns.get(field.name);
           if (!column) throw new Error(`${model} has no column for its spec's field ${field.name}`);
+          if (field.name === CUSTOM_VALUES.name) {
+            return [field.name, t.field({ type: 'JSON', description: descriptionOf(field, 'read'), select: { accountId: true, customFields: true },
+              resolve: async (row: { accountId: string; customFields: unknown }, _args: unknown, ctx: Context) => (await recordShapes.of(ctx.db, row.accountId, record)).visible(row.customFields) })];
+          }
           const options = { nullable: !column.isRequired, description: descriptionOf(field, 'read') };
           if (column.type === 'Decimal') {
             return [field.name, t.float({ ...options, resolve: (row: Record<string, unknown>) => (row[field.name] == null ? null : moneyOf(row[field.name] as never)) })];

@@ -5,6 +5,8 @@ import type { Query } from '../writes/update.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { ErrorDetails } from '../errors.js';
 import { linkedRows } from '../deals/deal.service.js';
+import { customValueProblems } from '../writes/custom-values.js';
+import { INVOICE_MODEL } from './invoice.model.js';
 import { detailsOf, moneyProblems, type MoneyInput } from './invoice-money.js';
 import { isCurrency, type LineInput, type PricedLine } from './money.js';
 
@@ -52,7 +54,7 @@ export async function moneyAfter(db: Prisma.TransactionClient, id: string, chang
  * not yet transformed): a currency that failed its form is judged by the stored one.
  */
 export async function updateProblems(fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string, _ctx: unknown, target: { id?: string } | null): Promise<ErrorDetails> {
-  const details = await linkedRows(fields, db, accountId);
+  const details = { ...(await linkedRows(fields, db, accountId)), ...(await customValueProblems(db, accountId, INVOICE_MODEL, fields.customFields, 'update')) };
   if (!target?.id) return details;
   const code = typeof fields.currency === 'string' ? fields.currency.trim().toUpperCase() : undefined;
   const change = { currency: code && isCurrency(code) ? code : undefined, amount: fields.amount as number | null | undefined, lines: fields.lines as LineInput[] | null | undefined };

@@ -6,6 +6,7 @@
 // declared beside their computation (invoice-lines.schema.ts, the InvoiceRecord fragment).
 import { z } from 'zod';
 import type { FieldSpec, RecordModel } from '../model/field-spec.js';
+import { CUSTOM_VALUES } from '../model/shapes.js';
 import { InvoiceStatus } from '../generated/prisma/client.js';
 import { externalId, optionalText, optionalUuid } from '../validation.js';
 import { amount, currency } from './invoice-money.js';
@@ -46,6 +47,8 @@ export const INVOICE_FIELDS = [
   },
   { name: 'createdAt', type: 'DateTime' },
   { name: 'updatedAt', type: 'DateTime' },
+  // The account's own fields (docs/custom-fields.md): one JSON object of values, judged by the account's definitions.
+  CUSTOM_VALUES,
 ] as const satisfies readonly FieldSpec[];
 
 export const INVOICE_MODEL = {

@@ -4,7 +4,7 @@ import { builder } from '../graphql/builder.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.model.js';
 import { recordObject } from '../graphql/record-object.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
-import { INVOICE_FIELDS } from './invoice.model.js';
+import { INVOICE_FIELDS, INVOICE_MODEL } from './invoice.model.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { deleteById, setStatusById, updateById, type ById } from '../writes/by-id.js';
@@ -31,7 +31,7 @@ export const InvoiceStatusEnum = builder.enumType(InvoiceStatus, { name: 'Invoic
 
 export const InvoiceRef = recordObject('Invoice', 'INVOICES_READ', (t) => ({
   // Every field of the model the type reads from it, as stored (docs/fields.md#a-records-model).
-  ...exposedFieldsOf('Invoice', INVOICE_FIELDS)(t as never),
+  ...exposedFieldsOf(INVOICE_MODEL)(t as never),
   // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
   contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
 }));

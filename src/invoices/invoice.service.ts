@@ -14,7 +14,8 @@ import { recordBalancingPayment, refundEveryPayment } from './payment.service.js
 import { issued } from './send.service.js';
 import { uuid } from '../validation.js';
 import { createRuleOf } from '../model/field-spec.js';
-import { INVOICE_FIELDS } from './invoice.model.js';
+import { INVOICE_FIELDS, INVOICE_MODEL } from './invoice.model.js';
+import { assertUpdateValues, createWithValues, customValueProblems } from '../writes/custom-values.js';
 import { detailsOf, lines, moneyProblems, priceInvoice, type MoneyInput } from './invoice-money.js';
 import { moneyAfter, readsLines, withoutLines, writeLines } from './invoice-lines.service.js';
 import { skipNumbersTaken } from './invoice-numbers.js';
@@ -41,7 +42,7 @@ const withMoneyChecks = <T extends Omit<MoneyInput, 'currency'> & { currency?: s
  * judged in the account's default currency. Reads the fields as sent (they may have failed their form).
  */
 export async function createProblems(fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string): Promise<ErrorDetails> {
-  const details = await linkedRows(fields, db, accountId);
+  const details = { ...(await linkedRows(fields, db, accountId)), ...(await customValueProblems(db, accountId, INVOICE_MODEL, fields.customFields, 'create')) };
   if (typeof fields.currency === 'string' && fields.currency.trim() !== '') return details;
   const money = { currency: await defaultCurrencyOf(db, accountId), amount: fields.amount as number | null | undefined, lines: fields.lines as LineInput[] | null | undefined };
   return { ...detailsOf(moneyProblems(money, 'currency')), ...details };
@@ -65,10 +66,10 @@ const ATTEMPTS = 5;
  * back. The account's next number taken by hand meanwhile is stepped over and the next free one is
  * tried; a number given by hand that is taken, or a taken external id, is a 400 on that field.
  */
-export async function createInvoice(db: Prisma.TransactionClient, input: CreateInvoiceInput, actor: Actor): Promise<Invoice> {
+export async function createInvoice(db: Prisma.TransactionClient, given: CreateInvoiceInput, actor: Actor): Promise<Invoice> {
+  // The contact and the account's fields are checked before the statement, so a refused write uses no number (§4).
+  const input = await createWithValues(db, given.accountId, INVOICE_MODEL, given, given.contactId ? await linkProblems(db, given.accountId, given) : {});
   const { invoiceNumber, lines, amount, status: _draft, ...data } = input;
-  // The contact is checked before the statement, so a refused link uses no number (§4).
-  if (data.contactId) await assertInAccount(db, data.accountId, data);
   // No currency given: the account's default, and the money judged again in it (docs/decisions.md §26).
   const currency = input.currency ?? (await defaultCurrencyOf(db, data.accountId));
   if (!input.currency) {
@@ -185,7 +186,7 @@ export async function updateInvoice(tx: Prisma.TransactionClient, invoice: Invoi
   // The form passed: the links and the money the draft would be left with fail in one 400.
   const next = await moneyAfter(tx, invoice.id, { ...input, currency: input.currency ?? undefined, lines });
   const problems = { ...(next ? detailsOf(moneyProblems(next)) : {}), ...(await linkProblems(tx, invoice.accountId, input)) };
-  if (Object.keys(problems).length > 0) throw badInput(problems);
+  await assertUpdateValues(tx, invoice.accountId, INVOICE_MODEL, input, problems);
   const money = next && priceInvoice(next);
   const data = { ...input, ...(money ? { currency: money.currency, amount: money.amount, subtotal: money.subtotal, discountTotal: money.discountTotal, taxTotal: money.taxTotal } : {}) };
   const change = invoiceNumber === undefined ? data : { ...data, invoiceNumber };

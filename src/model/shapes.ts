@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { csvColumnsOf, createRuleOf, formTargetsOf, importColumnsOf, type FieldSpec, type RecordModel } from './field-spec.js';
 import { parseCalendarDate } from '../dates.js';
 import { email, optionalText, TYPE_MESSAGES } from '../validation.js';
+import type { ErrorDetails } from '../errors.js';
+import type { Prisma } from '../generated/prisma/client.js';
 
 export type CustomFieldType = 'TEXT' | 'NUMBER' | 'DATE' | 'BOOLEAN' | 'SELECT' | 'MULTI_SELECT' | 'URL' | 'EMAIL' | 'PHONE';
 
@@ -66,16 +68,53 @@ export const customFieldSpec = (field: CustomFieldDefinition): CustomFieldSpec =
 
 export const isCustom = (field: FieldSpec): field is CustomFieldSpec => 'custom' in field;
 
+/**
+ * The record's `customFields` (REST `custom_fields`): its values of the account's fields, by key. As
+ * a field of the model it reaches every input, the REST item and the create's answer; its form is
+ * judged here (an object), its values by the account's definitions where the write knows the account
+ * (RecordShapes.judge). Absent on update: unchanged; a key set to null: cleared.
+ */
+export const CUSTOM_VALUES = {
+  name: 'customFields',
+  type: 'JSON',
+  rule: z
+    .record(z.string(), z.unknown(), { error: 'Expected an object of values by field key' })
+    .nullish()
+    // Values are JSON (the scalar parsed them): typed as Prisma stores a JSON object.
+    .transform((values) => (values ?? undefined) as Prisma.InputJsonObject | undefined),
+  createAnswer: true,
+  description: {
+    create: "Values of the account's own fields by key (docs/custom-fields.md)",
+    update: 'Values by key: a key absent is unchanged, a key set to null is cleared',
+    batch: "Values of the account's own fields by key; on a match, absent keys are unchanged",
+    read: "Values of the account's active fields that have one, by key",
+  },
+} as const satisfies FieldSpec;
+
 /** Everything a door derives from a record's fields for one account. */
 export type RecordShapes = {
   /** The model's fields, then the account's active custom fields in position order (ties by key). */
   fields: readonly FieldSpec[];
+  /** The account's active custom fields alone, in the same order. */
+  custom: readonly CustomFieldSpec[];
   /** The single create's rule: the model's, with `customFields` judged field by field (unknown keys refused). */
   create: z.ZodType;
   importColumns: ReturnType<typeof importColumnsOf>;
   csvColumns: ReturnType<typeof csvColumnsOf>;
   formTargets: ReturnType<typeof formTargetsOf>;
+  /**
+   * A write's custom values judged by the account's fields (docs/custom-fields.md#values): every
+   * failing key named `customFields.<key>`. `create`: a required field must be given; `update`: a
+   * patch (absent unchanged, null clears; null on a required field is Required). `values`: what to
+   * store or merge, without nulls on create.
+   */
+  judge(values: Readonly<Record<string, unknown>> | undefined, mode: 'create' | 'update'): { values: Record<string, unknown>; details: ErrorDetails };
+  /** A stored object as reads show it: the active fields' values only (archived ones are hidden, kept). */
+  visible(stored: unknown): Record<string, unknown>;
 };
+
+export const UNKNOWN_FIELD = 'Unknown field';
+const detailKey = (key: string) => `${CUSTOM_VALUES.name}.${key}`;
 
 /** The shapes of `model` with `definitions` (an account's, for this record): a pure function of the two. */
 export function shapesOf(model: RecordModel, definitions: readonly CustomFieldDefinition[]): RecordShapes {
@@ -83,8 +122,9 @@ export function shapesOf(model: RecordModel, definitions: readonly CustomFieldDe
     .filter((field) => !field.archived)
     .sort((a, b) => a.position - b.position || a.key.localeCompare(b.key))
     .map(customFieldSpec);
+  const byKey = new Map(custom.map((field) => [field.name, field]));
   const fields = [...model.fields, ...custom];
-  const values = z.strictObject(Object.fromEntries(custom.map((field) => [field.name, field.rule!])), { error: 'Unknown field' });
+  const values = z.strictObject(Object.fromEntries(custom.map((field) => [field.name, field.rule!])), { error: UNKNOWN_FIELD });
   const create = custom.length ? createRuleOf(model.fields).extend({ customFields: custom.some((f) => f.required) ? values : values.nullish() }) : createRuleOf(model.fields);
   const csvColumns = csvColumnsOf(fields).map((column, i) => {
     const field = fields.filter((f) => f.csv)[i]!;
@@ -97,43 +137,103 @@ export function shapesOf(model: RecordModel, definitions: readonly CustomFieldDe
     required: [...imported.required, ...custom.filter((field) => field.required).map((field) => `customFields.${field.name}`)],
     aliases: { ...imported.aliases, ...Object.fromEntries(custom.map((field) => [field.custom.label, field.name])) },
   };
-  return { fields, create, importColumns, csvColumns, formTargets: formTargetsOf(model.fields) };
+  const judge: RecordShapes['judge'] = (given, mode) => {
+    const out: Record<string, unknown> = {};
+    const details: ErrorDetails = {};
+    for (const [key, value] of Object.entries(given ?? {})) {
+      const field = byKey.get(key);
+      if (!field) {
+        details[detailKey(key)] = [UNKNOWN_FIELD];
+        continue;
+      }
+      const judged = field.rule!.safeParse(value);
+      if (!judged.success) details[detailKey(key)] = [...new Set(judged.error.issues.map((issue) => issue.message))];
+      else if (judged.data != null || mode === 'update') out[key] = judged.data ?? null;
+    }
+    if (mode === 'create') for (const field of custom) if (field.required && !(field.name in (given ?? {}))) details[detailKey(field.name)] = ['Required'];
+    return { values: out, details };
+  };
+  const visible = (stored: unknown): Record<string, unknown> => {
+    if (!stored || typeof stored !== 'object') return {};
+    const all = stored as Record<string, unknown>;
+    // Most records hold only active fields: the stored object itself, not a copy.
+    return Object.keys(all).every((key) => byKey.has(key)) ? all : Object.fromEntries(Object.entries(all).filter(([key]) => byKey.has(key)));
+  };
+  return { fields, custom, create, importColumns, csvColumns, formTargets: formTargetsOf(model.fields), judge, visible };
 }
 
-/** Where an account's definitions come from: a version that changes whenever any of them does, and the definitions of one record. */
-export type DefinitionsSource = {
-  version(accountId: string): Promise<string>;
-  definitions(accountId: string, model: RecordModel): Promise<readonly CustomFieldDefinition[]>;
-};
+/** A definition as stored (decisions §23): the record it is for, and what moves when it changes. */
+export type StoredDefinition = CustomFieldDefinition & { object: string; updatedAt: Date };
 
-/** Until accounts define fields (decisions §23), every account has none: the model's shapes alone. */
-export const NO_DEFINITIONS: DefinitionsSource = { version: async () => 'none', definitions: async () => [] };
+/** Where an account's definitions come from: every one of the account (archived included), read with `db`. */
+export type DefinitionsSource = (db: Prisma.TransactionClient, accountId: string) => Promise<readonly StoredDefinition[]>;
+
+/** The definitions table (prisma/schema.prisma CustomField): one indexed read of the account's few hundred rows at most. */
+export const STORED_DEFINITIONS: DefinitionsSource = (db, accountId) =>
+  db.customField.findMany({
+    where: { accountId },
+    select: { object: true, key: true, label: true, type: true, options: true, required: true, archived: true, position: true, updatedAt: true },
+  });
+
+/** The object a record's definitions name: its model's name in capitals (Contact -> CONTACT). */
+export const objectOf = (model: RecordModel): string => model.model.toUpperCase();
 
 /**
- * Shapes per account and record, kept while the account's definitions keep their version: a
- * request reads the version (one indexed read, §23), and the definitions and derivation run only
- * when it moved. At most `most` accounts' records are kept (the oldest kept goes first).
+ * How long an account's definitions, once read, are trusted without reading them again: a change
+ * made through one instance reaches every other within a second (docs/custom-fields.md#limits),
+ * in every set-up, at one small read a second per account in use, never one per request. The
+ * instance that made the change forgets at once (forget()).
+ */
+export const DEFINITIONS_FRESH_MS = 900;
+
+type Entry = { checkedAt: number; definitions: readonly StoredDefinition[]; fingerprint: Map<string, string>; shapes: Map<string, RecordShapes> };
+
+/**
+ * Shapes per account and record, kept while fresh; when stale the definitions are read again and a
+ * record's shapes derived again only when its definitions changed. At most `most` accounts are kept
+ * (the oldest kept goes first).
  */
 export class AccountShapes {
-  private readonly cache = new Map<string, { version: string; shapes: RecordShapes }>();
+  private readonly cache = new Map<string, Entry>();
 
-  constructor(private readonly source: DefinitionsSource = NO_DEFINITIONS, private readonly most = 10_000) {}
+  constructor(
+    private readonly source: DefinitionsSource = STORED_DEFINITIONS,
+    private readonly options: { freshMs?: number; most?: number } = {},
+  ) {}
 
-  async of(accountId: string, model: RecordModel): Promise<RecordShapes> {
-    const key = `${accountId}:${model.model}`;
-    const version = await this.source.version(accountId);
-    const kept = this.cache.get(key);
-    if (kept?.version === version) return kept.shapes;
-    const shapes = shapesOf(model, await this.source.definitions(accountId, model));
-    this.cache.delete(key);
-    if (this.cache.size >= this.most) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, { version, shapes });
+  async of(db: Prisma.TransactionClient, accountId: string, model: RecordModel): Promise<RecordShapes> {
+    const kept = this.cache.get(accountId);
+    const fresh = kept && performance.now() - kept.checkedAt < (this.options.freshMs ?? DEFINITIONS_FRESH_MS);
+    const entry = fresh ? kept : await this.refresh(db, accountId, kept);
+    const object = objectOf(model);
+    let shapes = entry.shapes.get(object);
+    if (!shapes) entry.shapes.set(object, (shapes = shapesOf(model, this.definitionsOf(entry, object))));
     return shapes;
+  }
+
+  /** Reads the account's definitions at its next use (the instance that changed them calls it after the change commits). */
+  forget(accountId: string): void {
+    const kept = this.cache.get(accountId);
+    if (kept) kept.checkedAt = -Infinity; // stale: read again, but a record whose definitions did not change keeps its shapes
+  }
+
+  private definitionsOf(entry: Entry, object: string): StoredDefinition[] {
+    return entry.definitions.filter((d) => d.object === object);
+  }
+
+  private async refresh(db: Prisma.TransactionClient, accountId: string, kept: Entry | undefined): Promise<Entry> {
+    const definitions = await this.source(db, accountId);
+    const fingerprint = new Map<string, string>();
+    for (const d of definitions) fingerprint.set(d.object, `${fingerprint.get(d.object) ?? ''}${d.key}@${d.updatedAt.getTime()};`);
+    // A record whose definitions did not change keeps its shapes (derived once, not per refresh).
+    const shapes = new Map([...(kept?.shapes ?? [])].filter(([object]) => kept!.fingerprint.get(object) === fingerprint.get(object)));
+    const entry: Entry = { checkedAt: performance.now(), definitions, fingerprint, shapes };
+    this.cache.delete(accountId);
+    if (this.cache.size >= (this.options.most ?? 10_000)) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(accountId, entry);
+    return entry;
   }
 }
 
-/**
- * The service's shapes of every account's records. Accounts define no fields yet (decisions §23
- * gives this its source of definitions), so each account's shapes are its model's.
- */
+/** The service's shapes of every account's records: definitions read from the database (docs/custom-fields.md). */
 export const recordShapes = new AccountShapes();

@@ -443,6 +443,15 @@ function requestBody(route: Route, variables: readonly VariableDefinitionNode[],
     // The rules of the `input` argument where they are the arguments' (an update's `{id, input, expectedUpdatedAt}`), else the input's own.
     const rules = doc.rules && (zodField(doc.rules, 'input') ?? doc.rules);
     body = inputSchema(field.args.find((a) => a.name === 'input')!.type, rules);
+    // Variables the body carries beside the input (a create's `account_id` where the account is an argument of its own).
+    const inPath = new Set([...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]));
+    for (const definition of variables) {
+      const variable = definition.variable.name.value;
+      if (variable === 'input' || variable === route.ifMatch || inPath.has(variable)) continue;
+      const type = typeFromAST(schema, definition.type) as GraphQLInputType;
+      body = { ...body, properties: { [toSnake(variable)]: inputSchema(type, doc.rules && zodField(doc.rules, variable)), ...(body.properties as object) } };
+      if (isNonNullType(type)) body = { ...body, required: [toSnake(variable), ...((body.required as string[] | undefined) ?? [])] };
+    }
   } else {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];

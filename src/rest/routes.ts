@@ -38,6 +38,9 @@ import {
   RefundPaymentByIdDocument,
   SetDealStatusByIdDocument,
   ListWebhookEndpointsDocument,
+  ListCustomFieldsDocument,
+  CreateCustomFieldDocument,
+  UpdateCustomFieldByIdDocument,
   ListEventsDocument,
   EventByIdDocument,
   CreateWebhookEndpointDocument,
@@ -247,4 +250,8 @@ export const routes: Route[] = [
   { method: 'GET', path: '/api/v1/webhook_endpoints', operation: ListWebhookEndpointsDocument, input: 'query', answer: LIST, extension: true },
   { method: 'POST', path: '/api/v1/webhook_endpoints', operation: CreateWebhookEndpointDocument, input: 'body-as-input', answer: CREATED, extension: true },
   ...byIdRoutes('/api/v1/webhook_endpoints', { read: WebhookEndpointByIdDocument, update: UpdateWebhookEndpointByIdDocument, remove: DeleteWebhookEndpointByIdDocument }),
+  // The account's own fields (docs/custom-fields.md): members read them, the owner defines them; the body of a POST carries account_id beside the input.
+  { method: 'GET', path: '/api/v1/custom_fields', operation: ListCustomFieldsDocument, input: 'query', answer: LIST, extension: true },
+  { method: 'POST', path: '/api/v1/custom_fields', operation: CreateCustomFieldDocument, input: 'body-as-input', answer: CREATED, extension: true },
+  { method: 'PATCH', path: '/api/v1/custom_fields/:id', operation: UpdateCustomFieldByIdDocument, input: 'body-as-input', answer: RECORD, ifMatch: 'expectedUpdatedAt', ...BY_ID },
 ];

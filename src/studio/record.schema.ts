@@ -7,12 +7,12 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { recordObject } from '../graphql/record-object.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
-import type { FieldSpec } from '../model/field-spec.js';
-import { PROPOSAL_FIELDS } from './proposal.model.js';
-import { CONTRACT_FIELDS } from './contract.model.js';
-import { GALLERY_FIELDS } from './gallery.model.js';
-import { BOOKING_FIELDS } from './booking.model.js';
-import { WORKFLOW_FIELDS } from './workflow.model.js';
+import type { FieldSpec, RecordModel as FieldModel } from '../model/field-spec.js';
+import { PROPOSAL_FIELDS, PROPOSAL_MODEL } from './proposal.model.js';
+import { CONTRACT_FIELDS, CONTRACT_MODEL } from './contract.model.js';
+import { GALLERY_FIELDS, GALLERY_MODEL } from './gallery.model.js';
+import { BOOKING_FIELDS, BOOKING_MODEL } from './booking.model.js';
+import { WORKFLOW_FIELDS, WORKFLOW_MODEL } from './workflow.model.js';
 import { userActor, type Actor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
@@ -40,14 +40,14 @@ import {
 import type { RecordKey } from '../db/client.js';
 
 /** A §11 record's type: its model's fields as stored, and its contact where it names one (a key never reads these records). */
-const studioObject = <Name extends 'Proposal' | 'Contract' | 'Gallery' | 'Booking'>(name: Name, fields: readonly FieldSpec[]) =>
-  recordObject(name, false, (t) => ({ ...exposedFieldsOf(name, fields)(t as never), contact: t.relation('contact', { nullable: true }) }));
+const studioObject = <Name extends 'Proposal' | 'Contract' | 'Gallery' | 'Booking'>(name: Name, model: FieldModel) =>
+  recordObject(name, false, (t) => ({ ...exposedFieldsOf(model)(t as never), contact: t.relation('contact', { nullable: true }) }));
 
-export const ProposalRef = studioObject('Proposal', PROPOSAL_FIELDS);
-export const ContractRef = studioObject('Contract', CONTRACT_FIELDS);
-export const GalleryRef = studioObject('Gallery', GALLERY_FIELDS);
-export const BookingRef = studioObject('Booking', BOOKING_FIELDS);
-export const WorkflowRef = recordObject('Workflow', false, (t) => exposedFieldsOf('Workflow', WORKFLOW_FIELDS)(t as never));
+export const ProposalRef = studioObject('Proposal', PROPOSAL_MODEL);
+export const ContractRef = studioObject('Contract', CONTRACT_MODEL);
+export const GalleryRef = studioObject('Gallery', GALLERY_MODEL);
+export const BookingRef = studioObject('Booking', BOOKING_MODEL);
+export const WorkflowRef = recordObject('Workflow', false, (t) => exposedFieldsOf(WORKFLOW_MODEL)(t as never));
 
 /** The create input of a model: its account, then each field the model lets a client write. */
 const createInputOf = (name: string, fields: readonly FieldSpec[]) =>

@@ -11,6 +11,9 @@ import { newId, readRows, writeSet, type Row, type SetChange, type SetModel, typ
 import { brokenLink } from '../db/sql-state.js';
 import { mapInSlices } from './yielding.js';
 import { camelCase, snakeCase } from '../names.js';
+import { recordShapes } from '../model/shapes.js';
+import type { RecordModel } from '../model/field-spec.js';
+import { patched } from './custom-values.js';
 
 export const MAX_BATCH = 100;
 export const DUPLICATE = 'Duplicate in this batch';
@@ -59,6 +62,8 @@ export type BatchKind = {
   links?: (tx: Prisma.TransactionClient, accountId: string, judged: Judged[]) => Promise<void>;
   /** A new row's company found by this domain in the write's own statement, where it names none (writeSet's `companyByDomain`). */
   companyByDomain?: (row: Row) => string | null;
+  /** The record whose account fields the items' `customFields` hold (docs/custom-fields.md), judged by the account's definitions. */
+  values?: RecordModel;
 };
 
 /** Details as REST names them (docs/decisions.md §16): `expected_close_date`, never a GraphQL variable path. */
@@ -140,6 +145,7 @@ export async function writeJudged(
   const count = judged.length;
   await checkRefs(tx, kind, accountId, judged);
   await kind.links?.(tx, accountId, judged);
+  if (kind.values) await judgeValues(tx, kind.values, accountId, judged, how);
 
   const existing = how.mode === 'upsert' ? matchesByKey(kind, how.on, await lockAndRead(tx, kind, accountId, how.on, judged)) : null;
   const items: BatchItem[] = [];
@@ -199,6 +205,34 @@ function judge(kind: BatchKind, how: BatchMode, accountId: string, input: Record
   if (how.mode === 'create') return { index, data };
   const asCreate = kind.create.safeParse({ ...data, accountId });
   return { index, data, asCreate: asCreate.success ? { data: asCreate.data as Record<string, unknown> } : { details: restDetails(toDetails(asCreate.error)) } };
+}
+
+/**
+ * Each item's custom values by the account's definitions, beside its other problems: a create's
+ * (required fields given; stored without nulls, `{}` for none, so every new row of the set has the
+ * column), an upsert's as a patch and, for the create it becomes when it matches nothing, as a create.
+ */
+async function judgeValues(tx: Prisma.TransactionClient, model: RecordModel, accountId: string, judged: Judged[], how: BatchMode) {
+  const shapes = await recordShapes.of(tx, accountId, model);
+  const asRest = (details: ErrorDetails) => restDetails(details);
+  for (const [i, item] of judged.entries()) {
+    const given = ('data' in item ? item.data.customFields : item.input?.customFields) as Record<string, unknown> | undefined;
+    const verdict = shapes.judge(given, how.mode === 'create' ? 'create' : 'update');
+    const details: ErrorDetails = { ...('details' in item ? item.details : {}), ...asRest(verdict.details) };
+    if (Object.keys(details).length) {
+      judged[i] = { index: item.index, details, input: 'data' in item ? item.data : item.input };
+      continue;
+    }
+    const ok = item as Extract<Judged, { data: unknown }>;
+    if (how.mode === 'create') ok.data.customFields = verdict.values;
+    else {
+      if (given !== undefined) ok.data.customFields = verdict.values;
+      if (ok.asCreate && 'data' in ok.asCreate) {
+        const asCreate = shapes.judge(given, 'create');
+        ok.asCreate = Object.keys(asCreate.details).length ? { details: asRest(asCreate.details) } : { data: { ...ok.asCreate.data, customFields: asCreate.values } };
+      }
+    }
+  }
 }
 
 /**
@@ -340,6 +374,7 @@ async function whyTaken(tx: Prisma.TransactionClient, kind: BatchKind, accountId
 
 const same = (a: unknown, b: unknown): boolean =>
   a instanceof Date && b instanceof Date ? a.getTime() === b.getTime()
+  : a && b && typeof a === 'object' && typeof b === 'object' && !Prisma.Decimal.isDecimal(a) ? JSON.stringify(a) === JSON.stringify(b)
   : Prisma.Decimal.isDecimal(a) || Prisma.Decimal.isDecimal(b) ? a != null && b != null && new Prisma.Decimal(a as number).equals(b as number)
   : a === b;
 
@@ -351,7 +386,9 @@ function plan(kind: BatchKind, item: Extract<Judged, { data: unknown }>, existin
   const taken = takenIn(kind, item.data, existing.held, match?.id);
   if (Object.keys(taken).length) return { details: taken };
   if (!match) return 'data' in item.asCreate! ? { create: kind.newRow(item.asCreate.data, newId(), now) } : { details: item.asCreate!.details };
-  const given = Object.entries(item.data).filter(([field, value]) => value !== undefined && !same(match[field], value));
+  // Custom values are a patch of what the match holds (docs/custom-fields.md#values).
+  const data = item.data.customFields ? { ...item.data, customFields: patched(match.customFields, item.data.customFields as Record<string, unknown>) } : item.data;
+  const given = Object.entries(data).filter(([field, value]) => value !== undefined && !same(match[field], value));
   if (given.length === 0) return { unchanged: match };
   const row = { ...match, ...Object.fromEntries(given), updatedAt: now } as Row;
   return { update: { row: normalize(row), previous: Object.fromEntries(given.map(([field]) => [field, match[field]])) } };
@@ -363,10 +400,16 @@ const normalize = (row: Row): Row => {
   return row;
 };
 
+/** A REST detail's path as the input names it: `custom_fields.tier_level` -> `customFields.tier_level` (a field's key is the account's, never renamed). */
+const inputPath = (key: string): string => {
+  const [field, ...rest] = key.split('.');
+  return [camelCase(field!), ...rest].join('.');
+};
+
 /** The one record of a batch of one, or its failure as the single create's 400 (named as its input names fields). */
 export function single<T>(result: BatchResult): T {
   const [item] = result.items;
-  if (item?.status === 'FAILED') throw badInput(Object.fromEntries(Object.entries(item.details ?? {}).map(([key, messages]) => [camelCase(key), messages])));
+  if (item?.status === 'FAILED') throw badInput(Object.fromEntries(Object.entries(item.details ?? {}).map(([key, messages]) => [inputPath(key), messages])));
   return item!.record as T;
 }
 

@@ -4,6 +4,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { fieldsOf } from '../db/datamodel.js';
 import { uuid } from '../validation.js';
 import type { Query } from '../db/client.js';
+import { mergedValues } from './custom-values.js';
 
 // docs/decisions.md §12: how every update* reads its input and writes its change.
 
@@ -78,7 +79,8 @@ export async function updateGuarded<T>(
   // A change always moves updatedAt forward (the clock may not have, within a millisecond).
   const stamp = expectedUpdatedAt ? { updatedAt: new Date(Math.max(Date.now(), expectedUpdatedAt.getTime() + 1)) } : {};
   try {
-    return (await delegate.update({ ...query, where, data: { ...data, ...stamp } })) as T;
+    // Custom values are a patch of what the record holds (docs/custom-fields.md#values).
+    return (await delegate.update({ ...query, where, data: { ...(await mergedValues(delegate, record, data as { customFields?: Readonly<Record<string, unknown>> })), ...stamp } })) as T;
   } catch (error) {
     if (!isNoRecord(error)) throw error;
     // Models without updatedAt take no expectedUpdatedAt: for them no row means it is gone.

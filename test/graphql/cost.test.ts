@@ -104,7 +104,7 @@ describe('a plain list returns as many as it can hold, and what is under it mult
       'User.accounts': 25, 'Account.members': 50,
       'Account.pipelineStages': 25, 'Query.pipelineStages': 25, 'Account.pipeline': 26, 'Query.pipelineReport': 26,
       'Account.leadForms': 50, 'Query.leadForms': 50, 'Account.webhookEndpoints': 25, 'Query.webhookEndpoints': 25,
-      'Account.apiKeys': 100, 'DealSummary.wonByMonth': 120, 'Account.revenue': 480, 'Query.revenueReport': 480,
+      'Account.apiKeys': 100, 'Account.customFields': 400, 'Query.customFields': 400, 'DealSummary.wonByMonth': 120, 'Account.revenue': 480, 'Query.revenueReport': 480,
       // Assumed: an account owes in at most 20 currencies at once (docs/graphql.md#cost-and-budget).
       'Account.receivablesByCurrency': 20, 'ReceivablesReport.byCurrency': 20,
       // Enforced: a duplicate group holds at most 10 records (docs/decisions.md §22).

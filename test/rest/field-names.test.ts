@@ -188,6 +188,13 @@ const CASES: Record<string, Case[]> = {
     details: () => ({ status: ONE_OF('cancelled, draft, overdue, paid, partial, refunded, sent, viewed') }),
   }],
   'POST /api/v1/deals/:id/status': [{ path: () => `/api/v1/deals/${dealId}/status`, body: () => ({ status: 'closed' }), details: () => ({ status: ONE_OF('abandoned, lost, open, won') }) }],
+  'GET /api/v1/custom_fields': [{ path: () => '/api/v1/custom_fields', query: () => ({ account_id: 'nope', object: 'person' }), details: () => ({ account_id: ['Must be a UUID'], object: ONE_OF('company, contact, deal, invoice') }) }],
+  'POST /api/v1/custom_fields': [{
+    path: () => '/api/v1/custom_fields',
+    body: () => ({ account_id: acc.id, object: 'contact', key: 'Bad Key', label: '', type: 'select', options: [], colour: 'red' }),
+    details: () => ({ key: ['Must start with a lower-case letter and hold only a-z, 0-9 and _ (at most 50)'], label: ['Required'], options: ['A SELECT or MULTI_SELECT field needs at least one option'], colour: ['Unknown field'] }),
+  }],
+  'PATCH /api/v1/custom_fields/:id': [{ path: () => '/api/v1/custom_fields/nope', body: () => ({ label: 'x' }), details: () => null }],
   'GET /api/v1/webhook_endpoints': [{ path: () => '/api/v1/webhook_endpoints', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
   'POST /api/v1/webhook_endpoints': [{
     path: () => '/api/v1/webhook_endpoints',

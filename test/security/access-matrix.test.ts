@@ -157,6 +157,10 @@ const newEndpoint = async (f: Fixture) => {
   const secretCiphertext = t.deps.events.box!.seal(newSigningSecret(), id);
   return (await t.db.webhookEndpoint.create({ data: { id, accountId: f.acc.id, url: 'http://127.0.0.1:9/hook', eventTypes: ['*'], secretCiphertext } })).id;
 };
+/** A custom field's key nobody has taken yet (docs/custom-fields.md). */
+const fieldKey = () => `k${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+const newCustomField = async (f: Fixture) =>
+  (await t.db.customField.create({ data: { accountId: f.acc.id, object: 'CONTACT', key: fieldKey(), label: 'Matrix', type: 'TEXT' } })).id;
 /** An id-addressed field: a fresh record of the fixture's account, or an id nobody has. */
 const recordOf = (f: Fixture, accountId: string, make: (f: Fixture) => Promise<string>) =>
   accountId === f.acc.id ? make(f) : Promise.resolve(randomUUID());
@@ -610,6 +614,25 @@ const GQL: Record<string, GqlRow> = {
     ownerOnlyMessage: OWNER_ONLY,
     doc: 'mutation ($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }',
     vars: byId(newApiKey),
+  },
+  // The account's own fields (docs/custom-fields.md): members read them, the owner alone defines them.
+  'Mutation.createCustomField': {
+    role: 'owner',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($a: ID!, $input: CreateCustomFieldInput!) { createCustomField(accountId: $a, input: $input) { id } }',
+    vars: (_f, a) => ({ a, input: { object: 'CONTACT', key: fieldKey(), label: 'Matrix', type: 'TEXT' } }),
+  },
+  'Mutation.updateCustomField': {
+    role: 'owner',
+    hidden: 'not-found',
+    ownerOnlyMessage: OWNER_ONLY,
+    doc: 'mutation ($id: ID!) { updateCustomField(id: $id, input: { label: "Matrix" }) { id } }',
+    vars: byId(newCustomField),
+  },
+  'Query.customFields': {
+    role: 'member',
+    doc: 'query ($a: ID!) { customFields(accountId: $a) { id key } }',
+    vars: (_f, a) => ({ a }),
   },
   // Webhooks (docs/events.md): the owner manages them; a member may not.
   'Mutation.createWebhookEndpoint': {
@@ -1090,6 +1113,12 @@ const REST: Record<string, RestRow> = {
     role: 'member', ok: 200, hidden: true,
     request: async (f, a) => ({ path: `/api/v1/payments/${await recordOf(f, a, newPayment)}/refund`, body: {} }),
   },
+  'GET /api/v1/custom_fields': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/custom_fields?account_id=${a}` }) },
+  'POST /api/v1/custom_fields': {
+    role: 'owner', ok: 201, ownerOnlyMessage: OWNER_ONLY,
+    request: (_f, a) => ({ path: '/api/v1/custom_fields', body: { account_id: a, object: 'contact', key: fieldKey(), label: 'Matrix', type: 'text' } }),
+  },
+  'PATCH /api/v1/custom_fields/:id': { role: 'owner', ok: 200, hidden: true, ownerOnlyMessage: OWNER_ONLY, request: restById('/api/v1/custom_fields', newCustomField, { label: 'Matrix' }) },
   'GET /api/v1/webhook_endpoints': {
     role: 'owner', ok: 200, ownerOnlyMessage: OWNER_ONLY, request: (_f, a) => ({ path: `/api/v1/webhook_endpoints?account_id=${a}` }),
   },
@@ -1306,16 +1335,16 @@ describe('object properties (OWASP API3): no mass assignment, no extra data', ()
     const contacts = await t.rest('GET', `/api/v1/contacts?account_id=${f.acc.id}`, { as: f.acc.owner });
     expect(Object.keys(contacts.body.data[0]).sort()).toEqual(
       // docs/decisions.md §21: company_id and owner_id.
-      ['company', 'company_id', 'contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'owner_id', 'phone', 'source', 'updated_at'],
+      ['company', 'company_id', 'contact_type', 'created_at', 'custom_fields', 'email', 'external_id', 'first_name', 'id', 'last_name', 'owner_id', 'phone', 'source', 'updated_at'],
     );
     const deals = await t.rest('GET', `/api/v1/deals?account_id=${f.acc.id}`, { as: f.acc.owner });
     expect(Object.keys(deals.body.data[0]).sort()).toEqual(
-      ['company_id', 'contacts', 'expected_close_date', 'external_id', 'id', 'owner_id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'],
+      ['company_id', 'contacts', 'custom_fields', 'expected_close_date', 'external_id', 'id', 'owner_id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'],
     );
     expect(Object.keys(deals.body.data[0].contacts).sort()).toEqual(['first_name', 'id', 'last_name']);
     const invoices = await t.rest('GET', `/api/v1/invoices?account_id=${f.acc.id}`, { as: f.acc.owner });
     // docs/decisions.md §20: list items gain currency and amount_due.
-    expect(Object.keys(invoices.body.data[0]).sort()).toEqual(['amount', 'amount_due', 'contacts', 'created_at', 'currency', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at']);
+    expect(Object.keys(invoices.body.data[0]).sort()).toEqual(['amount', 'amount_due', 'contacts', 'created_at', 'currency', 'custom_fields', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at']);
   });
 });
 

@@ -121,7 +121,7 @@ const SUCCESS: Record<string, (a: Answer) => void> = {
   contact: (a) => {
     const { data, ...rest } = JSON.parse(a.text);
     expect(rest).toEqual({});
-    expect(Object.keys(data).sort()).toEqual(['contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'source']);
+    expect(Object.keys(data).sort()).toEqual(['contact_type', 'created_at', 'custom_fields', 'email', 'external_id', 'first_name', 'id', 'last_name', 'source']);
     expect(data.id).toMatch(UUID);
     expect(typeof data.first_name === 'string' && nullableString(data.last_name) && nullableString(data.email)).toBe(true);
     expect(data.created_at).toMatch(ISO);
@@ -194,6 +194,7 @@ const KIND: Record<string, keyof typeof SUCCESS> = {
   'GET /api/v1/account/export': 'document',
   'GET /api/v1/imports': 'whole',
   'GET /api/v1/webhook_endpoints': 'whole',
+  'GET /api/v1/custom_fields': 'whole',
   'GET /api/v1/events': 'feed',
   'GET /api/v1/events/:id': 'record',
   'GET /api/v1/reports/pipeline': 'report',

@@ -25,7 +25,8 @@ const WITH_NICKNAME = [...CONTACT_FIELDS, NICKNAME] as const;
 
 /** The contact inputs as src/contacts/contact.schema.ts builds them, on a builder of their own. */
 function contactInputs(fields: readonly FieldSpec[]): GraphQLSchema {
-  const builder = new SchemaBuilder<{ Scalars: { DateTime: { Input: Date; Output: Date } } }>({} as never);
+  const builder = new SchemaBuilder<{ Scalars: { DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } } }>({} as never);
+  builder.scalarType('JSON', { serialize: (value) => value });
   builder.enumType(ContactType, { name: 'ContactType' });
   builder.enumType(ContactSource, { name: 'ContactSource' });
   const of = (kind: 'create' | 'update' | 'batch') => inputFieldsOf(fields, kind) as never;

@@ -22,6 +22,8 @@ function countingDb(takes: number[]): PrismaClient {
       takes.push(query.values.at(-1) as number); // the page size is the statement's last parameter
       return t.db.$queryRaw(query);
     },
+    // The account's field definitions (its CSV columns) are read as every request reads them, cached: not a page.
+    customField: t.db.customField,
   } as unknown as PrismaClient;
 }
 

@@ -2,7 +2,7 @@
 // (src/model/shapes.ts, docs/fields.md#an-accounts-own-fields): a field defined at run time for one
 // account is in that account's shapes and in no other's, and a change of its definitions is seen.
 import { describe, expect, it } from 'vitest';
-import { AccountShapes, shapesOf, type CustomFieldDefinition, type DefinitionsSource } from '../../src/model/shapes.js';
+import { AccountShapes, shapesOf, type CustomFieldDefinition, type DefinitionsSource, type StoredDefinition } from '../../src/model/shapes.js';
 import { CONTACT_MODEL } from '../../src/contacts/contact.model.js';
 import { DEAL_MODEL } from '../../src/deals/deal.model.js';
 
@@ -10,28 +10,24 @@ const TIER: CustomFieldDefinition = { key: 'tier', label: 'Tier', type: 'SELECT'
 const A = '00000000-0000-4000-8000-00000000000a';
 const B = '00000000-0000-4000-8000-00000000000b';
 
-/** Definitions kept in memory, as §23's table keeps them: a version per account that moves with every change. */
+/** Definitions kept in memory, as §23's table keeps them: each with the record it is for and when it last changed. */
 function memorySource() {
-  const defined = new Map<string, CustomFieldDefinition[]>();
-  const versions = new Map<string, number>();
+  const defined = new Map<string, StoredDefinition[]>();
   let reads = 0;
-  const source: DefinitionsSource = {
-    version: async (accountId) => String(versions.get(accountId) ?? 0),
-    definitions: async (accountId) => (reads++, defined.get(accountId) ?? []),
-  };
-  const define = (accountId: string, field: CustomFieldDefinition) => {
-    defined.set(accountId, [...(defined.get(accountId) ?? []), field]);
-    versions.set(accountId, (versions.get(accountId) ?? 0) + 1);
-  };
+  const source: DefinitionsSource = async (_db, accountId) => (reads++, defined.get(accountId) ?? []);
+  const define = (accountId: string, field: CustomFieldDefinition, object = 'CONTACT') =>
+    defined.set(accountId, [...(defined.get(accountId) ?? []), { ...field, object, updatedAt: new Date() }]);
   return { source, define, reads: () => reads };
 }
+
+const db = null as never; // the memory source reads no database
 
 describe("a record's shapes per account", () => {
   it("a field defined at run time for one account is in that account's create rule, import columns and CSV, and in no other account's", async () => {
     const { source, define } = memorySource();
     const shapes = new AccountShapes(source);
     define(A, TIER);
-    const [a, b] = [await shapes.of(A, CONTACT_MODEL), await shapes.of(B, CONTACT_MODEL)];
+    const [a, b] = [await shapes.of(db, A, CONTACT_MODEL), await shapes.of(db, B, CONTACT_MODEL)];
 
     expect(a.fields.map((f) => f.name)).toContain('tier');
     expect(b.fields.map((f) => f.name)).not.toContain('tier');
@@ -45,19 +41,46 @@ describe("a record's shapes per account", () => {
     expect(a.create.safeParse(input).success).toBe(true);
     expect(a.create.safeParse({ ...input, customFields: { tier: 'bronze' } }).success).toBe(false);
     expect(a.create.parse(input)).toMatchObject({ customFields: { tier: 'gold' } });
-    expect(b.create.parse(input)).not.toHaveProperty('customFields'); // no field of that account: no part of its input
+    expect(b.judge(input.customFields, 'create').details).toEqual({ 'customFields.tier': ['Unknown field'] }); // no field of that account
   });
 
-  it('a change to the definitions is seen at the next read, and an unchanged version derives nothing again', async () => {
+  it('definitions are read once while fresh; a change is seen once forgotten, and a record whose definitions did not change keeps its shapes', async () => {
     const { source, define, reads } = memorySource();
     const shapes = new AccountShapes(source);
-    const before = await shapes.of(A, DEAL_MODEL);
-    expect(await shapes.of(A, DEAL_MODEL)).toBe(before);
+    const before = await shapes.of(db, A, DEAL_MODEL);
+    const contacts = await shapes.of(db, A, CONTACT_MODEL);
+    expect(await shapes.of(db, A, DEAL_MODEL)).toBe(before);
     expect(reads()).toBe(1);
-    define(A, { ...TIER, key: 'region', label: 'Region', type: 'TEXT', options: null });
-    const after = await shapes.of(A, DEAL_MODEL);
+    define(A, { ...TIER, key: 'region', label: 'Region', type: 'TEXT', options: null }, 'DEAL');
+    expect(await shapes.of(db, A, DEAL_MODEL)).toBe(before); // fresh: not read again
+    shapes.forget(A);
+    const after = await shapes.of(db, A, DEAL_MODEL);
+    expect(reads()).toBe(2);
     expect(after.fields.map((f) => f.name)).toContain('region');
     expect(before.fields.map((f) => f.name)).not.toContain('region');
+    expect(await shapes.of(db, A, CONTACT_MODEL)).toBe(contacts);
+  });
+
+  it('stale definitions are read again after the freshness window, with nothing forgotten', async () => {
+    const { source, define, reads } = memorySource();
+    const shapes = new AccountShapes(source, { freshMs: 0 });
+    await shapes.of(db, A, CONTACT_MODEL);
+    define(A, TIER);
+    expect((await shapes.of(db, A, CONTACT_MODEL)).fields.map((f) => f.name)).toContain('tier');
+    expect(reads()).toBe(2);
+  });
+
+  it('judges a create and an update patch key by key, naming customFields.<key>', () => {
+    const shapes = shapesOf(CONTACT_MODEL, [TIER, { ...TIER, key: 'renewal', label: 'Renewal', type: 'DATE', options: null, required: true }]);
+    expect(shapes.judge({ tier: 'bronze', nope: 1 }, 'create').details).toEqual({
+      'customFields.tier': ['Must be one of: gold, silver'],
+      'customFields.nope': ['Unknown field'],
+      'customFields.renewal': ['Required'],
+    });
+    expect(shapes.judge({ tier: null, renewal: '2026-03-01' }, 'create')).toEqual({ values: { renewal: '2026-03-01' }, details: {} });
+    expect(shapes.judge({ tier: null }, 'update')).toEqual({ values: { tier: null }, details: {} });
+    expect(shapes.judge({ renewal: null }, 'update').details).toEqual({ 'customFields.renewal': ['Required'] });
+    expect(shapes.visible({ tier: 'gold', gone: 'x' })).toEqual({ tier: 'gold' });
   });
 
   it("judges each type with create's words, names an unknown key, and requires a required field", () => {
