@@ -49,7 +49,7 @@ export async function readVariables(
       // The path's parameters (a record's id) are the operation's other variables, and those the body
       // names beside the input (a create's `account_id` where the account is an argument of its own).
       const beside = besideInput(operation, body, pathParams, route.ifMatch);
-      const input = Object.fromEntries(Object.entries(body).filter(([key]) => !(key in beside)));
+      const input = Object.fromEntries(Object.entries(body).filter(([key]) => !Object.hasOwn(beside, key)));
       variables = { ...reader.variables(schema, operation, { ...beside, ...pathParams }, ['input', ...(route.ifMatch ? [route.ifMatch] : [])]), input: reader.read(input, inputType, '') };
     } else {
       rejectUnknownKeys(reader, body, operation, pathParams);
@@ -76,7 +76,7 @@ export async function readVariables(
 /** The body's keys that are variables of the operation besides `input`, the path's and the If-Match one (REST names). */
 function besideInput(operation: OperationDefinitionNode, body: Record<string, unknown>, pathParams: Record<string, string>, ifMatch?: string): Record<string, unknown> {
   const names = (operation.variableDefinitions ?? []).map((d) => d.variable.name.value).filter((name) => name !== 'input' && name !== ifMatch && !(name in pathParams));
-  return Object.fromEntries(names.map((name) => toSnake(name)).filter((key) => key in body).map((key) => [key, body[key]]));
+  return Object.fromEntries(names.map((name) => toSnake(name)).filter((key) => Object.hasOwn(body, key)).map((key) => [key, body[key]]));
 }
 
 /** The root field's arguments from the operation's variables (an argument may take a variable of another name). */
