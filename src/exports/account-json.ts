@@ -44,6 +44,8 @@ const DECLARED: readonly Collection[] = [
   { key: 'companies', table: 'companies', orderBy: ['created_at', 'id'] },
   { key: 'notes', table: 'notes', orderBy: ['created_at', 'id'] },
   { key: 'tasks', table: 'tasks', orderBy: ['created_at', 'id'] },
+  // docs/custom-fields.md: the fields the account defined, archived ones too (records carry their values in custom_fields).
+  { key: 'custom_fields', table: 'custom_field_definitions', orderBy: ['object', 'position', 'created_at', 'id'] },
   // Kept 24 hours for retries; exported because they hold the answers given to this account.
   { key: 'idempotency_keys', table: 'idempotency_keys', orderBy: ['created_at', 'id'] },
   // GDPR erasures: the contact id and counts only (docs/decisions.md §12).

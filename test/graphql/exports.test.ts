@@ -167,6 +167,7 @@ describe('account export document', () => {
     await db.company.create({ data: { accountId: acc.id, name: 'Company', domain: 'company.example' } }); // docs/decisions.md §21
     await db.note.create({ data: { accountId: acc.id, body: '  *Called* ', contactId: contact.id } });
     await db.task.create({ data: { accountId: acc.id, title: 'Call back', contactId: contact.id, dueAt: new Date('2030-04-01T09:00:00Z') } });
+    await db.customField.create({ data: { accountId: acc.id, object: 'CONTACT', key: 'tier', label: 'Tier', type: 'SELECT', options: ['gold'] } }); // docs/custom-fields.md
     const form = await db.leadForm.create({ data: { accountId: acc.id, name: 'Form' } });
     await db.leadFormField.create({
       data: { accountId: acc.id, formId: form.id, key: 'email', label: 'E-mail', type: 'email', mapsTo: 'email', position: 0 },

@@ -24,7 +24,7 @@ describe('GET /api/v1/contacts/{id}', () => {
     const r = await t.rest('GET', `/api/v1/contacts/${c.id}`, { as: acc.member });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({
-      id: c.id, first_name: 'Ada', last_name: 'Lovelace', email: c.email, phone: '123', company: null,
+      id: c.id, custom_fields: {}, first_name: 'Ada', last_name: 'Lovelace', email: c.email, phone: '123', company: null,
       contact_type: 'lead', source: 'other', external_id: null, company_id: null, owner_id: null, created_at: c.createdAt.toISOString(), updated_at: c.updatedAt.toISOString(),
     });
     expect(r.headers.get('etag')).toBe(`"${c.updatedAt.toISOString()}"`);
@@ -141,7 +141,7 @@ describe('/api/v1/deals/{id}', () => {
     const deal = await t.db.deal.create({ data: { accountId: acc.id, title: 'Compiler', contactId: contact.id, value: 12.5 } });
     const got = await t.rest('GET', `/api/v1/deals/${deal.id}`, { as: acc.member });
     expect(got.body.data).toEqual({
-      id: deal.id, title: 'Compiler', value: 12.5, probability: 50, status: 'open', expected_close_date: null, external_id: null, company_id: null, owner_id: null,
+      id: deal.id, custom_fields: {}, title: 'Compiler', value: 12.5, probability: 50, status: 'open', expected_close_date: null, external_id: null, company_id: null, owner_id: null,
       contacts: { id: contact.id, first_name: 'Grace', last_name: 'Hopper' }, pipeline_stages: null, updated_at: deal.updatedAt.toISOString(),
     });
     const patched = await t.rest('PATCH', `/api/v1/deals/${deal.id}`, {
@@ -197,7 +197,7 @@ describe('GET /api/v1/invoices/{id}', () => {
     const invoice = await t.db.invoice.create({ data: { accountId: acc.id, invoiceNumber: 'INV-BYID', amount: 10.5, dueDate: new Date('2030-01-31') } });
     const r = await t.rest('GET', `/api/v1/invoices/${invoice.id}`, { as: acc.member });
     expect(r.body.data).toEqual({
-      id: invoice.id, invoice_number: 'INV-BYID', amount: 10.5, status: 'draft', due_date: '2030-01-31', external_id: null, contacts: null,
+      id: invoice.id, custom_fields: {}, invoice_number: 'INV-BYID', amount: 10.5, status: 'draft', due_date: '2030-01-31', external_id: null, contacts: null,
       created_at: invoice.createdAt.toISOString(), updated_at: invoice.updatedAt.toISOString(),
       // docs/decisions.md §20: an invoice from amount alone has no lines and subtotal = total = amount.
       currency: 'USD', lines: [], subtotal: 10.5, discount_total: 0, tax_total: 0, total: 10.5, amount_paid: 0, amount_due: 10.5, memo: null, paid_at: null,

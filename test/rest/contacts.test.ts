@@ -11,8 +11,8 @@ import { restResource } from '../helpers/rest.js';
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // company_id and owner_id: docs/decisions.md §21.
-const LIST_ITEM_KEYS = ['company', 'company_id', 'contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'owner_id', 'phone', 'source', 'updated_at'];
-const CREATED_KEYS = ['contact_type', 'created_at', 'email', 'external_id', 'first_name', 'id', 'last_name', 'source'];
+const LIST_ITEM_KEYS = ['company', 'company_id', 'contact_type', 'created_at', 'custom_fields', 'email', 'external_id', 'first_name', 'id', 'last_name', 'owner_id', 'phone', 'source', 'updated_at'];
+const CREATED_KEYS = ['contact_type', 'created_at', 'custom_fields', 'email', 'external_id', 'first_name', 'id', 'last_name', 'source'];
 
 let t: TestApp;
 beforeAll(async () => {
@@ -39,7 +39,7 @@ describe('GET /api/v1/contacts', () => {
     expect(r.body).toMatchObject({ total: 1, page: 1, page_size: 25 });
   });
 
-  it('each item has exactly id, first_name, last_name, email, phone, company, contact_type, source, external_id, company_id, owner_id, created_at, updated_at', async () => {
+  it('each item has exactly id, first_name, last_name, email, phone, company, contact_type, source, external_id, company_id, owner_id, custom_fields, created_at, updated_at', async () => {
     const r = await list(acc.id, acc.owner);
     const [item] = r.body.data;
     expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
@@ -316,7 +316,7 @@ describe('POST /api/v1/contacts', () => {
   const post = async (body: unknown) => create((caller = await createMember(t, acc.id)), body);
   const valid = (extra: Record<string, unknown> = {}) => ({ account_id: acc.id, first_name: 'Grace', ...extra });
 
-  it('answers 201 {data: {id, first_name, last_name, email, contact_type, source, external_id, created_at}}', async () => {
+  it('answers 201 {data: {id, first_name, last_name, email, contact_type, source, external_id, custom_fields, created_at}}', async () => {
     const r = await post(valid({ last_name: 'Hopper', email: 'grace@example.com', phone: '555', company: 'Navy' }));
     expect(r.status).toBe(201);
     expect(Object.keys(r.body)).toEqual(['data']);

@@ -11,8 +11,8 @@ import { restResource } from '../helpers/rest.js';
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // company_id and owner_id: docs/decisions.md §21.
-const LIST_ITEM_KEYS = ['company_id', 'contacts', 'expected_close_date', 'external_id', 'id', 'owner_id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'];
-const CREATED_KEYS = ['created_at', 'external_id', 'id', 'probability', 'status', 'title', 'value'];
+const LIST_ITEM_KEYS = ['company_id', 'contacts', 'custom_fields', 'expected_close_date', 'external_id', 'id', 'owner_id', 'pipeline_stages', 'probability', 'status', 'title', 'updated_at', 'value'];
+const CREATED_KEYS = ['created_at', 'custom_fields', 'external_id', 'id', 'probability', 'status', 'title', 'value'];
 const NOT_IN_ACCOUNT = ['Not found in this account'];
 
 let t: TestApp;
@@ -50,7 +50,7 @@ describe('GET /api/v1/deals', () => {
     expect(r.body).toMatchObject({ total: 2, page: 1, page_size: 25 });
   });
 
-  it('each item has exactly id, title, value, probability, status, expected_close_date, external_id, company_id, owner_id, contacts, pipeline_stages, updated_at', async () => {
+  it('each item has exactly id, title, value, probability, status, expected_close_date, external_id, company_id, owner_id, contacts, pipeline_stages, custom_fields, updated_at', async () => {
     const r = await list(acc.id, acc.owner);
     for (const item of r.body.data) expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
   });
@@ -59,6 +59,7 @@ describe('GET /api/v1/deals', () => {
     const [item] = (await list(acc.id, acc.owner)).body.data;
     expect(item).toEqual({
       id: linked.id,
+      custom_fields: {},
       title: 'Engines',
       value: 1234.5,
       probability: 75,
@@ -185,7 +186,7 @@ describe('POST /api/v1/deals', () => {
   const post = async (body: unknown) => create(await createMember(t, acc.id), body);
   const valid = (extra: Record<string, unknown> = {}) => ({ account_id: acc.id, title: 'New deal', ...extra });
 
-  it('answers 201 {data: {id, title, value, probability, status, external_id, created_at}} where status is open', async () => {
+  it('answers 201 {data: {id, title, value, probability, status, external_id, custom_fields, created_at}} where status is open', async () => {
     const r = await post(valid({ value: 2500.75, probability: 80 }));
     expect(r.status).toBe(201);
     expect(Object.keys(r.body)).toEqual(['data']);

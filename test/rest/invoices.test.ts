@@ -9,7 +9,7 @@ import { restResource } from '../helpers/rest.js';
 // refused call writes nothing: test/security/access-matrix.test.ts.
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const LIST_ITEM_KEYS = ['amount', 'amount_due', 'contacts', 'created_at', 'currency', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at'];
+const LIST_ITEM_KEYS = ['amount', 'amount_due', 'contacts', 'created_at', 'currency', 'custom_fields', 'due_date', 'external_id', 'id', 'invoice_number', 'status', 'updated_at'];
 // GET by id and create answer the list item's keys and these (docs/decisions.md §20).
 const RECORD_KEYS = ['lines', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'memo', 'issued_at', 'paid_at', 'hosted_url'];
 const STATES = ['draft', 'sent', 'viewed', 'partial', 'paid', 'overdue', 'cancelled', 'refunded'] as const;
@@ -49,7 +49,7 @@ describe('GET /api/v1/invoices', () => {
     expect(r.body).toMatchObject({ total: 2, page: 1, page_size: 25 });
   });
 
-  it('each item has exactly id, invoice_number, amount, status, due_date, external_id, contacts, created_at, updated_at', async () => {
+  it('each item has exactly id, invoice_number, amount, status, due_date, external_id, contacts, custom_fields, created_at, updated_at', async () => {
     for (const item of (await list(acc.id, acc.owner)).body.data) expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
   });
 
@@ -57,6 +57,7 @@ describe('GET /api/v1/invoices', () => {
     const r = await list(acc.id, acc.owner);
     expect(r.body.data[0]).toEqual({
       id: billed.id,
+      custom_fields: {},
       invoice_number: 'INV-000002',
       amount: 1234.5,
       currency: 'USD',
