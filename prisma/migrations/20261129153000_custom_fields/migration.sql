@@ -50,3 +50,6 @@ CREATE INDEX "contacts_custom_fields_idx" ON "contacts" USING gin ("custom_field
 CREATE INDEX "deals_custom_fields_idx" ON "deals" USING gin ("custom_fields" jsonb_path_ops);
 CREATE INDEX "companies_custom_fields_idx" ON "companies" USING gin ("custom_fields" jsonb_path_ops);
 CREATE INDEX "invoices_custom_fields_idx" ON "invoices" USING gin ("custom_fields" jsonb_path_ops);
+
+-- Definitions are stamped from their transaction's start like every other account table (docs/decisions.md §24).
+CREATE TRIGGER stamps_from_transaction_start BEFORE INSERT OR UPDATE ON "custom_field_definitions" FOR EACH ROW EXECUTE FUNCTION stamps_from_transaction_start();
