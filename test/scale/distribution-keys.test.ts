@@ -8,7 +8,7 @@ import { cloneDatabase } from '../helpers/database.js';
 
 /** Tables whose primary key is still `id` alone: docs/scaling.md#toward-citus says what each becomes. */
 const PRIMARY_KEY_ID_ALONE = [
-  'api_keys', 'bookings', 'companies', 'contacts', 'contracts', 'deals', 'export_logs', 'form_submissions', 'galleries', 'idempotency_keys',
+  'api_keys', 'bookings', 'companies', 'contacts', 'contracts', 'custom_field_definitions', 'deals', 'export_logs', 'form_submissions', 'galleries', 'idempotency_keys',
   'imports', 'invoice_lines', 'invoices', 'lead_forms', 'notes', 'payments', 'pipeline_stages', 'proposals', 'tasks', 'workflows',
 ];
 
