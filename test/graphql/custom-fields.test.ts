@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createAccount, createApiKey, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type TestApp } from '../helpers/app.js';
+import { recordShapes } from '../../src/model/shapes.js';
+import { CONTACT_MODEL } from '../../src/contacts/contact.model.js';
 
 // docs/custom-fields.md (docs/decisions.md §23): the fields an account defines, and their values on
 // contacts, deals, companies and invoices through GraphQL and REST.
@@ -218,5 +220,20 @@ describe('values', () => {
     const upsert = await t.rest('POST', '/api/v1/contacts/batch', { as: acc.member, body: { account_id: acc.id, mode: 'upsert', match_on: 'email', records: [{ email, custom_fields: { tier: 'silver' } }] } });
     expect(upsert.body.data[0].status).toBe('updated');
     expect(upsert.body.data[0].data.custom_fields).toEqual({ tier: 'silver', note: 'n' });
+  });
+});
+
+describe('definitions across instances', () => {
+  test('a field another instance defined (this one told nothing) is accepted here within the freshness window, with no restart', async () => {
+    const acc = await createAccount(t);
+    const create = (customFields: Record<string, unknown>) =>
+      t.gql('mutation ($input: CreateContactInput!) { createContact(input: $input) { customFields } }', { input: { accountId: acc.id, firstName: 'Ada', customFields } }, { as: acc.member });
+    expect((await create({})).errors).toBeUndefined(); // this instance now holds the account's (empty) definitions
+    // Written as another instance writes it: straight to the shared database, no forget() here.
+    await t.db.customField.create({ data: { accountId: acc.id, object: 'CONTACT', key: 'region', label: 'Region', type: 'TEXT' } });
+    // Polled where requests read it (a write per poll would meet the writes' rate limit); a generous
+    // ceiling for a loaded machine: the promise (900 ms, docs/custom-fields.md#limits) is the cache's life.
+    await vi.waitFor(async () => expect((await recordShapes.of(t.db, acc.id, CONTACT_MODEL)).custom.map((f) => f.name)).toEqual(['region']), { timeout: 5_000, interval: 50 });
+    expect((await create({ region: 'EU' })).data.createContact.customFields).toEqual({ region: 'EU' });
   });
 });
