@@ -15,6 +15,8 @@ type Collection = {
    * below, the table's internal columns (src/db/internal-columns.ts: sort keys, leases, claims).
    */
   omit?: readonly string[];
+  /** Enum columns written in lower case, as REST writes them (`contact`, `multi_select`). */
+  lowerCase?: readonly string[];
 };
 
 /**
@@ -62,6 +64,9 @@ const DECLARED: readonly Collection[] = [
   { key: 'import_errors', table: 'import_errors', orderBy: ['import_id', 'line'] },
   // docs/decisions.md §15: the account's API keys, never the hash of their secrets.
   { key: 'api_keys', table: 'api_keys', orderBy: ['created_at', 'id'], omit: ['secret_hash'] },
+  // docs/custom-fields.md#where-values-go: every field the account defined, archived ones too (their
+  // values stay on the records above, in `custom_fields`); the enums as REST writes them.
+  { key: 'custom_fields', table: 'custom_field_definitions', orderBy: ['created_at', 'id'], lowerCase: ['object', 'type'] },
 ];
 
 /**
@@ -92,7 +97,7 @@ export const FORMAT_VERSION = '1.0';
  */
 export const EXPORT_CHUNK_CHARS = 32 * 1024;
 
-type Column = KeyColumn & { dataType: string };
+type Column = KeyColumn & { dataType: string; lowerCase?: true };
 
 /**
  * The live columns of each table, from the catalogue rather than a hand-kept list, so a new
@@ -117,6 +122,7 @@ const ISO_MS = Prisma.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  */
 function valueSql(column: Column): Prisma.Sql {
   const name = ident(column.name);
+  if (column.lowerCase) return Prisma.sql`lower(${name}::text)`;
   switch (column.dataType) {
     case 'timestamp with time zone':
       return Prisma.sql`to_char(${name} AT TIME ZONE 'UTC', ${ISO_MS})`;
@@ -168,10 +174,11 @@ export async function* accountExportParts(source: ExportSource, accountId: strin
   let account = 'null';
   for await (const page of recordPages(source, 'accounts', Prisma.sql`id = ${accountId}::uuid`, ['id'], cols('accounts', internalColumnsOf('accounts')), 1)) account = page;
   yield `,\n"account":${account}`;
-  for (const { key, table, orderBy, omit } of COLLECTIONS) {
+  for (const { key, table, orderBy, omit, lowerCase = [] } of COLLECTIONS) {
     yield `,\n${JSON.stringify(key)}:[`;
     let first = true;
-    for await (const page of recordPages(source, table, Prisma.sql`account_id = ${accountId}::uuid`, orderBy, cols(table, omit), chunkSize)) {
+    const columnsOfTable = cols(table, omit).map((c) => (lowerCase.includes(c.name) ? { ...c, lowerCase: true as const } : c));
+    for await (const page of recordPages(source, table, Prisma.sql`account_id = ${accountId}::uuid`, orderBy, columnsOfTable, chunkSize)) {
       yield (first ? '\n' : ',\n') + page;
       first = false;
     }

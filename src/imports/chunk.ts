@@ -13,7 +13,8 @@ import type { ErrorDetails } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { userActor } from '../events/types.js';
 import { oversizedCells } from './bounds.js';
-import { inputOf, type ValueMapping } from './columns.js';
+import { customTypesOf, inputOf, type CellReading, type ValueMapping } from './columns.js';
+import { recordShapes } from '../model/shapes.js';
 import { finishImport } from './import.service.js';
 import { nameDuplicates, takeKeys } from './keys.js';
 import { IMPORT_OBJECTS } from './objects.js';
@@ -77,10 +78,10 @@ function cellsOf(r: StoredRow, limits: ChunkLimits): string[] | string {
 }
 
 /** Stored rows as batch items, judged by the object's rules (no database). */
-async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[], limits: ChunkLimits): Promise<JudgedChunk> {
+async function judgeChunk(row: ImportRow, from: number, rows: StoredRow[], limits: ChunkLimits, custom: CellReading['custom']): Promise<JudgedChunk> {
   const columns = row.columns as (string | null)[];
   // A `;` file is a European spreadsheet's, whose decimal mark is the comma (docs/imports.md#reading-the-file).
-  const reading = { values: row.valueMapping as ValueMapping, decimalComma: row.delimiter === ';' };
+  const reading = { values: row.valueMapping as ValueMapping, decimalComma: row.delimiter === ';', custom };
   const failures: Failure[] = [];
   const inputs: Record<string, unknown>[] = [];
   const extras: ReturnType<typeof takeExtras>[] = [];
@@ -127,7 +128,10 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, ahea
       FROM imports WHERE id = ${importId}::uuid FOR UPDATE`;
     if (!row || row.status !== 'running' || row.leaseOwner !== owner) return { outcome: 'lost', next: null };
     const actor = row.apiKeyId ? userActor({ id: row.apiKeyId, apiKey: {} }) : userActor(row.createdById ? { id: row.createdById } : null);
-    const chunk = ahead?.from === row.doneSeq ? ahead : await judgeChunk(row, row.doneSeq, await readStored(tx, row, row.doneSeq, limits), limits);
+    // The types of the account's own fields, read in this transaction before the chunks are judged
+    // (the next one is judged while a statement runs, when the transaction takes no other query).
+    const custom = customTypesOf(await recordShapes.of(tx, row.accountId, kindOf(row).values!));
+    const chunk = ahead?.from === row.doneSeq ? ahead : await judgeChunk(row, row.doneSeq, await readStored(tx, row, row.doneSeq, limits), limits, custom);
     if (chunk.rows.length === 0) {
       await finishImport(tx, (await tx.import.findUniqueOrThrow({ where: { id: importId } })), 'completed', null, actor);
       return { outcome: 'finished', next: null };
@@ -140,7 +144,7 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, ahea
     let next: Promise<JudgedChunk | null> | null = null;
     const judgeNext = () => {
       if (next || nextRows.length === 0) return;
-      next = nextTurn().then(() => judgeChunk(row, last, nextRows, limits)).catch(() => null);
+      next = nextTurn().then(() => judgeChunk(row, last, nextRows, limits, custom)).catch(() => null);
     };
     // The counters and failures are all a chunk needs of the answer: no records back (docs/batches.md).
     const how = { ...modeOf(row), allOrNothing: false, records: false, whileWriting: judgeNext };

@@ -7,10 +7,11 @@ import { SYSTEM, type Actor } from '../events/types.js';
 import { badInput } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
-import { FIELDS, planColumns, type ImportObjectName } from './columns.js';
+import { accountColumns, FIELDS, planColumns, type ImportObjectName } from './columns.js';
+import { recordShapes } from '../model/shapes.js';
 import { DELIMITERS, ENCODING_NAMES, ENCODINGS } from './dialect.js';
 import { INTAKE_TIMEOUT_MS } from './intake.js';
-import { matchKeysOf, matchOnProblem } from './objects.js';
+import { IMPORT_OBJECTS, matchKeysOf, matchOnProblem } from './objects.js';
 
 const mappingText = z.string().max(10_000, 'Must be at most 10000 characters').nullish();
 
@@ -76,7 +77,9 @@ export async function startImport(db: PrismaClient, input: StartImportArgs, by: 
   // Each object matches on its own keys (deals on the external id alone: docs/decisions.md §16); `none` and absent always create.
   const matchOn = input.matchOn === 'none' || !input.matchOn ? null : input.matchOn;
   if (matchOn && !matchKeysOf(object).includes(matchOn)) throw badInput({ matchOn: [matchOnProblem(object)] });
-  const plan = planColumns(object, input.columns, input.mapping, matchOn, input.valueMapping);
+  // The account's own fields are columns too (docs/imports.md#columns), as its definitions stand now.
+  const shapes = await recordShapes.of(db, input.accountId, IMPORT_OBJECTS[object].kind.values!);
+  const plan = planColumns(accountColumns(shapes), input.columns, input.mapping, matchOn, input.valueMapping);
   if ('details' in plan) throw badInput(plan.details);
   return db.import.create({
     data: {

@@ -4,7 +4,7 @@
 // function of both, computed when an account's definitions change, never a constant fixed at load:
 // the built-in fields are the same for every account, the account's own are its alone.
 import { z } from 'zod';
-import { csvColumnsOf, createRuleOf, formTargetsOf, importColumnsOf, type FieldSpec, type RecordModel } from './field-spec.js';
+import { csvColumnsOf, createRuleOf, formTargetsOf, importColumnsOf, restName, type FieldSpec, type RecordModel } from './field-spec.js';
 import { parseCalendarDate } from '../dates.js';
 import { email, optionalText, TYPE_MESSAGES } from '../validation.js';
 import type { ErrorDetails } from '../errors.js';
@@ -116,6 +116,20 @@ export type RecordShapes = {
 export const UNKNOWN_FIELD = 'Unknown field';
 const detailKey = (key: string) => `${CUSTOM_VALUES.name}.${key}`;
 
+/**
+ * A custom field's CSV cell (docs/custom-fields.md#where-values-go), read from the record's
+ * custom_fields object: a number as a number (so `-5` is no formula to guard), a MULTI_SELECT's
+ * options joined by `; ` in their stored order, anything else as its text.
+ */
+function customCellSql(field: CustomFieldDefinition): string {
+  const key = `'${field.key.replaceAll("'", "''")}'`;
+  if (field.type === 'NUMBER') return `(CASE WHEN jsonb_typeof("custom_fields" -> ${key}) = 'number' THEN ("custom_fields" -> ${key})::numeric END)`;
+  if (field.type === 'MULTI_SELECT') {
+    return `(SELECT string_agg(o.v, '; ' ORDER BY o.n) FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof("custom_fields" -> ${key}) = 'array' THEN "custom_fields" -> ${key} END) WITH ORDINALITY AS o(v, n))`;
+  }
+  return `("custom_fields" ->> ${key})`;
+}
+
 /** The shapes of `model` with `definitions` (an account's, for this record): a pure function of the two. */
 export function shapesOf(model: RecordModel, definitions: readonly CustomFieldDefinition[]): RecordShapes {
   const custom = definitions
@@ -128,14 +142,16 @@ export function shapesOf(model: RecordModel, definitions: readonly CustomFieldDe
   const create = custom.length ? createRuleOf(model.fields).extend({ customFields: custom.some((f) => f.required) ? values : values.nullish() }) : createRuleOf(model.fields);
   const csvColumns = csvColumnsOf(fields).map((column, i) => {
     const field = fields.filter((f) => f.csv)[i]!;
-    // A custom field's cell is its value in the record's custom_fields object, as text.
-    return isCustom(field) ? { ...column, sql: `("custom_fields" ->> '${field.name.replaceAll("'", "''")}')` } : column;
+    return isCustom(field) ? { ...column, sql: customCellSql(field.custom) } : column;
   });
+  // A custom field's column is `custom_fields.<key>` (its REST path: what a `mapping` names and a
+  // refusal says); a header of its key or its label finds it too (docs/imports.md#columns).
   const imported = importColumnsOf(model.fields);
+  const column = (field: CustomFieldSpec) => `${restName(CUSTOM_VALUES)}.${field.name}`;
   const importColumns = {
-    fields: { ...imported.fields, ...Object.fromEntries(custom.map((field) => [field.name, `customFields.${field.name}`])) },
-    required: [...imported.required, ...custom.filter((field) => field.required).map((field) => `customFields.${field.name}`)],
-    aliases: { ...imported.aliases, ...Object.fromEntries(custom.map((field) => [field.custom.label, field.name])) },
+    fields: { ...imported.fields, ...Object.fromEntries(custom.map((field) => [column(field), `${CUSTOM_VALUES.name}.${field.name}`])) },
+    required: [...imported.required, ...custom.filter((field) => field.required).map((field) => `${CUSTOM_VALUES.name}.${field.name}`)],
+    aliases: { ...imported.aliases, ...Object.fromEntries(custom.flatMap((field) => [[field.name, column(field)], [field.custom.label, column(field)]])) },
   };
   const judge: RecordShapes['judge'] = (given, mode) => {
     const out: Record<string, unknown> = {};

@@ -33,9 +33,9 @@ describe("a record's shapes per account", () => {
     expect(b.fields.map((f) => f.name)).not.toContain('tier');
     expect(a.csvColumns.map((c) => c.label).at(-1)).toBe('Tier');
     expect(b.csvColumns.map((c) => c.label)).not.toContain('Tier');
-    expect(a.importColumns.fields.tier).toBe('customFields.tier');
-    expect(a.importColumns.aliases.Tier).toBe('tier');
-    expect(b.importColumns.fields).not.toHaveProperty('tier');
+    expect(a.importColumns.fields['custom_fields.tier']).toBe('customFields.tier');
+    expect(a.importColumns.aliases).toMatchObject({ tier: 'custom_fields.tier', Tier: 'custom_fields.tier' });
+    expect(b.importColumns.fields).not.toHaveProperty('custom_fields.tier');
 
     const input = { accountId: A, firstName: 'Ada', customFields: { tier: 'gold' } };
     expect(a.create.safeParse(input).success).toBe(true);
