@@ -6,7 +6,7 @@ import { forcedTheme, formPageStyle } from './form-page-theme.js';
 export type PublicFormField = {
   key: string;
   label: string;
-  type: 'text' | 'email' | 'phone' | 'textarea' | 'select' | 'checkbox' | 'hidden';
+  type: 'text' | 'email' | 'phone' | 'textarea' | 'select' | 'checkbox' | 'hidden' | 'number' | 'date' | 'url';
   required: boolean;
   options: string[];
   maxLength: number;
@@ -229,7 +229,9 @@ function control(field: PublicFormField, prefill: string | null): string {
     }
     default: {
       const type = field.type === 'phone' ? 'tel' : field.type;
-      return `<div class="field">${label}<input type="${type}" ${common} maxlength="${field.maxLength}">${error}</div>`;
+      // A number takes decimals (the service's rule, docs/custom-fields.md#types), not the browser's default whole steps.
+      const step = field.type === 'number' ? ' step="any"' : '';
+      return `<div class="field">${label}<input type="${type}"${step} ${common} maxlength="${field.maxLength}">${error}</div>`;
     }
   }
 }

@@ -40,6 +40,7 @@ builder.prismaObject('LeadFormField', {
     type: t.expose('type', { type: FormFieldTypeEnum }),
     required: t.exposeBoolean('required'),
     mapsTo: t.expose('mapsTo', { type: ContactFieldEnum, nullable: true }),
+    customField: t.exposeString('customField', { nullable: true, description: 'The key of the contact custom field this field fills (docs/custom-fields.md)' }),
     options: t.exposeStringList('options'),
     maxLength: t.exposeInt('maxLength'),
   }),
@@ -95,6 +96,9 @@ const LeadFormFieldInput = builder.inputType('LeadFormFieldInput', {
     type: t.field({ type: FormFieldTypeEnum, required: true }),
     required: t.boolean(),
     mapsTo: t.field({ type: ContactFieldEnum }),
+    customField: t.string({
+      description: "The key of an active contact custom field to fill instead of mapsTo (docs/custom-fields.md); `type` one that suits the field's type, a select's options among the field's (none: the field's)",
+    }),
     options: t.stringList(),
     maxLength: t.int(),
   }),

@@ -7,6 +7,7 @@ import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { optionalText, requiredText, uuid } from '../validation.js';
+import { customFieldProblems } from './form-custom-fields.js';
 import type { RecordKey } from '../db/client.js';
 
 export const DEFAULT_SUCCESS_MESSAGE = "Thanks! We'll be in touch.";
@@ -27,6 +28,8 @@ const fieldInput = z
     type: z.enum(FormFieldType),
     required: z.boolean().nullish().transform((value) => value ?? false),
     mapsTo: z.enum(ContactField).nullish().transform((value) => value ?? null),
+    // A contact custom field's key (docs/custom-fields.md#where-values-go): judged against the account's fields on save.
+    customField: z.string().max(50, 'Must be at most 50 characters').nullish().transform((value) => value ?? null),
     options: z
       .array(requiredText(200))
       .max(MAX_OPTIONS, `Must have at most ${MAX_OPTIONS} options`)
@@ -41,7 +44,8 @@ const fieldInput = z
       .transform((value) => value ?? 1000),
   })
   .superRefine((field, ctx) => {
-    if (field.type === FormFieldType.select && field.options.length === 0) {
+    // A select filling a custom field may leave its options to the field's (customFieldProblems fills them).
+    if (field.type === FormFieldType.select && field.options.length === 0 && !field.customField) {
       ctx.addIssue({ code: 'custom', path: ['options'], message: 'A select field needs at least one option' });
     } else if (field.type !== FormFieldType.select && field.options.length > 0) {
       ctx.addIssue({ code: 'custom', path: ['options'], message: 'Only select fields have options' });
@@ -59,9 +63,13 @@ const fields = z
   .superRefine((list, ctx) => {
     const keys = new Set<string>();
     const mapped = new Set<ContactField>();
+    const filled = new Set<string>();
     list.forEach((field, index) => {
       if (keys.has(field.key)) ctx.addIssue({ code: 'custom', path: [index, 'key'], message: 'Duplicate key' });
       keys.add(field.key);
+      if (field.customField && field.mapsTo) ctx.addIssue({ code: 'custom', path: [index, 'customField'], message: 'Give mapsTo or customField, not both' });
+      if (field.customField && filled.has(field.customField)) ctx.addIssue({ code: 'custom', path: [index, 'customField'], message: 'Already filled by another field' });
+      if (field.customField) filled.add(field.customField);
       if (!field.mapsTo) return;
       if (mapped.has(field.mapsTo)) {
         ctx.addIssue({ code: 'custom', path: [index, 'mapsTo'], message: 'Already mapped by another field' });
@@ -119,13 +127,21 @@ export function createLeadForm(db: PrismaClient, input: CreateLeadFormInput, act
 
 type FieldInput = CreateLeadFormInput['fields'][number];
 
+/** The fields with the options of the custom fields they fill, or a 400 naming each that cannot fill its field. */
+async function withCustomFields(tx: Prisma.TransactionClient, accountId: string, fields: FieldInput[]): Promise<FieldInput[]> {
+  const { fields: judged, details } = await customFieldProblems(tx, accountId, fields);
+  if (Object.keys(details).length) throw badInput(details);
+  return judged;
+}
+
 /** `position` keeps the caller's order. */
 const insertFields = (tx: Prisma.TransactionClient, form: { id: string; accountId: string }, fields: FieldInput[]) =>
   tx.leadFormField.createMany({ data: fields.map((field, position) => ({ ...field, accountId: form.accountId, formId: form.id, position })) });
 
 /** In the caller's transaction; the fields go in first, then `query` reads the form back in it. */
 export async function insertLeadForm(tx: Prisma.TransactionClient, input: CreateLeadFormInput, actor: Actor, query: Query = {}) {
-  const { fields, ...form } = input;
+  const { fields: given, ...form } = input;
+  const fields = await withCustomFields(tx, input.accountId, given);
   const created = await tx.leadForm.create({ data: form });
   await insertFields(tx, created, fields);
   await emitRow(tx, 'form.created', 'LeadForm', actor, created);
@@ -161,8 +177,9 @@ export async function updateLeadForm(tx: Prisma.TransactionClient, form: RecordK
   const keys = (fields ?? current.fields).map((field) => field.key);
   if (honeypot && keys.includes(honeypot)) throw badInput({ honeypotField: [NOT_A_FIELD_KEY] });
   if (fields) {
+    const judged = await withCustomFields(tx, form.accountId, fields);
     await tx.leadFormField.deleteMany({ where: { formId: form.id } });
-    await insertFields(tx, form, fields);
+    await insertFields(tx, form, judged);
   }
   // `previous` names the changed columns; replaced fields are not a column of the form.
   const spec = { type: 'form.updated', model: 'LeadForm', table: 'lead_forms', actor } as const;

@@ -23,18 +23,23 @@ import { together } from '../db/together.js';
 import { VISITOR } from '../events/types.js';
 import { linkableDomain } from '../links/domain.js';
 import { badInput, type ErrorDetails } from '../errors.js';
+import { parseCalendarDate } from '../dates.js';
+import { patched } from '../writes/custom-values.js';
+import { judgeCustomValues } from './form-custom-fields.js';
 import { email as emailSchema, isStorableText, isUuid, optionalText, toDetails, UNSTORABLE_TEXT } from '../validation.js';
 
 /** What a submit reads of its form: who it belongs to, its answer, and the rules of its fields in order. */
 export type FormWithFields = Pick<LeadForm, 'id' | 'accountId' | 'active' | 'successMessage' | 'redirectUrl' | 'honeypotField'> & { fields: FieldRule[] };
 /** The client, or a transaction already open (an idempotent submit stores its answer in it). */
 type Db = PrismaClient | Prisma.TransactionClient;
-type FieldRule = Pick<LeadFormField, 'key' | 'type' | 'required' | 'mapsTo' | 'options' | 'maxLength'>;
+type FieldRule = Pick<LeadFormField, 'key' | 'type' | 'required' | 'mapsTo' | 'customField' | 'options' | 'maxLength'>;
 
 /** A validated submission: the defined values (trimmed) and what they say about the contact. */
 export type Submission = {
   values: Record<string, string>;
   contact: Partial<Record<ContactField, string>>;
+  /** The contact custom fields the form fills (docs/custom-fields.md#where-values-go): key -> the form's field and the visitor's text. */
+  custom?: Record<string, { formKey: string; text: string }>;
   referrer: string | null;
   page: string | null;
 };
@@ -71,7 +76,7 @@ async function activeForms(db: PrismaClient, ids: string[]): Promise<(FormWithFi
     SELECT f.id::text, f.account_id::text AS "accountId", f.active, f.success_message AS "successMessage",
            f.redirect_url AS "redirectUrl", f.honeypot_field AS "honeypotField",
            (SELECT coalesce(json_agg(json_build_object('key', x.key, 'type', x.type, 'required', x.required, 'mapsTo', x.maps_to,
-                                                       'options', x.options, 'maxLength', x.max_length) ORDER BY x.position), '[]')
+                                                       'customField', x.custom_field, 'options', x.options, 'maxLength', x.max_length) ORDER BY x.position), '[]')
             FROM lead_form_fields x WHERE x.form_id = f.id)::text AS fields
     FROM lead_forms f WHERE f.id = ANY(${[...new Set(ids)]}::uuid[]) AND f.active`);
   const byId = new Map(rows.map((form) => [form.id, form]));
@@ -105,7 +110,8 @@ export async function submitToForm(
     return { ...answer, contactId: randomUUID() };
   }
   const submission = validateSubmission(form.fields, args.data, args.metadata);
-  const contactId = await recordSubmission(db, form, submission, origin);
+  const custom = await customValuesOf(db, form.accountId, submission);
+  const contactId = await recordSubmission(db, form, submission, origin, custom);
   return { ...answer, contactId };
 }
 
@@ -148,6 +154,29 @@ export function submissionProblems(form: FormWithFields, args: { data: unknown; 
   return filledHoneypot(form, args.data) ? {} : judgeSubmission(form.fields, args.data, args.metadata).details;
 }
 
+/** What the inputs of these types send (as a browser writes them), and the message when a value is not that. */
+const TYPED_INPUTS: Partial<Record<FormFieldType, { test(value: string): boolean; message: string }>> = {
+  [FormFieldType.number]: { test: (value) => /^-?\d+(\.\d+)?$/.test(value), message: 'Must be a number' },
+  [FormFieldType.date]: { test: (value) => parseCalendarDate(value) !== null, message: 'Must be a real date in the form YYYY-MM-DD' },
+  [FormFieldType.url]: { test: (value) => z.url({ protocol: /^https?$/ }).safeParse(value).success, message: 'Must be an http(s) URL' },
+};
+
+/**
+ * The contact custom values a submission gives, judged by the account's definitions before its
+ * transaction: as a new contact's (`create`: a required field the form lacks is Required) and as a
+ * known one's patch (`update`); which applies is known once the e-mail is looked up. A problem of
+ * the values themselves is the submission's 400, named by the form's field key.
+ */
+async function customValuesOf(db: Db, accountId: string, submission: Submission): Promise<CustomValues> {
+  const given = submission.custom ?? {};
+  const asUpdate = await judgeCustomValues(db, accountId, given, 'update');
+  if (Object.keys(asUpdate.details).length) throw badInput(asUpdate.details);
+  return { create: await judgeCustomValues(db, accountId, given, 'create'), update: asUpdate.values };
+}
+
+type CustomValues = { create: { values: Record<string, unknown>; details: ErrorDetails }; update: Record<string, unknown> };
+const NO_CUSTOM_VALUES: CustomValues = { create: { values: {}, details: {} }, update: {} };
+
 /** Checks `data` against the form's fields; details are keyed by the field key as the form defines it. */
 export function validateSubmission(fields: FieldRule[], data: unknown, metadata?: unknown): Submission {
   const { submission, details } = judgeSubmission(fields, data, metadata);
@@ -159,7 +188,7 @@ function judgeSubmission(fields: FieldRule[], data: unknown, metadata?: unknown)
   // No prototype: a form field keyed `constructor` or `toString` is just another key to report.
   const details: ErrorDetails = Object.create(null) as ErrorDetails;
   const fail = (key: string, message: string) => (details[key] ??= []).push(message);
-  const submission: Submission = { values: {}, contact: {}, referrer: null, page: null };
+  const submission: Submission = { values: {}, contact: {}, custom: {}, referrer: null, page: null };
   const meta = metadataSchema.safeParse({ metadata });
   if (meta.success) {
     submission.referrer = meta.data.metadata?.referrer ?? null;
@@ -194,8 +223,11 @@ function judgeSubmission(fields: FieldRule[], data: unknown, metadata?: unknown)
       fail(field.key, 'Must be a valid e-mail address');
     } else if (field.type === FormFieldType.select && !field.options.includes(value)) {
       fail(field.key, 'Must be one of the options');
+    } else if (Object.hasOwn(TYPED_INPUTS, field.type) && !TYPED_INPUTS[field.type]!.test(value)) {
+      fail(field.key, TYPED_INPUTS[field.type]!.message);
     }
     if (field.mapsTo) submission.contact[field.mapsTo] = value;
+    if (field.customField) (submission.custom ??= {})[field.customField] = { formKey: field.key, text: value };
   }
   // A new contact needs a first name; the e-mail's local part stands in when none is given.
   if (Object.keys(details).length === 0 && !submission.contact.first_name && !submission.contact.email) {
@@ -235,6 +267,7 @@ export async function recordSubmission(
   form: Pick<LeadForm, 'id' | 'accountId'>,
   submission: Submission,
   origin: SubmissionOrigin,
+  custom: CustomValues = NO_CUSTOM_VALUES,
 ): Promise<string> {
   const submitted: Submitted = {
     id: uuidv7(), form: form.id, data: JSON.stringify(submission.values), referrer: submission.referrer, page: submission.page,
@@ -243,21 +276,21 @@ export async function recordSubmission(
   // On pg's client the e-mail's lock comes with BEGIN, in its round trip; createUnlessKnown takes it otherwise.
   const email = submission.contact.email;
   const lock = email ? { lock: emailLock(form.accountId, email) } : {};
-  const onPg = '$connect' in db ? inRawTransaction(db, (tx) => createUnlessKnown(tx, form.accountId, submission, submitted, true), lock) : null;
+  const onPg = '$connect' in db ? inRawTransaction(db, (tx) => createUnlessKnown(tx, form.accountId, submission, submitted, true, custom.create), lock) : null;
   const created = onPg ? await onPg : null;
   if (created && 'created' in created) return created.created;
   return inTransaction(db, async (tx) => {
-    const found = await createUnlessKnown(tx, form.accountId, submission, submitted, false);
-    return 'created' in found ? found.created : updateKnown(tx, form.accountId, found.known, submission, submitted);
+    const found = await createUnlessKnown(tx, form.accountId, submission, submitted, false, custom.create);
+    return 'created' in found ? found.created : updateKnown(tx, form.accountId, found.known, submission, submitted, custom.update);
   });
 }
 
-/** A known contact as a submission reads it: its id and each field a form may fill. */
-type Known = { id: string } & Record<string, string | null>;
+/** A known contact as a submission reads it: its id, each field a form may fill, and its custom values. */
+type Known = { id: string; customFields: Record<string, unknown> } & Record<string, unknown>;
 
 /** The fields a form fills, by field name and REST name (the submission's keys), from the contacts' spec. */
 const FORM_FIELDS = CONTACT_FIELDS.filter((field) => 'form' in field).map((field) => ({ name: field.name, rest: restName(field) as ContactField }));
-const KNOWN_COLUMNS = Prisma.raw(FORM_FIELDS.map(({ name, rest }) => `"${rest}" AS "${name}"`).join(', '));
+const KNOWN_COLUMNS = Prisma.raw([...FORM_FIELDS.map(({ name, rest }) => `"${rest}" AS "${name}"`), `custom_fields AS "customFields"`].join(', '));
 
 /**
  * Takes the address's lock (unless `locked`: its transaction took it at BEGIN) and looks it up: a known contact is returned untouched; else the new
@@ -273,6 +306,7 @@ async function createUnlessKnown(
   submission: Submission,
   submitted: Submitted,
   locked: boolean,
+  custom: CustomValues['create'] = NO_CUSTOM_VALUES.create,
 ): Promise<{ created: string } | { known: Known }> {
   const { email } = submission.contact;
   // A new contact takes the company of its e-mail's domain (docs/decisions.md §21), read with the address.
@@ -281,7 +315,7 @@ async function createUnlessKnown(
   if (email) {
     if (!locked) await rawWrite(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))::text`);
     // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
-    const [found] = await rawWrite<{ id: string | null; companyOfDomain: string | null } & Record<string, string | null>>(tx, Prisma.sql`
+    const [found] = await rawWrite<{ id: string | null; companyOfDomain: string | null } & Record<string, unknown>>(tx, Prisma.sql`
       SELECT k.*, ${domain ? Prisma.sql`(SELECT c.id::text FROM companies c WHERE c.account_id = ${accountId}::uuid AND c.domain = ${domain})` : Prisma.sql`NULL`} AS "companyOfDomain"
       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
         SELECT id::text, ${KNOWN_COLUMNS} FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
@@ -298,7 +332,9 @@ async function createUnlessKnown(
   const values = Object.fromEntries(FORM_FIELDS.map(({ name, rest }) => [name, submission.contact[rest] ?? null]));
   // A new contact needs a first name; the e-mail's local part stands in when none is given.
   values.firstName ??= email!.slice(0, email!.lastIndexOf('@')).slice(0, columnMax(ContactField.first_name));
-  const input = createContactInput.parse({ accountId, ...values, contactType: ContactType.lead, source: ContactSource.website, companyId });
+  // A new contact: its custom values as a create judges them (a required field the form lacks is Required).
+  if (Object.keys(custom.details).length) throw badInput(custom.details);
+  const input = createContactInput.parse({ accountId, ...values, customFields: custom.values, contactType: ContactType.lead, source: ContactSource.website, companyId });
   const contact = contactBatch.newRow(input, uuidv7(), now);
   const recorded = rowOf('FormSubmission', {
     id: submitted.id, accountId, formId: submitted.form, contactId: contact.id, data: submission.values, referrer: submitted.referrer, page: submitted.page,
@@ -323,12 +359,19 @@ async function createUnlessKnown(
   return { created: contact.id };
 }
 
-/** A known address: only the other non-empty mapped values overwrite; its update's event, if any, and the submission's. */
-async function updateKnown(tx: Prisma.TransactionClient, accountId: string, known: Known, submission: Submission, submitted: Submitted): Promise<string> {
-  const update = Object.fromEntries(FORM_FIELDS.filter(({ rest }) => rest !== ContactField.email).map(({ name, rest }) => [name, submission.contact[rest]]));
+/**
+ * A known address: only the other non-empty mapped values overwrite, and the custom values given
+ * patch the contact's (the others kept); its update's event, if any, and the submission's.
+ */
+async function updateKnown(tx: Prisma.TransactionClient, accountId: string, known: Known, submission: Submission, submitted: Submitted, custom: Record<string, unknown> = {}): Promise<string> {
+  const update: Record<string, unknown> = Object.fromEntries(FORM_FIELDS.filter(({ rest }) => rest !== ContactField.email).map(({ name, rest }) => [name, submission.contact[rest]]));
   const previous = Object.fromEntries(
     Object.entries(update).filter(([key, value]) => value !== undefined && value !== known[key]).map(([key]) => [key, known[key]]),
   );
+  if (Object.entries(custom).some(([key, value]) => JSON.stringify(value) !== JSON.stringify(known.customFields[key]))) {
+    update.customFields = patched(known.customFields, custom);
+    previous.customFields = known.customFields;
+  }
   const contact = await tx.contact.update({ where: { id: known.id }, data: update });
   const recorded = await insertSubmission(tx, accountId, known.id, submitted);
   const events: EmitInput[] = Object.keys(previous).length > 0 ? [{ type: 'contact.updated', accountId, actor: VISITOR, object: contact, previous }] : [];

@@ -11,7 +11,7 @@ import { importColumnsOf } from '../model/field-spec.js';
 import { CONTACT_FIELDS } from '../contacts/contact.model.js';
 import { DEAL_FIELDS } from '../deals/deal.model.js';
 import { COMPANY_FIELDS } from '../companies/company.model.js';
-import { CUSTOM_VALUES, type CustomFieldType, type RecordShapes } from '../model/shapes.js';
+import { CUSTOM_VALUES, valueOfText, type CustomFieldDefinition, type RecordShapes, type TextReaders } from '../model/shapes.js';
 
 export type ImportObjectName = 'contacts' | 'deals' | 'companies';
 
@@ -68,8 +68,8 @@ export const accountColumns = (shapes: RecordShapes): ImportColumns => withRefer
 /** Where a custom field's values go in a row's input: `customFields.<key>` (the plan's column) is `customFields: {key: value}`. */
 const CUSTOM_PREFIX = `${CUSTOM_VALUES.name}.`;
 
-/** Each active custom field's type by key, as the cells of its column are read (CellReading.custom). */
-export const customTypesOf = (shapes: RecordShapes): Record<string, CustomFieldType> => Object.fromEntries(shapes.custom.map((field) => [field.name, field.custom.type]));
+/** Each active custom field by key, as the cells of its column are read (CellReading.custom). */
+export const customTypesOf = (shapes: RecordShapes): Record<string, CustomFieldDefinition> => Object.fromEntries(shapes.custom.map((field) => [field.name, field.custom]));
 
 /**
  * How a cell is read, by the type the field's model gives it (one name, one type across the
@@ -209,7 +209,7 @@ const DECIMAL_COMMA = /^-?\d{1,3}(\.\d{3})*,\d+$|^-?\d+,\d+$/;
  * How a row's cells are read: the import's value mapping, and whether the file is a European
  * spreadsheet's (`;`): a comma may be a decimal mark, and a day written with `/` is day first.
  */
-export type CellReading = { values: ValueMapping; decimalComma: boolean; custom?: Readonly<Record<string, CustomFieldType>> };
+export type CellReading = { values: ValueMapping; decimalComma: boolean; custom?: Readonly<Record<string, CustomFieldDefinition>> };
 
 const numberOf = (text: string, decimalComma: boolean): number | null => {
   if (NUMBER.test(text)) return Number(text);
@@ -277,32 +277,11 @@ export function dayOf(text: string, dayFirst = false): Date | null {
   return day && inStorableYears(day) ? day : null;
 }
 
-const TRUE_WORDS = new Set(['true', 'yes', '1']);
-const FALSE_WORDS = new Set(['false', 'no', '0']);
-
-/**
- * A custom field's cell as a value of its type (docs/imports.md#values), for the account's rules to
- * judge as they judge a create (docs/custom-fields.md#types): a number, true/false (also yes/no,
- * 1/0), a day as the file writes days, a MULTI_SELECT's options split on `;` (or on `,` when it has
- * no `;`); text otherwise, and any cell that reads as none of these stays text to be refused by name.
- */
-function customValue(type: CustomFieldType | undefined, value: string, reading: CellReading): unknown {
-  const text = value.trim();
-  switch (type) {
-    case 'NUMBER':
-      return numberOf(text, reading.decimalComma) ?? value;
-    case 'BOOLEAN':
-      return TRUE_WORDS.has(text.toLowerCase()) ? true : FALSE_WORDS.has(text.toLowerCase()) ? false : value;
-    case 'DATE':
-      return dayOf(text, reading.decimalComma)?.toISOString().slice(0, 10) ?? value;
-    case 'MULTI_SELECT':
-      return text.split(text.includes(';') ? ';' : ',').map((part) => part.trim()).filter(Boolean);
-    case 'SELECT':
-      return text;
-    default:
-      return value;
-  }
-}
+/** Numbers and days as this file writes them, for a custom field's cell (docs/imports.md#values). */
+const readersOf = (reading: CellReading): TextReaders => ({
+  number: (text) => numberOf(text, reading.decimalComma),
+  day: (text) => dayOf(text, reading.decimalComma)?.toISOString().slice(0, 10) ?? null,
+});
 
 /** An enum field's value as the file writes it, read as the field's own value where a case or a synonym makes it one. */
 const enumValue = (field: string, value: string): string => ENUM_VALUES[field]?.get(valueKey(value)) ?? value;
@@ -324,7 +303,9 @@ export function inputOf(columns: (string | null)[], cells: string[], reading: Ce
     if (field.startsWith(CUSTOM_PREFIX)) {
       const key = field.slice(CUSTOM_PREFIX.length);
       const values = (input[CUSTOM_VALUES.name] ??= {}) as Record<string, unknown>;
-      values[key] = customValue(reading.custom?.[key], value, reading);
+      // A field archived since the import began has no definition here: its text is refused as an unknown field.
+      const definition = reading.custom?.[key];
+      values[key] = definition ? valueOfText(definition, value, readersOf(reading)) : value;
       continue;
     }
     const type = CELL_TYPES[field];

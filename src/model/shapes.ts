@@ -51,6 +51,38 @@ export function customValueRule(field: CustomFieldDefinition): z.ZodType {
   return field.required ? z.any().refine((value) => value != null, { message: 'Required', abort: true }).pipe(rule) : rule.nullish();
 }
 
+/** How a door reads a number and a day from text: its own formats (an import reads `1.234,50` and `3/31/2027`). */
+export type TextReaders = { number(text: string): number | null; day(text: string): string | null };
+
+const TRUE_WORDS = new Set(['true', 'yes', '1', 'on']);
+const FALSE_WORDS = new Set(['false', 'no', '0', 'off']);
+
+/**
+ * A value of the field's type from the text a door receives (an import's cell, a lead form's input:
+ * docs/custom-fields.md#where-values-go), for customValueRule to judge as a create does: a number;
+ * true or false (also yes/no, 1/0, on/off: a checkbox sends `yes`); a day as `readers` reads one; a
+ * MULTI_SELECT's options split on `;` (on `,` when there is no `;`), unless the whole text is one
+ * option; text otherwise. Text that reads as none of these stays as it is, to be refused by name.
+ */
+export function valueOfText(field: Pick<CustomFieldDefinition, 'type' | 'options'>, value: string, readers: TextReaders): unknown {
+  const text = value.trim();
+  switch (field.type) {
+    case 'NUMBER':
+      return readers.number(text) ?? value;
+    case 'BOOLEAN':
+      return TRUE_WORDS.has(text.toLowerCase()) ? true : FALSE_WORDS.has(text.toLowerCase()) ? false : value;
+    case 'DATE':
+      return readers.day(text) ?? value;
+    case 'MULTI_SELECT':
+      if (field.options?.includes(text)) return [text];
+      return text.split(text.includes(';') ? ';' : ',').map((part) => part.trim()).filter(Boolean);
+    case 'SELECT':
+      return text;
+    default:
+      return value;
+  }
+}
+
 const SCALAR_OF: Record<CustomFieldType, string> = {
   TEXT: 'String', NUMBER: 'Float', DATE: 'Date', BOOLEAN: 'Boolean', SELECT: 'String', MULTI_SELECT: 'JSON', URL: 'String', EMAIL: 'String', PHONE: 'String',
 };

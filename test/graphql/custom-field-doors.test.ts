@@ -195,3 +195,101 @@ describe('erasure', () => {
     expect(await whereFound(t.db, [marker])).toEqual([]);
   });
 });
+
+describe('lead forms', () => {
+  const CREATE_FORM = /* GraphQL */ `
+    mutation ($input: CreateLeadFormInput!) { createLeadForm(input: $input) { id fields { key type customField options } } }
+  `;
+  let ip = 0;
+  const nextIp = () => `10.77.${Math.floor(++ip / 250) % 250}.${(ip % 250) + 1}`;
+  const EMAIL = { key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email' };
+  const saveForm = (acc: TestAccount, fields: Record<string, unknown>[]) =>
+    t.gql(CREATE_FORM, { input: { accountId: acc.id, name: 'Signup', fields: [EMAIL, ...fields] } }, { as: acc.owner });
+  const submit = (formId: string, data: Record<string, string>) => t.rest('POST', `/api/v1/forms/${formId}/submit`, { body: { data }, clientIp: nextIp() });
+
+  /** A form filling the account's fields (accountWithFields) through inputs of their types. */
+  async function formFillingFields(acc: TestAccount) {
+    const r = await saveForm(acc, [
+      { key: 'plan', label: 'Plan', type: 'select', customField: 'tier' },
+      { key: 'team', label: 'Team size', type: 'number', customField: 'seats' },
+      { key: 'vip', label: 'VIP', type: 'checkbox', customField: 'vip' },
+      { key: 'renews', label: 'Renews on', type: 'date', customField: 'renewal' },
+      { key: 'interest', label: 'Interest', type: 'select', customField: 'tags', options: ['b'] },
+    ]);
+    expect(r.errors).toBeUndefined();
+    return r.data.createLeadForm as { id: string; fields: { key: string; type: string; customField: string | null; options: string[] }[] };
+  }
+
+  test("a field names the contact custom field it fills; a select without options takes the field's", async () => {
+    const acc = await accountWithFields();
+    const form = await formFillingFields(acc);
+    expect(form.fields.slice(1)).toEqual([
+      { key: 'plan', type: 'select', customField: 'tier', options: ['gold', 'silver'] },
+      { key: 'team', type: 'number', customField: 'seats', options: [] },
+      { key: 'vip', type: 'checkbox', customField: 'vip', options: [] },
+      { key: 'renews', type: 'date', customField: 'renewal', options: [] },
+      { key: 'interest', type: 'select', customField: 'tags', options: ['b'] },
+    ]);
+  });
+
+  test('a form is refused when a field names an unknown or archived key, gives mapsTo too, or an input unsuited to the field type', async () => {
+    const acc = await accountWithFields();
+    const old = await define(acc, { key: 'old' });
+    expect((await t.gql(ARCHIVE, { id: old.id }, { as: acc.owner })).errors).toBeUndefined();
+    for (const [field, details] of [
+      [{ key: 'x', label: 'X', type: 'text', customField: 'nope' }, { 'fields.1.customField': ['No active contact custom field has this key'] }],
+      [{ key: 'x', label: 'X', type: 'text', customField: 'old' }, { 'fields.1.customField': ['No active contact custom field has this key'] }],
+      [{ key: 'x', label: 'X', type: 'text', customField: 'tier', mapsTo: 'last_name' }, { 'fields.1.customField': ['Give mapsTo or customField, not both'] }],
+      [{ key: 'x', label: 'X', type: 'text', customField: 'seats' }, { 'fields.1.type': ['Must be one of: number, hidden (the field is NUMBER)'] }],
+      [{ key: 'x', label: 'X', type: 'select', customField: 'tier', options: ['gold', 'bronze'] }, { 'fields.1.options': ["Must be among the field's options: gold, silver"] }],
+    ] as const) {
+      const r = await saveForm(acc, [field]);
+      expect(r.errors?.[0]?.extensions, JSON.stringify(field)).toMatchObject({ code: 'BAD_USER_INPUT', details });
+    }
+  });
+
+  test("a visitor's values are stored in the new contact's custom_fields, each read by its field's type", async () => {
+    const acc = await accountWithFields();
+    const form = await formFillingFields(acc);
+    const r = await submit(form.id, { email: 'ada@example.com', plan: 'gold', team: '12.5', vip: 'yes', renews: '2027-03-31', interest: 'b' });
+    expect(r.status, r.text).toBe(200);
+    expect(await valuesOf(acc, 'ada@example.com')).toEqual({ tier: 'gold', seats: 12.5, vip: true, renewal: '2027-03-31', tags: ['b'] });
+    const created = await t.db.event.findFirstOrThrow({ where: { accountId: acc.id, type: 'contact.created' } });
+    expect((created.data as { object: Record<string, unknown> }).object.custom_fields).toEqual({ tier: 'gold', seats: 12.5, vip: true, renewal: '2027-03-31', tags: ['b'] });
+  });
+
+  test("a known contact's values are patched by what the visitor filled, the others kept, and its event shows the previous ones", async () => {
+    const acc = await accountWithFields();
+    const form = await formFillingFields(acc);
+    const id = await createContactRest(acc, { first_name: 'Ada', email: 'ada@example.com', custom_fields: { tier: 'silver', seats: 3 } });
+    const r = await submit(form.id, { email: 'ada@example.com', plan: 'gold' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.contact_id).toBe(id);
+    expect(await valuesOf(acc, 'ada@example.com')).toEqual({ tier: 'gold', seats: 3 });
+    const updated = await t.db.event.findFirstOrThrow({ where: { accountId: acc.id, type: 'contact.updated' } });
+    expect(updated.data).toMatchObject({ object: { custom_fields: { tier: 'gold', seats: 3 } }, previous: { custom_fields: { tier: 'silver', seats: 3 } } });
+  });
+
+  test("a value its field refuses is the submission's 400, named by the form's key; a required field the form lacks refuses a new contact", async () => {
+    const acc = await accountWithFields();
+    const form = await formFillingFields(acc);
+    const bad = await submit(form.id, { email: 'ada@example.com', team: 'many', renews: '2027-02-30' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toEqual({ team: ['Must be a number'], renews: ['Must be a real date in the form YYYY-MM-DD'] });
+    await define(acc, { key: 'region', required: true });
+    const missing = await submit(form.id, { email: 'grace@example.com', plan: 'gold' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details).toEqual({ 'custom_fields.region': ['Required'] });
+    expect(await t.db.contact.count({ where: { accountId: acc.id } })).toBe(0);
+  });
+
+  test('the public page renders an input of the field type: options of a select, a checkbox, a date, a number', async () => {
+    const acc = await accountWithFields();
+    const form = await formFillingFields(acc);
+    const html = await (await fetch(`${t.baseUrl}/forms/${form.id}`)).text();
+    expect(html).toMatch(/<select id="f-plan"[^>]*>.*<option value="gold">gold<\/option><option value="silver">silver<\/option><\/select>/);
+    expect(html).toMatch(/<input type="number" step="any" id="f-team"/);
+    expect(html).toMatch(/<input type="checkbox" value="yes" id="f-vip"/);
+    expect(html).toMatch(/<input type="date" id="f-renews"/);
+  });
+});

@@ -10,6 +10,7 @@ const field = (over: Partial<Field> & { key: string }): Field => ({
   type: 'text',
   required: false,
   mapsTo: null,
+  customField: null,
   options: [],
   maxLength: 1000,
   ...over,
