@@ -80,12 +80,14 @@ export async function judgeCustomValues(
   mode: 'create' | 'update',
 ): Promise<{ values: Record<string, unknown>; details: ErrorDetails }> {
   const shapes = await recordShapes.of(db, accountId, CONTACT_MODEL);
-  if (!shapes.custom.length && !Object.keys(given).length) return { values: {}, details: {} };
+  if (!shapes.custom.length) return { values: {}, details: {} };
   const definitions = new Map(shapes.custom.map((field) => [field.name, field.custom]));
+  // A field archived since the form was saved takes nothing (a visitor cannot mend the form); the
+  // submission's data keeps what was sent.
   const typed = Object.fromEntries(
-    Object.entries(given).map(([key, { text }]) => {
+    Object.entries(given).flatMap(([key, { text }]) => {
       const definition = definitions.get(key);
-      return [key, definition ? valueOfText(definition, text, FORM_READERS) : text];
+      return definition ? [[key, valueOfText(definition, text, FORM_READERS)]] : [];
     }),
   );
   const verdict = shapes.judge(typed, mode);

@@ -283,6 +283,18 @@ describe('lead forms', () => {
     expect(await t.db.contact.count({ where: { accountId: acc.id } })).toBe(0);
   });
 
+  test("a field archived after the form was saved takes nothing from a submission, which still succeeds and keeps the visitor's value", async () => {
+    const acc = await createAccount(t);
+    const tier = await define(acc, { key: 'tier', label: 'Tier' });
+    const r = await saveForm(acc, [{ key: 'level', label: 'Level', type: 'text', customField: 'tier' }]);
+    expect(r.errors).toBeUndefined();
+    expect((await t.gql(ARCHIVE, { id: tier.id }, { as: acc.owner })).errors).toBeUndefined();
+    const sent = await submit(r.data.createLeadForm.id, { email: 'ada@example.com', level: 'high' });
+    expect(sent.status, sent.text).toBe(200);
+    expect(await valuesOf(acc, 'ada@example.com')).toEqual({});
+    expect((await t.db.formSubmission.findFirstOrThrow({ where: { accountId: acc.id } })).data).toEqual({ email: 'ada@example.com', level: 'high' });
+  });
+
   test('the public page renders an input of the field type: options of a select, a checkbox, a date, a number', async () => {
     const acc = await accountWithFields();
     const form = await formFillingFields(acc);
