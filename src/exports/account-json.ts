@@ -46,8 +46,9 @@ const DECLARED: readonly Collection[] = [
   { key: 'companies', table: 'companies', orderBy: ['created_at', 'id'] },
   { key: 'notes', table: 'notes', orderBy: ['created_at', 'id'] },
   { key: 'tasks', table: 'tasks', orderBy: ['created_at', 'id'] },
-  // docs/custom-fields.md: the fields the account defined, archived ones too (records carry their values in custom_fields).
-  { key: 'custom_fields', table: 'custom_field_definitions', orderBy: ['object', 'position', 'created_at', 'id'] },
+  // docs/custom-fields.md#where-values-go: the fields the account defined, archived ones too (records
+  // carry their values in custom_fields); the enums as REST writes them (`contact`, `multi_select`).
+  { key: 'custom_fields', table: 'custom_field_definitions', orderBy: ['object', 'position', 'created_at', 'id'], lowerCase: ['object', 'type'] },
   // Kept 24 hours for retries; exported because they hold the answers given to this account.
   { key: 'idempotency_keys', table: 'idempotency_keys', orderBy: ['created_at', 'id'] },
   // GDPR erasures: the contact id and counts only (docs/decisions.md §12).
@@ -64,9 +65,6 @@ const DECLARED: readonly Collection[] = [
   { key: 'import_errors', table: 'import_errors', orderBy: ['import_id', 'line'] },
   // docs/decisions.md §15: the account's API keys, never the hash of their secrets.
   { key: 'api_keys', table: 'api_keys', orderBy: ['created_at', 'id'], omit: ['secret_hash'] },
-  // docs/custom-fields.md#where-values-go: every field the account defined, archived ones too (their
-  // values stay on the records above, in `custom_fields`); the enums as REST writes them.
-  { key: 'custom_fields', table: 'custom_field_definitions', orderBy: ['created_at', 'id'], lowerCase: ['object', 'type'] },
 ];
 
 /**

@@ -189,7 +189,6 @@ describe('account export document', () => {
     const started = await db.import.create({ data: { accountId: acc.id, object: 'contacts', headers: ['first_name'], columns: ['firstName'], unknownColumns: [], status: 'completed', rowsTotal: 2, rowsProcessed: 2, created: 1, failed: 1 } });
     await db.importError.create({ data: { accountId: acc.id, importId: started.id, line: 3, cells: [''], details: { first_name: ['Required'] } } });
     await db.apiKey.create({ data: { accountId: acc.id, name: 'Sync', prefix: randomUUID().slice(0, 8), secretHash: 'f'.repeat(64), scopes: ['CONTACTS_READ'] } });
-    await db.customField.create({ data: { accountId: acc.id, object: 'CONTACT', key: 'tier', label: 'Tier', type: 'TEXT' } }); // docs/custom-fields.md
     return { acc, contact };
   }
 
