@@ -7,6 +7,8 @@ import { DealRef } from '../deals/deal.schema.js';
 import { builder } from '../graphql/builder.js';
 import { col as c, EXTERNAL_ID, filtersOf, idIn, likeEscape, PLANNED_EACH_TIME, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
+import { CUSTOM_FIELDS } from '../graphql/custom-field-filter.js';
+import { COMPANY_MODEL } from './company.model.js';
 import { pageField } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
 import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
@@ -31,7 +33,8 @@ export const companies = {
   table: 'companies',
   json: true,
   orders: ORDERS,
-  orderInput: orderInputOf('Company', Object.keys(ORDERS)),
+  orderInput: orderInputOf('Company', Object.keys(ORDERS), { custom: true }),
+  custom: COMPANY_MODEL,
   counter: true,
   filter: filtersOf('CompanyFilter', {
     search: {
@@ -48,6 +51,7 @@ export const companies = {
     },
     ownerId: idIn('owner_id', 'ownerId'),
     externalId: EXTERNAL_ID,
+    customFields: CUSTOM_FIELDS,
     ...timeRanges(),
   }),
 } satisfies Collection;

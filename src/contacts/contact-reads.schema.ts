@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { AccountRef } from '../accounts/account.schema.js';
 import { anyOf, col as c, EXTERNAL_ID, filtersOf, idIn, oneOrMore, ownerMe, OWNER_ID, timeRanges, TIME_ORDERS, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
+import { CUSTOM_FIELDS } from '../graphql/custom-field-filter.js';
+import { CONTACT_MODEL } from './contact.model.js';
 import { builder } from '../graphql/builder.js';
 import { pageField } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
@@ -25,7 +27,8 @@ export const contacts = {
   table: 'contacts',
   json: true,
   orders: ORDERS,
-  orderInput: orderInputOf('Contact', Object.keys(ORDERS)),
+  orderInput: orderInputOf('Contact', Object.keys(ORDERS), { custom: true }),
+  custom: CONTACT_MODEL,
   filter: filtersOf('ContactFilter', {
     search: {
       field: (t) => t.string({ description: 'Case-insensitive substring of first name, last name, e-mail or "first last"' }),
@@ -44,6 +47,7 @@ export const contacts = {
     externalId: EXTERNAL_ID,
     ownerId: OWNER_ID,
     companyId: idIn('company_id', 'companyId'),
+    customFields: CUSTOM_FIELDS,
     ...timeRanges(),
   }),
   counter: 'types',

@@ -6,6 +6,8 @@ import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
 import { anyOf, col as c, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, ownerMe, OWNER_ID, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
+import { CUSTOM_FIELDS } from '../graphql/custom-field-filter.js';
+import { DEAL_MODEL } from './deal.model.js';
 import { pageField } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
 import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
@@ -39,7 +41,8 @@ export const deals = {
   table: 'deals',
   json: true,
   orders: ORDERS,
-  orderInput: orderInputOf('Deal', Object.keys(ORDERS)),
+  orderInput: orderInputOf('Deal', Object.keys(ORDERS), { custom: true }),
+  custom: DEAL_MODEL,
   filter: filtersOf('DealFilter', {
     search: {
       field: (t) => t.string({ description: "Case-insensitive substring of the title or of the contact's \"first last\" name" }),
@@ -57,6 +60,7 @@ export const deals = {
     maxValue: money('value', '<='),
     expectedCloseAfter: { field: date, schema: z.date().nullish(), sql: from('expected_close_date', 'date') },
     expectedCloseBefore: { field: date, schema: z.date().nullish(), sql: until('expected_close_date', 'date') },
+    customFields: CUSTOM_FIELDS,
     ...timeRanges(),
   }),
   relations: { contact: { to: contacts, by: 'contact_id' }, stage: { to: stages, by: 'stage_id' } },

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Context } from '../context.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { fieldsOf, type ModelField as Field } from '../db/datamodel.js';
+import type { RecordModel } from '../model/field-spec.js';
 import { PLAN_EACH_TIME } from '../db/prepared.js';
 import { builder } from './builder.js';
 import { badInput } from '../errors.js';
@@ -22,7 +23,14 @@ export type OrderColumn = {
   nullable?: boolean;
   /** false: a time that is not a write's stamp (a due time, a derived key), so an ascending page does not stop at the horizon (horizon.ts). */
   follows?: false;
+  /** An expression over alias `t` ordering instead of the column (a custom field's value, custom-field-filter.ts). */
+  sql?: Prisma.Sql;
+  /** Rows without a value come last in either direction (a custom field, docs/custom-fields.md#filters), not as the largest value. */
+  nullsLast?: true;
 };
+
+/** What a list is ordered by over alias `t`: the column, or the order's own expression. */
+export const orderValue = (column: OrderColumn) => column.sql ?? col(column.column);
 
 /** A page argument (Query.<list>, REST's GET list) that sets a filter entry: `value` makes the entry's value of it. */
 export type PageArg = { name: string; field: (t: any) => any; schema: z.ZodType; value: (given: any) => unknown };
@@ -83,6 +91,11 @@ export type Collection<Node extends { id: string } = any, F = any> = {
   counter?: string | true;
   /** The rows of these ids, in any order (`accountIds` serves a key led by account_id). */
   rows?: (db: PrismaClient, ids: string[], accountIds: string[]) => Promise<Node[]>;
+  /**
+   * The record whose account-defined fields filter (a `customFields` entry: CUSTOM_FIELDS) and order
+   * the list (custom-field-filter.ts, docs/custom-fields.md#filters).
+   */
+  custom?: RecordModel;
   /** Narrows a list's parsed filter to what the caller may read in the account (events: by kind, docs/decisions.md §15). */
   narrow?: (filter: F | null, ctx: Context, accountId: string) => Promise<F | null>;
 };

@@ -16,17 +16,25 @@ import { badInput } from '../errors.js';
 import { parseInput } from '../validation.js';
 import { builder } from './builder.js';
 import type { Collection } from './collection.js';
+import { customList } from './custom-field-filter.js';
 import type { Direction } from './keyset.js';
 import { cursorOf, planOf, sliceOf, type Parent, type Plan } from './list.js';
 
 export const OrderDirection = builder.enumType('OrderDirection', { values: ['ASC', 'DESC'] as const });
 
-/** `<Name>OrderField` and `<Name>Order { field direction }` for a collection's orderings. */
-export function orderInputOf(name: string, fields: readonly string[]) {
+/**
+ * `<Name>OrderField` and `<Name>Order { field direction }` for a collection's orderings; `custom`: a
+ * collection ordered by the account's own fields too, whose order takes `customField` instead of
+ * `field` (exactly one of the two, docs/decisions.md §23).
+ */
+export function orderInputOf(name: string, fields: readonly string[], { custom = false } = {}) {
   const field = builder.enumType(`${name}OrderField`, { values: fields });
   return builder.inputType(`${name}Order`, {
     fields: (t) => ({
-      field: t.field({ type: field, required: true }),
+      field: t.field({ type: field, required: !custom, ...(custom ? { description: 'Not with `customField`' } : {}) }),
+      ...(custom
+        ? { customField: t.string({ description: "A custom field's key, instead of `field`: rows without a value last in either direction, ties by id (docs/custom-fields.md#filters)" }) }
+        : {}),
       direction: t.field({ type: OrderDirection, required: true }),
     }),
   });
@@ -55,7 +63,7 @@ const pagingArgs = z
 
 type Source = { plan: Plan; parent: Parent };
 
-type FieldArgs = z.input<typeof pagingArgs> & { filter?: unknown; orderBy?: { field: string; direction: Direction } | null };
+type FieldArgs = z.input<typeof pagingArgs> & { filter?: unknown; orderBy?: { field?: string | null; customField?: string | null; direction: Direction } | null };
 
 /**
  * A collection's `<Name>Connection { edges nodes pageInfo totalCount }` and `<Name>Edge`, and a
@@ -121,10 +129,14 @@ export function defineCollection<Node extends { id: string }, Filter>(spec: Coll
           const paging = parseInput(pagingArgs, { first: args.first, last: args.last, after: args.after, before: args.before });
           const asked = spec.filter && args.filter != null ? (parseInput(spec.filter.schema, args.filter) as Filter) : null;
           const filter = (spec.narrow ? await spec.narrow(asked, ctx, parent.accountId) : asked) as object | null;
-          const order = args.orderBy ?? spec.defaultOrder ?? { field: 'CREATED_AT', direction: 'DESC' };
-          if (!spec.orders[order.field]) throw badInput({ 'orderBy.field': ['Not an ordering of this connection'] });
+          const { orderBy } = args;
+          if (orderBy && (orderBy.field == null) === (orderBy.customField == null)) throw badInput({ orderBy: ['Give field or customField, exactly one'] });
+          const asOrdered = orderBy?.field != null ? { field: orderBy.field, direction: orderBy.direction } : (spec.defaultOrder ?? { field: 'CREATED_AT', direction: 'DESC' as const });
+          if (!spec.orders[asOrdered.field]) throw badInput({ 'orderBy.field': ['Not an ordering of this connection'] });
+          const customOrder = orderBy?.customField != null ? { key: orderBy.customField, direction: orderBy.direction, arg: 'orderBy.customField' } : null;
+          const { filter: judged, order, column } = await customList(spec, filter, asOrdered, customOrder, ctx.db, parent.accountId);
           const size = paging.first ?? paging.last ?? DEFAULT_PAGE;
-          const plan = planOf(spec, by, parent, { filter, order, size, backward: paging.last != null, after: ['after', paging.after], before: ['before', paging.before], cursorKey: ctx.cursorKey });
+          const plan = planOf(spec, by, parent, { filter: judged, order, column, size, backward: paging.last != null, after: ['after', paging.after], before: ['before', paging.before], cursorKey: ctx.cursorKey });
           return { plan, parent };
         },
       });

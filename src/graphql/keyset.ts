@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import { badInput } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { uuid } from '../validation.js';
-import { col, type OrderColumn } from './collection.js';
+import { orderValue, type OrderColumn } from './collection.js';
 
 export type Direction = 'ASC' | 'DESC';
 export type Order = { field: string; direction: Direction };
@@ -69,7 +69,8 @@ const DAY = String.raw`\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])`;
 const VALUE_SHAPE: Record<OrderColumn['type'], RegExp> = {
   timestamptz: new RegExp(String.raw`^${DAY}[ T]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$`),
   date: new RegExp(`^${DAY}$`),
-  numeric: /^-?\d{1,20}(\.\d{1,10})?$/,
+  // A custom NUMBER field holds any finite double (docs/custom-fields.md#types): up to 309 digits.
+  numeric: /^-?\d{1,309}(\.\d{1,10})?$/,
   text: /^[^\u0000]*$/,
 };
 
@@ -93,21 +94,39 @@ export function decodeCursor(name: string, text: string | null | undefined, list
 }
 
 /**
- * Rows strictly beyond the cursor in `towards` (ascending = greater). NULLs sort as the largest value
- * (PostgreSQL's default: last ascending, first descending), so one rule serves both directions.
+ * Whether NULLs stand as the largest value in an `ascending` read: PostgreSQL's default (last
+ * ascending, first descending), unless the column keeps them last either way (`nullsLast`), which a
+ * descending read makes the smallest.
  */
-export function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' | 'less'): Prisma.Sql {
-  const c = col(column.column);
+const nullsLargest = (column: OrderColumn, ascending: boolean) => !column.nullsLast || ascending;
+
+/**
+ * Rows strictly beyond the cursor in `towards` (ascending = greater), in a list whose order is
+ * `ascending` (which says where its NULLs stand: nullsLargest).
+ */
+export function beyond(column: OrderColumn, cursor: Cursor, towards: 'greater' | 'less', ascending: boolean): Prisma.Sql {
+  const c = orderValue(column);
   const id = Prisma.sql`CAST(${cursor.id} AS uuid)`;
+  // NULL as the smallest value is NULL as the largest seen from the other side.
+  const side = nullsLargest(column, ascending) ? towards : towards === 'greater' ? 'less' : 'greater';
+  const op = (dir: 'greater' | 'less') => Prisma.raw(dir === 'greater' ? '>' : '<');
   if (cursor.value === null) {
-    return towards === 'greater' ? Prisma.sql`(${c} IS NULL AND t.id > ${id})` : Prisma.sql`(${c} IS NOT NULL OR t.id < ${id})`;
+    return side === 'greater' ? Prisma.sql`(${c} IS NULL AND t.id ${op(towards)} ${id})` : Prisma.sql`(${c} IS NOT NULL OR t.id ${op(towards)} ${id})`;
   }
   const value = Prisma.sql`CAST(${cursor.value} AS ${Prisma.raw(column.type)})`;
-  if (towards === 'less') return Prisma.sql`((${c}, t.id) < (${value}, ${id}))`;
-  return column.nullable ? Prisma.sql`((${c}, t.id) > (${value}, ${id}) OR ${c} IS NULL)` : Prisma.sql`((${c}, t.id) > (${value}, ${id}))`;
+  const compared = Prisma.sql`((${c}, t.id) ${op(towards)} (${value}, ${id}))`;
+  return side === 'greater' && (column.nullable || column.nullsLast) ? Prisma.sql`(${compared} OR ${c} IS NULL)` : compared;
 }
 
-export const orderSql = (column: OrderColumn, direction: Direction) => {
+/**
+ * NULLS LAST/FIRST of a read in `direction` (the list's, or its reverse when read from the end) of a
+ * list whose order is `ascending`, for a column keeping its NULLs last; nothing (PostgreSQL's
+ * default, which the indexes serve) for any other.
+ */
+export const nullsSql = (column: OrderColumn, direction: Direction, ascending: boolean) =>
+  !column.nullsLast ? Prisma.empty : Prisma.raw(nullsLargest(column, ascending) === (direction === 'ASC') ? 'NULLS LAST' : 'NULLS FIRST');
+
+export const orderSql = (column: OrderColumn, direction: Direction, ascending: boolean) => {
   const dir = Prisma.raw(direction);
-  return Prisma.sql`${col(column.column)} ${dir}, t.id ${dir}`;
+  return Prisma.sql`${orderValue(column)} ${dir} ${nullsSql(column, direction, ascending)}, t.id ${dir}`;
 };

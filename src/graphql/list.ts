@@ -10,8 +10,8 @@ import DataLoader from 'dataloader';
 import type { Context, RequestState } from '../context.js';
 import { rawRead } from '../db/raw.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { col, ident, rowJson, rowsById, totalSql, type Collection, type Joined, type OrderColumn } from './collection.js';
-import { beyond, decodeCursor, encodeCursor, fingerprintOf, orderSql, type Cursor, type Order } from './keyset.js';
+import { col, ident, orderValue, rowJson, rowsById, totalSql, type Collection, type Joined, type OrderColumn } from './collection.js';
+import { beyond, decodeCursor, encodeCursor, fingerprintOf, nullsSql, orderSql, type Cursor, type Order } from './keyset.js';
 import { followsTime, horizonOf } from './horizon.js';
 
 /** What a list hangs off: its account, and the parent row's id (the account's own id for the account's lists). */
@@ -43,6 +43,8 @@ export type Plan = {
 type PlanArgs = {
   filter: object | null;
   order: Order;
+  /** What `order` orders by, when not one of the collection's `orders` (a custom field: custom-field-filter.ts). */
+  column?: OrderColumn;
   size: number;
   offset?: number;
   backward?: boolean;
@@ -55,7 +57,7 @@ type PlanArgs = {
 
 /** The plan of a list; its cursors must be of this list (an account's own list fingerprints the account too). */
 export function planOf(collection: Collection, by: string | null, parent: Parent, a: PlanArgs): Plan {
-  const column = collection.orders[a.order.field]!;
+  const column = a.column ?? collection.orders[a.order.field]!;
   const fingerprint = fingerprintOf(collection.name, a.order, a.filter, by === null ? parent.accountId : null);
   const { filter, order, size, offset = 0, backward = false, replica = false, cursorKey } = a;
   const decode = (arg?: [string, string | null | undefined]) => (arg ? decodeCursor(arg[0], arg[1], { key: cursorKey, fingerprint, column }) : null);
@@ -112,8 +114,8 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   const where = Prisma.join([own, ...(plan.filter ? collection.filter!.sql(plan.filter) : [])], ' AND ');
   const ascending = order.direction === 'ASC';
   const bounds = [
-    ...(plan.after ? [beyond(column, plan.after, ascending ? 'greater' : 'less')] : []),
-    ...(plan.before ? [beyond(column, plan.before, ascending ? 'less' : 'greater')] : []),
+    ...(plan.after ? [beyond(column, plan.after, ascending ? 'greater' : 'less', ascending)] : []),
+    ...(plan.before ? [beyond(column, plan.before, ascending ? 'less' : 'greater', ascending)] : []),
     ...(horizon ? [Prisma.sql`${col(column.column)} < CAST(${horizon} AS timestamptz)`] : []),
   ];
   const dir = ascending !== backward ? 'ASC' : 'DESC';
@@ -121,7 +123,7 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   const json = include && rowJson(collection, include);
   // The counters keep an account's own totals, not a parent row's.
   const total = wants.total ? Prisma.sql`${totalSql(collection, account, plan.filter, where, plan.by === null)}::int` : Prisma.sql`0`;
-  const v = col(column.column);
+  const v = orderValue(column);
   // The cut selects the table's own columns and nothing computed: an extra column made the scan build
   // a new tuple for every row an OFFSET skips (page 2,000 took 2.5-3 times as long; BENCHMARKS.md).
   // One row more than the page tells whether another follows. The rows come back one by one, each
@@ -141,11 +143,11 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
     ) p
     LEFT JOIN LATERAL (
       SELECT ${json ? json.object : Prisma.sql`NULL`} AS node, ${v} AS v, ${v}::text AS k, t.id FROM (
-        SELECT * FROM ${ident(collection.table)} t WHERE ${Prisma.join([where, ...bounds], ' AND ')} ORDER BY ${orderSql(column, dir)}
+        SELECT * FROM ${ident(collection.table)} t WHERE ${Prisma.join([where, ...bounds], ' AND ')} ORDER BY ${orderSql(column, dir, ascending)}
         LIMIT ${wants.rows ? plan.size + 1 : 0} OFFSET ${plan.offset}
       ) t ${json ? json.joins : Prisma.empty}
     ) x ON true
-    ORDER BY p.ord, x.v ${Prisma.raw(dir)}, x.id ${Prisma.raw(dir)}`);
+    ORDER BY p.ord, x.v ${Prisma.raw(dir)} ${nullsSql(column, dir, ascending)}, x.id ${Prisma.raw(dir)}`);
   const slices: Slice[] = parents.map(() => ({ rows: [], more: false, total: 0 }));
   for (const { ord, total: n, row } of answer) {
     const slice = slices[ord]!;

@@ -2,12 +2,13 @@
 // (collection.ts): the account's own list (list.ts), numbered (OFFSET) or after a cursor (keyset.ts,
 // docs/decisions.md §18), in any of its orders.
 import { Kind, type GraphQLResolveInfo } from 'graphql/index.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { badInput } from '../errors.js';
 import { listArgs, uuid } from '../validation.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
 import type { Collection, Filters } from './collection.js';
+import { customList } from './custom-field-filter.js';
 import type { Order } from './keyset.js';
 import { cursorOf, planOf, sliceOf, type Parent, type Plan, type Want } from './list.js';
 import { OrderDirection } from './connection.js';
@@ -20,6 +21,9 @@ export const NEWEST_FIRST = [{ createdAt: 'desc' as const }, { id: 'desc' as con
 
 /** What REST's `sort` may name (docs/decisions.md §18); each is an order of every dated collection. */
 export const ListSort = builder.enumType('ListSort', { values: ['CREATED_AT', 'UPDATED_AT'] as const });
+
+/** A custom field's key (docs/decisions.md §23: at most 50 characters); whether the account has it is judged with its definitions (customList). */
+const SORT_CUSTOM_FIELD = z.string().max(50, 'Unknown field').nullish();
 
 /** A page: the account's list, and its number (null when read after a cursor). */
 type PageSource = { plan: Plan; parent: Parent; page: number | null };
@@ -84,7 +88,9 @@ export function pageField(
   { fixed, nodeRef, follow = false, limit = LIST_READS }: { fixed?: Order; nodeRef?: any; follow?: boolean; limit?: FieldRules['limit'] } = {},
 ) {
   const type = definePage(collection, nodeRef, follow);
-  const input = listArgs.extend(collection.filter.page.shape);
+  // A collection ordered by the account's own fields takes one more ordering: a custom field's key.
+  const custom = Boolean(collection.custom) && !fixed;
+  const input = listArgs.extend({ ...collection.filter.page.shape, ...(custom ? { sortCustomField: SORT_CUSTOM_FIELD } : {}) } as z.ZodRawShape);
   const { filter } = collection.filter.page;
   builder.queryField(name, (t) =>
     t.field({
@@ -102,6 +108,9 @@ export function pageField(
               updatedSince: t.arg({ type: 'DateTime', description: 'Rows changed at or after this time' }),
               createdSince: t.arg({ type: 'DateTime', description: 'Rows created at or after this time' }),
             }),
+        ...(custom
+          ? { sortCustomField: t.arg.string({ description: "A custom field's key to order by with `order`, instead of `sort`: rows without a value last either way, ties by id (docs/custom-fields.md#filters)" }) }
+          : {}),
         ...collection.filter.page.args(asArgs(t)),
       },
       rules: { access: 'member', scope, input, limit },
@@ -109,12 +118,16 @@ export function pageField(
         const { input: a } = checked<PageArgs>(info);
         // `page` has a default (§9): whether the caller gave it is in the request, not in its value.
         if (a.cursor != null && given(info, 'page')) throw badInput({ cursor: ['Give cursor or page, not both'] });
-        const order: Order = fixed ?? { field: a.sort ?? 'CREATED_AT', direction: a.order ?? 'DESC' };
+        // `sort` has a default too: one given beside a custom field's key is two orders.
+        if (a.sortCustomField != null && given(info, 'sort')) throw badInput({ sortCustomField: ['Give sort or sortCustomField, not both'] });
+        const asSorted: Order = fixed ?? { field: a.sort ?? 'CREATED_AT', direction: a.order ?? 'DESC' };
         const asked = fixed ? filter(a) : { ...filter(a), updatedAfter: a.updatedSince, createdAfter: a.createdSince };
-        const where = collection.narrow ? await collection.narrow(asked, ctx, a.accountId) : asked;
+        const narrowed = collection.narrow ? await collection.narrow(asked, ctx, a.accountId) : asked;
+        const by = a.sortCustomField != null ? { key: a.sortCustomField as string, direction: a.order ?? 'DESC', arg: 'sortCustomField' } : null;
+        const { filter: where, order, column } = await customList(collection, narrowed, asSorted, by, ctx.db, a.accountId);
         const page = a.cursor == null ? (a.page ?? 1) : null;
         const parent = { accountId: a.accountId, id: a.accountId };
-        const args = { filter: where, order, size: a.pageSize, offset: ((page ?? 1) - 1) * a.pageSize, after: ['cursor', a.cursor] as [string, string | null], replica: true, cursorKey: ctx.cursorKey };
+        const args = { filter: where, order, column, size: a.pageSize, offset: ((page ?? 1) - 1) * a.pageSize, after: ['cursor', a.cursor] as [string, string | null], replica: true, cursorKey: ctx.cursorKey };
         return { plan: planOf(collection, null, parent, args), parent, page };
       },
     }),

@@ -29,9 +29,10 @@ export function decodeComponent(raw: string, form = false): string | null {
  * The names among `read` that a query string (`url.search`, raw) gives hostile bytes in, each once,
  * in their order. Parameters the service does not read stay ignored (§3), whatever they hold.
  */
-export function hostileParameters(search: string, read: ReadonlySet<string>): string[] {
+export function hostileParameters(search: string, reads: ReadonlySet<string> | ((name: string) => boolean)): string[] {
   const found: string[] = [];
-  if (read.size === 0) return found;
+  if (typeof reads !== 'function' && reads.size === 0) return found;
+  const read = typeof reads === 'function' ? { has: reads } : reads;
   for (const pair of search.replace(/^\?/, '').split('&')) {
     if (!pair) continue;
     const at = pair.indexOf('=');

@@ -6,6 +6,8 @@ import { ContactRef } from '../contacts/contact.schema.js';
 import { builder } from '../graphql/builder.js';
 import { anyOf, EXTERNAL_ID, filtersOf, idIn, from, oneOrMore, timeRanges, TIME_ORDERS, until, type Collection } from '../graphql/collection.js';
 import { defineCollection, orderInputOf } from '../graphql/connection.js';
+import { CUSTOM_FIELDS } from '../graphql/custom-field-filter.js';
+import { INVOICE_MODEL } from './invoice.model.js';
 import { pageField } from '../graphql/page.js';
 import { readById } from '../graphql/reads.js';
 import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
@@ -27,7 +29,8 @@ export const invoices = {
   table: 'invoices',
   json: true,
   orders: ORDERS,
-  orderInput: orderInputOf('Invoice', Object.keys(ORDERS)),
+  orderInput: orderInputOf('Invoice', Object.keys(ORDERS), { custom: true }),
+  custom: INVOICE_MODEL,
   filter: filtersOf('InvoiceFilter', {
     search: {
       field: (t) => t.string({ description: "Case-insensitive substring of the invoice number or of the contact's \"first last\" name" }),
@@ -40,6 +43,7 @@ export const invoices = {
     externalId: EXTERNAL_ID,
     dueAfter: { field: (t) => t.field({ type: 'Date', description: 'Due on or after this day' }), schema: z.date().nullish(), sql: from('due_date', 'date'), page: 'dueAfter' },
     dueBefore: { field: (t) => t.field({ type: 'Date', description: 'Due before this day' }), schema: z.date().nullish(), sql: until('due_date', 'date'), page: 'dueBefore' },
+    customFields: CUSTOM_FIELDS,
     ...timeRanges(),
   }),
   relations: { contact: { to: contacts, by: 'contact_id' } },

@@ -1,3 +1,4 @@
+import { restCustomFieldName } from './custom-field-params.js';
 import { toSnake } from './input.js';
 import type { Route } from './routes.js';
 
@@ -10,6 +11,9 @@ import type { Route } from './routes.js';
  */
 export function restFieldName(route: Pick<Route, 'input' | 'keepDetailKeys'> & Partial<Pick<Route, 'answer'>>, path: string): string {
   if (route.keepDetailKeys) return path;
+  // A list's custom-field conditions are named as the query string gave them (cf.<key>.gt, sort).
+  const custom = route.input === 'query' ? restCustomFieldName(path) : undefined;
+  if (custom !== undefined) return custom;
   const segments = path.split('.');
   if (route.input === 'body-as-input' && segments[0] === 'input') segments.shift();
   if (segments.length === 0) return 'body';

@@ -4,6 +4,7 @@ import { schema } from '../schema.js';
 import { decodeComponent } from '../http/hostile-bytes.js';
 import { snakeCase } from '../names.js';
 import type { Route } from './routes.js';
+import { CF, CUSTOM_VARIABLES, takesCustomFields } from './custom-field-params.js';
 
 export type Operation = { document: DocumentNode; operation: OperationDefinitionNode; field: string; responseKey: string };
 export type Compiled = Operation & {
@@ -12,8 +13,10 @@ export type Compiled = Operation & {
   target?: Operation;
   segments: string[];
   variants?: Record<string, Compiled>;
-  /** The query parameters the route reads (its operation's variables, by their REST names): the only ones judged for hostile bytes. */
+  /** The query parameters the route reads (its operation's variables, by their REST names): the only ones judged for hostile bytes, with `queryPrefixes`. */
   query: ReadonlySet<string>;
+  /** Query parameters it reads by their prefix: a list's `cf.*` (custom-field-params.ts). */
+  queryPrefixes: readonly string[];
   /** Headers the route reads as text beyond those every route reads (an upload's X-File-Name): judged for hostile bytes too. */
   headers: readonly string[];
 };
@@ -31,14 +34,17 @@ export function compileRoute(route: Route): Compiled {
     throw new Error(`REST ${route.method} ${route.path}: its variants must answer under one key and share one limit`);
   }
   const segments = route.path.split('/');
-  return { route, ...compiled, rules, target, segments, variants, query: queryParametersOf(route, compiled.operation, segments), headers: route.answer.kind === 'upload' ? ['x-file-name'] : [] };
+  return { route, ...compiled, rules, target, segments, variants, query: queryParametersOf(route, compiled.operation, segments), queryPrefixes: takesCustomFields(compiled.operation) ? [CF] : [], headers: route.answer.kind === 'upload' ? ['x-file-name'] : [] };
 }
 
-/** The query string's names a route reads: its operation's variables, snake_case, less its path parameters; none for a body route. */
+/**
+ * The query string's names a route reads: its operation's variables, snake_case, less its path
+ * parameters and those filled from cf.* (custom-field-params.ts); none for a body route.
+ */
 function queryParametersOf(route: Route, operation: OperationDefinitionNode, segments: string[]): ReadonlySet<string> {
   if (route.input !== 'query' && route.input !== 'query-with-file') return new Set();
-  const path = new Set(segments.filter((s) => s.startsWith(':')).map((s) => s.slice(1)));
-  return new Set((operation.variableDefinitions ?? []).map((d) => snakeCase(d.variable.name.value)).filter((name) => !path.has(name)));
+  const skipped = new Set([...segments.filter((s) => s.startsWith(':')).map((s) => s.slice(1)), ...CUSTOM_VARIABLES.map(snakeCase)]);
+  return new Set((operation.variableDefinitions ?? []).map((d) => snakeCase(d.variable.name.value)).filter((name) => !skipped.has(name)));
 }
 
 /** Every document a route runs (its operation, target and variants): the ones executed compiled. */

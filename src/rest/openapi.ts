@@ -22,6 +22,7 @@ import { schema } from '../schema.js';
 import { changesState } from '../http/origin.js';
 import { fromCoreError, fromHttpError, invalidInput, type InputSource, type RestError } from './errors.js';
 import { rateLimitHeaders } from './headers.js';
+import { CUSTOM_FIELD_PARAMETER, CUSTOM_VARIABLES, customSort, takesCustomFields } from './custom-field-params.js';
 import { restEnum, toSnake } from './input.js';
 import { answerSchema, inputSchema, nonNullInput, refuses, requiredBy, stateRule, zodElement, zodField, type JsonSchema, type Named } from './json-schema.js';
 import { createInvoiceInput, updateInvoiceInput } from '../invoices/invoice.service.js';
@@ -329,9 +330,14 @@ function describeRoute(route: Route, named: Named): JsonSchema {
   const variables = operation.variableDefinitions ?? [];
   const inPath = (d: VariableDefinitionNode) => pathParams.includes(toSnake(d.variable.name.value));
   const fromFile = (d: VariableDefinitionNode) => route.input === 'query-with-file' && FILE_VARIABLES.includes(d.variable.name.value);
+  // A list's custom-field conditions and order are read from `cf.*` and `sort=cf.<key>`, not by their variables' names.
+  const custom = takesCustomFields(operation);
+  const byCustom = (d: VariableDefinitionNode) => custom && (CUSTOM_VARIABLES as readonly string[]).includes(d.variable.name.value);
+  const queryParameter = (d: VariableDefinitionNode) => (custom && d.variable.name.value === 'sort' ? customSort(parameter(d, 'query', root, field, doc)) : parameter(d, 'query', root, field, doc));
   const parameters: { name: string; in: string; required: boolean }[] = [
     ...variables.filter(inPath).map((d) => parameter(d, 'path', root, field, doc)),
-    ...(route.input === 'query' || route.input === 'query-with-file' ? variables.filter((d) => !inPath(d) && !fromFile(d)).map((d) => parameter(d, 'query', root, field, doc)) : []),
+    ...(route.input === 'query' || route.input === 'query-with-file' ? variables.filter((d) => !inPath(d) && !fromFile(d) && !byCustom(d)).map(queryParameter) : []),
+    ...(custom ? [CUSTOM_FIELD_PARAMETER] : []),
     // The file's name is a variable of the operation, judged by its rule (a length).
     ...(route.input === 'query-with-file' ? [{ ...X_FILE_NAME, schema: doc.rules ? nonNullInput(GraphQLString, zodField(doc.rules, 'fileName')) : X_FILE_NAME.schema }] : []),
     ...(idempotent ? [IDEMPOTENCY_KEY] : []),

@@ -69,7 +69,7 @@ async function handle(yoga: YogaServerInstance<ServerContext, Context>, { log, d
     // A route with variants charges their shared bucket under their shared response key, once.
     await admit(ctx, field, rules, responseKey);
     // Hostile bytes in a query parameter the route reads: the query's 400, judged here once for every route.
-    const hostile = [...hostileParameters(url.search, compiled.query), ...compiled.headers.filter((name) => hostileHeader(request.headers.get(name) ?? ''))];
+    const hostile = [...hostileParameters(url.search, (name) => compiled.query.has(name) || compiled.queryPrefixes.some((prefix) => name.startsWith(prefix))), ...compiled.headers.filter((name) => hostileHeader(request.headers.get(name) ?? ''))];
     if (hostile.length > 0) return restErrorResponse(invalidInput('query', Object.fromEntries(hostile.map((name) => [name, [HOSTILE_BYTES]]))));
 
     const input = await readInput({ compiled, params, request, url, ctx, enveloped });

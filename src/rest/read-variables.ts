@@ -7,6 +7,7 @@ import { schema } from '../schema.js';
 import { fromCoreError, invalidInput, type RestError } from './errors.js';
 import { restFieldName } from './field-names.js';
 import { coercedVariables, toCamel, toSnake, VariableReader } from './input.js';
+import { CUSTOM_VARIABLES, customFieldVariables, takesCustomFields } from './custom-field-params.js';
 import type { Compiled } from './match.js';
 import { FILE_VARIABLES } from './routes.js';
 
@@ -35,7 +36,11 @@ export async function readVariables(
   if (fromQuery) {
     // A file's own variables (its header) are not the query string's: judged once the file is read.
     const skip = route.input === 'query-with-file' ? FILE_VARIABLES : [];
-    variables = reader.variables(schema, operation, { ...queryObject(url.searchParams), ...pathParams }, skip);
+    const query = { ...queryObject(url.searchParams), ...pathParams };
+    // A list's custom-field parameters (cf.*, sort=cf.<key>) become its conditions' variables; the core judges them.
+    const custom = takesCustomFields(operation) ? customFieldVariables(url.searchParams, (name, message) => reader.fail(name, message)) : {};
+    if (custom.sortCustomField !== undefined) delete query.sort;
+    variables = { ...reader.variables(schema, operation, query, [...skip, ...CUSTOM_VARIABLES]), ...custom };
   } else {
     let body: Record<string, unknown>;
     try {

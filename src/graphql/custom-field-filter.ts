@@ -1,0 +1,178 @@
+// Lists filtered and ordered by an account's own fields (docs/custom-fields.md#filters, docs/decisions.md §23).
+// A condition names a key; what the key is (its type, its options) is the account's definition for
+// the record (src/model/shapes.ts), so a condition is judged once the account is known, before the
+// list is planned (customList), never by a rule fixed at load. A key the account has not defined,
+// or has archived, is refused; SQL is only ever made from judged conditions, with the key and the
+// value as parameters.
+import { z } from 'zod';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { badInput, type ErrorDetails } from '../errors.js';
+import type { RecordModel } from '../model/field-spec.js';
+import { customValueRule, recordShapes, UNKNOWN_FIELD, type CustomFieldSpec, type CustomFieldType } from '../model/shapes.js';
+import { searchText } from '../validation.js';
+import { builder } from './builder.js';
+import { likeEscape, PLANNED_EACH_TIME, type Collection, type FilterEntry, type OrderColumn } from './collection.js';
+import type { Order } from './keyset.js';
+
+/** Conditions a list takes at most: each is a clause of its statement. */
+const MAX_CONDITIONS = 50;
+/** The types gt, gte, lt and lte compare, and those contains reads. */
+const COMPARED: readonly CustomFieldType[] = ['NUMBER', 'DATE'];
+const SEARCHED: readonly CustomFieldType[] = ['TEXT', 'EMAIL', 'URL', 'PHONE'];
+const RANGES = ['gt', 'gte', 'lt', 'lte'] as const;
+const OPERATORS = ['eq', 'in', ...RANGES, 'contains', 'isSet'] as const;
+
+export const CustomFieldCondition = builder.inputType('CustomFieldCondition', {
+  description: "A condition on one of the account's own fields (docs/custom-fields.md#filters); every operator given holds (AND)",
+  fields: (t) => ({
+    key: t.string({ required: true, description: "The field's key; an unknown or archived one is refused" }),
+    eq: t.field({ type: 'JSON', description: 'Equal to this value; a MULTI_SELECT field: holds this option' }),
+    in: t.field({ type: ['JSON'], description: 'Equal to any of these (a MULTI_SELECT field: holds any of them)' }),
+    gt: t.field({ type: 'JSON', description: 'Greater than (NUMBER and DATE fields)' }),
+    gte: t.field({ type: 'JSON', description: 'At least (NUMBER and DATE fields)' }),
+    lt: t.field({ type: 'JSON', description: 'Less than (NUMBER and DATE fields)' }),
+    lte: t.field({ type: 'JSON', description: 'At most (NUMBER and DATE fields)' }),
+    contains: t.string({ description: 'Case-insensitive substring (TEXT, EMAIL, URL and PHONE fields)' }),
+    isSet: t.boolean({ description: 'Has a value (true) or none (false)' }),
+  }),
+});
+
+/** A JSON value; null is as absent. */
+const given = z.unknown().optional();
+const condition = z.object({
+  key: z.string(),
+  eq: given,
+  in: z.array(z.unknown()).nullish(),
+  gt: given,
+  gte: given,
+  lt: given,
+  lte: given,
+  contains: z.string().nullish(),
+  isSet: z.boolean().nullish(),
+});
+type Condition = z.output<typeof condition>;
+
+/** A condition judged by the account's definition: its field's type, its values as stored. */
+type Judged = { key: string; type: CustomFieldType } & Partial<Record<(typeof RANGES)[number] | 'eq', unknown>> & { in?: unknown[]; contains?: string; isSet?: boolean };
+
+/** A value given as text (a REST query string) as the field's type: a NUMBER's number, a BOOLEAN's true or false. */
+function typed(type: CustomFieldType, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (type === 'NUMBER' && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(value)) return Number(value);
+  if (type === 'BOOLEAN' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+/** What eq and in compare with: one value of the field (a MULTI_SELECT's: one of its options). */
+const comparedRule = (field: CustomFieldSpec) =>
+  field.custom.type === 'MULTI_SELECT' ? customValueRule({ ...field.custom, type: 'SELECT', required: true }) : customValueRule({ ...field.custom, required: true });
+
+/** The conditions judged against the account's active fields, or BAD_USER_INPUT naming every failing key (`customFields.<key>[.<operator>]`). */
+export function judgeConditions(conditions: readonly Condition[], custom: readonly CustomFieldSpec[]): Judged[] {
+  const details: ErrorDetails = {};
+  const fail = (name: string, message: string) => (details[name] ??= []).push(message);
+  const judged = conditions.map((c) => {
+    const at = `customFields.${c.key}`;
+    const field = custom.find((f) => f.name === c.key);
+    if (!field) return fail(at, UNKNOWN_FIELD);
+    const { type } = field.custom;
+    if (OPERATORS.every((op) => c[op] == null)) return fail(at, `Give at least one of ${OPERATORS.join(', ')}`);
+    const out: Judged = { key: c.key, type };
+    const value = (op: string, rule: z.ZodType, v: unknown) => {
+      const parsed = rule.safeParse(typed(type, v));
+      if (parsed.success) return parsed.data;
+      for (const message of new Set(parsed.error.issues.map((i) => i.message))) fail(`${at}.${op}`, message);
+    };
+    if (c.eq != null) out.eq = value('eq', comparedRule(field), c.eq);
+    if (c.in != null) out.in = c.in.map((v) => value('in', comparedRule(field), v));
+    for (const op of RANGES) {
+      if (c[op] == null) continue;
+      if (!COMPARED.includes(type)) fail(`${at}.${op}`, `gt, gte, lt and lte compare NUMBER and DATE fields; ${c.key} is ${type}`);
+      else out[op] = value(op, customValueRule({ ...field.custom, required: true }), c[op]);
+    }
+    if (c.contains != null) {
+      if (!SEARCHED.includes(type)) fail(`${at}.contains`, `contains reads TEXT, EMAIL, URL and PHONE fields; ${c.key} is ${type}`);
+      else out.contains = value('contains', searchText, c.contains) as string | undefined;
+    }
+    if (c.isSet != null) out.isSet = c.isSet;
+    return out;
+  });
+  if (Object.keys(details).length) throw badInput(details);
+  return judged as Judged[];
+}
+
+// The value of `key` in a row's custom_fields, over alias `t`; as a number or a day only where the
+// stored JSON is one (the casts never meet anything else, whatever a row holds).
+const text = (key: string) => Prisma.sql`(t.custom_fields ->> CAST(${key} AS text))`;
+const number = (key: string) =>
+  Prisma.sql`(CASE WHEN jsonb_typeof(t.custom_fields -> CAST(${key} AS text)) = 'number' THEN (t.custom_fields ->> CAST(${key} AS text))::numeric END)`;
+// A day is `YYYY-MM-DD` (values are judged on write), so its text orders as the day; "C" compares bytes.
+const day = (key: string) =>
+  Prisma.sql`(CASE WHEN jsonb_typeof(t.custom_fields -> CAST(${key} AS text)) = 'string' THEN (t.custom_fields ->> CAST(${key} AS text)) END) COLLATE "C"`;
+/** Containment, which the GIN index (custom_fields jsonb_path_ops) serves; a MULTI_SELECT holds the option among others. */
+const holds = (c: Judged, value: unknown) =>
+  Prisma.sql`t.custom_fields @> CAST(${JSON.stringify({ [c.key]: c.type === 'MULTI_SELECT' ? [value] : value })} AS jsonb)`;
+const OP_SQL = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+function conditionSql(c: Judged): Prisma.Sql[] {
+  if (!c.type) throw new Error('customFields conditions are judged by customList before the list is planned');
+  const out: Prisma.Sql[] = [];
+  if (c.eq !== undefined) out.push(holds(c, c.eq));
+  if (c.in !== undefined) out.push(c.in.length ? Prisma.sql`(${Prisma.join(c.in.map((v) => holds(c, v)), ' OR ')})` : Prisma.sql`FALSE`);
+  for (const op of RANGES) {
+    if (c[op] === undefined) continue;
+    out.push(
+      c.type === 'NUMBER'
+        ? Prisma.sql`${number(c.key)} ${Prisma.raw(OP_SQL[op])} CAST(${String(c[op])} AS numeric)`
+        : Prisma.sql`${day(c.key)} ${Prisma.raw(OP_SQL[op])} CAST(${c[op]} AS text)`,
+    );
+  }
+  // As the lists' search (docs/decisions.md §3): a case-insensitive substring, planned for each pattern.
+  if (c.contains) out.push(Prisma.sql`${text(c.key)} ILIKE ${`%${likeEscape(c.contains)}%`} ${PLANNED_EACH_TIME}`);
+  if (c.isSet !== undefined) out.push(c.isSet ? Prisma.sql`(t.custom_fields ? CAST(${c.key} AS text))` : Prisma.sql`NOT (t.custom_fields ? CAST(${c.key} AS text))`);
+  return out;
+}
+
+/** The `customFields` entry of a collection's filter (and its page's argument), for a collection declaring `custom`. */
+export const CUSTOM_FIELDS: FilterEntry<Condition[] | null | undefined> = {
+  field: (t) => t.field({ type: [CustomFieldCondition], description: "Conditions on the account's own fields, all of which hold (docs/custom-fields.md#filters)" }),
+  schema: z.array(condition).max(MAX_CONDITIONS, `At most ${MAX_CONDITIONS} conditions`).nullish(),
+  sql: (conditions) => (conditions as unknown as Judged[]).flatMap(conditionSql),
+  page: 'customFields',
+};
+
+/** The order of a custom field's value: rows without one last, either way; a number as a number, a day as its text. */
+function orderOf(field: CustomFieldSpec): OrderColumn {
+  const { type } = field.custom;
+  const sql = type === 'NUMBER' ? number(field.name) : type === 'DATE' ? day(field.name) : text(field.name);
+  return { column: 'custom_fields', type: type === 'NUMBER' ? 'numeric' : 'text', nullable: true, nullsLast: true, follows: false, sql };
+}
+
+/** The order asked for by a custom field's key, and the argument that named it (refusals name it). */
+export type CustomOrder = { key: string; direction: Order['direction']; arg: string };
+
+/**
+ * A list's filter and order with the account's own fields judged (`model`: the collection's
+ * `custom`): conditions typed by their fields, a custom order as the column it reads. The account's
+ * definitions are read only when a condition or order names one (they are kept in memory: shapes.ts).
+ */
+export async function customList<F extends object>(
+  collection: Collection & { custom?: RecordModel },
+  filter: F | null,
+  order: Order,
+  by: CustomOrder | null,
+  db: PrismaClient,
+  accountId: string,
+): Promise<{ filter: F | null; order: Order; column?: OrderColumn }> {
+  const conditions = (filter as { customFields?: Condition[] | null } | null)?.customFields;
+  if (!collection.custom || (!conditions?.length && !by)) return { filter, order };
+  const { custom } = await recordShapes.of(db, accountId, collection.custom);
+  const judged = conditions?.length ? { ...filter, customFields: judgeConditions(conditions, custom) } : filter;
+  if (!by) return { filter: judged as F, order };
+  const field = custom.find((f) => f.name === by.key);
+  if (!field) throw badInput({ [by.arg]: [UNKNOWN_FIELD] });
+  if (field.custom.type === 'MULTI_SELECT') throw badInput({ [by.arg]: ['A MULTI_SELECT field does not order a list'] });
+  // `cf.` sets a custom order apart from every built-in one in the cursors' fingerprint (keyset.ts).
+  return { filter: judged as F, order: { field: `cf.${by.key}`, direction: by.direction }, column: orderOf(field) };
+}
