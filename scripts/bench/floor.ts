@@ -140,7 +140,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     }
     return list(
       'contacts',
-      `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, t.external_id, t.company_id, t.owner_id, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
+      `t.id, t.first_name, t.last_name, t.email, t.phone, t.company, t.contact_type, t.source, t.external_id, t.company_id, t.owner_id, t.custom_fields, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
       '', where, params, pages,
     );
   }
@@ -158,7 +158,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     }
     return list(
       'deals',
-      `t.id, t.title, t.value::float8 AS value, t.probability, t.status, to_char(t.expected_close_date, 'YYYY-MM-DD') AS expected_close_date, t.external_id, t.company_id, t.owner_id,
+      `t.id, t.title, t.value::float8 AS value, t.probability, t.status, to_char(t.expected_close_date, 'YYYY-MM-DD') AS expected_close_date, t.external_id, t.company_id, t.owner_id, t.custom_fields,
        CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
        CASE WHEN s.id IS NULL THEN NULL ELSE json_build_object('id', s.id, 'name', s.name) END AS pipeline_stages, ${ISO('t.updated_at')} AS updated_at`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id LEFT JOIN pipeline_stages s ON s.account_id = t.account_id AND s.id = t.stage_id',
@@ -181,7 +181,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
       'invoices',
       `t.id, t.invoice_number, t.amount::float8 AS amount, t.currency, (t.amount - t.amount_paid)::float8 AS amount_due, t.status, to_char(t.due_date, 'YYYY-MM-DD') AS due_date, t.external_id,
        CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
-       ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
+       t.custom_fields, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id',
       where, params, pages,
     );
@@ -192,7 +192,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     const accountId = await requireMember(q.get('account_id'), await userOf(req));
     return list(
       'companies',
-      `t.id, t.name, t.domain, t.phone, t.industry, t.website, t.external_id, t.owner_id, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
+      `t.id, t.name, t.domain, t.phone, t.industry, t.website, t.external_id, t.owner_id, t.custom_fields, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
       '', ['t.account_id = $1'], [accountId], paging(q),
     );
   }
@@ -226,7 +226,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     const { rows } = await pool.query(
       `INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::contact_type, $9::contact_source)
-       RETURNING id, first_name, last_name, email, contact_type, source, external_id, ${ISO('created_at')} AS created_at`,
+       RETURNING id, first_name, last_name, email, contact_type, source, external_id, custom_fields, ${ISO('created_at')} AS created_at`,
       [uuidv7(Date.now()), accountId, firstName, lastName, email, phone, company, contactType, source],
     );
     return { data: rows[0] };
@@ -249,7 +249,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     const { rows } = await pool.query(
       `INSERT INTO deals (id, account_id, title, value, probability, status)
        VALUES ($1, $2, $3, $4, $5, 'open')
-       RETURNING id, title, value::float8 AS value, probability, status, external_id, ${ISO('created_at')} AS created_at`,
+       RETURNING id, title, value::float8 AS value, probability, status, external_id, custom_fields, ${ISO('created_at')} AS created_at`,
       [uuidv7(Date.now()), accountId, title, value, probability],
     );
     return { data: rows[0] };
@@ -292,7 +292,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
         `INSERT INTO invoices (id, account_id, invoice_number, amount, subtotal, discount_total, tax_total, currency, memo, status, due_date)
          VALUES ($1, $2, 'INV-' || lpad($3::text, 6, '0'), $4, $5, $6, $7, $8, $9, 'draft', $10)
          RETURNING id, invoice_number, amount::float8 AS amount, currency, (amount - amount_paid)::float8 AS amount_due, status,
-                   to_char(due_date, 'YYYY-MM-DD') AS due_date, external_id, NULL::json AS contacts, ${ISO('created_at')} AS created_at, ${ISO('updated_at')} AS updated_at,
+                   to_char(due_date, 'YYYY-MM-DD') AS due_date, external_id, NULL::json AS contacts, custom_fields, ${ISO('created_at')} AS created_at, ${ISO('updated_at')} AS updated_at,
                    subtotal::float8 AS subtotal, discount_total::float8 AS discount_total, tax_total::float8 AS tax_total, amount::float8 AS total,
                    amount_paid::float8 AS amount_paid, memo, paid_at, issued_at, NULL::text AS hosted_url`,
         [id, accountId, account.n, totals.total, totals.subtotal, totals.discountTotal, totals.taxTotal, currency, body.memo ?? null, body.due_date],
@@ -385,7 +385,7 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     });
     const { rows } = await pool.query(
       `INSERT INTO contacts (id, account_id, first_name, last_name, email, company, contact_type, source) VALUES ${values.join(', ')}
-       RETURNING id, first_name, last_name, email, phone, company, contact_type, source, external_id, company_id, owner_id, ${ISO('created_at')} AS created_at, ${ISO('updated_at')} AS updated_at`,
+       RETURNING id, first_name, last_name, email, phone, company, contact_type, source, external_id, company_id, owner_id, custom_fields, ${ISO('created_at')} AS created_at, ${ISO('updated_at')} AS updated_at`,
       params,
     );
     return { data: rows.map((row, index) => ({ index, status: 'created', id: row.id, data: row })), created: rows.length, updated: 0, unchanged: 0, failed: 0 };

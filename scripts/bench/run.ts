@@ -114,7 +114,7 @@ export const EXPORT_NAMES = ['export-csv', 'export-json'];
 /** The dashboard reports' cases and their routes under /api/v1/reports. */
 const REPORT_CASES = [['report-pipeline', 'pipeline'], ['report-deals', 'deals'], ['report-receivables', 'receivables'], ['report-contacts', 'contacts']] as const;
 
-export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-sync', 'events-feed', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'companies', 'graphql-contacts', 'graphql-search', 'graphql-connection', 'contact-timeline', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'create-invoice', 'record-payment', 'contacts-batch', 'submit-form'];
+export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-sync', 'events-feed', 'contacts-search', 'contacts-type', 'deals', 'invoices', 'companies', 'graphql-contacts', 'graphql-search', 'graphql-connection', 'contact-timeline', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'create-invoice', 'record-payment', 'contacts-batch', 'create-contact-custom', 'contacts-batch-custom', 'submit-form'];
 
 /** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
 const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
@@ -642,6 +642,8 @@ export const TARGETS = {
   billingOverContact: 1 / 1.3,
   /** Issue #53: a contact's timeline of 50 notes and tasks, p50 and p99 against a contacts page's. */
   timelineOverContacts: 1.2,
+  /** docs/custom-fields.md: a create with 20 values costs ≤ 1.2× one without (its req/s ≥ 1/1.2), a batch ≤ 1.3×. */
+  customOverPlain: { 'create-contact-custom': ['create-contact', 1.2], 'contacts-batch-custom': ['contacts-batch', 1.3] } as Record<string, [string, number]>,
 };
 
 export function verdicts(report: BenchReport): string[] {
@@ -685,6 +687,12 @@ export function verdicts(report: BenchReport): string[] {
       const r = batch.service.rps / Math.max(batch.floor.rps, 1e-9);
       lines.push(`${r >= TARGETS.batchOverLimit ? 'met    ' : 'NOT met'}  ${batch.label}: ${fmt(r, 2)}x the floor's one multi-row INSERT (target ≥ ${TARGETS.batchOverLimit}x)`);
     }
+  }
+  for (const [name, [plainName, most]] of Object.entries(TARGETS.customOverPlain)) {
+    const [custom, plain] = [report.cases.find((c) => c.name === name), report.cases.find((c) => c.name === plainName)];
+    if (!custom || !plain) continue;
+    const cost = plain.service.rps / Math.max(custom.service.rps, 1e-9);
+    lines.push(`${cost <= most ? 'met    ' : 'NOT met'}  ${custom.label}: costs ${fmt(cost, 2)}x ${plain.label} (req/s ${fmt(custom.service.rps, 0)} vs ${fmt(plain.service.rps, 0)}; target ≤ ${most}x)`);
   }
   for (const c of report.cases.filter((x) => x.name === 'create-invoice' || x.name === 'record-payment')) {
     if (!single) continue;
