@@ -28,7 +28,7 @@ export const followsTime = (order: Order, column: OrderColumn) => order.directio
  */
 export const ACCOUNT_STAMPED: ReadonlySet<string> = new Set([
   'contacts', 'companies', 'deals', 'pipeline_stages', 'invoices', 'payments', 'notes', 'tasks', 'lead_forms', 'form_submissions',
-  'proposals', 'contracts', 'galleries', 'bookings', 'workflows', 'webhook_endpoints', 'events',
+  'proposals', 'contracts', 'galleries', 'bookings', 'workflows', 'webhook_endpoints', 'events', 'custom_field_definitions',
 ]);
 
 /** The class (first key) of the accounts' two-key advisory locks: 'sync' in ASCII, as the migration takes them. */
