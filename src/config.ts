@@ -66,6 +66,8 @@ export type Config = {
   imports: { leaseMs: number; threadHeapMb: number; concurrency: number };
   /** The overdue jobs (docs/decisions.md §19 "Billing time", §21 tasks): OVERDUE_INTERVAL_MS between runs, OVERDUE_BATCH_SIZE invoices or tasks per transaction. */
   overdue: { intervalMs: number; batchSize: number };
+  /** The trash (docs/trash.md): TRASH_RETENTION_DAYS a deleted contact, deal or company is kept; TRASH_PURGE_INTERVAL_MS between the purge's runs. */
+  trash: { retentionDays: number; purgeIntervalMs: number };
   /**
    * Invoice mail (docs/decisions.md §20 "Sending"): SMTP_URL and MAIL_FROM, both or neither (no mail);
    * MAIL_RETRY_BASE_MS, the first retry's delay after a failed attempt (each next one 4 times longer).
@@ -247,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: int('IMPORT_CONCURRENCY', 2, 2, 16),
     },
     overdue: { intervalMs: int('OVERDUE_INTERVAL_MS', 60_000, 100, 86_400_000), batchSize: int('OVERDUE_BATCH_SIZE', 500, 1, 10_000) },
+    trash: { retentionDays: int('TRASH_RETENTION_DAYS', 30, 1, 3650), purgeIntervalMs: int('TRASH_PURGE_INTERVAL_MS', 3_600_000, 100, 86_400_000) },
     mail: mail(),
     pdf: { threads: int('PDF_THREADS', 1, 1, 64), queue: int('PDF_QUEUE', 16, 0, 10_000) },
   };

@@ -45,6 +45,8 @@ export type Context = {
   apiKeys: AppDeps['apiKeys'];
   /** Signs and checks list cursors (src/graphql/keyset.ts). */
   cursorKey: Buffer;
+  /** TRASH_RETENTION_DAYS: when a trashed record is purged (docs/trash.md), as Account.trash tells. */
+  trashRetentionDays: number;
   /** Uploads under way (src/ratelimit/upload-slots.ts). */
   uploads: UploadSlots;
   /** The threads that draw invoice PDFs (src/invoices/pdf-pool.ts); absent only in a context built without an app. */
@@ -133,6 +135,7 @@ export function createContext(deps: AppDeps, request: Request, server: ServerCon
     events: deps.events,
     apiKeys: deps.apiKeys,
     cursorKey: deps.cursorKey,
+    trashRetentionDays: deps.config.trash.retentionDays,
     uploads: (deps.uploads ??= memoryUploadSlots()),
     pdfs: deps.pdfs,
     publicUrl: publicBaseUrl(deps.config),

@@ -12,6 +12,7 @@ import { openEvents } from './events-runtime.js';
 import { startImportThread } from './imports/thread.js';
 import { startImportWorker } from './imports/worker.js';
 import { startOverdueWorker } from './invoices/overdue-worker.js';
+import { startTrashPurge } from './trash/purge-worker.js';
 import { startPdfPool } from './invoices/pdf-pool.js';
 import type { Logger } from './logger.js';
 import { memoryUploadSlots, redisUploadSlots } from './ratelimit/upload-slots.js';
@@ -62,6 +63,8 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
     const imports = config.events.worker ? startImports(config, db.prisma, log) : null;
     // ...and invoices that fall due (docs/decisions.md §19 "Billing time"); its lock lets one instance at a time work.
     const overdue = config.events.worker ? startOverdueWorker(db.prisma, { ...config.overdue, log }) : null;
+    // ...and the trash's purge (docs/trash.md#the-purge), one instance at a time alike.
+    const trash = config.events.worker ? startTrashPurge(db.prisma, { intervalMs: config.trash.purgeIntervalMs, retentionDays: config.trash.retentionDays, log }) : null;
     const apiKeys = await new ApiKeys(db.prisma, log).start({ listen: db.listen, redisUrl: config.redisUrl });
     if (db.kind === 'postgres' && !config.databaseDirectUrl) warnIfNotificationsLost(db, log);
     return {
@@ -81,6 +84,7 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       close: async () => {
         await imports?.close(); // the chunk under way commits; the import is resumed by the next claim
         await overdue?.close(); // the batch under way commits; the rest is the next run's, in any instance
+        await trash?.close(); // likewise
         await apiKeys.close();
         await events.close(); // the worker finishes or releases its deliveries first
         await limiter.close();

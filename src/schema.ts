@@ -35,6 +35,7 @@ import './batches/batch.schema.js';
 import './imports/import.schema.js';
 import './search/search.schema.js';
 import './reports/report.schema.js';
+import './trash/trash.schema.js';
 
 export const schema = builder.toSchema();
 

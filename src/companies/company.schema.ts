@@ -5,7 +5,8 @@ import { recordObject } from '../graphql/record-object.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
 import { COMPANY_FIELDS, COMPANY_MODEL } from './company.model.js';
 import { checked } from '../graphql/rules.js';
-import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
+import { deleteById, restoreById, staleConflict, updateById, type ById } from '../writes/by-id.js';
+import { TRASH_KINDS } from '../writes/trash.js';
 import { userActor } from '../events/types.js';
 import {
   companyLinks,
@@ -48,4 +49,5 @@ builder.mutationField('createCompany', (t) =>
   }),
 );
 updateById(company, { input: UpdateCompanyInputType, args: updateCompanyArgs, linked: companyLinks, update: updateCompany, description: staleConflict('company') });
-deleteById(company, { remove: deleteCompany, description: 'Removes the company; its contacts and deals stay, unlinked.' });
+deleteById(company, { remove: deleteCompany, description: 'Moves the company to the trash (docs/trash.md); its contacts and deals stay, unlinked.' });
+restoreById(company, TRASH_KINDS.company, 'Brings the company back from the trash (docs/trash.md) with every link it had; NOT_FOUND when the trash holds no such company; BAD_USER_INPUT (TAKEN) when a unique value of it was taken since.');

@@ -1,6 +1,7 @@
 // Companies (docs/decisions.md §21): create, update, delete, each with its event in the write's
 // transaction, by the helpers contacts and deals use (src/writes/update.ts, src/events/record.ts).
 import { letGo } from '../links/let-go.js';
+import { toTrash, TRASH_KINDS } from '../writes/trash.js';
 import { z } from 'zod';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { Prisma, type Company } from '../generated/prisma/client.js';
@@ -74,6 +75,8 @@ export async function updateCompany(tx: Prisma.TransactionClient, company: Recor
 
 /** Removes the company; its contacts, deals, tasks and the notes also about something else stay, unlinked; notes about it alone go (no event for them: their company_id is a link, as a deleted contact's deals). */
 export async function deleteCompany(tx: Prisma.TransactionClient, company: RecordKey, actor: Actor) {
+  // To the trash first, with every row that points at it (docs/trash.md); then let go as ever.
+  await toTrash(tx, TRASH_KINDS.company, company.accountId, [company.id], actor);
   await letGo(tx, 'Company', company);
   const row = await tx.company.delete({ where: { id: company.id } });
   await emitRow(tx, 'company.deleted', 'Company', actor, row);

@@ -1,10 +1,11 @@
-/** Mutation.createContact · updateContact · deleteContact · eraseContact */
+/** Mutation.createContact · updateContact · deleteContact · restoreContact · eraseContact */
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { ContactSource, ContactType } from '../generated/prisma/client.js';
 import { ErasureReceipt } from '../graphql/changes.schema.js';
-import { deleteById, staleConflict, updateById, type ById } from '../writes/by-id.js';
+import { deleteById, restoreById, staleConflict, updateById, type ById } from '../writes/by-id.js';
+import { TRASH_KINDS } from '../writes/trash.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { MESSAGES } from '../errors.js';
 import { userActor } from '../events/types.js';
@@ -16,7 +17,9 @@ import {
   createContact,
   createContactInput,
   deleteContact,
+  erasableContact,
   eraseContact,
+  type ErasedContact,
   updateContact,
   updateContactArgs,
   type CreateContactInput,
@@ -71,17 +74,18 @@ export const BatchContactInput = builder.inputType('BatchContactInput', {
 const contact: ById<RecordKey> = { type: 'Contact', scope: 'CONTACTS_WRITE', limit: WRITES, target: contactTarget };
 
 updateById(contact, { input: UpdateContactInputType, args: updateContactArgs, linked: contactLinks, update: updateContact, description: staleConflict('contact') });
-deleteById(contact, { remove: deleteContact, description: 'Removes the contact; its deals, invoices, submissions and other records stay, unlinked.' });
+deleteById(contact, { remove: deleteContact, description: 'Moves the contact to the trash (docs/trash.md); its deals, invoices, submissions and other records stay, unlinked.' });
+restoreById(contact, TRASH_KINDS.contact, 'Brings the contact back from the trash (docs/trash.md) with every link it had; NOT_FOUND when the trash holds no such contact; BAD_USER_INPUT (TAKEN) when a unique value of it was taken since.');
 
 builder.mutationField('eraseContact', (t) =>
   t.field({
     type: ErasureReceipt,
     nullable: true,
-    description: 'Owner only (GDPR Art. 17): removes the contact and every stored copy of its data; deals and invoices stay, unlinked.',
+    description: 'Owner only (GDPR Art. 17): removes the contact and every stored copy of its data, in the trash too (never through it); deals and invoices stay, unlinked.',
     args: { id: t.arg.id({ required: true }) },
-    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target: (args: ByIdArgs, ctx) => contactTarget(args, ctx.db), hidden: 'not-found', line: ownRow, idempotent: true },
+    rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: byIdArgs, target: (args: ByIdArgs, ctx) => erasableContact(args, ctx.db), hidden: 'not-found', line: ownRow, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
-      const { target: contact, viewer, write } = checked<ByIdArgs, RecordKey & { email: string | null }>(info);
+      const { target: contact, viewer, write } = checked<ByIdArgs, ErasedContact>(info);
       return write((tx) => eraseContact(tx, contact, viewer!.id, userActor(viewer)));
     },
   }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { letGo } from '../links/let-go.js';
+import { toTrash, TRASH_KINDS } from '../writes/trash.js';
 import { type Contact, type Prisma } from '../generated/prisma/client.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { badInput } from '../errors.js';
@@ -59,6 +60,17 @@ export type UpdateContactArgs = UpdateArgs<UpdateContactInput>;
 export const contactTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.contact.findUnique({ where: { id }, select: { id: true, accountId: true, email: true } });
 
+/** What eraseContact erases: a live contact, or one in the trash (docs/trash.md: an erasure reaches that copy too). */
+export type ErasedContact = RecordKey & { email: string | null; trashed?: true };
+
+/** The contact eraseContact names: the live one, else the trash's copy of it (its account and e-mail as it was). */
+export async function erasableContact({ id }: { id: string }, db: Prisma.TransactionClient): Promise<ErasedContact | null> {
+  const live = await contactTarget({ id }, db);
+  if (live) return live;
+  const item = await db.trashItem.findFirst({ where: { recordId: id, recordType: 'contact' }, select: { accountId: true, row: true } });
+  return item && { id, accountId: item.accountId, email: ((item.row as { email?: string | null }).email ?? null), trashed: true };
+}
+
 /**
  * The `linked` rule of contact writes (src/graphql/rules.ts): a company of the account, an owner who
  * is one of its people, and values the account's fields take (a create's, or an update's patch: `target` is the contact).
@@ -81,6 +93,8 @@ export async function updateContact(tx: Prisma.TransactionClient, contact: Recor
 
 /** Removes the contact; its deals, invoices, submissions and other records stay, unlinked. */
 export async function deleteContact(tx: Prisma.TransactionClient, contact: RecordKey, actor: Actor) {
+  // To the trash first, with every row that points at it (docs/trash.md); then let go as ever.
+  await toTrash(tx, TRASH_KINDS.contact, contact.accountId, [contact.id], actor);
   await letGo(tx, 'Contact', contact);
   const row = await tx.contact.delete({ where: { id: contact.id } });
   await emitRow(tx, 'contact.deleted', 'Contact', actor, row);
@@ -92,11 +106,12 @@ export async function deleteContact(tx: Prisma.TransactionClient, contact: Recor
  * e-mail loses its values, metadata, client IP and user agent; stored idempotent answers that name
  * the contact or its e-mail are removed; import rows carrying it (waiting, or in an errors file)
  * lose their cells; invoice mail to the e-mail loses it (waiting mail is given up); deals and
- * invoices stay, unlinked; the contact goes; and an audit row records
+ * invoices stay, unlinked; the contact goes, from the trash too when it is there (docs/trash.md:
+ * never through it); and an audit row records
  * the erasure by contact id and counts only; earlier events of the person and of those submissions
  * keep ids only. Webhook deliveries store no payload: what they send is built from those events.
  */
-export async function eraseContact(tx: Prisma.TransactionClient, contact: RecordKey & { email: string | null }, erasedBy: string, actor: Actor) {
+export async function eraseContact(tx: Prisma.TransactionClient, contact: ErasedContact, erasedBy: string, actor: Actor) {
   const { id, accountId, email } = contact;
   const erased = await tx.$queryRaw<{ id: string }[]>`
     UPDATE form_submissions
@@ -115,8 +130,11 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Record
        AND (strpos(result::text, ${id}::text) > 0
             OR (${email}::text IS NOT NULL AND strpos(lower(result::text), lower(${email}::text)) > 0))`;
   // Every row pointing at the person stays, unlinked; notes about the person alone go (docs/decisions.md §21).
-  const unlinked = await letGo(tx, 'Contact', contact);
-  const { externalId } = await tx.contact.delete({ where: { id } });
+  // A contact in the trash was let go of when deleted: its trash row, the notes kept in it too, goes (docs/trash.md).
+  const { unlinked, externalId } = contact.trashed ? await forgetTrashed(tx, contact) : {
+    unlinked: await letGo(tx, 'Contact', contact),
+    externalId: (await tx.contact.delete({ where: { id } })).externalId,
+  };
   await scrubContactFromImports(tx, contactBatch, accountId, { email, externalId });
   await forgetMailTo(tx, accountId, email);
   // docs/decisions.md §13: earlier events of the person keep ids only, those of others' submissions
@@ -129,4 +147,11 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Record
     data: { accountId, userId: erasedBy, contactId: id, submissionsErased, dealsUnlinked: receipt.dealsUnlinked, invoicesUnlinked: receipt.invoicesUnlinked, answersRemoved, createdAt: erasedAt },
   });
   return receipt;
+}
+
+/** The trash's copy of an erased contact goes; what it pointed at was let go of when it was deleted, so nothing more is unlinked now. */
+async function forgetTrashed(tx: Prisma.TransactionClient, { id, accountId }: RecordKey) {
+  const [item] = await tx.$queryRaw<{ external_id: string | null }[]>`
+    DELETE FROM trash_items WHERE account_id = ${accountId}::uuid AND record_id = ${id}::uuid AND record_type = 'contact' RETURNING "row"->>'external_id' AS external_id`;
+  return { unlinked: {} as Record<string, number>, externalId: item?.external_id ?? null };
 }

@@ -6,7 +6,8 @@ import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
 import { DEAL_FIELDS, DEAL_MODEL } from './deal.model.js';
 import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
-import { deleteById, setStatusById, updateById, type ById } from '../writes/by-id.js';
+import { deleteById, restoreById, setStatusById, updateById, type ById } from '../writes/by-id.js';
+import { TRASH_KINDS } from '../writes/trash.js';
 import { DealStatus } from '../generated/prisma/client.js';
 import {
   createDeal,
@@ -85,4 +86,5 @@ updateById(deal, {
   update: updateDeal,
   description: 'Its status moves only through setDealStatus. CONFLICT (with currentUpdatedAt) when expectedUpdatedAt is stale.',
 });
-deleteById(deal, { remove: deleteDeal });
+deleteById(deal, { remove: deleteDeal, description: 'Moves the deal to the trash (docs/trash.md); its tasks and the notes also about something else stay, unlinked.' });
+restoreById(deal, TRASH_KINDS.deal, 'Brings the deal back from the trash (docs/trash.md) with every link it had; NOT_FOUND when the trash holds no such deal; BAD_USER_INPUT (TAKEN) when a unique value of it was taken since.');

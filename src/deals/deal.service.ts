@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { letGo } from '../links/let-go.js';
+import { toTrash, TRASH_KINDS } from '../writes/trash.js';
 import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import { DealStatus, Prisma, type Deal } from '../generated/prisma/client.js';
 import { parsedOne, single, writeJudged, type BatchKind } from '../writes/batch.service.js';
@@ -130,6 +131,8 @@ export async function updateDeal(tx: Prisma.TransactionClient, deal: RecordKey, 
 
 /** Removes the deal; the notes about it alone go with it, other notes and its tasks stay, unlinked. */
 export async function deleteDeal(tx: Prisma.TransactionClient, deal: RecordKey, actor: Actor) {
+  // To the trash first, with every row that points at it (docs/trash.md); then let go as ever.
+  await toTrash(tx, TRASH_KINDS.deal, deal.accountId, [deal.id], actor);
   await letGo(tx, 'Deal', deal);
   await emitRow(tx, 'deal.deleted', 'Deal', actor, await tx.deal.delete({ where: { id: deal.id } }));
   return { id: deal.id, deletedAt: new Date() };

@@ -1,9 +1,9 @@
 /** The event catalogue (docs/events.md, docs/decisions.md §13): `<record>.<what happened>`. */
 export const EVENT_TYPES = [
   'account.created',
-  'contact.created', 'contact.updated', 'contact.deleted', 'contact.erased', 'contact.merged',
-  'deal.created', 'deal.updated', 'deal.status_changed', 'deal.deleted',
-  'company.created', 'company.updated', 'company.deleted', 'company.merged',
+  'contact.created', 'contact.updated', 'contact.deleted', 'contact.erased', 'contact.merged', 'contact.restored',
+  'deal.created', 'deal.updated', 'deal.status_changed', 'deal.deleted', 'deal.restored',
+  'company.created', 'company.updated', 'company.deleted', 'company.merged', 'company.restored',
   'note.created', 'note.updated', 'note.deleted',
   'task.created', 'task.updated', 'task.completed', 'task.reopened', 'task.overdue', 'task.deleted',
   'invoice.created', 'invoice.updated', 'invoice.status_changed', 'invoice.sent', 'invoice.deleted',

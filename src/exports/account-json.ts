@@ -83,6 +83,7 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   event_queue: 'transient: copies of the events the relay has yet to hand to live subscribers (docs/events.md), exported under events',
   import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",
   import_keys: "staging: digests of the match keys an import's rows took (duplicates in its file), deleted when the import ends",
+  trash_items: 'deleted: contacts, deals and companies in the trash (docs/trash.md) are gone from every export until restored',
   invoice_pdfs: "derived: each invoice's PDF as last drawn (docs/decisions.md §26), drawn again from the exported invoice and its lines",
 };
 

@@ -144,6 +144,9 @@ export function oneOrMore<V>(item: any, schema: z.ZodType<V>, sql: (values: read
   };
 }
 
+/** A field builder's `t` for a filter entry's `field` when it declares an argument (`t.arg.id()`, `t.arg({type})`) rather than an input field. */
+export const asArgs = (t: { arg: object }) => ({ ...t.arg, field: t.arg });
+
 /** `[condition]` of a value: the shape every entry's `sql` answers. */
 export const anyOf = (column: string, type: string) => (values: readonly string[]) =>
   // An empty list matches nothing.

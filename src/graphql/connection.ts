@@ -15,7 +15,7 @@ import type { Context } from '../context.js';
 import { badInput } from '../errors.js';
 import { parseInput } from '../validation.js';
 import { builder } from './builder.js';
-import type { Collection } from './collection.js';
+import { asArgs, type Collection } from './collection.js';
 import { customList } from './custom-field-filter.js';
 import type { Direction } from './keyset.js';
 import { cursorOf, planOf, sliceOf, type Parent, type Plan } from './list.js';
@@ -111,7 +111,9 @@ export function defineCollection<Node extends { id: string }, Filter>(spec: Coll
    * The connection field's options for `t.field` on a parent object type: the account (`by` null) or a
    * row of it that the collection's column `by` points at.
    */
-  return function connection(by: string | null, description?: string) {
+  return function connection(by: string | null, description?: string, options: { pageArgs?: boolean } = {}) {
+    // `pageArgs`: the filter's page arguments (Filters.page) as arguments of the field itself too (Account.trash's `types`).
+    const page = options.pageArgs ? spec.filter?.page : undefined;
     return (t: any) =>
       t.field({
         type: Connection,
@@ -123,11 +125,14 @@ export function defineCollection<Node extends { id: string }, Filter>(spec: Coll
           before: t.arg.string(),
           ...(spec.filter ? { filter: t.arg({ type: spec.filter.input }) } : {}),
           ...(spec.orderInput ? { orderBy: t.arg({ type: spec.orderInput }) } : {}),
+          ...page?.args(asArgs(t)),
         },
         resolve: async (row: { id: string; accountId?: string }, args: FieldArgs, ctx: Context): Promise<Source> => {
           const parent = { accountId: by === null ? row.id : row.accountId!, id: row.id };
           const paging = parseInput(pagingArgs, { first: args.first, last: args.last, after: args.after, before: args.before });
-          const asked = spec.filter && args.filter != null ? (parseInput(spec.filter.schema, args.filter) as Filter) : null;
+          const given = spec.filter && args.filter != null ? (parseInput(spec.filter.schema, args.filter) as Filter) : null;
+          const fromPage = page ? Object.fromEntries(Object.entries(page.filter(parseInput(z.object(page.shape), args))).filter(([, v]) => v != null)) : {};
+          const asked = Object.keys(fromPage).length ? ({ ...given, ...fromPage } as Filter) : given;
           const filter = (spec.narrow ? await spec.narrow(asked, ctx, parent.accountId) : asked) as object | null;
           const { orderBy } = args;
           if (orderBy && (orderBy.field == null) === (orderBy.customField == null)) throw badInput({ orderBy: ['Give field or customField, exactly one'] });

@@ -7,7 +7,7 @@ import { badInput } from '../errors.js';
 import { listArgs, uuid } from '../validation.js';
 import type { Context } from '../context.js';
 import { builder } from './builder.js';
-import type { Collection, Filters } from './collection.js';
+import { asArgs, type Collection, type Filters } from './collection.js';
 import { customList } from './custom-field-filter.js';
 import type { Order } from './keyset.js';
 import { cursorOf, planOf, sliceOf, type Parent, type Plan, type Want } from './list.js';
@@ -69,8 +69,6 @@ function definePage(collection: Collection & { model: string }, nodeRef: any, fo
 type PageArgs = z.output<typeof listArgs> & Record<string, unknown>;
 
 /** The page arguments of a filter's entries are declared as input fields; as arguments, `t.field` is `t.arg`. */
-const asArgs = (t: { arg: object }) => ({ ...t.arg, field: t.arg });
-
 /**
  * `Query.<name>(accountId, page | cursor, pageSize, sort, order, updatedSince, createdSince, ...filters)`:
  * a member's page of the collection (REST's GET list), limited per user. Its filter arguments are

@@ -6,6 +6,9 @@ import {
   ContactDuplicatesDocument,
   MergeCompaniesByIdDocument,
   MergeContactsByIdDocument,
+  RestoreCompanyByIdDocument,
+  RestoreContactByIdDocument,
+  RestoreDealByIdDocument,
   CompleteTaskByIdDocument,
   CreateNoteDocument,
   CreateTaskDocument,
@@ -208,6 +211,10 @@ export const routes: Route[] = [
   { method: 'POST', path: '/api/v1/contacts/:id/merge', operation: MergeContactsByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
   { method: 'GET', path: '/api/v1/companies/duplicates', operation: CompanyDuplicatesDocument, input: 'query', answer: LIST, extension: true },
   { method: 'POST', path: '/api/v1/companies/:id/merge', operation: MergeCompaniesByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
+  // Records back from the trash (docs/decisions.md §22, docs/trash.md).
+  { method: 'POST', path: '/api/v1/contacts/:id/restore', operation: RestoreContactByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
+  { method: 'POST', path: '/api/v1/deals/:id/restore', operation: RestoreDealByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
+  { method: 'POST', path: '/api/v1/companies/:id/restore', operation: RestoreCompanyByIdDocument, input: 'body-as-variables', answer: RECORD, ...BY_ID },
   // Records by id, beyond the contract (docs/decisions.md §12); after the fixed paths above.
   ...byIdRoutes('/api/v1/contacts', { read: ContactByIdDocument, update: UpdateContactByIdDocument, remove: DeleteContactByIdDocument }),
   ...byIdRoutes('/api/v1/deals', { read: DealByIdDocument, update: UpdateDealByIdDocument, remove: DeleteDealByIdDocument }),

@@ -1,6 +1,6 @@
 // The mutations that address one record by id (docs/decisions.md §12), built once as readById builds
-// the reads (reads.ts): `update<Type>(id:, input:)`, `delete<Type>(id:)` and `set<Type>Status(id:,
-// status:)` answer NOT_FOUND alike for a missing record and another account's, lock the record's
+// the reads (reads.ts): `update<Type>(id:, input:)`, `delete<Type>(id:)`, `restore<Type>(id:)` and
+// `set<Type>Status(id:, status:)` answer NOT_FOUND alike for a missing record and another account's, lock the record's
 // row for the request (`line`), honour an Idempotency-Key and run their write in its transaction.
 import type { InputObjectRef } from '@pothos/core';
 import type { z } from 'zod';
@@ -12,6 +12,8 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { byIdArgs, type ByIdArgs } from '../validation.js';
 import { builder } from '../graphql/builder.js';
 import { checked, ownRow, type FieldLimit, type FieldRules } from '../graphql/rules.js';
+import { restoreRecord } from './restore.js';
+import type { TrashKind } from './trash.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -103,6 +105,31 @@ export function deleteById<Key, Args = ByIdArgs>(
       resolve: (_root, _args, _ctx, info) => {
         const { viewer, input: parsed, target, write } = checked<Args, Key>(info);
         return write((tx) => remove(tx, target, userActor(viewer), parsed));
+      },
+    }),
+  );
+}
+
+/**
+ * `restore<Type>(id:)` (docs/trash.md): the record back from the trash with every link it had,
+ * answered as it is back. Its target is the trash row, so a record not in the trash of an account the
+ * caller is a member of is NOT_FOUND, as a missing record is for a delete.
+ */
+export function restoreById(record: ById<unknown>, kind: TrashKind, description: string) {
+  const inTrash = async ({ id }: { id: string }, db: Tx) => {
+    const item = await db.trashItem.findFirst({ where: { recordId: id, recordType: kind.kind }, select: { recordId: true, accountId: true } });
+    return item && { id: item.recordId, accountId: item.accountId };
+  };
+  builder.mutationField(`restore${record.type}`, (t) =>
+    t.prismaField({
+      type: record.type as 'Contact',
+      nullable: true,
+      description,
+      args: { id: t.arg.id({ required: true }) },
+      rules: byIdRules(record, byIdArgs, inTrash),
+      resolve: (query, _root, _args, _ctx, info) => {
+        const { viewer, target, write } = checked<ByIdArgs, { id: string; accountId: string }>(info);
+        return write((tx) => restoreRecord(tx, kind, target, userActor(viewer), query)) as never;
       },
     }),
   );

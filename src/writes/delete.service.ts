@@ -1,6 +1,6 @@
-// deleteContacts (docs/decisions.md §16) in two statements, whatever the count: the contacts are read
-// and locked, then in one statement every record that may point at them loses the link (as
-// deleteContact does), they go, and each has its `contact.deleted` event and webhook messages. The
+// deleteContacts (docs/decisions.md §16) in a fixed number of statements, whatever the count: the
+// contacts are read and locked, copied to the trash with their links (trash.ts, docs/trash.md), then
+// in one statement every record that may point at them loses the link (as deleteContact does), they go, and each has its `contact.deleted` event and webhook messages. The
 // links' foreign keys are checked at the end of that statement, after the unlinking sub-statements;
 // the record_counts triggers keep the counters exact.
 import type { ErrorDetails } from '../errors.js';
@@ -13,6 +13,7 @@ import { DUPLICATE } from './batch.service.js';
 import { NOT_IN_ACCOUNT } from '../errors.js';
 import { readRows, type SetModel } from './set-write.js';
 import { referencesTo } from '../db/references.js';
+import { toTrash, TRASH_KINDS } from './trash.js';
 
 const SPEC: SetModel = { model: 'Contact', table: 'contacts', kind: 'contact' };
 
@@ -27,6 +28,8 @@ export async function deleteContacts(tx: Prisma.TransactionClient, accountId: st
   const rows = await readRows(tx, SPEC, Prisma.sql`t.account_id = ${accountId}::uuid AND t.id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(unique)}::json)::uuid))`);
   const found = new Set(rows.map((r) => r.id));
   if (rows.length > 0) {
+    // To the trash first, each with every row that points at it (docs/trash.md).
+    await toTrash(tx, TRASH_KINDS.contact, accountId, rows.map((r) => r.id), actor);
     const wanted = JSON.stringify(rows.map((r) => r.id));
     const events = rows.map((row) => ({ id: uuidv7(), subject_id: row.id, data: { object: serializeRecord('contact', row) } }));
     const unlinks = LINKED().map(
