@@ -223,6 +223,19 @@ const deleteRow = (type: string, make: (f: Fixture) => Promise<string>): GqlRow 
   doc: `mutation ($id: ID!) { delete${type}(id: $id) { id deletedAt } }`,
   vars: byId(make),
 });
+/** docs/trash.md: a record of the fixture's account, deleted, so in the trash: what restore<Type> takes. */
+const trashed = (type: string, make: (f: Fixture) => Promise<string>) => async (f: Fixture) => {
+  const id = await make(f);
+  const r = await t.gql(`mutation ($id: ID!) { delete${type}(id: $id) { id } }`, { id }, { as: f.acc.owner });
+  if (r.errors) throw new Error(JSON.stringify(r.errors));
+  return id;
+};
+const restoreRow = (type: string, make: (f: Fixture) => Promise<string>): GqlRow => ({
+  role: 'member',
+  hidden: 'not-found',
+  doc: `mutation ($id: ID!) { restore${type}(id: $id) { id accountId } }`,
+  vars: byId(trashed(type, make)),
+});
 const OWNER_ONLY = 'Forbidden: only the account owner can do this';
 
 const CHANGES: Record<string, GqlRow> = {
@@ -252,6 +265,9 @@ const CHANGES: Record<string, GqlRow> = {
     vars: async (f, a) => ({ id: await recordOf(f, a, newCompany), d: [await recordOf(f, a, newCompany)] }),
   },
   'Mutation.deleteDeal': deleteRow('Deal', newDeal),
+  'Mutation.restoreContact': restoreRow('Contact', newContact),
+  'Mutation.restoreDeal': restoreRow('Deal', newDeal),
+  'Mutation.restoreCompany': restoreRow('Company', newCompany),
   'Mutation.updateNote': updateRow('Note', newNote, { body: 'Matrix' }),
   'Mutation.deleteNote': deleteRow('Note', newNote),
   'Mutation.updateTask': updateRow('Task', newTask, { title: 'Matrix' }),
@@ -1060,6 +1076,11 @@ const REST: Record<string, RestRow> = {
     role: 'member', ok: 200, hidden: true,
     request: async (f, a) => ({ path: `/api/v1/companies/${await recordOf(f, a, newCompany)}/merge`, body: { duplicate_ids: [await recordOf(f, a, newCompany)] } }),
   },
+  // docs/trash.md: a record of the account in the trash comes back; an unknown id is 404.
+  ...Object.fromEntries(([['contacts', 'Contact', newContact], ['deals', 'Deal', newDeal], ['companies', 'Company', newCompany]] as const).map(([path, type, make]) => [
+    `POST /api/v1/${path}/:id/restore`,
+    { role: 'member', ok: 200, hidden: true, request: async (f: Fixture, a: string) => ({ path: `/api/v1/${path}/${await recordOf(f, a, trashed(type, make))}/restore`, body: {} }) } as RestRow,
+  ])),
   'GET /api/v1/notes': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/notes?account_id=${a}` }) },
   'POST /api/v1/notes': {
     role: 'member', ok: 201,
