@@ -196,6 +196,9 @@ describe('restore', () => {
     expect(error.extensions?.code).toBe('BAD_USER_INPUT');
     expect(error.extensions?.details).toEqual({ externalId: ['Already used in this account'] });
     expect(await t.db.trashItem.count({ where: { recordId: contact.id } })).toBe(1);
+    const taken = await t.rest('POST', `/api/v1/contacts/${contact.id}/restore`, { as: acc.member, body: {} });
+    expect(taken.status).toBe(400);
+    expect(taken.body.details).toEqual({ external_id: ['Already used in this account'] });
 
     const domain = `${unique('d')}.example`;
     const company = await t.db.company.create({ data: { accountId: acc.id, name: 'Domain', domain } });

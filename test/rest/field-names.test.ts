@@ -157,6 +157,10 @@ const CASES: Record<string, Case[]> = {
   'GET /api/v1/tasks/:id': [{ path: () => '/api/v1/tasks/nope', details: () => null }],
   'PATCH /api/v1/tasks/:id': [{ path: () => '/api/v1/tasks/nope', body: () => ({ title: 'x' }), details: () => null }],
   'POST /api/v1/tasks/:id/complete': [{ path: () => '/api/v1/tasks/nope/complete', body: () => ({}), details: () => null }],
+  // The trash (docs/trash.md): the id is the path's; a taken value's details are in test/graphql/trash.test.ts.
+  'POST /api/v1/contacts/:id/restore': [{ path: () => '/api/v1/contacts/nope/restore', body: () => ({}), details: () => null }],
+  'POST /api/v1/deals/:id/restore': [{ path: () => '/api/v1/deals/nope/restore', body: () => ({}), details: () => null }],
+  'POST /api/v1/companies/:id/restore': [{ path: () => '/api/v1/companies/nope/restore', body: () => ({}), details: () => null }],
   'POST /api/v1/tasks/:id/reopen': [{ path: () => '/api/v1/tasks/nope/reopen', body: () => ({}), details: () => null }],
   'DELETE /api/v1/tasks/:id': [{ path: () => '/api/v1/tasks/nope', details: () => null }],
   'GET /api/v1/invoices/:id': [{ path: () => '/api/v1/invoices/nope', details: () => null }],
