@@ -63,6 +63,36 @@ describe('deleting moves to the trash, and every read leaves the record out', ()
     expect(await t.db.contact.count({ where: { id: gone.id } })).toBe(0);
   });
 
+  test("a deleted contact is in no report, and neither a form's match by e-mail nor a batch's by external id finds it", async () => {
+    const own = await createAccount(t);
+    const email = `${unique('match')}@trash.test`;
+    const externalId = unique('ext');
+    const gone = await createContact(t, own, { email, externalId, contactType: 'vendor', source: 'referral' });
+    const count = (list: { key: string; count: number }[], key: string) => list.find((k) => k.key === key)?.count ?? 0;
+    const counted = async () => {
+      const report = await t.rest('GET', `/api/v1/reports/contacts?account_id=${own.id}`, { as: own.member });
+      return [count(report.body.data.by_type, 'vendor'), count(report.body.data.by_source, 'referral')];
+    };
+    expect(await counted()).toEqual([1, 1]);
+    await deleteContact(gone.id, own.member);
+    expect(await counted()).toEqual([0, 0]);
+    const batch = await t.rest('POST', '/api/v1/contacts/batch', {
+      as: own.member, body: { account_id: own.id, mode: 'upsert', match_on: 'external_id', records: [{ first_name: 'Again', external_id: externalId }] },
+    });
+    expect(batch.body.data[0]).toMatchObject({ status: 'created' });
+    expect(batch.body.data[0].id).not.toBe(gone.id);
+    const form = await t.gql(
+      'mutation ($input: CreateLeadFormInput!) { createLeadForm(input: $input) { id } }',
+      { input: { accountId: own.id, name: unique('Form'), fields: [{ key: 'email', label: 'E-mail', type: 'email', required: true, mapsTo: 'email' }] } },
+      { as: own.owner },
+    );
+    const submitted = await t.rest('POST', `/api/v1/forms/${form.data.createLeadForm.id}/submit`, { body: { data: { email } }, clientIp: '10.9.8.7' });
+    expect(submitted.status, submitted.text).toBe(200);
+    expect(submitted.body.contact_id).not.toBe(gone.id);
+    // Restoring it now: its external id was taken by the batch's new contact (docs/trash.md#restoring).
+    expect(errorOf(await restoreContact(gone.id, own.member)).extensions?.details).toEqual({ externalId: ['Already used in this account'] });
+  });
+
   test('the batch delete (deleteContacts) moves each contact to the trash too', async () => {
     const a = await createContact(t, acc);
     const b = await createContact(t, acc);
