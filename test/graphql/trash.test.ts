@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createApiKey, createContact, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type TestApp } from '../helpers/app.js';
 import { countersAndRows } from '../helpers/record-counts.js';
+import type pg from 'pg';
 import { purgeTrash } from '../../src/trash/purge.js';
+import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 
 // docs/decisions.md §22 (trash), docs/trash.md, through /graphql and REST: a delete moves a contact,
 // deal or company to the trash; every read leaves it out; restore<Type> brings it back with its links;
@@ -187,6 +189,19 @@ describe('restore', () => {
     expect((await t.gql(RESTORE('Deal', 'contact { id }'), { id: deal.id }, { as: acc.member })).data.restoreDeal.contact).toEqual({ id: contact.id });
   });
 
+  test("a company comes back with its contacts and deals linked again; a contact's own link to it, from the trash, too", async () => {
+    const company = await t.db.company.create({ data: { accountId: acc.id, name: unique('Linked Co') } });
+    const contact = await createContact(t, acc, { companyId: company.id });
+    const deal = await t.db.deal.create({ data: { accountId: acc.id, title: 'Co deal', companyId: company.id } });
+    await deleteCompany(company.id);
+    expect((await t.db.contact.findUniqueOrThrow({ where: { id: contact.id } })).companyId).toBeNull();
+    expect((await t.gql(RESTORE('Company', 'id'), { id: company.id }, { as: acc.member })).errors).toBeUndefined();
+    expect((await t.db.contact.findUniqueOrThrow({ where: { id: contact.id } })).companyId).toBe(company.id);
+    expect((await t.db.deal.findUniqueOrThrow({ where: { id: deal.id } })).companyId).toBe(company.id);
+    const { counters, rows } = await countersAndRows(t.db);
+    expect(counters).toEqual(rows);
+  });
+
   test('a row linked elsewhere since the delete keeps its new link', async () => {
     const contact = await createContact(t, acc);
     const other = await createContact(t, acc);
@@ -287,6 +302,23 @@ describe('the purge', () => {
     expect((await t.db.trashItem.findMany({ where: { accountId: own.id } })).map((i) => i.recordId)).toEqual([young.id]);
     expect(errorOf(await restoreContact(old[0]!.id, own.member)).extensions?.code).toBe('NOT_FOUND');
     expect(await t.db.event.count({ where: { accountId: own.id } })).toBe(events);
+  });
+  test.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('one instance at a time: while another holds the purge\'s lock, a run is locked out and removes nothing', async () => {
+    const own = await createAccount(t);
+    const old = await createContact(t, own);
+    await deleteContact(old.id, own.member);
+    await t.db.trashItem.updateMany({ where: { recordId: old.id }, data: { deletedAt: new Date('2026-01-01T00:00:00Z') } });
+    const other = await (t.deps.db.pool as pg.Pool).connect();
+    try {
+      await other.query(`SELECT pg_advisory_lock(hashtextextended('trash:purge', 0))`);
+      expect(await purgeTrash(t.db, { retentionDays: 30 })).toEqual({ purged: 0, batches: 0, lockedOut: true });
+      expect(await t.db.trashItem.count({ where: { recordId: old.id } })).toBe(1);
+    } finally {
+      await other.query(`SELECT pg_advisory_unlock(hashtextextended('trash:purge', 0))`);
+      other.release();
+    }
+    expect((await purgeTrash(t.db, { retentionDays: 30 })).lockedOut).toBe(false);
+    expect(await t.db.trashItem.count({ where: { recordId: old.id } })).toBe(0);
   });
 });
 
