@@ -12,7 +12,7 @@ import { emitRow, withColumns } from '../events/record.js';
 import type { Actor, EventType } from '../events/types.js';
 import { camelCase, snakeCase } from '../names.js';
 import type { Query, RecordKey } from '../db/client.js';
-import { goesAlone, linkKey, type TrashKind, type TrashLinks } from './trash.js';
+import { goesAlone, linkKey, TRASH_KINDS, type TrashKind, type TrashLinks } from './trash.js';
 import { TAKEN } from './update.js';
 
 type Row = Record<string, unknown>;
@@ -48,11 +48,14 @@ async function withLiveLinks(tx: Prisma.TransactionClient, model: string, accoun
     const found = new Set((await tx.$queryRaw<{ id: string }[]>(live)).map((r) => r.id));
     const gone = rows.filter((r) => typeof r[column] === 'string' && !found.has(r[column] as string));
     // A target in the trash gets the link back when it is restored in its turn, as if it had been unlinked by its own delete.
-    if (relation.type !== 'User') for (const r of gone) await addToTrashedLinks(tx, accountId, r[column] as string, `${tableOf(model)}.${column}`, r.id as string);
+    if (trashKindOf(relation.type)) for (const r of gone) await addToTrashedLinks(tx, accountId, r[column] as string, `${tableOf(model)}.${column}`, r.id as string);
     rows = rows.map((r) => (gone.includes(r) ? { ...r, [column]: null } : r));
   }
   return rows;
 }
+
+/** The trash kind of a model, or undefined for one the trash never holds (a pipeline stage, a note). */
+const trashKindOf = (model: string): TrashKind | undefined => Object.values(TRASH_KINDS).find((k) => k.model === model);
 
 /** Adds `pointingId` to the links of the trashed record `recordId` under `key` (`<table>.<column>`); nothing when it is not in the trash. */
 function addToTrashedLinks(tx: Prisma.TransactionClient, accountId: string, recordId: string, key: string, pointingId: string) {
@@ -104,11 +107,14 @@ export async function restoreRecord<T>(tx: Prisma.TransactionClient, kind: Trash
         UPDATE ${Prisma.raw(`"${ref.table}"`)} SET ${Prisma.raw(`"${ref.column}"`)} = ${id}::uuid${Prisma.raw(ref.stamped ? ', updated_at = now()' : '')}
          WHERE account_id = ${accountId}::uuid AND ${Prisma.raw(`"${ref.column}"`)} IS NULL
            AND id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(back)}::json)::uuid))`;
-      // Those in the trash themselves point at it again once they are restored in their turn.
-      await tx.$executeRaw`
-        UPDATE trash_items SET "row" = jsonb_set("row", ARRAY[${ref.column}::text], to_jsonb(${id}::text))
-         WHERE account_id = ${accountId}::uuid AND "row"->>${ref.column}::text IS NULL
-           AND record_id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(back)}::json)::uuid))`;
+      // Those in the trash themselves (a deal deleted after the contact) point at it again once they are restored in their turn.
+      const pointing = trashKindOf(ref.model);
+      if (pointing) {
+        await tx.$executeRaw`
+          UPDATE trash_items SET "row" = jsonb_set("row", ARRAY[${ref.column}::text], to_jsonb(${id}::text))
+           WHERE account_id = ${accountId}::uuid AND record_type = ${pointing.kind} AND "row"->>${ref.column}::text IS NULL
+             AND record_id = ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(back)}::json)::uuid))`;
+      }
     }
     const removed = goesAlone(ref) ? (item.links.removed?.[ref.table] ?? []) : [];
     if (removed.length > 0) await insertRows(tx, ref.table, await withLiveLinks(tx, ref.model, accountId, removed));
