@@ -202,6 +202,21 @@ describe('restore', () => {
     expect(counters).toEqual(rows);
   });
 
+  test("a contact comes back with its custom fields' values (docs/decisions.md §23): the whole row is kept", async () => {
+    const own = await createAccount(t);
+    const defined = await t.gql(
+      'mutation ($a: ID!, $input: CreateCustomFieldInput!) { createCustomField(accountId: $a, input: $input) { id } }',
+      { a: own.id, input: { object: 'CONTACT', key: 'tier', label: 'Tier', type: 'TEXT' } },
+      { as: own.owner },
+    );
+    expect(defined.errors).toBeUndefined();
+    const created = await t.gql('mutation ($input: CreateContactInput!) { createContact(input: $input) { id } }', { input: { accountId: own.id, firstName: 'Tiered', customFields: { tier: 'gold' } } }, { as: own.member });
+    const id = created.data.createContact.id;
+    await deleteContact(id, own.member);
+    const back = await t.gql(RESTORE('Contact', 'id customFields'), { id }, { as: own.member });
+    expect(back.data.restoreContact).toEqual({ id, customFields: { tier: 'gold' } });
+  });
+
   test('a row linked elsewhere since the delete keeps its new link', async () => {
     const contact = await createContact(t, acc);
     const other = await createContact(t, acc);
