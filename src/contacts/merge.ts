@@ -13,6 +13,7 @@ import type { Actor, EventType } from '../events/types.js';
 import { moveReferences } from '../links/move.js';
 import type { Query, RecordKey } from '../db/client.js';
 import { uuid } from '../validation.js';
+import { CUSTOM_VALUES } from '../model/shapes.js';
 
 export const MAX_DUPLICATES = 10;
 
@@ -41,15 +42,38 @@ const KEPT = new Set(['id', 'accountId', 'externalId', 'createdAt', 'updatedAt']
 
 const empty = (value: unknown) => value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
 
-/** The primary's empty fields, each with the first non-empty value among `duplicates` (oldest first). */
+/**
+ * The primary's empty fields, each with the first non-empty value among `duplicates` (oldest first);
+ * its account's own fields (`customFields`, docs/custom-fields.md) key by key alike.
+ */
 export function filledFrom(model: string, primary: Record<string, unknown>, duplicates: readonly Record<string, unknown>[]): Record<string, unknown> {
   const fill: Record<string, unknown> = {};
   for (const field of fieldsOf(model)) {
-    if (field.kind === 'object' || KEPT.has(field.name) || !empty(primary[field.name])) continue;
+    if (field.kind === 'object' || KEPT.has(field.name)) continue;
+    if (field.name === CUSTOM_VALUES.name) {
+      const values = filledValues(primary[field.name], duplicates.map((d) => d[field.name]));
+      if (values) fill[field.name] = values;
+      continue;
+    }
+    if (!empty(primary[field.name])) continue;
     const donor = duplicates.find((d) => !empty(d[field.name]));
     if (donor) fill[field.name] = donor[field.name];
   }
   return fill;
+}
+
+/** The primary's custom values with each key it lacks taken from the first duplicate that has it; null when none is missing. */
+function filledValues(primary: unknown, duplicates: readonly unknown[]): Record<string, unknown> | null {
+  const kept = { ...((primary as Record<string, unknown> | null) ?? {}) };
+  let added = false;
+  for (const values of duplicates) {
+    for (const [key, value] of Object.entries((values as Record<string, unknown> | null) ?? {})) {
+      if (key in kept || empty(value)) continue;
+      kept[key] = value;
+      added = true;
+    }
+  }
+  return added ? kept : null;
 }
 
 type Delegate = {

@@ -48,6 +48,16 @@ describe('Mutation.mergeContacts', () => {
     expect(await t.db.contact.count({ where: { id: { in: [newer.id, older.id] } } })).toBe(0);
   });
 
+  test("custom field values: the primary keeps its own; each key it lacks takes the oldest duplicate's value that has one", async () => {
+    await t.db.customField.createMany({ data: ['tier', 'region', 'score'].map((key, position) => ({ accountId: acc.id, object: 'CONTACT' as const, key, label: key, type: 'TEXT' as const, position })) });
+    const primary = await createContact(t, acc, { firstName: 'P', customFields: { tier: 'gold' }, createdAt: at(3) });
+    const newer = await createContact(t, acc, { firstName: 'N', customFields: { tier: 'tin', region: 'EU', score: 'new' }, createdAt: at(2) });
+    const older = await createContact(t, acc, { firstName: 'O', customFields: { score: 'old' }, createdAt: at(1) });
+    const r = await t.gql(`mutation ($p: ID!, $d: [ID!]!) { mergeContacts(primaryId: $p, duplicateIds: $d) { customFields } }`, { p: primary.id, d: [newer.id, older.id] }, { as: acc.member });
+    expect(r.errors).toBeUndefined();
+    expect(r.data.mergeContacts.customFields).toEqual({ tier: 'gold', score: 'old', region: 'EU' });
+  });
+
   test('every reference moves to the primary: deals, invoices, submissions, notes, tasks; a note about a duplicate alone stays, about the primary', async () => {
     const primary = await createContact(t, acc);
     const dup = await createContact(t, acc);
