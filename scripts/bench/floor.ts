@@ -180,8 +180,8 @@ export function createFloor(opts: { databaseUrl: string; jwtSecret: string; pool
     return list(
       'invoices',
       `t.id, t.invoice_number, t.amount::float8 AS amount, t.currency, (t.amount - t.amount_paid)::float8 AS amount_due, t.status, to_char(t.due_date, 'YYYY-MM-DD') AS due_date, t.external_id,
-       CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
-       t.custom_fields, ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
+       t.custom_fields, CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'first_name', c.first_name, 'last_name', c.last_name) END AS contacts,
+       ${ISO('t.created_at')} AS created_at, ${ISO('t.updated_at')} AS updated_at`,
       'LEFT JOIN contacts c ON c.account_id = t.account_id AND c.id = t.contact_id',
       where, params, pages,
     );

@@ -23,10 +23,10 @@ export const COMPANY_FIELDS = [
     description: { create: EXTERNAL_ID, update: EXTERNAL_ID, batch: EXTERNAL_ID, read: 'Its id in the integrating system; unique in the account where present.' },
   },
   { name: 'ownerId', type: 'ID', rule: optionalUuid, import: true, description: { create: OWNER, update: OWNER, batch: OWNER } },
-  { name: 'createdAt', type: 'DateTime', import: { aliases: ['Create Date'] } },
-  { name: 'updatedAt', type: 'DateTime' },
   // The account's own fields (docs/custom-fields.md): one JSON object of values, judged by the account's definitions.
   CUSTOM_VALUES,
+  { name: 'createdAt', type: 'DateTime', import: { aliases: ['Create Date'] } },
+  { name: 'updatedAt', type: 'DateTime' },
 ] as const satisfies readonly FieldSpec[];
 
 export const COMPANY_MODEL = { model: 'Company', table: 'companies', kind: 'company', collection: 'companies', fields: COMPANY_FIELDS } as const satisfies RecordModel;

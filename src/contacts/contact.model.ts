@@ -34,9 +34,9 @@ export const CONTACT_FIELDS = [
     },
   },
   { name: 'ownerId', type: 'ID', rule: uuid.nullish(), description: { create: OWNER, update: OWNER } },
-  { name: 'updatedAt', type: 'DateTime' },
   // The account's own fields (docs/custom-fields.md): one JSON object of values, judged by the account's definitions.
   CUSTOM_VALUES,
+  { name: 'updatedAt', type: 'DateTime' },
 ] as const satisfies readonly FieldSpec[];
 
 export const CONTACT_MODEL = { model: 'Contact', table: 'contacts', kind: 'contact', collection: 'contacts', fields: CONTACT_FIELDS } as const satisfies RecordModel;

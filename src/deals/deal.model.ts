@@ -34,9 +34,9 @@ export const DEAL_FIELDS = [
   { name: 'companyId', type: 'ID', rule: optionalUuid, description: { create: 'A company of the account', update: 'A company of the account' } },
   { name: 'ownerId', type: 'ID', rule: optionalUuid, description: { create: OWNER, update: OWNER } },
   { name: 'createdAt', type: 'DateTime', item: false, createAnswer: true, import: { aliases: ['Create Date', 'Created Date', 'Created', 'Deal - Deal created'] } },
-  { name: 'updatedAt', type: 'DateTime' },
   // The account's own fields (docs/custom-fields.md): one JSON object of values, judged by the account's definitions.
   CUSTOM_VALUES,
+  { name: 'updatedAt', type: 'DateTime' },
 ] as const satisfies readonly FieldSpec[];
 
 export const DEAL_MODEL = {

@@ -45,10 +45,10 @@ export const INVOICE_FIELDS = [
     name: 'externalId', type: 'String', rule: externalId,
     description: { create: EXTERNAL_ID, update: EXTERNAL_ID, read: 'Its id in the integrating system; unique in the account where present.' },
   },
-  { name: 'createdAt', type: 'DateTime' },
-  { name: 'updatedAt', type: 'DateTime' },
   // The account's own fields (docs/custom-fields.md): one JSON object of values, judged by the account's definitions.
   CUSTOM_VALUES,
+  { name: 'createdAt', type: 'DateTime' },
+  { name: 'updatedAt', type: 'DateTime' },
 ] as const satisfies readonly FieldSpec[];
 
 export const INVOICE_MODEL = {
