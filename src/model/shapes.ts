@@ -1,10 +1,10 @@
 // A record's shapes for one account (docs/fields.md#an-accounts-own-fields): the fields of its model
 // and those the account defined for it (docs/decisions.md §23), and everything a door derives from
-// them: the create rule, the import columns, the CSV columns and what a lead form may fill. A
+// them: the judge of its values, the import columns and the CSV columns. A
 // function of both, computed when an account's definitions change, never a constant fixed at load:
 // the built-in fields are the same for every account, the account's own are its alone.
 import { z } from 'zod';
-import { csvColumnsOf, createRuleOf, formTargetsOf, importColumnsOf, restName, type FieldSpec, type RecordModel } from './field-spec.js';
+import { csvColumnsOf, importColumnsOf, restName, type FieldSpec, type RecordModel } from './field-spec.js';
 import { parseCalendarDate } from '../dates.js';
 import { email, optionalText, TYPE_MESSAGES } from '../validation.js';
 import type { ErrorDetails } from '../errors.js';
@@ -129,11 +129,8 @@ export type RecordShapes = {
   fields: readonly FieldSpec[];
   /** The account's active custom fields alone, in the same order. */
   custom: readonly CustomFieldSpec[];
-  /** The single create's rule: the model's, with `customFields` judged field by field (unknown keys refused). */
-  create: z.ZodType;
   importColumns: ReturnType<typeof importColumnsOf>;
   csvColumns: ReturnType<typeof csvColumnsOf>;
-  formTargets: ReturnType<typeof formTargetsOf>;
   /**
    * A write's custom values judged by the account's fields (docs/custom-fields.md#values): every
    * failing key named `customFields.<key>`. `create`: a required field must be given; `update`: a
@@ -170,8 +167,6 @@ export function shapesOf(model: RecordModel, definitions: readonly CustomFieldDe
     .map(customFieldSpec);
   const byKey = new Map(custom.map((field) => [field.name, field]));
   const fields = [...model.fields, ...custom];
-  const values = z.strictObject(Object.fromEntries(custom.map((field) => [field.name, field.rule!])), { error: UNKNOWN_FIELD });
-  const create = custom.length ? createRuleOf(model.fields).extend({ customFields: custom.some((f) => f.required) ? values : values.nullish() }) : createRuleOf(model.fields);
   const csvColumns = csvColumnsOf(fields).map((column, i) => {
     const field = fields.filter((f) => f.csv)[i]!;
     return isCustom(field) ? { ...column, sql: customCellSql(field.custom) } : column;
@@ -207,7 +202,7 @@ export function shapesOf(model: RecordModel, definitions: readonly CustomFieldDe
     // Most records hold only active fields: the stored object itself, not a copy.
     return Object.keys(all).every((key) => byKey.has(key)) ? all : Object.fromEntries(Object.entries(all).filter(([key]) => byKey.has(key)));
   };
-  return { fields, custom, create, importColumns, csvColumns, formTargets: formTargetsOf(model.fields), judge, visible };
+  return { fields, custom, importColumns, csvColumns, judge, visible };
 }
 
 /** A definition as stored (decisions §23): the record it is for, and what moves when it changes. */

@@ -80,7 +80,7 @@ export async function readVariables(
 
 /** The body's keys that are variables of the operation besides `input`, the path's and the If-Match one (REST names). */
 function besideInput(operation: OperationDefinitionNode, body: Record<string, unknown>, pathParams: Record<string, string>, ifMatch?: string): Record<string, unknown> {
-  const names = (operation.variableDefinitions ?? []).map((d) => d.variable.name.value).filter((name) => name !== 'input' && name !== ifMatch && !(name in pathParams));
+  const names = (operation.variableDefinitions ?? []).map((d) => d.variable.name.value).filter((name) => name !== 'input' && name !== ifMatch && !Object.hasOwn(pathParams, name));
   return Object.fromEntries(names.map((name) => toSnake(name)).filter((key) => Object.hasOwn(body, key)).map((key) => [key, body[key]]));
 }
 

@@ -214,11 +214,10 @@ function judge(kind: BatchKind, how: BatchMode, accountId: string, input: Record
  */
 async function judgeValues(tx: Prisma.TransactionClient, model: RecordModel, accountId: string, judged: Judged[], how: BatchMode) {
   const shapes = await recordShapes.of(tx, accountId, model);
-  const asRest = (details: ErrorDetails) => restDetails(details);
   for (const [i, item] of judged.entries()) {
     const given = ('data' in item ? item.data.customFields : item.input?.customFields) as Record<string, unknown> | undefined;
     const verdict = shapes.judge(given, how.mode === 'create' ? 'create' : 'update');
-    const details: ErrorDetails = { ...('details' in item ? item.details : {}), ...asRest(verdict.details) };
+    const details: ErrorDetails = { ...('details' in item ? item.details : {}), ...restDetails(verdict.details) };
     if (Object.keys(details).length) {
       judged[i] = { index: item.index, details, input: 'data' in item ? item.data : item.input };
       continue;
@@ -229,7 +228,7 @@ async function judgeValues(tx: Prisma.TransactionClient, model: RecordModel, acc
       if (given !== undefined) ok.data.customFields = verdict.values;
       if (ok.asCreate && 'data' in ok.asCreate) {
         const asCreate = shapes.judge(given, 'create');
-        ok.asCreate = Object.keys(asCreate.details).length ? { details: asRest(asCreate.details) } : { data: { ...ok.asCreate.data, customFields: asCreate.values } };
+        ok.asCreate = Object.keys(asCreate.details).length ? { details: restDetails(asCreate.details) } : { data: { ...ok.asCreate.data, customFields: asCreate.values } };
       }
     }
   }
