@@ -1,7 +1,7 @@
 import { WRITE_TRANSACTION } from '../db/client.js';
 import { hasRawTransactions, rawTransaction, rawWrite } from '../db/raw.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { uuidv7 } from './ids.js';
+import { eventId } from './ids.js';
 import { outbox } from './outbox.js';
 import { isoTimeSql, serializeRecord } from './serialize.js';
 import type { Actor, EventType, RecordKind } from './types.js';
@@ -28,7 +28,7 @@ function eventRow(input: EmitInput) {
   const data = { object, ...(input.previous ? { previous: serializeRecord(kind, input.previous) } : {}), ...input.extra };
   const subjectId = typeof row.id === 'string' ? row.id : null;
   const contactId = kind === 'contact' ? subjectId : typeof row.contactId === 'string' ? row.contactId : null;
-  return { id: uuidv7(), accountId: input.accountId, type: input.type, actor: input.actor, subjectId, contactId, data: JSON.stringify(data) };
+  return { id: eventId(), accountId: input.accountId, type: input.type, actor: input.actor, subjectId, contactId, data: JSON.stringify(data) };
 }
 
 // --- Waking the workers: after the commit, not inside it -----------------------------------------

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { noteEventId } from '../db/in-doubt.js';
 
 /** The clock's last millisecond an id was made in, and the counter within it (RFC 9562 §6.2, method 1). */
 let lastMs = 0;
@@ -33,4 +34,11 @@ export function uuidv7(at?: number): string {
   }
   const time = ms.toString(16).padStart(12, '0');
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${sequence}-${random.slice(19)}`;
+}
+
+/** An event's id: a uuidv7, noted for the write it is made in (src/db/in-doubt.ts). */
+export function eventId(): string {
+  const id = uuidv7();
+  noteEventId(id);
+  return id;
 }

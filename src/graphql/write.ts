@@ -1,7 +1,8 @@
-import type { GraphQLResolveInfo } from 'graphql/index.js';
+import { getNamedType, type GraphQLResolveInfo } from 'graphql/index.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context } from '../context.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
+import { committedEvent, isInDoubt, notingEventIds, type CommittedEvent } from '../db/in-doubt.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';
 import { refundAdmission } from './admission.js';
@@ -53,7 +54,39 @@ export function writeOf({ rules, ctx, info, viewer, input, raw, target, accountI
     if (!wrote) await replayed(ctx, info);
     return answer;
   };
-  return (work, claim) => ctx.queue.run(rules.line?.(input, target) ?? null, () => transaction(work, claim));
+  return (work, claim) => ctx.queue.run(rules.line?.(input, target) ?? null, () => answeredOnceKnown(ctx, info, () => transaction(work, claim)));
+}
+
+/** How long a write in doubt waits for the database to answer whether it committed. */
+const IN_DOUBT_WAIT_MS = 10_000;
+
+/**
+ * `write`, answered by what it committed when its connection broke in flight and the database,
+ * asked again, holds its events (src/db/in-doubt.ts): a record type is read back by id, a
+ * delete answers its event's time. Otherwise (nothing committed, no answer in time, another answer
+ * type) the error stands, and with it the 503.
+ */
+async function answeredOnceKnown<T>(ctx: Context, info: GraphQLResolveInfo, write: () => Promise<T>): Promise<T> {
+  const ids: string[] = [];
+  try {
+    return await notingEventIds(ids, write);
+  } catch (err) {
+    if (ids.length === 0 || !isInDoubt(err)) throw err;
+    const committed = await committedEvent(ctx.db, ids, IN_DOUBT_WAIT_MS);
+    const answer = committed ? await answerOfCommitted(ctx, info, committed) : undefined;
+    if (answer === undefined) throw err;
+    return answer as T;
+  }
+}
+
+async function answerOfCommitted(ctx: Context, info: GraphQLResolveInfo, event: CommittedEvent): Promise<unknown> {
+  const type = getNamedType(info.returnType);
+  if (!event.subjectId) return undefined;
+  if (type.name === 'DeletedRecord' && event.type.endsWith('.deleted')) return { id: event.subjectId, deletedAt: event.occurredAt };
+  const model = type.extensions?.pothosPrismaModel;
+  if (typeof model !== 'string') return undefined;
+  const delegate = (ctx.db as unknown as Record<string, { findUnique?: (args: object) => Promise<unknown> }>)[model[0]!.toLowerCase() + model.slice(1)];
+  return (await delegate?.findUnique?.({ where: { id: event.subjectId } })) ?? undefined;
 }
 
 /**

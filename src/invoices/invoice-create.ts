@@ -6,7 +6,7 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { wakeSource } from '../events/emit.js';
 import { outbox } from '../events/outbox.js';
-import { uuidv7 } from '../events/ids.js';
+import { eventId } from '../events/ids.js';
 import { isoTimeSql, serializeRecord } from '../events/serialize.js';
 import type { Actor } from '../events/types.js';
 import { fromColumns, newId, rowOf, type Row } from '../writes/set-write.js';
@@ -55,7 +55,7 @@ export async function insertInvoice(db: Prisma.TransactionClient, invoice: NewIn
       INSERT INTO invoice_lines (${lineColumns})
       SELECT ${fromLine} FROM ins CROSS JOIN jsonb_populate_recordset(NULL::invoice_lines, ${JSON.stringify(lines)}::jsonb) AS l),
     ${outbox(Prisma.sql`
-      SELECT ${uuidv7()}::uuid, ins.account_id, 'invoice.created', ${new Date()}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ins.contact_id,
+      SELECT ${eventId()}::uuid, ins.account_id, 'invoice.created', ${new Date()}::timestamptz, ${actor.type}, ${actor.id}, ins.id, ins.contact_id,
              jsonb_build_object('object', (new.obj - 'account_id') || jsonb_build_object('invoice_number', ins.invoice_number, 'created_at', ${Prisma.raw(isoTimeSql('ins.created_at'))}, 'updated_at', ${Prisma.raw(isoTimeSql('ins.updated_at'))}))
       FROM ins CROSS JOIN new`)}
     SELECT (SELECT to_json(ins)::text FROM ins) AS invoice ${wake.column}`;

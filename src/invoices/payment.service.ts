@@ -3,7 +3,7 @@ import { InvoiceStatus, PaymentMethod, Prisma, type Payment } from '../generated
 import { badInput, conflict, MESSAGES, notFound } from '../errors.js';
 import { emit, wakeSource } from '../events/emit.js';
 import { outbox } from '../events/outbox.js';
-import { uuidv7 } from '../events/ids.js';
+import { eventId } from '../events/ids.js';
 import { recordJsonSql } from '../events/serialize.js';
 import { fromColumns, newId } from '../writes/set-write.js';
 import type { Actor } from '../events/types.js';
@@ -76,7 +76,7 @@ async function settle(tx: Prisma.TransactionClient, invoice: Locked, paidMinor: 
  */
 export async function recordPayment(db: Prisma.TransactionClient, invoiceId: string, input: RecordPaymentArgs['input'], actor: Actor, method = input.method): Promise<Payment> {
   // Two ids of one millisecond, sorted: payment.created comes before the status move in the feed, as it happened.
-  const [paymentEvent, statusEvent] = [uuidv7(), uuidv7()].sort() as [string, string];
+  const [paymentEvent, statusEvent] = [eventId(), eventId()].sort() as [string, string];
   const ask: Ask = {
     // String(number) is the number's shortest decimal text: NUMERIC reads exactly what the client sent.
     invoice_id: invoiceId, paying: String(input.amount), method, reference: input.reference ?? null, paid_at: (input.paidAt ?? new Date()).toISOString(),

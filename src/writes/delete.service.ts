@@ -5,7 +5,7 @@
 // the record_counts triggers keep the counters exact.
 import type { ErrorDetails } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { uuidv7 } from '../events/ids.js';
+import { eventId } from '../events/ids.js';
 import { outbox } from '../events/outbox.js';
 import { serializeRecord } from '../events/serialize.js';
 import type { Actor } from '../events/types.js';
@@ -31,7 +31,7 @@ export async function deleteContacts(tx: Prisma.TransactionClient, accountId: st
     // To the trash first, each with every row that points at it (docs/trash.md).
     await toTrash(tx, TRASH_KINDS.contact, accountId, rows.map((r) => r.id), actor);
     const wanted = JSON.stringify(rows.map((r) => r.id));
-    const events = rows.map((row) => ({ id: uuidv7(), subject_id: row.id, data: { object: serializeRecord('contact', row) } }));
+    const events = rows.map((row) => ({ id: eventId(), subject_id: row.id, data: { object: serializeRecord('contact', row) } }));
     const unlinks = LINKED().map(
       ({ table, column, stamped }) => Prisma.sql`${Prisma.raw(`unlink_${table}`)} AS (
         UPDATE ${Prisma.raw(table)} SET ${Prisma.raw(column)} = NULL${Prisma.raw(stamped ? ', updated_at = now()' : '')}

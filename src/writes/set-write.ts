@@ -6,7 +6,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { fieldsOf, type ModelField } from '../db/datamodel.js';
 import { wakeSource } from '../events/emit.js';
 import { outbox } from '../events/outbox.js';
-import { uuidv7 } from '../events/ids.js';
+import { eventId, uuidv7 } from '../events/ids.js';
 import { isoTimeSql, serializeRecord } from '../events/serialize.js';
 import { mapInSlices } from './yielding.js';
 import { rawWrite } from '../db/raw.js';
@@ -130,11 +130,11 @@ async function writeOne(
   // row twice (an import's chunk sent ~2 MB of JSON, its time in the socket's writev; BENCHMARKS.md).
   const created = await mapInSlices(creates, (row) => {
     const domain = companyByDomain?.(row);
-    return { event: uuidv7(), row: { account_id: row.accountId, ...serializeRecord(spec.kind, row) }, ...(domain ? { domain } : {}) };
+    return { event: eventId(), row: { account_id: row.accountId, ...serializeRecord(spec.kind, row) }, ...(domain ? { domain } : {}) };
   });
   const linking = created.some((c) => 'domain' in c);
   const updateEvents = await mapInSlices(updates, ({ row, previous }) => ({
-    id: uuidv7(),
+    id: eventId(),
     subject_id: row.id,
     contact_id: contactOf(row),
     type: `${spec.kind}.updated`,
