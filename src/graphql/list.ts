@@ -111,7 +111,8 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   const [account, parentId] =
     parents.length === 1 ? [Prisma.sql`CAST(${parents[0]!.accountId} AS uuid)`, Prisma.sql`CAST(${parents[0]!.id} AS uuid)`] : [Prisma.sql`p.account_id`, Prisma.sql`p.id`];
   const own = plan.by ? Prisma.sql`t.account_id = ${account} AND ${col(plan.by)} = ${parentId}` : Prisma.sql`t.account_id = ${account}`;
-  const where = Prisma.join([own, ...(plan.filter ? collection.filter!.sql(plan.filter) : [])], ' AND ');
+  const whereOf = (filter: object | null) => Prisma.join([own, ...(filter ? collection.filter!.sql(filter) : [])], ' AND ');
+  const where = whereOf(plan.filter);
   const ascending = order.direction === 'ASC';
   const bounds = [
     ...(plan.after ? [beyond(column, plan.after, ascending ? 'greater' : 'less', ascending)] : []),
@@ -122,7 +123,7 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   const include = toOne((wants.nodes ?? {}) as Record<string, unknown>);
   const json = include && rowJson(collection, include);
   // The counters keep an account's own totals, not a parent row's.
-  const total = wants.total ? Prisma.sql`${totalSql(collection, account, plan.filter, where, plan.by === null)}::int` : Prisma.sql`0`;
+  const total = wants.total ? Prisma.sql`${totalSql(collection, account, plan.filter, whereOf, plan.by === null)}::int` : Prisma.sql`0`;
   const v = orderValue(column);
   // The cut selects the table's own columns and nothing computed: an extra column made the scan build
   // a new tuple for every row an OFFSET skips (page 2,000 took 2.5-3 times as long; BENCHMARKS.md).

@@ -87,6 +87,42 @@ describe('paging by cursor', () => {
   });
 });
 
+describe('the total of a sync page (changes since a time)', () => {
+  let mine: TestAccount;
+  // More rows than the total's probe counts one by one (src/graphql/collection.ts, totalSql), so
+  // both ways of counting answer: the rows since, and the counter less the rows before.
+  const n = 1_500;
+  const from = Date.UTC(2025, 0, 1);
+  beforeAll(async () => {
+    mine = await createAccount(t);
+    await seedContacts(t.db, mine.id, n, from);
+    // A few clients among many leads: the type filter's counter beside the time, on either side of the probe.
+    await t.db.$executeRaw`UPDATE contacts SET contact_type = 'client' WHERE account_id = CAST(${mine.id} AS uuid) AND first_name IN ('Seed 2', 'Seed 1400', 'Seed 1499')`;
+  });
+  const since = (second: number) => new Date(from + second * 1000).toISOString();
+  const exact = (second: number, type?: string) =>
+    t.db.contact.count({ where: { accountId: mine.id, updatedAt: { gte: new Date(from + second * 1000) }, ...(type ? { contactType: type as never } : {}) } });
+
+  test.each([0, 1, 2, 300, 700, 1_499, 1_500, 1_501, 3_000])('updated_since at second %i of the seeded ones answers the exact total', async (second) => {
+    const r = await contacts.list(mine.id, mine.member, { updated_since: since(second), sort: 'updated_at', order: 'asc', page_size: 5 });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.total).toBe(await exact(second));
+  });
+
+  test('with the type filter too, the total is exact, and a row deleted or changed since moves it', async () => {
+    const list = async (second: number, type: string) => (await contacts.list(mine.id, mine.member, { updated_since: since(second), type })).body.total;
+    for (const type of ['client', 'lead']) {
+      expect([await list(1, type), await list(300, type), await list(1_450, type)]).toEqual([await exact(1, type), await exact(300, type), await exact(1_450, type)]);
+    }
+    await t.db.$executeRaw`UPDATE contacts SET updated_at = ${new Date(from + 1_600_000)} WHERE account_id = CAST(${mine.id} AS uuid) AND first_name = 'Seed 3'`;
+    await t.db.$executeRaw`DELETE FROM contacts WHERE account_id = CAST(${mine.id} AS uuid) AND first_name = 'Seed 4'`;
+    for (const second of [1, 1_000]) {
+      const r = await contacts.list(mine.id, mine.member, { updated_since: since(second) });
+      expect(r.body.total).toBe(await exact(second));
+    }
+  });
+});
+
 describe('what a cursor refuses: 400 on cursor', () => {
   const refused = (r: { status: number; body: unknown }) => ({ status: r.status, body: r.body });
   const onCursor = (message: string) => ({ status: 400, body: { error: 'Invalid query', details: { cursor: [message] } } });
