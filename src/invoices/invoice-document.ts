@@ -128,6 +128,16 @@ export function lineColumns(line: InvoiceDocumentLine, currency: string): { gros
 /** A discount as the client reads it: "-12.50", or "0.00" for none. */
 export const negated = (amount: string): string => (/^-?0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
 
+/** The totals under the lines, as the page and the PDF show them: label, amount, and whether it stands out. */
+export const totalsOf = (doc: InvoiceDocument): [label: string, amount: string, strong: boolean][] => [
+  ['Subtotal', doc.subtotal, false],
+  ['Discount', negated(doc.discountTotal), false],
+  ['Tax', doc.taxTotal, false],
+  ['Total', doc.total, true],
+  ['Paid', doc.amountPaid, false],
+  ['Amount due', doc.amountDue, true],
+];
+
 /** `invoice-<number>.pdf`; characters a header's quoted file name cannot carry become `_`. */
 export const pdfFileName = (invoiceNumber: string): string => `invoice-${invoiceNumber.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`;
 

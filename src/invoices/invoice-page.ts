@@ -2,7 +2,7 @@
 // no script at all, one style element allowed by a per-response nonce, nothing from another origin.
 // Every string from the account or its client goes through escapeHtml.
 import { escapeHtml } from '../forms/form-page.js';
-import { displayDay, displayMoney, lineColumns, negated, STATUS_LABELS, type InvoiceDocument } from './invoice-document.js';
+import { displayDay, displayMoney, lineColumns, negated, STATUS_LABELS, totalsOf, type InvoiceDocument } from './invoice-document.js';
 
 /** Nothing but this response's style: no script, image, font, frame, form or connection. */
 export const invoicePageCsp = (nonce: string): string =>
@@ -123,14 +123,7 @@ ${doc.lines.map((l) => {
 </tbody>
 </table>`;
 
-  const totals: [string, string, boolean][] = [
-    ['Subtotal', doc.subtotal, false],
-    ['Discount', negated(doc.discountTotal), false],
-    ['Tax', doc.taxTotal, false],
-    ['Total', doc.total, true],
-    ['Paid', doc.amountPaid, false],
-    ['Amount due', doc.amountDue, true],
-  ];
+  const totals = totalsOf(doc);
   const totalsTable = `<h2 id="totals-title">Totals</h2>
 <table class="totals" aria-labelledby="totals-title">
 <caption>Totals in ${escapeHtml(doc.currency)}</caption>

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import * as fontkit from 'fontkit';
 import PDFDocument from 'pdfkit';
-import { displayDay, displayMoney, lineColumns, negated, STATUS_LABELS, type InvoiceDocument } from './invoice-document.js';
+import { displayDay, displayMoney, lineColumns, negated, STATUS_LABELS, totalsOf, type InvoiceDocument } from './invoice-document.js';
 
 const MARGIN = 50;
 const MUTED = '#555555';
@@ -301,14 +301,7 @@ function draw(pdf: Pdf, doc: InvoiceDocument) {
 
   if (doc.lines.length > 0) linesTable(pdf, root, doc);
 
-  const totals: [string, string, boolean][] = [
-    ['Subtotal', doc.subtotal, false],
-    ['Discount', negated(doc.discountTotal), false],
-    ['Tax', doc.taxTotal, false],
-    ['Total', doc.total, true],
-    ['Paid', doc.amountPaid, false],
-    ['Amount due', doc.amountDue, true],
-  ];
+  const totals = totalsOf(doc);
   const labelWidth = 120;
   const valueWidth = 120;
   const x = left + width - labelWidth - valueWidth;
