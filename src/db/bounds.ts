@@ -4,8 +4,10 @@
  * reason leaves here as a DatabaseUnavailableError carrying a SQLSTATE, so src/db/client.ts
  * (isDatabaseUnavailable) recognises it by its code, never by its text.
  */
+import { AsyncResource } from 'node:async_hooks';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { noteBackend } from './in-flight.js';
 import { BACKEND_PID, isBackend, MAX_PREPARED, PLAN_CHANGED, statementName } from './prepared.js';
 
 /** SQLSTATEs we give: 08001 no connection could be had, 08006 the connection broke, 57014 a statement ran out of time. */
@@ -277,16 +279,27 @@ export class BoundedPool extends pg.Pool {
     super({ ...config, connectionTimeoutMillis: bounds.poolTimeoutMs, Client: boundedClientClass(bounds) } as pg.PoolConfig);
   }
 
+  /**
+   * A client, its backend noted for the write that asked (src/db/in-flight.ts). pg-pool may hand a
+   * waiting caller its client from another request's release: the callback is bound to the caller's
+   * async context first.
+   */
   override connect(...args: any[]): any {
     const callback = args[0] as ((err: Error | undefined, client?: unknown, done?: unknown) => void) | undefined;
     if (typeof callback === 'function') {
-      return super.connect((err: Error | undefined, client?: unknown, done?: unknown) =>
-        callback(err && connectFailed(err), client, done),
+      return super.connect(
+        AsyncResource.bind((err: Error | undefined, client?: unknown, done?: unknown) => {
+          if (!err) noteBackend((client as { processID?: number }).processID);
+          callback(err && connectFailed(err), client, done);
+        }),
       );
     }
-    return super.connect().catch((err: Error) => {
-      throw connectFailed(err);
-    });
+    return super.connect().then(
+      (client) => (noteBackend((client as { processID?: number }).processID), client),
+      (err: Error) => {
+        throw connectFailed(err);
+      },
+    );
   }
 }
 

@@ -6,20 +6,11 @@
  * eventId), and its events commit with it, so once the database answers again, finding one of them
  * says it committed.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { errorChain } from './sql-state.js';
+import type { InFlight } from './in-flight.js';
 import { isDatabaseUnavailable } from './unavailable.js';
-
-/** The event ids made during one write. */
-const madeInWrite = new AsyncLocalStorage<string[]>();
-
-/** Notes an event id for the write it is made in, if any. */
-export const noteEventId = (id: string): void => void madeInWrite.getStore()?.push(id);
-
-/** Runs `work`, noting in `ids` the id of every event it makes. */
-export const notingEventIds = <T>(ids: string[], work: () => Promise<T>): Promise<T> => madeInWrite.run(ids, work);
 
 // The connection went away while a statement was on it: lost (08006, our pool's word for it; 08003
 // no connection), the server shutting down or crashing (57P01, 57P02), or the socket reset. Refusals
@@ -37,24 +28,33 @@ export function isInDoubt(err: unknown): boolean {
   return false;
 }
 
-/** The committed event of `ids` (its type and subject), once the database answers; null when none committed. */
+/** A committed event of a write: its type and subject. */
 export type CommittedEvent = { type: string; subjectId: string | null; occurredAt: Date };
 
 /**
- * Asks the database, until it answers or `waitMs` has passed, whether any of `ids` committed.
- * Undefined when it never answered: the write stays in doubt.
+ * Asks the database, until it answers or `waitMs` has passed, whether any event of `flight`
+ * committed. A backend that had the write's statement and still runs (PostgreSQL shutting down
+ * ends backends one by one; one may still be committing) is waited for first: only once it is gone
+ * does "no event" mean the write did not commit. Undefined when that could not be known in time.
  */
-export async function committedEvent(db: PrismaClient, ids: readonly string[], waitMs: number): Promise<CommittedEvent | null | undefined> {
+export async function committedEvent(db: PrismaClient, flight: InFlight, failedAt: Date, waitMs: number): Promise<CommittedEvent | null | undefined> {
   const deadline = Date.now() + waitMs;
+  const pids = [...flight.backends];
+  const running = pids.length
+    ? Prisma.sql`(SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(${pids}::int[]) AND backend_start < ${failedAt}::timestamptz)::int`
+    : Prisma.sql`0`;
   for (;;) {
     try {
-      const rows = await db.$queryRaw<{ type: string; subject_id: string | null; occurred_at: Date }[]>`
-        SELECT type, subject_id, occurred_at FROM events WHERE id = ANY(${ids as string[]}::uuid[]) ORDER BY id LIMIT 1`;
-      const row = rows[0];
-      return row ? { type: row.type, subjectId: row.subject_id, occurredAt: row.occurred_at } : null;
+      const [row] = await db.$queryRaw<{ running: number; type: string | null; subject_id: string | null; occurred_at: Date | null }[]>`
+        SELECT ${running} AS running, e.type, e.subject_id, e.occurred_at
+        FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+          SELECT type, subject_id, occurred_at FROM events WHERE id = ANY(${flight.eventIds}::uuid[]) ORDER BY id LIMIT 1) AS e ON true`;
+      if (row!.type !== null) return { type: row!.type, subjectId: row!.subject_id, occurredAt: row!.occurred_at! };
+      if (row!.running === 0) return null;
     } catch (err) {
-      if (!isDatabaseUnavailable(err) || Date.now() >= deadline) return undefined;
-      await sleep(100);
+      if (!isDatabaseUnavailable(err)) return undefined;
     }
+    if (Date.now() >= deadline) return undefined;
+    await sleep(100);
   }
 }

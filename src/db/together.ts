@@ -11,6 +11,8 @@
 // (a constraint one row breaks), the inputs that shared it run again one by one, so the error
 // reaches the request that caused it and no other; any other error (a timeout) reaches them all.
 
+import { currentFlight, sharedFlight, type InFlight } from './in-flight.js';
+
 /** The longest an input waits for the running statement before its group runs anyway, unless shareStatements set the client's. */
 export const LONGEST_WAIT_MS = 20;
 
@@ -19,7 +21,8 @@ const longestWaits = new WeakMap<object, number>();
 /** `db`'s bound on waiting to share a statement (DATABASE_SHARED_WAIT_MS): 0 runs every group at once, beside what runs. */
 export const shareStatements = (db: object, longestWaitMs: number): void => void longestWaits.set(db, longestWaitMs);
 
-type Waiting<I, A> = { input: I; resolve: (answer: A) => void; reject: (error: unknown) => void };
+/** An input waiting, with the write it belongs to (src/db/in-doubt.ts: the backends the shared statement went to are its too). */
+type Waiting<I, A> = { input: I; writer: InFlight | undefined; resolve: (answer: A) => void; reject: (error: unknown) => void };
 /** A kind's statements running now, and the group waiting to run next (with its timer). */
 type Line<I, A> = { running: number; group: Waiting<I, A>[] | null; weight: number; timer?: NodeJS.Timeout };
 
@@ -58,7 +61,7 @@ export function together<I, A>(db: object, kind: string, input: I, run: (inputs:
     });
   };
   return new Promise<A>((resolve, reject) => {
-    const waiting = { input, resolve, reject };
+    const waiting = { input, writer: currentFlight(), resolve, reject };
     if (line.running === 0) return start([waiting]);
     const heavy = weight(input);
     if (line.group && line.weight + heavy > most) start(close(line));
@@ -83,11 +86,11 @@ function close<I, A>(line: Line<I, A>): Waiting<I, A>[] {
 /** Runs `group` as one statement and answers each; when it fails with what may be one input's own error, each again alone. */
 async function runGroup<I, A>(group: Waiting<I, A>[], run: (inputs: I[]) => Promise<A[]>, ownError: (error: unknown) => boolean): Promise<void> {
   try {
-    const answers = await run(group.map((w) => w.input));
+    const answers = await sharedFlight(group.map((w) => w.writer), () => run(group.map((w) => w.input)));
     group.forEach((w, i) => w.resolve(answers[i]!));
   } catch (error) {
     if (group.length === 1 || !ownError(error)) for (const w of group) w.reject(error);
-    else await Promise.all(group.map((w) => run([w.input]).then(([answer]) => w.resolve(answer!), w.reject)));
+    else await Promise.all(group.map((w) => sharedFlight([w.writer], () => run([w.input])).then(([answer]) => w.resolve(answer!), w.reject)));
   }
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { noteEventId } from '../db/in-doubt.js';
+import { noteEventId } from '../db/in-flight.js';
 
 /** The clock's last millisecond an id was made in, and the counter within it (RFC 9562 §6.2, method 1). */
 let lastMs = 0;

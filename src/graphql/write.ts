@@ -2,7 +2,8 @@ import { getNamedType, type GraphQLResolveInfo } from 'graphql/index.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Context } from '../context.js';
 import { WRITE_TRANSACTION } from '../db/client.js';
-import { committedEvent, isInDoubt, notingEventIds, type CommittedEvent } from '../db/in-doubt.js';
+import { committedEvent, isInDoubt, type CommittedEvent } from '../db/in-doubt.js';
+import { inWrite, newFlight } from '../db/in-flight.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { once, readIdempotencyKey, storedAnswer } from '../idempotency/idempotency.service.js';
 import { refundAdmission } from './admission.js';
@@ -67,12 +68,12 @@ const IN_DOUBT_WAIT_MS = 10_000;
  * type) the error stands, and with it the 503.
  */
 async function answeredOnceKnown<T>(ctx: Context, info: GraphQLResolveInfo, write: () => Promise<T>): Promise<T> {
-  const ids: string[] = [];
+  const flight = newFlight();
   try {
-    return await notingEventIds(ids, write);
+    return await inWrite(flight, write);
   } catch (err) {
-    if (ids.length === 0 || !isInDoubt(err)) throw err;
-    const committed = await committedEvent(ctx.db, ids, IN_DOUBT_WAIT_MS);
+    if (flight.eventIds.length === 0 || !isInDoubt(err)) throw err;
+    const committed = await committedEvent(ctx.db, flight, new Date(), IN_DOUBT_WAIT_MS);
     const answer = committed ? await answerOfCommitted(ctx, info, committed) : undefined;
     if (answer === undefined) throw err;
     return answer as T;

@@ -247,7 +247,9 @@ export class AccountShapes {
   async of(db: Prisma.TransactionClient, accountId: string, model: RecordModel): Promise<RecordShapes> {
     const kept = this.cache.get(accountId);
     const fresh = kept && performance.now() - kept.checkedAt < (this.options.freshMs ?? DEFINITIONS_FRESH_MS);
-    const entry = fresh ? kept : await this.refresh(db, accountId, kept);
+    // Stale if the read fails: a record just written answers its values while the database is
+    // gone for a moment, rather than a 503 for a write that committed (docs/faults.md "A write in doubt").
+    const entry = fresh ? kept : await this.refresh(db, accountId, kept).catch((err: unknown) => (kept ? kept : Promise.reject(err)));
     const object = objectOf(model);
     let shapes = entry.shapes.get(object);
     if (!shapes) entry.shapes.set(object, (shapes = shapesOf(model, this.definitionsOf(entry, object))));

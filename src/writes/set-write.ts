@@ -77,6 +77,9 @@ export function writeSet(db: Prisma.TransactionClient, spec: SetModel, actor: Ac
   const { records = true, unique = UNIQUE_BY_DEFAULT, companyByDomain, whileWriting } = options;
   whileWriting?.();
   const alike = ['set', spec.table, actor.type, actor.id, records, unique.join(), companyByDomain ? 'by domain' : '', Object.keys(creates[0]!).join()].join('|');
+  // Each new row's event id is made here, in its own request, so a shared statement whose connection
+  // breaks is resolved for each request by its own events (src/db/in-doubt.ts).
+  for (const row of creates) createdEvents.set(row, eventId());
   const writeSets = async (sets: Row[][]) => {
     const written = await writeOne(db, spec, actor, sets.flat(), [], { records, unique, companyByDomain });
     return sets.map((set) => ownRows(written, set));
@@ -84,6 +87,9 @@ export function writeSet(db: Prisma.TransactionClient, spec: SetModel, actor: Ac
   // A constraint one row breaks (a company removed since its request was checked) fails the shared statement: each set alone finds whose.
   return together(db, alike, creates, writeSets, { weight: (set) => set.length, most: MOST_ROWS_TOGETHER, ownError: isDataError });
 }
+
+/** The event ids of new rows that may share a statement with other requests' (writeSet). */
+const createdEvents = new WeakMap<Row, string>();
 
 /** The most new rows one statement takes from the sets that wait to share one (a full batch's worth: docs/batches.md). */
 export const MOST_ROWS_TOGETHER = 100;
@@ -130,7 +136,7 @@ async function writeOne(
   // row twice (an import's chunk sent ~2 MB of JSON, its time in the socket's writev; BENCHMARKS.md).
   const created = await mapInSlices(creates, (row) => {
     const domain = companyByDomain?.(row);
-    return { event: eventId(), row: { account_id: row.accountId, ...serializeRecord(spec.kind, row) }, ...(domain ? { domain } : {}) };
+    return { event: createdEvents.get(row) ?? eventId(), row: { account_id: row.accountId, ...serializeRecord(spec.kind, row) }, ...(domain ? { domain } : {}) };
   });
   const linking = created.some((c) => 'domain' in c);
   const updateEvents = await mapInSlices(updates, ({ row, previous }) => ({
