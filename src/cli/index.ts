@@ -98,9 +98,12 @@ export function processIo(env: NodeJS.ProcessEnv = process.env): CliIo {
   };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+/** The process's whole run: `npm run cli` calls it from the build or through tsx (scripts/cli.mjs). */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   loadDotenv(); // same rule as src/main.ts, so the CLI and the server find the same database
-  const code = await runCli(process.argv.slice(2), processIo());
+  const code = await runCli(argv, processIo());
   // Exit once the output is flushed, even if a driver left a timer behind.
   process.stdout.write('', () => process.exit(code));
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
