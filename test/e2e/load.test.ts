@@ -9,6 +9,7 @@ import { lockKey } from '../../src/writes/batch.service.js';
 import type { Prisma } from '../../src/generated/prisma/client.js';
 import { createAccount, createContact, createUser, unique, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 
 const IN_FLIGHT = 50;
 const LOAD_TIMEOUT = 600_000;
@@ -121,7 +122,7 @@ describe('1,000 concurrent form submissions from distinct client IPs with 100 di
 });
 
 // PostgreSQL only: the embedded database has one connection, which every request takes in turn.
-describe.skipIf(!process.env.DATABASE_URL)('writes that would wait on one lock wait in the instance, holding no pooled connection', () => {
+describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('writes that would wait on one lock wait in the instance, holding no pooled connection', () => {
   /** Backends of this database waiting for a lock (an advisory lock, a row). */
   const lockWaiters = async () =>
     (await t.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity

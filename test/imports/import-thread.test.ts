@@ -9,6 +9,7 @@ import { createAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { WAIT } from '../helpers/live.js';
 import { importCsv } from './helpers.js';
+import { skipIfMissing } from '../helpers/prerequisites.js';
 
 // Two chunk-sized imports each, on two shared cores beside other test files.
 vi.setConfig({ testTimeout: 120_000 });
@@ -44,7 +45,7 @@ const ended = (id: string) =>
     return row;
   }, { timeout: 100_000, interval: 50 });
 
-describe.skipIf(template.kind !== 'postgres')('the import thread (PostgreSQL)', () => {
+describe.skipIf(skipIfMissing(template.kind === 'postgres' ? null : 'DATABASE_URL (a PostgreSQL template)'))('the import thread (PostgreSQL)', () => {
   it('an import on PostgreSQL is written by the import thread, not the main thread', async () => {
     const a = await createAccount(t);
     const records: LogRecord[] = [];
