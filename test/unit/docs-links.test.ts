@@ -82,4 +82,18 @@ describe('links into the docs', () => {
     const cited = new Set(['src', 'test', 'scripts', 'docs'].flatMap((dir) => files(path.join(ROOT, dir)).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/§(\d+)/g)].map(([, n]) => n!))));
     expect([...cited].filter((n) => !sections.has(n))).toEqual([]);
   });
+
+  // The docs said "§1–§19" when §20, §21 and §24 existed: a range from §1 names every section.
+  it('a range of decisions from §1 ("§1–§N and §M") names every section of docs/decisions.md, and no other', () => {
+    const sections = [...readFileSync(path.join(ROOT, 'docs/decisions.md'), 'utf8').matchAll(/<a id="s(\d+)"/g)].map(([, n]) => Number(n));
+    const markdown = [...files(path.join(ROOT, 'docs')), path.join(ROOT, 'README.md')].filter((f) => f.endsWith('.md'));
+    const ranges = markdown.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/§1[–-]§(\d+)((?:,? and §\d+|, §\d+)*)/g)].map(([text, last, more]) => {
+        const named = Array.from({ length: Number(last) }, (_, i) => i + 1).concat([...more!.matchAll(/§(\d+)/g)].map(([, n]) => Number(n)));
+        return { where: `${path.relative(ROOT, file)}: ${text}`, named: named.filter((n) => sections.includes(n)).length === named.length && named.length === sections.length };
+      }),
+    );
+    expect(ranges.length).toBeGreaterThan(0);
+    expect(ranges.filter((r) => !r.named).map((r) => r.where)).toEqual([]);
+  });
 });
