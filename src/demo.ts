@@ -2,6 +2,7 @@ import { emit } from './events/emit.js';
 import { emitRow } from './events/record.js';
 import { SYSTEM, type EventType } from './events/types.js';
 import { mintToken } from './auth/token.js';
+import type { Config } from './config.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 
 // Fixed ids so the README's examples work against every fresh `npm start`.
@@ -38,35 +39,88 @@ export function localBaseUrl(host: string, port: number | null): string {
 export const SEED_DEMO_COMMAND = 'npm run cli -- seed demo';
 
 /**
- * That command for the database the service started on: with its DATABASE_URL, since without one
- * the CLI seeds the embedded database and the token it prints is refused here. A password in the
- * URL is not printed (logs keep the banner): `<password>` stands in its place.
+ * What the CLI must share with the server for its token and curl lines to work there: the database,
+ * the development secret's folder, the address. The CLI reads .env as the server does, so only those
+ * the real environment set are carried on the command line.
  */
-export function seedDemoCommand(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  if (url.password) url.password = '<password>';
-  return `DATABASE_URL='${decodeURI(url.toString())}' ${SEED_DEMO_COMMAND}`;
+const SHARED_WITH_CLI = ['DATA_DIR', 'HOST', 'PORT'] as const;
+
+/** Where the server got its variables: the environment it ran in and the names .env filled in. */
+export type StartEnv = { env: NodeJS.ProcessEnv; fromDotenv: readonly string[] };
+
+/** `command` prefixed with the variables it needs from the real environment (SHARED_WITH_CLI), quoted for a shell. */
+function withSharedEnv(command: string, { env, fromDotenv }: StartEnv): string {
+  const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+  const shared = SHARED_WITH_CLI.filter((name) => env[name]?.trim() && !fromDotenv.includes(name)).map((name) => `${name}=${quote(env[name]!)}`);
+  return [...shared, command].join(' ');
 }
 
-const demoExists = async (db: PrismaClient) => (await db.account.findUnique({ where: { id: DEMO.accountId }, select: { id: true } })) !== null;
+/**
+ * That command for the database the service started on: with its DATABASE_URL, since without one
+ * the CLI seeds the embedded database and the token it prints is refused here (and with DATA_DIR,
+ * HOST, PORT when the real environment set them). A password in the URL is not printed (logs keep
+ * the banner): `<password>` stands in its place.
+ */
+export function seedDemoCommand(databaseUrl: string, start: StartEnv = { env: {}, fromDotenv: [] }): string {
+  const url = new URL(databaseUrl);
+  if (url.password) url.password = '<password>';
+  return withSharedEnv(`DATABASE_URL='${decodeURI(url.toString())}' ${SEED_DEMO_COMMAND}`, start);
+}
+
+/**
+ * How to get a token when the server does not sign them with its development secret: with
+ * AUTH_JWT_SECRET, the CLI signs one (given the same secret, issuer and audience): for the demo
+ * owner, or after the command that seeds the demo account (on the embedded database, with the server
+ * stopped: one process at a time). With AUTH_JWKS_URL alone, the identity provider issues them.
+ * Never a token itself: a configured secret's tokens are not for logs. Printed outside production only.
+ */
+export function signInHint(
+  config: { auth: Pick<Config['auth'], 'jwtSecret' | 'jwksUrl'>; databaseUrl?: string },
+  demo: boolean,
+  start: StartEnv,
+): string {
+  if (!config.auth.jwtSecret) {
+    return '\nSign-in: tokens come from your identity provider (AUTH_JWKS_URL); this server only verifies them. Accounts: npm run cli -- account:create --owner <its user id> (docs/cli.md)\n';
+  }
+  const needed = (['AUTH_JWT_SECRET', 'AUTH_JWT_ISSUER', 'AUTH_JWT_AUDIENCE'] as const).filter((name) => start.env[name] && !start.fromDotenv.includes(name));
+  const lines = ['', 'Sign-in: tokens are HS256 JWTs signed with AUTH_JWT_SECRET; the CLI makes one (docs/cli.md).'];
+  if (needed.length > 0) lines.push(`The CLI needs ${needed.join(', ')} as this server has them: export them in its shell, or put them in .env (both read it).`);
+  const token = (user: string) => `npm run cli -- token --user ${user}`; // signs with AUTH_JWT_SECRET: no database, no DATA_DIR
+  if (demo) lines.push(`  demo owner's token: ${token(DEMO.ownerId)}`);
+  else if (config.databaseUrl) lines.push(`  demo account and its owner's token: ${seedDemoCommand(config.databaseUrl, start)}`);
+  else lines.push(`  demo account and its owner's token (stop this server first: the embedded database is one process's): ${withSharedEnv(SEED_DEMO_COMMAND, start)}`);
+  lines.push(`  any user's token: ${token('<user uuid>')}`, '');
+  return lines.join('\n');
+}
+
+export const demoExists = async (db: PrismaClient) => (await db.account.findUnique({ where: { id: DEMO.accountId }, select: { id: true } })) !== null;
+
+/** A token's issuer and audience, when the server enforces them (AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE). */
+type Audience = Pick<Config['auth'], 'issuer' | 'audience'>;
 
 /** Seeds the demo account once (idempotent) and returns a banner with a fresh token and curl lines. */
-export async function seedDemo(db: PrismaClient, secret: string) {
+export async function seedDemo(db: PrismaClient, secret: string, audience: Audience = {}) {
   if (!(await demoExists(db))) await createDemoData(db);
-  return demoAccess(secret);
+  return demoAccess(secret, audience);
 }
 
 /**
  * For a start on PostgreSQL, whose database is never seeded unasked: the demo owner's token and
  * banner when the demo account is there, else a line naming the command that seeds it.
  */
-export async function demoOnStart(db: PrismaClient, secret: string, databaseUrl: string): Promise<{ token: string | null; banner: (baseUrl: string) => string }> {
-  if (await demoExists(db)) return demoAccess(secret);
-  return { token: null, banner: () => `\nNo demo account in this database. To create it and get a token for its owner: ${seedDemoCommand(databaseUrl)}\n` };
+export async function demoOnStart(
+  db: PrismaClient,
+  secret: string,
+  databaseUrl: string,
+  start?: StartEnv,
+  audience: Audience = {},
+): Promise<{ token: string | null; banner: (baseUrl: string) => string }> {
+  if (await demoExists(db)) return demoAccess(secret, audience);
+  return { token: null, banner: () => `\nNo demo account in this database. To create it and get a token for its owner: ${seedDemoCommand(databaseUrl, start)}\n` };
 }
 
-async function demoAccess(secret: string) {
-  const token = await mintToken(secret, { sub: DEMO.ownerId, email: 'owner@demo.example', name: 'Demo Owner', expiresIn: '7d' });
+async function demoAccess(secret: string, { issuer, audience }: Audience = {}) {
+  const token = await mintToken(secret, { sub: DEMO.ownerId, email: 'owner@demo.example', name: 'Demo Owner', expiresIn: '7d', issuer, audience });
   return {
     token,
     banner: (baseUrl: string) =>

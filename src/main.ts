@@ -3,7 +3,7 @@ import { createApp } from './app.js';
 import { baseUrlOf, ConfigError, loadConfig, loadDotenv } from './config.js';
 import { loadOrCreateDevSecret } from './auth/dev-secret.js';
 import { DataDirLockedError } from './db/lock.js';
-import { demoOnStart, localBaseUrl, seedDemo } from './demo.js';
+import { demoExists, demoOnStart, localBaseUrl, seedDemo, signInHint } from './demo.js';
 import { offerDemoToken } from './graphiql.js';
 import { startDraining } from './plugins/use-health.js';
 import { answerClientErrors } from './http/client-error.js';
@@ -42,12 +42,17 @@ async function main(): Promise<void> {
   const baseUrl = baseUrlOf(config.host, port);
   log.info({ baseUrl, database: deps.db.kind, redis: Boolean(config.redisUrl) }, 'listening');
 
+  // How to get a token, by the database and the auth configured (docs/configuration.md#development-defaults);
+  // a command it prints carries the variables the CLI needs from this environment (DATABASE_URL, DATA_DIR, ...).
+  const start = { env: process.env, fromDotenv };
   if (usesDevAuth(config)) {
     // The embedded database is this machine's own: seeded. PostgreSQL's is told the token or how to seed it.
     const secret = await loadOrCreateDevSecret(config.dataDir);
-    const demo = config.databaseUrl ? await demoOnStart(deps.db.prisma, secret, config.databaseUrl) : await seedDemo(deps.db.prisma, secret);
+    const demo = config.databaseUrl ? await demoOnStart(deps.db.prisma, secret, config.databaseUrl, start, config.auth) : await seedDemo(deps.db.prisma, secret, config.auth);
     process.stdout.write(demo.banner(localBaseUrl(config.host, port)));
     offerDemoToken(demo.token); // GraphiQL's shared headers start with it
+  } else if (!config.production) {
+    process.stdout.write(signInHint(config, await demoExists(deps.db.prisma), start));
   }
 
   // Graceful shutdown: stop accepting, let in-flight requests finish, then release the pools.

@@ -25,7 +25,7 @@ async function demo(io: CliIo): Promise<void> {
   const config = io.config();
   // The demo data needs no secret; without one (JWKS only) no token can be printed.
   const secret = await signingSecret(config).catch((error: unknown) => (error instanceof CliError ? null : Promise.reject(error)));
-  const seeded = await io.withDb((db) => seedDemo(db.prisma, secret ?? randomBytes(32).toString('base64url')));
+  const seeded = await io.withDb((db) => seedDemo(db.prisma, secret ?? randomBytes(32).toString('base64url'), config.auth)); // the server enforces a configured issuer and audience
   // The port the server will listen on with this same configuration (PORT, .env); 0 = chosen at its start.
   if (secret && config.port === 0) io.err('PORT=0: the server picks its port when it starts; put the one its "listening" line names in place of <port>');
   if (secret) io.out(seeded.banner(localBaseUrl(config.host, config.port || null)).trim());
