@@ -16,7 +16,7 @@ export const SKIPPED = new Set(['node_modules']);
 /** Written after a build succeeds: its mtime is the build's start, its body the files built and how long it took. */
 export const STAMP = path.join('dist', '.build-stamp');
 /** What the banner promises before the first build, measured (docs/build-and-start.md#how-long-a-build-takes). */
-export const FIRST_BUILD_TIME = '20 s to 2 min: about 20 s on an idle 2-core machine, 1–2 min while tests run beside it';
+export const FIRST_BUILD_TIME = '20 s to 4 min: about 20 s on an idle 2-core machine, 1–4 min while tests run beside it';
 
 /** Every file tsc may read under `source` (a file or a folder of `root`): [path relative to root, mtime ms]. */
 export function sourceFiles(root, source) {

@@ -1,5 +1,5 @@
 // npm run cli -- <command>: runs the compiled CLI (dist/src/cli/index.js) when dist/ is current, else the
-// sources through tsx. Measured on 2 cores: `token` took 1.2 s from dist/ and 4.5 s through tsx (docs/cli.md).
+// sources through tsx. Measured on 2 cores (farm-bench, medians), `token`: see docs/cli.md.
 // Plain JavaScript on purpose, like build-if-stale.mjs: it must run before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

@@ -84,7 +84,10 @@ export function signInHint(
   }
   const needed = (['AUTH_JWT_SECRET', 'AUTH_JWT_ISSUER', 'AUTH_JWT_AUDIENCE'] as const).filter((name) => start.env[name] && !start.fromDotenv.includes(name));
   const lines = ['', 'Sign-in: tokens are HS256 JWTs signed with AUTH_JWT_SECRET; the CLI makes one (docs/cli.md).'];
-  if (needed.length > 0) lines.push(`The CLI needs ${needed.join(', ')} as this server has them: export them in its shell, or put them in .env (both read it).`);
+  if (needed.length > 0) {
+    const them = needed.length > 1 ? 'them' : 'it';
+    lines.push(`The CLI needs the same ${needed.join(', ')} as this server: export ${them} in its shell, or put ${them} in .env (both read it).`);
+  }
   const token = (user: string) => `npm run cli -- token --user ${user}`; // signs with AUTH_JWT_SECRET: no database, no DATA_DIR
   if (demo) lines.push(`  demo owner's token: ${token(DEMO.ownerId)}`);
   else if (config.databaseUrl) lines.push(`  demo account and its owner's token: ${seedDemoCommand(config.databaseUrl, start)}`);

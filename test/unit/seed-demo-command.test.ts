@@ -40,7 +40,7 @@ describe('the sign-in hint of a start with AUTH_JWT_SECRET or AUTH_JWKS_URL', ()
   it('says the CLI needs the secret, issuer and audience the real environment gave the server, never their values', () => {
     const env = { AUTH_JWT_SECRET: SECRET, AUTH_JWT_ISSUER: 'https://id.example', AUTH_JWT_AUDIENCE: 'crm' };
     const hint = signInHint(pg, false, { env, fromDotenv: ['AUTH_JWT_AUDIENCE'] });
-    expect(hint).toContain('The CLI needs AUTH_JWT_SECRET, AUTH_JWT_ISSUER as this server has them');
+    expect(hint).toContain('The CLI needs the same AUTH_JWT_SECRET, AUTH_JWT_ISSUER as this server: export them in its shell');
     expect(hint).not.toContain(SECRET);
     expect(signInHint(pg, false, { env, fromDotenv: ['AUTH_JWT_SECRET', 'AUTH_JWT_ISSUER', 'AUTH_JWT_AUDIENCE'] })).not.toContain('The CLI needs');
   });
