@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SOURCES, sourceFiles, STAMP } from '../../scripts/build-if-stale.mjs';
 import { cliEntry } from '../../scripts/cli.mjs';
 
-// Through tsx a CLI call took 4.5 s on an idle machine (5–28 s on a busy one); from dist/ 1.2 s (docs/cli.md).
+// Through tsx a CLI call took 4.5 s idle and 11.8 s on a busy machine; from dist/ 1.2 s and 5.0 s (docs/cli.md).
 describe('npm run cli runs the build when it is current, the sources through tsx otherwise', () => {
   let root: string;
   const write = (file: string, seconds: number) => {
