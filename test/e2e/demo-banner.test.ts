@@ -35,8 +35,9 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('npm start on Pos
 
   it('without the demo account, the start names the one command that seeds it, with its DATABASE_URL, and seeds nothing itself', async () => {
     const s = await start();
-    const command = seedDemoCommand(database.env.DATABASE_URL!);
-    expect(command).toMatch(/^DATABASE_URL='postgres(ql)?:\/\/.+' npm run cli -- seed demo$/);
+    // The server's DATA_DIR, HOST and PORT come from its real environment (no .env): the command carries them.
+    const command = seedDemoCommand(database.env.DATABASE_URL!, { env: { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' }, fromDotenv: [] });
+    expect(command).toMatch(/^DATA_DIR='.+' HOST='127\.0\.0\.1' PORT='0' DATABASE_URL='postgres(ql)?:\/\/.+' npm run cli -- seed demo$/);
     await expect.poll(() => s.output()).toContain(`No demo account in this database. To create it and get a token for its owner: ${command}`);
     expect(s.output()).not.toContain('export TOKEN=');
     await stopServer(s);
