@@ -4,21 +4,32 @@
 // account (seedBench's contacts, then 2% of them again as duplicates: the same e-mail with another
 // case and a +tag, the same phone written otherwise, or a one-letter slip in the name at the same
 // company) lives in a database of its own (BENCH_DATABASE_URL's server, `crm_bench_duplicates_<n>`),
-// made when missing. Prints the candidates and groups found and the p50 / max of the rounds.
+// made when missing. Prints the candidates and groups found and the p50 / max of the rounds; with
+// --explain, first each rule's query under EXPLAIN (ANALYZE, BUFFERS). The tables are vacuumed
+// first, as autovacuum keeps them: the rules read index-only scans, which skip the rows on pages the
+// visibility map marks all-visible.
 import { performance } from 'node:perf_hooks';
+import { Prisma } from '../../src/generated/prisma/client.js';
 import { seedBench } from '../../src/cli/seed-bench.js';
 import { openDatabase } from '../../src/db/client.js';
 import { contactCandidates, duplicateContacts } from '../../src/contacts/duplicates.js';
+import { CONTACTS, mergeRecords } from '../../src/contacts/merge.js';
+import { SYSTEM } from '../../src/events/types.js';
 import { ensureMigrated, intFlag, namedBenchDatabaseUrl, parseFlags } from './common.js';
 
-const flags = parseFlags(process.argv.slice(2).filter((a) => a !== '--'), ['contacts', 'rounds']);
+const args = process.argv.slice(2).filter((a) => a !== '--');
+const explain = args.includes('--explain');
+const flags = parseFlags(args.filter((a) => a !== '--explain'), ['contacts', 'rounds', 'merges']);
 const contacts = intFlag(flags, 'contacts', 100_000, 1, 10_000_000);
 const rounds = intFlag(flags, 'rounds', 7, 1, 100);
+/** Merges timed (docs/decisions.md §22: 10 duplicates with 1,000 deals between them, one transaction, ≤ 500 ms); 0: none. */
+const merges = intFlag(flags, 'merges', 0, 0, 100);
 const url = namedBenchDatabaseUrl(`crm_bench_duplicates_${contacts}`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 await ensureMigrated(url);
-const db = await openDatabase({ databaseUrl: url, dataDir: '', poolMax: 4 });
+// Seeding a million rows and planting their duplicates outlasts the service's 10 s statement bound.
+const db = await openDatabase({ databaseUrl: url, dataDir: '', poolMax: 4, bounds: { statementTimeoutMs: 900_000 } });
 try {
   const name = `Duplicates bench (${contacts} contacts)`;
   let account = await db.prisma.account.findFirst({ where: { name }, select: { id: true } });
@@ -39,7 +50,19 @@ try {
     await db.prisma.$executeRawUnsafe('ANALYZE contacts');
     account = { id: seeded.accountId };
   }
+  await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE) contacts, companies');
   const total = await db.prisma.contact.count({ where: { accountId: account.id } });
+  if (explain) {
+    // Each rule's statement as the service sends it, under EXPLAIN, one at a time.
+    const explaining = {
+      $queryRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => {
+        const plan = await db.prisma.$queryRaw<{ 'QUERY PLAN': string }[]>(Prisma.sql([`EXPLAIN (ANALYZE, BUFFERS) ${strings[0]}`, ...strings.slice(1)], ...values));
+        log(plan.map((r) => r['QUERY PLAN']).join('\n') + '\n');
+        return [];
+      },
+    } as unknown as Prisma.TransactionClient;
+    for (const rule of [0, 1, 2, 3]) await contactCandidates(onlyRule(explaining, rule), account.id);
+  }
   const candidates = await contactCandidates(db.prisma, account.id);
   const times: number[] = [];
   let groups = 0;
@@ -51,6 +74,7 @@ try {
   times.sort((a, b) => a - b);
   const p50 = times[Math.floor(times.length / 2)]!;
   const by = (reason: string) => candidates.filter((c) => c.reason === reason).length;
+  const merged = merges ? await timeMerges(account.id, merges) : undefined;
   console.log(JSON.stringify({
     contacts: total,
     candidates: { email: by('email'), phone: by('phone'), name: by('name') },
@@ -58,7 +82,43 @@ try {
     rounds,
     p50_ms: Math.round(p50),
     max_ms: Math.round(times.at(-1)!),
+    ...(merged && { merges: merged }),
   }));
 } finally {
   await db.close();
+}
+
+/**
+ * `n` merges, each of a primary and 10 duplicates (one e-mail, another case) holding 1,000 open deals
+ * between them (100 each), made for it in the bench account, merged as mergeContacts does: one
+ * transaction, the events and counters included. The p50 / max of the merges, and the deals moved.
+ */
+async function timeMerges(accountId: string, n: number): Promise<{ n: number; p50_ms: number; max_ms: number; deals_moved: number }> {
+  const times: number[] = [];
+  let moved = 0;
+  for (let i = 0; i < n; i++) {
+    const email = `merge-${Date.now()}-${i}@merge.example`;
+    const ids = await db.prisma.$queryRaw<{ id: string }[]>`
+      INSERT INTO contacts (id, account_id, first_name, last_name, email, created_at, updated_at)
+      SELECT gen_random_uuid(), ${accountId}::uuid, 'Merge', 'Bench ' || k, CASE WHEN k = 0 THEN ${email} ELSE upper(${email}) END, now(), now()
+        FROM generate_series(0, 10) AS k
+      RETURNING id::text AS id`;
+    const [primary, ...duplicates] = ids.map((r) => r.id).sort();
+    await db.prisma.$executeRaw`
+      INSERT INTO deals (id, account_id, contact_id, title, value, created_at, updated_at)
+      SELECT gen_random_uuid(), ${accountId}::uuid, (${duplicates}::uuid[])[1 + k % 10], 'Merge bench deal ' || k, 100, now(), now()
+        FROM generate_series(0, 999) AS k`;
+    const started = performance.now();
+    await db.prisma.$transaction((tx) => mergeRecords(tx, CONTACTS, { accountId, id: primary! }, duplicates, SYSTEM), { timeout: 30_000 });
+    times.push(performance.now() - started);
+    moved += await db.prisma.deal.count({ where: { accountId, contactId: primary! } });
+  }
+  times.sort((a, b) => a - b);
+  return { n, p50_ms: Math.round(times[Math.floor(times.length / 2)]!), max_ms: Math.round(times.at(-1)!), deals_moved: moved };
+}
+
+/** `db` answering only the `rule`-th statement of contactCandidates (in the order it sends them), the others empty. */
+function onlyRule(db: Prisma.TransactionClient, rule: number): Prisma.TransactionClient {
+  let n = 0;
+  return { $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => (n++ === rule ? db.$queryRaw(strings, ...values) : Promise.resolve([])) } as unknown as Prisma.TransactionClient;
 }

@@ -73,7 +73,10 @@ export function groupsOf(candidates: readonly Candidate[], order: (a: string, b:
   return groups.sort((a, b) => b.score - a.score || order(a.ids[0]!, b.ids[0]!)).slice(0, first);
 }
 
-/** Records sharing `key` (an expression of alias `t`, one a duplicate index holds), as candidates. */
+/**
+ * Records sharing `key` (an expression of alias `t`, one a duplicate index holds with the columns
+ * it is made of: an index-only scan, the key's value read from the index), as candidates.
+ */
 export async function sameKey(db: Prisma.TransactionClient, table: 'contacts' | 'companies', accountId: string, reason: string, key: Prisma.Sql): Promise<Candidate[]> {
   const rows = await db.$queryRaw<{ ids: string[] }[]>`
     SELECT array_agg(t.id::text) AS ids FROM ${Prisma.raw(`"${table}"`)} t
@@ -85,27 +88,48 @@ export async function sameKey(db: Prisma.TransactionClient, table: 'contacts' | 
 /**
  * Pairs of similar names (trigram similarity ≥ NAME_SIMILARITY) within one `block` (an expression
  * of `t`), each name compared with the NEIGHBOURS after it in (block, name) order: the order an
- * index on (account_id, block, name) holds, so the account is read once, in order.
+ * index on (account_id, block, name) holds, so the account is read once, in order, from the index
+ * alone. A pair is compared only when its trigram counts and sketches (dedupe_trigrams,
+ * dedupe_sketch, in the same index) allow a similarity of NAME_SIMILARITY: bits set in one
+ * sketch and not the other are at least that many trigrams only one name has, so the common
+ * trigrams are at most I = least(na − bits only in a, nb − bits only in b), and similarity
+ * (common / (na + nb − common)) at most I / (na + nb − I). Exact: a pair it rules out is below the
+ * threshold; at 100,000 contacts it leaves about one pair in a hundred to compare (BENCHMARKS.md).
  */
 export async function similarNames(
   db: Prisma.TransactionClient,
   table: 'contacts' | 'companies',
   accountId: string,
-  { block, name, where = Prisma.empty }: { block: Prisma.Sql; name: Prisma.Sql; where?: Prisma.Sql },
+  { block, name, blocks = Prisma.empty }: { block: Prisma.Sql; name: Prisma.Sql; blocks?: Prisma.Sql },
 ): Promise<Candidate[]> {
   const steps = Array.from({ length: NEIGHBOURS }, (_, i) => i + 1);
-  const leads = Prisma.raw(steps.map((k) => `lead(id, ${k}) OVER w AS id${k}, lead(nm, ${k}) OVER w AS nm${k}`).join(', '));
-  const pairs = Prisma.raw(steps.map((k) => `(id${k}, nm${k})`).join(', '));
+  const leads = Prisma.raw(steps.map((k) => `lead(id, ${k}) OVER w AS id${k}, lead(nm, ${k}) OVER w AS nm${k}, lead(tg, ${k}) OVER w AS tg${k}, lead(sk, ${k}) OVER w AS sk${k}`).join(', '));
+  const pairs = Prisma.raw(steps.map((k) => `(id${k}, nm${k}, tg${k}, sk${k})`).join(', '));
+  // `blocks` (a test of n.blk) drops whole blocks, so it changes no other block's neighbours; it is
+  // applied after the window (OFFSET 0 keeps the planner from pushing it into the scan), where it
+  // cannot move the planner's estimate of the scan's rows: a test of many values there made it
+  // guess 5 % of them, choose a sequential scan and compute every key again (5 s at 100,000).
+  // The threshold as a fraction of integers, so the bound is compared exactly: 100·I < 85·(na + nb − I) rules a pair out.
+  // tg and sk follow id in the window's order (which they cannot change: they are functions of nm) so
+  // that the scan passes them from the index: the planner computes a window's other outputs above it,
+  // from the row's columns. CASE: the planner would otherwise run similarity() first, as the cheaper test.
+  const [num, den] = [Math.round(NAME_SIMILARITY * 100), 100];
   const rows = await db.$queryRaw<{ a: string; b: string; similarity: number }[]>`
     WITH keyed AS (
-      SELECT t.id::text AS id, ${block} AS blk, ${name} AS nm FROM ${Prisma.raw(`"${table}"`)} t
-       WHERE t.account_id = ${accountId}::uuid AND ${block} IS NOT NULL ${where}
+      SELECT t.id::text AS id, ${block} AS blk, ${name} AS nm, dedupe_trigrams(${name}) AS tg, dedupe_sketch(${name}) AS sk
+        FROM ${Prisma.raw(`"${table}"`)} t
+       WHERE t.account_id = ${accountId}::uuid AND ${block} IS NOT NULL
     ), neighbours AS (
-      SELECT id, nm, ${leads} FROM keyed WINDOW w AS (PARTITION BY blk ORDER BY nm, id)
+      SELECT id, blk, nm, tg, sk, ${leads} FROM keyed WINDOW w AS (PARTITION BY blk ORDER BY nm, id, tg, sk) OFFSET 0
+    ), bounded AS (
+      SELECT n.id, n.nm, p.other, p.other_nm,
+             least(n.tg - bit_count((n.sk & ~p.other_sk)::bit(64)), p.other_tg - bit_count((p.other_sk & ~n.sk)::bit(64))) AS common, n.tg + p.other_tg AS total
+        FROM neighbours n CROSS JOIN LATERAL (VALUES ${pairs}) AS p(other, other_nm, other_tg, other_sk)
+       WHERE p.other IS NOT NULL AND n.nm <> '' ${blocks}
     )
-    SELECT n.id AS a, p.other AS b, similarity(n.nm, p.other_nm)::float8 AS similarity
-      FROM neighbours n CROSS JOIN LATERAL (VALUES ${pairs}) AS p(other, other_nm)
-     WHERE p.other IS NOT NULL AND n.nm <> '' AND similarity(n.nm, p.other_nm) >= ${NAME_SIMILARITY}`;
+    SELECT id AS a, other AS b, similarity(nm, other_nm)::float8 AS similarity
+      FROM bounded
+     WHERE CASE WHEN ${den}::bigint * common >= ${num}::bigint * (total - common) THEN similarity(nm, other_nm) >= ${NAME_SIMILARITY} ELSE false END`;
   return rows.map((r) => ({ reason: 'name', ids: [r.a, r.b], similarity: Number(r.similarity) }));
 }
 
@@ -118,7 +142,7 @@ export async function contactCandidates(db: Prisma.TransactionClient, accountId:
     sameKey(db, 'contacts', accountId, 'phone', Prisma.sql`dedupe_phone(t.phone)`),
     similarNames(db, 'contacts', accountId, { block: Prisma.sql`dedupe_company(t.company_id, t.company)`, name }),
     // Free mail says nothing of where a person works (src/links/domain.ts): no block of its own.
-    similarNames(db, 'contacts', accountId, { block: domain, name, where: Prisma.sql`AND ${domain} <> ALL(${[...FREE_MAIL_DOMAINS]}::text[]) AND ${domain} !~ '^gmx\\.'` }),
+    similarNames(db, 'contacts', accountId, { block: domain, name, blocks: Prisma.sql`AND n.blk <> ALL(${[...FREE_MAIL_DOMAINS]}::text[]) AND n.blk !~ '^gmx\\.'` }),
   ]);
   return [...email, ...phone, ...byCompany, ...byDomain];
 }
