@@ -112,7 +112,9 @@ export async function similarNames(
   // The threshold as a fraction of integers, so the bound is compared exactly: 100·I < 85·(na + nb − I) rules a pair out.
   // tg and sk follow id in the window's order (which they cannot change: they are functions of nm) so
   // that the scan passes them from the index: the planner computes a window's other outputs above it,
-  // from the row's columns. CASE: the planner would otherwise run similarity() first, as the cheaper test.
+  // from the row's columns. CASE: the bound first (the planner would run similarity() first, as the
+  // cheaper test), then one name twice, which similarity() puts at exactly 1 (a name with trigrams:
+  // the bound let it through): most pairs at a million contacts, where many people share a name.
   const [num, den] = [Math.round(NAME_SIMILARITY * 100), 100];
   const rows = await db.$queryRaw<{ a: string; b: string; similarity: number }[]>`
     WITH keyed AS (
@@ -127,9 +129,12 @@ export async function similarNames(
         FROM neighbours n CROSS JOIN LATERAL (VALUES ${pairs}) AS p(other, other_nm, other_tg, other_sk)
        WHERE p.other IS NOT NULL AND n.nm <> '' ${blocks}
     )
-    SELECT id AS a, other AS b, similarity(nm, other_nm)::float8 AS similarity
-      FROM bounded
-     WHERE CASE WHEN ${den}::bigint * common >= ${num}::bigint * (total - common) THEN similarity(nm, other_nm) >= ${NAME_SIMILARITY} ELSE false END`;
+    SELECT id AS a, other AS b, sim AS similarity
+      FROM bounded CROSS JOIN LATERAL (SELECT CASE
+             WHEN ${den}::bigint * common < ${num}::bigint * (total - common) THEN 0
+             WHEN nm = other_nm AND total > 0 THEN 1
+             ELSE similarity(nm, other_nm)::float8 END AS sim) AS s
+     WHERE sim >= ${NAME_SIMILARITY}`;
   return rows.map((r) => ({ reason: 'name', ids: [r.a, r.b], similarity: Number(r.similarity) }));
 }
 

@@ -151,6 +151,17 @@ describe('Account.duplicateCompanies', () => {
 describe('names compared only where their trigrams allow it (prisma/migrations/20261129180000_duplicate_keys_in_index)', () => {
   // similarNames skips a pair whose trigram counts and sketches (dedupe_trigrams, dedupe_sketch)
   // bound its similarity below the threshold: the bound must hold for every pair, or a group is lost.
+  test('one name twice is a pair (similarity 1), unless it has no letter or digit: similarity() puts such names at 0', async () => {
+    const acc = await createAccount(t);
+    const company = await t.db.company.create({ data: { accountId: acc.id, name: unique('Same') } });
+    const same = (firstName: string) => t.db.contact.create({ data: { accountId: acc.id, firstName, lastName: null, companyId: company.id } });
+    const a = await same('Ida Twice');
+    const b = await same('ida twice');
+    await same('--');
+    await same('--');
+    expect(await groupsIn(acc)).toEqual([expect.objectContaining({ ids: [a.id, b.id], reasons: ['name'], score: 0.6 })]);
+  });
+
   test('the bound is never below similarity(), so no pair at 0.85 or above is skipped (4,000 pairs: slips, swaps, case, accents, CJK)', async () => {
     let seed = 72;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);

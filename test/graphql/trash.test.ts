@@ -5,6 +5,7 @@ import { createTestApp, errorOf, type TestApp } from '../helpers/app.js';
 import { countersAndRows } from '../helpers/record-counts.js';
 import type pg from 'pg';
 import { purgeTrash } from '../../src/trash/purge.js';
+import { accountExportStream } from '../../src/exports/account-json.js';
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 
 // docs/decisions.md §22 (trash), docs/trash.md, through /graphql and REST: a delete moves a contact,
@@ -93,6 +94,32 @@ describe('deleting moves to the trash, and every read leaves the record out', ()
     expect(submitted.body.contact_id).not.toBe(gone.id);
     // Restoring it now: its external id was taken by the batch's new contact (docs/trash.md#restoring).
     expect(errorOf(await restoreContact(gone.id, own.member)).extensions?.details).toEqual({ externalId: ['Already used in this account'] });
+  });
+
+  test('a deleted deal and company: gone from their lists and totals, and from the account export (JSON) with the deleted contact', async () => {
+    const own = await createAccount(t);
+    const made = async (path: string, body: Record<string, unknown>) => {
+      const r = await t.rest('POST', path, { as: own.member, body: { account_id: own.id, ...body } });
+      expect(r.status, r.text).toBe(201);
+      return r.body.data.id as string;
+    };
+    const contact = (await createContact(t, own, { firstName: 'Exported', lastName: 'Never' })).id;
+    const kept = (await createContact(t, own, { firstName: 'Stays' })).id;
+    const deal = await made('/api/v1/deals', { title: unique('Gone deal'), value: 10 });
+    const keptDeal = await made('/api/v1/deals', { title: unique('Kept deal'), value: 5 });
+    const company = await made('/api/v1/companies', { name: unique('Gone Co') });
+    const keptCompany = await made('/api/v1/companies', { name: unique('Kept Co') });
+    expect((await deleteDeal(deal, own.member)).errors).toBeUndefined();
+    expect((await deleteCompany(company, own.member)).errors).toBeUndefined();
+    expect((await deleteContact(contact, own.member)).errors).toBeUndefined();
+    for (const [path, live] of [['/api/v1/deals', keptDeal], ['/api/v1/companies', keptCompany]] as const) {
+      const list = await t.rest('GET', `${path}?account_id=${own.id}`, { as: own.member });
+      expect(list.status, list.text).toBe(200);
+      expect([list.body.data.map((r: { id: string }) => r.id), list.body.total]).toEqual([[live], 1]);
+    }
+    const doc = JSON.parse(await new Response(accountExportStream(t.db, own.id, new Date())).text());
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+    expect([ids(doc.contacts), ids(doc.deals), ids(doc.companies)]).toEqual([[kept], [keptDeal], [keptCompany]]);
   });
 
   test('the batch delete (deleteContacts) moves each contact to the trash too', async () => {
