@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { seedBench } from '../../src/cli/seed-bench.js';
 import { openDatabase } from '../../src/db/client.js';
-import { contactCandidates, duplicateContacts } from '../../src/contacts/duplicates.js';
+import { contactCandidates, duplicateContacts, RULE_SETTINGS } from '../../src/contacts/duplicates.js';
 import { CONTACTS, mergeRecords } from '../../src/contacts/merge.js';
 import { SYSTEM } from '../../src/events/types.js';
 import { ensureMigrated, intFlag, namedBenchDatabaseUrl, parseFlags, withAdmin } from './common.js';
@@ -32,7 +32,7 @@ await ensureMigrated(url);
 // this change outlast the service's 10 s statement bound: this database's own, the role's default
 // in it (which the migrations set) and the client's.
 await withAdmin(url, (client) => client.query(`ALTER ROLE CURRENT_USER IN DATABASE "${new URL(url).pathname.slice(1)}" SET statement_timeout = 900000`));
-const db = await openDatabase({ databaseUrl: url, dataDir: '', poolMax: 4, bounds: { statementTimeoutMs: 900_000 } });
+const db = await openDatabase({ databaseUrl: url, dataDir: '', poolMax: 8, bounds: { statementTimeoutMs: 900_000, poolTimeoutMs: 60_000 } });
 try {
   const name = `Duplicates bench (${contacts} contacts)`;
   let account = await db.prisma.account.findFirst({ where: { name }, select: { id: true } });
@@ -58,9 +58,10 @@ try {
   if (explain) {
     // Each rule's statement as the service sends it, under EXPLAIN, one at a time.
     const explaining = {
-      $queryRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => {
-        const plan = await db.prisma.$queryRaw<{ 'QUERY PLAN': string }[]>(Prisma.sql([`EXPLAIN (ANALYZE, BUFFERS) ${strings[0]}`, ...strings.slice(1)], ...values));
-        log(plan.map((r) => r['QUERY PLAN']).join('\n') + '\n');
+      $queryRaw: async (sql: Prisma.Sql) => {
+        const explained = Prisma.sql([`EXPLAIN (ANALYZE, BUFFERS) `, ''], sql);
+        const results = await db.prisma.$transaction([...RULE_SETTINGS.map((s) => db.prisma.$executeRawUnsafe(s)), db.prisma.$queryRaw<{ 'QUERY PLAN': string }[]>(explained)]);
+        log((results.at(-1) as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n') + '\n');
         return [];
       },
     } as unknown as Prisma.TransactionClient;
@@ -123,5 +124,5 @@ async function timeMerges(accountId: string, n: number): Promise<{ n: number; p5
 /** `db` answering only the `rule`-th statement of contactCandidates (in the order it sends them), the others empty. */
 function onlyRule(db: Prisma.TransactionClient, rule: number): Prisma.TransactionClient {
   let n = 0;
-  return { $queryRaw: (strings: TemplateStringsArray, ...values: unknown[]) => (n++ === rule ? db.$queryRaw(strings, ...values) : Promise.resolve([])) } as unknown as Prisma.TransactionClient;
+  return { $queryRaw: (sql: Prisma.Sql) => (n++ === rule ? db.$queryRaw(sql) : Promise.resolve([])) } as unknown as Prisma.TransactionClient;
 }

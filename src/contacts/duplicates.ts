@@ -5,7 +5,7 @@
 // share a record are one group; its score combines its reasons. Contacts here; companies
 // (src/companies/duplicates.ts) use the same grouping.
 import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { FREE_MAIL_DOMAINS } from '../links/domain.js';
 
 export const MAX_GROUP = 10;
@@ -74,14 +74,30 @@ export function groupsOf(candidates: readonly Candidate[], order: (a: string, b:
 }
 
 /**
+ * The rules' settings: no JIT and no parallel workers. At 1,000,000 contacts the name rules' plans
+ * cost enough for PostgreSQL to compile them (4 s of JIT inlining and optimisation a rule) and to
+ * split the scan over workers whose Gather Merge then waited for a core (9 s); the four rules
+ * already run side by side (BENCHMARKS.md "Duplicates").
+ */
+export const RULE_SETTINGS = ['SET LOCAL jit = off', 'SET LOCAL max_parallel_workers_per_gather = 0'] as const;
+
+/** The rows of one rule's statement, under RULE_SETTINGS in a transaction of its own (inside a caller's transaction: as it is). */
+async function ruleRows<T>(db: Prisma.TransactionClient, sql: Prisma.Sql): Promise<T[]> {
+  const client = db as unknown as PrismaClient;
+  if (typeof client.$transaction !== 'function') return db.$queryRaw<T[]>(sql);
+  const results = await client.$transaction([...RULE_SETTINGS.map((s) => client.$executeRawUnsafe(s)), client.$queryRaw<T[]>(sql)]);
+  return results.at(-1) as T[];
+}
+
+/**
  * Records sharing `key` (an expression of alias `t`, one a duplicate index holds with the columns
  * it is made of: an index-only scan, the key's value read from the index), as candidates.
  */
 export async function sameKey(db: Prisma.TransactionClient, table: 'contacts' | 'companies', accountId: string, reason: string, key: Prisma.Sql): Promise<Candidate[]> {
-  const rows = await db.$queryRaw<{ ids: string[] }[]>`
+  const rows = await ruleRows<{ ids: string[] }>(db, Prisma.sql`
     SELECT array_agg(t.id::text) AS ids FROM ${Prisma.raw(`"${table}"`)} t
      WHERE t.account_id = ${accountId}::uuid AND ${key} IS NOT NULL
-     GROUP BY ${key} HAVING count(*) > 1`;
+     GROUP BY ${key} HAVING count(*) > 1`);
   return rows.map(({ ids }) => ({ reason, ids }));
 }
 
@@ -116,7 +132,7 @@ export async function similarNames(
   // cheaper test), then one name twice, which similarity() puts at exactly 1 (a name with trigrams:
   // the bound let it through): most pairs at a million contacts, where many people share a name.
   const [num, den] = [Math.round(NAME_SIMILARITY * 100), 100];
-  const rows = await db.$queryRaw<{ a: string; b: string; similarity: number }[]>`
+  const rows = await ruleRows<{ a: string; b: string; similarity: number }>(db, Prisma.sql`
     WITH keyed AS (
       SELECT t.id::text AS id, ${block} AS blk, ${name} AS nm, dedupe_trigrams(${name}) AS tg, dedupe_sketch(${name}) AS sk
         FROM ${Prisma.raw(`"${table}"`)} t
@@ -134,7 +150,7 @@ export async function similarNames(
              WHEN ${den}::bigint * common < ${num}::bigint * (total - common) THEN 0
              WHEN nm = other_nm AND total > 0 THEN 1
              ELSE similarity(nm, other_nm)::float8 END AS sim) AS s
-     WHERE sim >= ${NAME_SIMILARITY}`;
+     WHERE sim >= ${NAME_SIMILARITY}`);
   return rows.map((r) => ({ reason: 'name', ids: [r.a, r.b], similarity: Number(r.similarity) }));
 }
 
