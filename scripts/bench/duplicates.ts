@@ -60,7 +60,7 @@ try {
     const explaining = {
       $queryRaw: async (sql: Prisma.Sql) => {
         const explained = Prisma.sql([`EXPLAIN (ANALYZE, BUFFERS) `, ''], sql);
-        const results = await db.prisma.$transaction([...RULE_SETTINGS.map((s) => db.prisma.$executeRawUnsafe(s)), db.prisma.$queryRaw<{ 'QUERY PLAN': string }[]>(explained)]);
+        const results = await db.prisma.$transaction([...RULE_SETTINGS.map((s) => db.prisma.$executeRawUnsafe(s)), db.prisma.$queryRaw<{ 'QUERY PLAN': string }[]>(explained)], { timeout: 3_600_000 });
         log((results.at(-1) as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n') + '\n');
         return [];
       },

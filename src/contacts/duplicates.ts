@@ -85,7 +85,8 @@ export const RULE_SETTINGS = ['SET LOCAL jit = off', 'SET LOCAL max_parallel_wor
 async function ruleRows<T>(db: Prisma.TransactionClient, sql: Prisma.Sql): Promise<T[]> {
   const client = db as unknown as PrismaClient;
   if (typeof client.$transaction !== 'function') return db.$queryRaw<T[]>(sql);
-  const results = await client.$transaction([...RULE_SETTINGS.map((s) => client.$executeRawUnsafe(s)), client.$queryRaw<T[]>(sql)]);
+  // Prisma's own 5 s limit off: the statement is bounded by statement_timeout, which the pool sets at BEGIN (src/db/bounds.ts).
+  const results = await client.$transaction([...RULE_SETTINGS.map((s) => client.$executeRawUnsafe(s)), client.$queryRaw<T[]>(sql)], { maxWait: 10_000, timeout: 3_600_000 });
   return results.at(-1) as T[];
 }
 
