@@ -1,7 +1,7 @@
 // node --import tsx scripts/bench/explain-writes.ts [--database crm_bench_10000]
 // EXPLAIN (ANALYZE, BUFFERS) of the write statements the bench's write cases send, on the bench
 // database, each in a transaction that is rolled back (BENCHMARKS.md, "Writes as fast as reads"):
-// the service's single contact and deal create and a batch of 100 contacts (src/writes/set-write.ts,
+// the service's single contact and deal create and a batch of 100 contacts, without and with 20 custom values each (src/writes/set-write.ts,
 // the statement as the service builds it), an invoice of 10 lines as POST /invoices writes it
 // (src/invoices/invoice-create.ts), and the floor's INSERT of one contact. Each plan shows the
 // triggers' own times (the counters, the report sums, the event queue and its wake-up).
@@ -15,6 +15,7 @@ import type { Actor } from '../../src/events/types.js';
 import { draftRow, insertInvoice } from '../../src/invoices/invoice-create.js';
 import { priceInvoice } from '../../src/invoices/invoice-money.js';
 import { benchDatabaseUrl, namedBenchDatabaseUrl, parseFlags } from './common.js';
+import { benchValues } from './custom-fields.js';
 
 const ACTOR: Actor = { type: 'user', id: '00000000-0000-7000-8000-000000000001' };
 
@@ -44,7 +45,7 @@ async function invoiceStatement(accountId: string): Promise<Prisma.Sql> {
   const lines = Array.from({ length: 10 }, (_, i) => ({ description: `Work package ${i + 1}`, quantity: i + 1, unitPrice: 19.99 + i, discountPercent: i % 2 ? 10 : 0, taxRate: 7.25 }));
   const { lines: priced, total: _total, ...money } = priceInvoice({ currency: 'USD', lines });
   const decimal = (value: string) => new Prisma.Decimal(value);
-  const row = draftRow({ accountId, currency: 'USD', memo: 'Bench', dueDate: new Date('2030-06-30'), amount: decimal(money.amount), subtotal: decimal(money.subtotal), discountTotal: decimal(money.discountTotal), taxTotal: decimal(money.taxTotal) });
+  const row = draftRow({ accountId, customFields: {}, currency: 'USD', memo: 'Bench', dueDate: new Date('2030-06-30'), amount: decimal(money.amount), subtotal: decimal(money.subtotal), discountTotal: decimal(money.discountTotal), taxTotal: decimal(money.taxTotal) });
   await insertInvoice(capture as unknown as Prisma.TransactionClient, row, priced, ACTOR);
   return captured!;
 }
@@ -65,6 +66,8 @@ async function main() {
       ['service: POST /contacts (one contact, its event and webhook messages)', await setStatement(contactBatch, rowsOf(contactBatch, accountId, [contact]))],
       ['service: POST /deals', await setStatement(dealBatch, rowsOf(dealBatch, accountId, [{ title: 'Bench deal', value: 4800.5, probability: 60 }]))],
       ['service: POST /contacts/batch (100 records)', await setStatement(contactBatch, rowsOf(contactBatch, accountId, Array.from({ length: 100 }, (_, i) => ({ ...contact, lastName: `Batch ${i}` }))))],
+      // docs/custom-fields.md: the same batch with 20 values a record (the bench fields, judged as the service stores them).
+      ['service: POST /contacts/batch (100 records, 20 custom fields)', await setStatement(contactBatch, rowsOf(contactBatch, accountId, Array.from({ length: 100 }, (_, i) => ({ ...contact, lastName: `Batch ${i}`, customFields: benchValues(i) }))))],
       ['service: POST /invoices (10 lines: the number, invoice, lines, event and webhook messages)', await invoiceStatement(accountId)],
       ['floor: POST /contacts (the row alone)', Prisma.sql`INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, contact_type, source)
         VALUES (${newId()}::uuid, ${accountId}::uuid, 'Bench', 'Writer', 'bench.writer@example.com', NULL, 'Bench Ltd', 'lead', 'referral') RETURNING id`],

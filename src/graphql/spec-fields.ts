@@ -43,7 +43,11 @@ export function exposedFieldsOf(record: RecordModel) {
           const column = columns.get(field.name);
           if (!column) throw new Error(`${model} has no column for its spec's field ${field.name}`);
           if (field.name === CUSTOM_VALUES.name) {
-            return [field.name, t.field({ type: 'JSON', description: descriptionOf(field, 'read'), select: { accountId: true, customFields: true },
+            // No `select`: the column is a scalar every row of the type carries (Prisma's default
+            // selection, a list's JSON, a batch's written rows), and a field with one made the
+            // plugin load each row again that no Prisma query of its own had loaded: 100 findUniques
+            // behind every batch answer (BENCHMARKS.md, "The batch's extra cost, profiled").
+            return [field.name, t.field({ type: 'JSON', description: descriptionOf(field, 'read'),
               resolve: async (row: { accountId: string; customFields: unknown }, _args: unknown, ctx: Context) => (await recordShapes.of(ctx.db, row.accountId, record)).visible(row.customFields) })];
           }
           const options = { nullable: !column.isRequired, description: descriptionOf(field, 'read') };
