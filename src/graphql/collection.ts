@@ -44,6 +44,12 @@ export type FilterEntry<V = any> = {
   schema: z.ZodType<V>;
   sql: (value: NonNullable<V>) => Prisma.Sql | Prisma.Sql[];
   page?: string | PageArg;
+  /**
+   * The exact total of an account's own list when this entry is its only filter, from a structure
+   * that keeps it cheaper than counting the rows (SQL of a count; `account`: SQL of a uuid); null
+   * when this value's total must be counted.
+   */
+  total?: (value: NonNullable<V>, account: Prisma.Sql) => Prisma.Sql | null;
 };
 
 /**
@@ -57,6 +63,8 @@ export type Filters<F = any> = {
   input: any;
   schema: z.ZodType<F>;
   sql: (filter: F) => Prisma.Sql[];
+  /** The total of an account's own list filtered by `filter` alone, where its one given entry keeps it (FilterEntry.total); else null. */
+  total: (filter: F, account: Prisma.Sql) => Prisma.Sql | null;
   page: { args: (t: any) => object; shape: z.ZodRawShape; filter: (input: Record<string, unknown>) => Partial<F> };
 };
 
@@ -130,6 +138,11 @@ export function filtersOf<E extends Record<string, FilterEntry>>(name: string, e
     input: builder.inputType(name, { description, fields: (t) => Object.fromEntries(list.map(([key, e]) => [key, e.field(t)])) }),
     schema: z.object(Object.fromEntries(list.map(([key, e]) => [key, e.schema]))) as never,
     sql: (filter) => list.flatMap(([key, e]) => ((filter as Record<string, unknown>)[key] == null ? [] : [e.sql((filter as Record<string, never>)[key])].flat())),
+    total: (filter, account) => {
+      const given = list.filter(([key]) => (filter as Record<string, unknown>)[key] != null);
+      const [key, e] = given.length === 1 ? given[0]! : [];
+      return e?.total ? e.total((filter as Record<string, never>)[key!], account) : null;
+    },
   };
 }
 
@@ -242,6 +255,8 @@ export function countedKeys(collection: Collection, filter: object | null): { ke
  * are kept in the writes' transactions: the sum stays exact.
  */
 export function totalSql(collection: Collection, account: Prisma.Sql, filter: object | null, where: (filter: object | null) => Prisma.Sql, countable = true): Prisma.Sql {
+  const kept = countable && filter ? collection.filter?.total(filter, account) : null;
+  if (kept) return kept;
   const counted = countable && countedKeys(collection, filter);
   if (counted) return counterSql(collection.table, account, counted.keys);
   const table = ident(collection.table);

@@ -9,7 +9,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { badInput, type ErrorDetails } from '../errors.js';
 import type { RecordModel } from '../model/field-spec.js';
-import { customValueRule, recordShapes, UNKNOWN_FIELD, type CustomFieldSpec, type CustomFieldType } from '../model/shapes.js';
+import { customValueRule, objectOf, recordShapes, UNKNOWN_FIELD, type CustomFieldSpec, type CustomFieldType } from '../model/shapes.js';
 import { searchText } from '../validation.js';
 import { builder } from './builder.js';
 import { likeEscape, PLANNED_EACH_TIME, type Collection, type FilterEntry, type OrderColumn } from './collection.js';
@@ -54,7 +54,7 @@ const condition = z.object({
 type Condition = z.output<typeof condition>;
 
 /** A condition judged by the account's definition: its field's type, its values as stored. */
-type Judged = { key: string; type: CustomFieldType } & Partial<Record<(typeof RANGES)[number] | 'eq', unknown>> & { in?: unknown[]; contains?: string; isSet?: boolean };
+type Judged = { key: string; type: CustomFieldType; object?: string } & Partial<Record<(typeof RANGES)[number] | 'eq', unknown>> & { in?: unknown[]; contains?: string; isSet?: boolean };
 
 /** A value given as text (a REST query string) as the field's type: a NUMBER's number, a BOOLEAN's true or false. */
 function typed(type: CustomFieldType, value: unknown): unknown {
@@ -134,11 +134,28 @@ function conditionSql(c: Judged): Prisma.Sql[] {
   return out;
 }
 
+/**
+ * The exact total of ranges on one NUMBER field (and nothing else): the entries of
+ * custom_field_numbers in that range, an index-only count (migration *_custom_field_numbers keeps a
+ * row per record and key holding a JSON number, in the transaction of every write, so the count is
+ * the rows' own). Null for any other condition: counted over the rows.
+ */
+function numberTotal(conditions: readonly Judged[], account: Prisma.Sql): Prisma.Sql | null {
+  const [first] = conditions;
+  const ranged = (c: Judged) =>
+    c.type === 'NUMBER' && c.object !== undefined && c.key === first!.key && c.eq === undefined && c.in === undefined && c.contains === undefined && c.isSet === undefined && RANGES.some((op) => c[op] !== undefined);
+  if (!first || !conditions.every(ranged)) return null;
+  const bounds = conditions.flatMap((c) => RANGES.filter((op) => c[op] !== undefined).map((op) => Prisma.sql`n.value ${Prisma.raw(OP_SQL[op])} CAST(${String(c[op])} AS numeric)`));
+  return Prisma.sql`(SELECT count(*) FROM custom_field_numbers n
+    WHERE n.account_id = ${account} AND n.object = CAST(${first.object} AS custom_field_object) AND n.key = ${first.key} AND ${Prisma.join(bounds, ' AND ')})`;
+}
+
 /** The `customFields` entry of a collection's filter (and its page's argument), for a collection declaring `custom`. */
 export const CUSTOM_FIELDS: FilterEntry<Condition[] | null | undefined> = {
   field: (t) => t.field({ type: [CustomFieldCondition], description: "Conditions on the account's own fields, all of which hold (docs/custom-fields.md#filters)" }),
   schema: z.array(condition).max(MAX_CONDITIONS, `At most ${MAX_CONDITIONS} conditions`).nullish(),
   sql: (conditions) => (conditions as unknown as Judged[]).flatMap(conditionSql),
+  total: (conditions, account) => numberTotal(conditions as unknown as Judged[], account),
   page: 'customFields',
 };
 
@@ -168,7 +185,9 @@ export async function customList<F extends object>(
   const conditions = (filter as { customFields?: Condition[] | null } | null)?.customFields;
   if (!collection.custom || (!conditions?.length && !by)) return { filter, order };
   const { custom } = await recordShapes.of(db, accountId, collection.custom);
-  const judged = conditions?.length ? { ...filter, customFields: judgeConditions(conditions, custom) } : filter;
+  // The object names the conditions' rows of custom_field_numbers (numberTotal).
+  const object = objectOf(collection.custom);
+  const judged = conditions?.length ? { ...filter, customFields: judgeConditions(conditions, custom).map((c) => ({ ...c, object })) } : filter;
   if (!by) return { filter: judged as F, order };
   const field = custom.find((f) => f.name === by.key);
   if (!field) throw badInput({ [by.arg]: [UNKNOWN_FIELD] });
