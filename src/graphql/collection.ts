@@ -27,6 +27,14 @@ export type OrderColumn = {
   sql?: Prisma.Sql;
   /** Rows without a value come last in either direction (a custom field, docs/custom-fields.md#filters), not as the largest value. */
   nullsLast?: true;
+  /**
+   * Rows of the account (`account`: SQL of a uuid) among which lie, in this order, the first `count`
+   * of the whole account read forward (`direction`) from `after`, as `SELECT t.*` of the table: what
+   * an unfiltered page of the account's own list reads instead of the table, where an index other
+   * than the table's keeps the order (a NUMBER custom field: custom-field-filter.ts). The page still
+   * orders, bounds and cuts them as it would the table.
+   */
+  candidates?: (account: Prisma.Sql, direction: 'ASC' | 'DESC', count: number, after: { value: string | null; id: string } | null) => Prisma.Sql;
 };
 
 /** What a list is ordered by over alias `t`: the column, or the order's own expression. */

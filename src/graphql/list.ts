@@ -125,6 +125,12 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
   // The counters keep an account's own totals, not a parent row's.
   const total = wants.total ? Prisma.sql`${totalSql(collection, account, plan.filter, whereOf, plan.by === null)}::int` : Prisma.sql`0`;
   const v = orderValue(column);
+  // An order kept by an index of its own (a NUMBER custom field's) reads its candidates there, when
+  // nothing else narrows the account's rows: a filter's rows may lie beyond them.
+  const given = Object.values(plan.filter ?? {}).some((value) => value != null);
+  const from = column.candidates && parents.length === 1 && !plan.by && !backward && !plan.before && !given
+    ? Prisma.sql`(${column.candidates(account, dir, plan.size + 1 + plan.offset, plan.after)})`
+    : ident(collection.table);
   // The cut selects the table's own columns and nothing computed: an extra column made the scan build
   // a new tuple for every row an OFFSET skips (page 2,000 took 2.5-3 times as long; BENCHMARKS.md).
   // One row more than the page tells whether another follows. The rows come back one by one, each
@@ -144,7 +150,7 @@ export async function readSlices(db: PrismaClient, plan: Plan, parents: readonly
     ) p
     LEFT JOIN LATERAL (
       SELECT ${json ? json.object : Prisma.sql`NULL`} AS node, ${v} AS v, ${v}::text AS k, t.id FROM (
-        SELECT * FROM ${ident(collection.table)} t WHERE ${Prisma.join([where, ...bounds], ' AND ')} ORDER BY ${orderSql(column, dir, ascending)}
+        SELECT * FROM ${from} t WHERE ${Prisma.join([where, ...bounds], ' AND ')} ORDER BY ${orderSql(column, dir, ascending)}
         LIMIT ${wants.rows ? plan.size + 1 : 0} OFFSET ${plan.offset}
       ) t ${json ? json.joins : Prisma.empty}
     ) x ON true
