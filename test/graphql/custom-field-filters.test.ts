@@ -277,6 +277,38 @@ describe('ordering by a custom field', () => {
   });
 });
 
+describe('a NUMBER range and order follow every write (custom_field_numbers, docs/custom-fields.md#which-index-serves-what)', () => {
+  test('after updates, a cleared value, a batch and a delete, the range total and the order are the rows as they stand', async () => {
+    const acc = await createAccount(t);
+    await define(acc, { key: 'score', type: 'NUMBER' });
+    await define(acc, { key: 'other', type: 'NUMBER' });
+    const ids: Record<string, string> = {};
+    for (const [name, customFields] of Object.entries({ n1: { score: 1, other: 100 }, n2: { score: 2 }, n3: {}, n4: { score: 3, other: 1 } })) {
+      ids[name] = (await createContact(t, acc, { firstName: name, email: `${name}@numbers.test`, customFields: customFields as never })).id;
+    }
+    const as = { as: acc.owner };
+    expect((await t.rest('PATCH', `/api/v1/contacts/${ids.n1}`, { body: { custom_fields: { score: 50 } }, ...as })).status).toBe(200);
+    expect((await t.rest('PATCH', `/api/v1/contacts/${ids.n4}`, { body: { custom_fields: { score: null } }, ...as })).status).toBe(200);
+    expect((await t.rest('PATCH', `/api/v1/contacts/${ids.n3}`, { body: { first_name: 'n3' }, ...as })).status).toBe(200);
+    const batch = await t.rest('POST', '/api/v1/contacts/batch', { body: { account_id: acc.id, mode: 'create', records: [{ first_name: 'n5', custom_fields: { score: 2 } }] }, ...as });
+    expect(batch.status).toBe(200);
+    expect((await t.rest('DELETE', `/api/v1/contacts/${ids.n2}`, as)).status).toBe(204);
+    const list = async (query: string) => {
+      const r = await t.rest('GET', `/api/v1/contacts?account_id=${acc.id}&page_size=100&${query}`, as);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return { names: r.body.data.map((c: { first_name: string }) => c.first_name), total: r.body.total };
+    };
+    const range = await list('cf.score.gte=2&cf.score.lt=100');
+    expect([range.names.sort(), range.total]).toEqual([['n1', 'n5'], 2]);
+    expect((await list('cf.score.gt=0')).total).toBe(2);
+    expect((await list('cf.other.gte=1')).total).toBe(2); // n4's other value stays when only its score is cleared
+    const byScore = ['n5', 'n1'];
+    const none = ['n3', 'n4'].sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1));
+    expect((await list('sort=cf.score&order=asc')).names).toEqual([...byScore, ...none]);
+    expect((await list('sort=cf.score&order=desc')).names).toEqual([...byScore.reverse(), ...none.reverse()]);
+  });
+});
+
 describe('deals, companies and invoices', () => {
   test('each list filters and orders by its own fields, REST and GraphQL alike', async () => {
     const acc = await createAccount(t);
