@@ -20,6 +20,8 @@ export const INTERNAL_COLUMNS: readonly { model: string; table: string; fields: 
   // The writing transaction's slot of an exact total (never exported: NOT_EXPORTED).
   { model: 'RecordCount', table: 'record_counts', fields: ['slot'] },
   { model: 'ReportSum', table: 'report_sums', fields: ['slot'] },
+  // A NUMBER custom value's copy in a btree, written by triggers (docs/custom-fields.md#which-index-serves-what; NOT_EXPORTED).
+  { model: 'CustomFieldNumber', table: 'custom_field_numbers', fields: ['value', 'recordId'] },
 ];
 
 /** The internal fields of `model` (Prisma's names, camelCase). */
