@@ -42,13 +42,26 @@ const db = await openDatabase({
   databaseUrl: data.databaseUrl, dataDir: '', poolMax: POOL_MAX, bounds: data.bounds,
   onConnectionError: (err) => log.warn({ err }, 'database connection error'),
 });
-const worker = startImportWorker(db.prisma, { leaseMs: data.leaseMs, pollMs: data.pollMs, log, limits: data.limits, concurrency }, data.owner);
+// The main thread sweeps (it runs whether this thread does or not).
+const worker = startImportWorker(db.prisma, { leaseMs: data.leaseMs, pollMs: data.pollMs, log, limits: data.limits, concurrency, sweep: false }, data.owner);
 log.info('import thread started');
 
-port.on('message', (message: ToImportThread) => {
-  if (message.type === 'nudge') return worker.nudge();
-  void worker.close()
+/** Ends the worker (its chunks under way commit, its leases are handed back) and the pool, once. */
+let stopping: Promise<void> | null = null;
+const stop = () =>
+  (stopping ??= worker.close()
     .then(() => db.close())
     .catch((err: unknown) => log.warn({ err }, 'import thread: pool not closed cleanly'))
-    .finally(() => send({ type: 'closed' }));
-});
+    .finally(() => send({ type: 'closed' })));
+
+// Idle for `idleMs` (no import run, none found due): the thread ends, and its heap, client and pool
+// with it; the main thread starts it again when an import is due (src/imports/thread.ts).
+const idleCheck = setInterval(() => {
+  if (stopping || worker.idleMs() < data.idleMs) return;
+  log.info({ idleMs: data.idleMs }, 'import thread idle; ending');
+  send({ type: 'idle' });
+  void stop();
+}, Math.min(1_000, data.idleMs));
+idleCheck.unref();
+
+port.on('message', (message: ToImportThread) => (message.type === 'nudge' ? worker.nudge() : void stop()));

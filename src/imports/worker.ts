@@ -18,12 +18,14 @@ import { finishImport, sweepImports } from './import.service.js';
  * `concurrency`: how many imports (of different accounts) it runs at once; DEFAULT_IMPORT_CONCURRENCY unless given.
  */
 export type ImportWorkerOptions = { leaseMs: number; pollMs: number; log: Logger; limits?: ChunkLimits; concurrency?: number };
+/** `sweep: false`: someone else sweeps (the main thread, when the worker runs in the import thread). */
+export type StartImportWorkerOptions = ImportWorkerOptions & { sole?: boolean; sweep?: boolean };
 /** IMPORT_CONCURRENCY's default (src/config.ts): imports of two accounts side by side in each instance. */
 export const DEFAULT_IMPORT_CONCURRENCY = 2;
 /** A claim is an attempt at the chunk due; the claim after this many without a commit fails the import. */
 export const MAX_ATTEMPTS = 3;
 /** How often each worker sweeps what dead instances left (sweepImports). */
-const SWEEP_EVERY_MS = 60_000;
+export const SWEEP_EVERY_MS = 60_000;
 /** `attempt_error` is a varchar(500); the import's `error` quotes it. */
 const REASON_CHARS = 300;
 
@@ -51,6 +53,20 @@ export async function workerAlive(db: Pick<PrismaClient, '$queryRaw'>, owner: st
 /** What a running import needs to be claimable: no live worker holds it. */
 const NO_LIVE_WORKER = Prisma.sql`NOT EXISTS (SELECT 1 FROM import_workers w WHERE w.id = c.lease_owner AND w.alive_until > now())`;
 
+/** An import `c` a claim may take: stored whole, and running with no live worker or queued with none of its account's running. */
+const DUE = Prisma.sql`c.rows_total IS NOT NULL AND (
+  (c.status = 'running' AND ${NO_LIVE_WORKER})
+  OR (c.status = 'queued' AND NOT EXISTS (SELECT 1 FROM imports o WHERE o.account_id = c.account_id AND o.status = 'running')))`;
+
+/**
+ * Whether a claim would find an import to take (or to fail, past its attempts), without taking it or
+ * any lock: what the main thread asks before it starts the import thread (src/imports/thread.ts).
+ */
+export async function importsDue(db: Pick<PrismaClient, '$queryRaw'>): Promise<boolean> {
+  const [row] = await db.$queryRaw<{ due: boolean }[]>`SELECT EXISTS (SELECT 1 FROM imports c WHERE ${DUE}) AS due`;
+  return row?.due ?? false;
+}
+
 /**
  * Takes one import for `owner`, or null when none is due. Each claim counts an attempt, in the
  * database, so the count holds across restarts and instances: an import whose chunk was claimed
@@ -62,10 +78,7 @@ export async function claimImport(db: PrismaClient, owner: string, leaseMs: numb
     await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('imports:claim', 0))::text`;
     for (;;) {
       const [due] = await tx.$queryRaw<{ id: string; attempts: number }[]>`
-        SELECT c.id::text, c.attempts FROM imports c
-        WHERE c.rows_total IS NOT NULL AND (
-          (c.status = 'running' AND ${NO_LIVE_WORKER})
-          OR (c.status = 'queued' AND NOT EXISTS (SELECT 1 FROM imports o WHERE o.account_id = c.account_id AND o.status = 'running')))
+        SELECT c.id::text, c.attempts FROM imports c WHERE ${DUE}
         ORDER BY c.created_at, c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED`;
       if (!due) return null;
       if (due.attempts >= MAX_ATTEMPTS) {
@@ -178,8 +191,11 @@ async function handBackDead(db: PrismaClient): Promise<void> {
  * shared by its slots: one heartbeat keeps all their imports. `sole`: no other process can run workers
  * on this database (PGlite).
  */
-export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions & { sole?: boolean }, owner: string = randomUUID()) {
+export function startImportWorker(db: PrismaClient, options: StartImportWorkerOptions, owner: string = randomUUID()) {
   let sweptAt = 0;
+  // For idleMs(): steps under way, and when the last one that ran an import ended.
+  let stepping = 0;
+  let workedAt = Date.now();
   const handedBack = options.sole
     ? handBackDead(db).catch((err: unknown) => options.log.warn({ err }, 'import worker: a dead run\'s imports wait for its heartbeat to lapse'))
     : null;
@@ -190,11 +206,16 @@ export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions
       pollMs: options.pollMs,
       onError: (err) => options.log.warn({ err, slot }, 'import worker: claim or sweep failed; retrying'),
       step: async (running) => {
-        await handedBack;
-        await drainImports(db, owner, options, running);
-        if (slot === 0 && running() && Date.now() - sweptAt >= SWEEP_EVERY_MS) {
-          sweptAt = Date.now();
-          await sweepImports(db);
+        stepping++;
+        try {
+          await handedBack;
+          if ((await drainImports(db, owner, options, running)) > 0) workedAt = Date.now();
+          if (options.sweep !== false && slot === 0 && running() && Date.now() - sweptAt >= SWEEP_EVERY_MS) {
+            sweptAt = Date.now();
+            await sweepImports(db);
+          }
+        } finally {
+          stepping--;
         }
       },
     }),
@@ -203,6 +224,8 @@ export function startImportWorker(db: PrismaClient, options: ImportWorkerOptions
     owner,
     /** Look for work now (a file was just stored). */
     nudge: () => slots.forEach((s) => s.nudge()),
+    /** How long it has run no import: 0 while a slot looks or runs one, else since the last import left. */
+    idleMs: () => (stepping > 0 ? 0 : Date.now() - workedAt),
     /** Stops after the chunks under way commit; an unfinished import is resumed by the next claim. */
     close: async () => {
       await Promise.all(slots.map((s) => s.close()));

@@ -13,7 +13,6 @@ import type { Prisma } from '../generated/prisma/client.js';
 import type { PdfPool } from '../deps.js';
 import type { Logger } from '../logger.js';
 import type { InvoiceDocument } from './invoice-document.js';
-import { invoicePdfBytes } from './invoice-pdf.js';
 
 /** Which invoice: by its id in its account (REST, the mail) or by its page token (the client's page). */
 export type InvoicePdfKey = { accountId: string; id: string } | { pageToken: string };
@@ -67,7 +66,9 @@ export async function invoicePdfFor(
           LEFT JOIN invoice_pdfs p ON p.account_id = i.account_id AND p.invoice_id = i.id AND p.hash = ${version}
          WHERE i.account_id = ${key.accountId}::uuid AND i.id = ${key.id}::uuid`;
   if (found?.bytes) return Buffer.from(found.bytes);
-  const draw = () => (pool ? pool.draw(document) : invoicePdfBytes(document));
+  // Without a pool (tests, scripts) it draws here; pdfkit, fontkit and the parsed fonts are loaded
+  // then, not with the service: its PDFs are drawn in the pool's threads (BENCHMARKS.md, "Memory").
+  const draw = async () => (pool ? pool.draw(document) : (await import('./invoice-pdf.js')).invoicePdfBytes(document));
   if (!found) return draw(); // gone since the operation read it: drawn, not kept
   const flight = `${found.account_id}/${found.id}/${version}`;
   let bytes = drawing.get(flight);

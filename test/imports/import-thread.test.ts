@@ -1,5 +1,6 @@
 // docs/imports.md#the-worker: on PostgreSQL the import worker runs in a thread of its own
-// (src/imports/thread.ts), which the main thread restarts when it dies. PGlite keeps it in-process.
+// (src/imports/thread.ts), started when an import is due, ended when idle, restarted when it dies.
+// PGlite keeps it in-process.
 import { threadId } from 'node:worker_threads';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -35,6 +36,21 @@ function startThread(records: LogRecord[], options: Partial<Parameters<typeof st
   return startImportThread({ databaseUrl, bounds: {}, leaseMs: 60_000, pollMs: 50, logLevel: 'debug', heapMb: 96, log, db: t.db, ...options });
 }
 
+/** The test's client, counting the main side's raw reads (the watch's due checks among them). */
+function countingDb() {
+  const reads = { count: 0 };
+  const db = new Proxy(t.db, {
+    get(target, key, receiver) {
+      if (key !== '$queryRaw') return Reflect.get(target, key, receiver) as unknown;
+      return (...args: Parameters<typeof target.$queryRaw>) => {
+        reads.count++;
+        return target.$queryRaw(...args);
+      };
+    },
+  });
+  return { db, reads };
+}
+
 const csvOf = (rows: number, domain: string) => `first_name,email\r\n${Array.from({ length: rows }, (_, i) => `P${i},p${i}@${domain}\r\n`).join('')}`;
 
 /** Waits until the import has ended (a condition, not a sleep); its row. */
@@ -59,7 +75,7 @@ describe.skipIf(skipIfMissing(template.kind === 'postgres' ? null : 'DATABASE_UR
       await vi.waitFor(() => expect(records.some((r) => r.msg === 'import left' && r.importId === started.body.data.id)).toBe(true), WAIT);
       const chunks = records.filter((r) => r.msg === 'import chunk committed' && r.importId === started.body.data.id);
       expect(chunks).toHaveLength(4); // three of rows and the one that finds none left
-      const thread = imports.thread().threadId;
+      const thread = imports.thread()!.threadId;
       expect(thread).not.toBe(threadId);
       expect(chunks.every((r) => r.importThread === thread)).toBe(true);
       expect(records.some((r) => r.msg === 'import thread started' && r.importThread === thread)).toBe(true);
@@ -94,7 +110,7 @@ describe.skipIf(skipIfMissing(template.kind === 'postgres' ? null : 'DATABASE_UR
         );
         expect(state).toMatchObject({ done: 1000, waiting: 1 });
       }, { timeout: 100_000, interval: 50 });
-      await imports.thread().terminate();
+      await imports.thread()!.terminate();
       await holder.query('SELECT pg_advisory_unlock_all()');
 
       // Its lease is handed back at once (IMPORT_LEASE_MS here is 60 s, longer than the test may take).
@@ -145,5 +161,37 @@ describe.skipIf(skipIfMissing(template.kind === 'postgres' ? null : 'DATABASE_UR
     } finally {
       await imports.close();
     }
+  });
+
+  it('no thread runs until an import is due; one stored by another instance starts it, and it ends after idleMs without work', async () => {
+    const a = await createAccount(t);
+    const records: LogRecord[] = [];
+    const { db, reads } = countingDb();
+    const imports = startThread(records, { db, idleMs: 300 });
+    try {
+      // The watch has asked several times (every 50 ms here) and found nothing due: no thread.
+      await vi.waitFor(() => expect(reads.count).toBeGreaterThanOrEqual(5), WAIT);
+      expect(imports.thread()).toBeNull();
+      expect(records.some((r) => r.msg === 'import thread started')).toBe(false);
+
+      // Stored through the test app, whose nudge is not this worker's: as another instance would.
+      const started = await importCsv(t, a.member, a.id, csvOf(10, 'on-demand.example'));
+      expect(started.status, started.text).toBe(202);
+      expect(await ended(started.body.data.id)).toMatchObject({ status: 'completed', created: 10 });
+      expect(records.some((r) => r.msg === 'import thread started')).toBe(true);
+
+      // Idle 300 ms: the thread ends by itself, is not taken for dead, and a nudge starts one again.
+      await vi.waitFor(() => expect(imports.thread()).toBeNull(), WAIT);
+      expect(records.some((r) => r.msg === 'import thread idle; ending')).toBe(true);
+      expect(records.some((r) => r.msg === 'import thread exited; restarting it')).toBe(false);
+      const next = await importCsv(t, a.member, a.id, csvOf(5, 'on-demand-2.example'));
+      expect(next.status, next.text).toBe(202);
+      imports.nudge();
+      expect(imports.thread()).not.toBeNull();
+      expect(await ended(next.body.data.id)).toMatchObject({ status: 'completed', created: 5 });
+    } finally {
+      await imports.close();
+    }
+    expect(imports.thread()).toBeNull();
   });
 });
