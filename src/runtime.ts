@@ -8,7 +8,6 @@ import { openDatabase } from './db/client.js';
 import { notificationsArrive, type Listen } from './db/listen.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations } from './db/migrate.js';
-import { releaseSchemaEngine } from './db/schema-engine.js';
 import { openEvents } from './events-runtime.js';
 import { startImportThread } from './imports/thread.js';
 import { startImportWorker } from './imports/worker.js';
@@ -50,7 +49,6 @@ export async function openDeps(config: Config, log: Logger): Promise<AppDeps & {
       log: (message, fields) => log.warn(fields, message),
     });
     if (applied.length > 0) log.info({ migrations: applied }, 'migrations applied');
-    releaseSchemaEngine(); // loaded only when a migration was pending; the service never needs it again
     const jwtSecret = usesDevAuth(config) ? await loadOrCreateDevSecret(config.dataDir) : config.auth.jwtSecret;
     const cursorKey = await loadCursorKey(config);
     const limiter = config.rateLimits

@@ -13,8 +13,6 @@ import {
 export type { SchemaEngine };
 
 let loaded: Promise<void> | undefined;
-/** The loaded instance's memory, to let go of it (releaseSchemaEngine). */
-let memory: { grow(pages: number): number } | undefined;
 
 // Our lib settings (no DOM) and @types/node 20 do not declare WebAssembly: type the bit we use.
 type WasmApi = {
@@ -39,7 +37,6 @@ function loadWasm(): Promise<void> {
     const bytes = await readFile(path.join(path.dirname(glueFile), 'schema_engine_bg.wasm'));
     const instance = new Wasm.Instance(new Wasm.Module(bytes), { './schema_engine_bg.js': glue });
     glue.__wbg_set_wasm(instance.exports);
-    memory = instance.exports.memory as typeof memory;
     (instance.exports.__wbindgen_start as () => void)();
   })();
   return loaded;
@@ -91,18 +88,4 @@ export async function startEngine(factory: SqlMigrationAwareDriverAdapterFactory
     }
   };
   return { engine, unwrapError, free };
-}
-
-/**
- * Lets the loaded engine go, its compiled code and memory (~25 MB resident, BENCHMARKS.md "Memory"):
- * the service migrates once, at start (src/runtime.ts). Call it only with no engine in use; the next
- * startEngine() loads one anew (about a second). `grow(0)` detaches the memory's buffer, so the
- * glue's cached views of it are refreshed from the next instance rather than kept.
- */
-export function releaseSchemaEngine(): void {
-  if (!loaded) return;
-  memory?.grow(0);
-  memory = undefined;
-  loaded = undefined;
-  glue.__wbg_set_wasm(undefined);
 }

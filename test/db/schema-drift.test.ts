@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { defaultPaths, diffMigrationsAgainstSchema } from '../../src/db/migrate.js';
-import { releaseSchemaEngine } from '../../src/db/schema-engine.js';
 
 // Replays prisma/migrations into a throwaway in-memory PGlite and compares it with schema.prisma.
 describe('schema drift', { timeout: 180_000 }, () => {
@@ -14,15 +13,5 @@ describe('schema drift', { timeout: 180_000 }, () => {
     const changed = `${schema}\nmodel DriftProbe {\n  id Int @id\n\n  @@map("drift_probe")\n}\n`;
     const drift = await diffMigrationsAgainstSchema({ schema: changed });
     expect(drift).toContain('CREATE TABLE "drift_probe"');
-  });
-
-  it('an engine let go after start-up migrations (releaseSchemaEngine, src/runtime.ts) is loaded anew by the next command, which answers the same', async () => {
-    expect(await diffMigrationsAgainstSchema()).toBe('');
-    releaseSchemaEngine();
-    expect(await diffMigrationsAgainstSchema()).toBe('');
-    releaseSchemaEngine();
-    releaseSchemaEngine(); // nothing loaded: nothing to do
-    const schema = await readFile(defaultPaths().schemaPath, 'utf8');
-    expect(await diffMigrationsAgainstSchema({ schema: `${schema}\nmodel DriftProbe {\n  id Int @id\n}\n` })).toContain('CREATE TABLE "DriftProbe"');
   });
 });
