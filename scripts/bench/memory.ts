@@ -20,7 +20,7 @@ import { DEMO, seedDemo } from '../../src/demo.js';
 import { intFlag, parseFlags } from './common.js';
 import { startServer, type Server } from './processes.js';
 
-const flags = parseFlags(process.argv.slice(2), ['database-url', 'requests', 'connections', 'pdfs', 'settle', 'keep']);
+const flags = parseFlags(process.argv.slice(2), ['database-url', 'requests', 'connections', 'pdfs', 'settle', 'keep', 'entry']);
 const databaseUrl = flags['database-url'];
 const requests = intFlag(flags, 'requests', 4000, 2, 1_000_000);
 const connections = intFlag(flags, 'connections', 32, 1, 1000);
@@ -28,6 +28,8 @@ const pdfs = intFlag(flags, 'pdfs', 20, 0, 10_000);
 const settleSeconds = intFlag(flags, 'settle', 70, 0, 3600);
 /** `--keep <dir>`: each sample's whole report (the largest mappings too) is written there. */
 const keep = flags.keep;
+/** `--entry <file>`: another build to measure (a copy of dist/ made before a change), relative to the root. */
+const entry = flags.entry ?? 'dist/src/main.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const probe = path.join(import.meta.dirname, 'memory-probe.cjs');
@@ -101,7 +103,7 @@ async function run(start: string): Promise<string[]> {
   const env: Record<string, string> = { DATA_DIR: dataDir, MEMORY_PROBE_FILE: probeFile, LOG_LEVEL: 'warn', RATE_LIMITS: 'off' };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const began = Date.now();
-  const server = await startServer({ name: 'service', args: ['--require', probe, 'dist/src/main.js'], env, cwd: root, logFile: path.join(dataDir, `service-${start}.log`) });
+  const server = await startServer({ name: 'service', args: ['--require', probe, entry], env, cwd: root, logFile: path.join(dataDir, `service-${start}.log`), readyTimeoutMs: 300_000 });
   const rows: string[] = [];
   try {
     rows.push(row(start, `listening (${((Date.now() - began) / 1000).toFixed(1)} s)`, await sample(server)));
