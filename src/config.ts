@@ -99,6 +99,10 @@ export type EventsConfig = {
   pollMs: number;
   /** EVENT_WORKER=off: this instance delivers nothing (another one does). */
   worker: boolean;
+  /** WORKFLOW_RETRY_BASE_MS: a failed workflow step's first retry delay; each next one 4 times longer (docs/workflows.md#runs). */
+  workflowRetryBaseMs: number;
+  /** WORKFLOW_LEASE_MS: how long a claimed run is kept from other instances (a crash frees it after this). */
+  workflowLeaseMs: number;
 };
 
 /** Long enough for another instance to apply a migration of ordinary size (docs/scaling.md). */
@@ -242,6 +246,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: int('WEBHOOK_LEASE_MS', 60_000, 100, 3_600_000),
       pollMs: int('EVENT_POLL_MS', 2_000, 10, 60_000),
       worker: oneOf('EVENT_WORKER', ['on', 'off'], 'on') === 'on',
+      workflowRetryBaseMs: int('WORKFLOW_RETRY_BASE_MS', 30_000, 1, 3_600_000),
+      workflowLeaseMs: int('WORKFLOW_LEASE_MS', 60_000, 100, 3_600_000),
     },
     imports: {
       leaseMs: int('IMPORT_LEASE_MS', 10_000, 100, 3_600_000),

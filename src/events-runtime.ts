@@ -3,11 +3,12 @@ import type { Listen } from './db/listen.js';
 import { Prisma, type PrismaClient } from './generated/prisma/client.js';
 import { rawWrite } from './db/raw.js';
 import type { Logger } from './logger.js';
-// The events runtime is where the outboxes are wired in (webhooks, invoice mail): it stands at the
+// The events runtime is where the outboxes are wired in (webhooks, invoice mail, workflow runs): it stands at the
 // top, beside src/runtime.ts, so that events/ imports no domain.
 import { deliverDue } from './webhooks/delivery.service.js';
 import { createMailer } from './invoices/mail.js';
 import { deliverDueMail } from './invoices/mail-outbox.js';
+import { runDueWorkflows } from './workflows/workflow-runner.js';
 import { loadSecretBox } from './webhooks/secret.js';
 import { createEventBus } from './events/bus.js';
 import { wakeAfterCommit } from './events/emit.js';
@@ -35,6 +36,11 @@ export async function openEvents(
   const mail = config.mail;
   const mailer = runsWorker && mail ? createMailer(db, mail, publicBaseUrl(config), { pdfs: opts.pdfs, log }) : null;
   if (mailer && mail) deliveries.push(() => deliverDueMail(db, { mailer, retryBaseMs: mail.retryBaseMs, log }));
+  // Workflows (docs/workflows.md#the-job-runner): their runs are this worker's too, woken by the commit of the event that made them.
+  if (runsWorker) {
+    const workflows = { retryBaseMs: config.events.workflowRetryBaseMs, leaseMs: config.events.workflowLeaseMs, mail: Boolean(mail), log };
+    deliveries.push(() => runDueWorkflows(db, workflows));
+  }
   const worker = runsWorker
     ? startWorker(db, {
         live: { bus, listened },

@@ -36,6 +36,7 @@ import './imports/import.schema.js';
 import './search/search.schema.js';
 import './reports/report.schema.js';
 import './trash/trash.schema.js';
+import './workflows/workflow.schema.js';
 
 export const schema = builder.toSchema();
 

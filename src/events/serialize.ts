@@ -96,3 +96,29 @@ export function recordJsonSql(kind: RecordKind, model: string, alias: string): P
   sqlCache.set(cacheKey, found);
   return found;
 }
+
+/** What a value of an event's record field is, for a workflow's conditions (docs/workflows.md#conditions). */
+export type EventFieldType = 'string' | 'number' | 'boolean' | 'date' | 'json';
+
+/**
+ * The fields `data.object` of an event of `type` carries, by REST name, with their kind of value:
+ * what a workflow's condition or placeholder may name. `contact.erased` carries the id only.
+ */
+export function eventObjectFields(type: string): Map<string, EventFieldType> {
+  const kind = type.slice(0, type.indexOf('.')) as RecordKind;
+  if (type === 'contact.erased') return new Map([['id', 'string']]);
+  const shape = type === 'form.submitted' ? SUBMISSION : SHAPES[kind];
+  const fields = new Map<string, EventFieldType>();
+  if (!shape) return fields;
+  for (const f of fieldsOf(shape.model)) {
+    if ((f.kind !== 'scalar' && f.kind !== 'enum') || f.name === 'accountId' || shape.omit?.includes(f.name)) continue;
+    const kindOf: EventFieldType =
+      f.type === 'DateTime' ? 'date'
+      : f.type === 'Int' || f.type === 'Float' || f.type === 'Decimal' || f.type === 'BigInt' ? 'number'
+      : f.type === 'Boolean' ? 'boolean'
+      : f.type === 'Json' ? 'json'
+      : 'string';
+    fields.set(snakeCase(f.name), kindOf);
+  }
+  return fields;
+}

@@ -15,7 +15,7 @@ export const EVENT_TYPES = [
   'contract.created', 'contract.updated', 'contract.deleted',
   'gallery.created', 'gallery.updated', 'gallery.deleted',
   'booking.created', 'booking.updated', 'booking.deleted',
-  'workflow.created', 'workflow.updated', 'workflow.deleted',
+  'workflow.created', 'workflow.updated', 'workflow.deleted', 'workflow.run_failed', 'workflow.webhook',
   'export.granted',
   'import.completed', 'import.failed',
   'member.added', 'member.removed', 'ownership.transferred',
@@ -32,9 +32,9 @@ export const isEventType = (value: string): value is EventType => (EVENT_TYPES a
 
 /**
  * Who caused a change: a signed-in user, an integration's API key (id = the key's), an anonymous
- * visitor (form submit), or the system (CLI, worker).
+ * visitor (form submit), the system (CLI, worker), or a workflow's step (id = the workflow's: docs/workflows.md).
  */
-export type Actor = { type: 'user' | 'api_key' | 'visitor' | 'system'; id: string | null };
+export type Actor = { type: 'user' | 'api_key' | 'visitor' | 'system' | 'workflow'; id: string | null };
 
 export const SYSTEM: Actor = { type: 'system', id: null };
 export const VISITOR: Actor = { type: 'visitor', id: null };

@@ -14,8 +14,8 @@ export const MIN_STEP_GAP_MS = 10;
 /** Events an instance takes off the queue between two VACUUMs of it (tidyQueue). */
 export const VACUUM_QUEUE_EVERY = 5_000;
 
-/** One outbox's step: claim what is due and deliver it (`signal`: the worker is stopping). */
-export type Delivery = (signal: AbortSignal) => Promise<void>;
+/** One outbox's step: claim what is due and deliver it (`signal`: the worker is stopping); true when it took a whole batch (more may be due). */
+export type Delivery = (signal: AbortSignal) => Promise<boolean | void>;
 
 export type WorkerOptions = {
   live: LiveBus;
@@ -28,7 +28,7 @@ export type WorkerOptions = {
 
 /**
  * The loop every instance runs (docs/events.md): relay new events to live subscribers, deliver due
- * webhooks and invoice mail, purge old events. Each step claims its rows with FOR UPDATE SKIP LOCKED, so instances
+ * webhooks and invoice mail, run due workflow steps (docs/workflows.md), purge old events. Each step claims its rows with FOR UPDATE SKIP LOCKED, so instances
  * share the work and never do the same piece twice.
  */
 export function startWorker(db: PrismaClient, options: WorkerOptions): Worker {
@@ -52,7 +52,8 @@ export function startWorker(db: PrismaClient, options: WorkerOptions): Worker {
         lastPurge = Date.now();
         await purge(db, options.retentionDays);
       }
-      return relayed === RELAY_BATCH;
+      const more = delivered.some((outcome) => outcome.status === 'fulfilled' && outcome.value === true);
+      return relayed === RELAY_BATCH || more;
     },
   });
   return {

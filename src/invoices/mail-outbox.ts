@@ -2,7 +2,8 @@
 // transaction; the event worker (src/events/worker.ts), woken by that transaction's event at its
 // commit, runs deliverDueMail in every instance. The claim is webhook delivery's
 // (src/webhooks/delivery.service.ts) with one difference: a claimed mail is never claimed again,
-// so it goes out at most once, whatever instances stop or run beside it.
+// so it goes out at most once, whatever instances stop or run beside it. A workflow's send_email step
+// (docs/workflows.md#send_email) writes its row here too, with its own subject and bodies.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { retryDelay } from '../webhooks/delivery.service.js';
@@ -35,7 +36,7 @@ export async function claimDueMail(db: PrismaClient, limit: number, leaseMs = MA
     FROM (SELECT account_id, id FROM invoice_mails WHERE status = 'pending' AND next_attempt_at <= now()
           ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) due
     WHERE m.account_id = due.account_id AND m.id = due.id
-    RETURNING m.account_id::text AS account_id, m.id::text AS id, m.invoice_id::text AS invoice_id, m."to", m.attempts`;
+    RETURNING m.account_id::text AS account_id, m.id::text AS id, m.invoice_id::text AS invoice_id, m."to", m.subject, m.text_body, m.html_body, m.attempts`;
 }
 
 /** One step of the event worker: claim the due mails, send each, record each outcome. */

@@ -10,8 +10,8 @@ import type { Logger } from '../logger.js';
 import { invoicePdfFor } from './invoice-pdf-cache.js';
 import { hostedUrlOf } from './send.service.js';
 
-/** One mail of the outbox: the invoice and where it goes. */
-export type OutboxMail = { account_id: string; id: string; invoice_id: string; to: string };
+/** One mail of the outbox: the invoice and where it goes; a workflow's mail has no invoice, its subject and bodies instead. */
+export type OutboxMail = { account_id: string; id: string; invoice_id: string | null; to: string; subject?: string | null; text_body?: string | null; html_body?: string | null };
 
 /** A send that fails for good (the server refused the recipient or the message: 5xx); others are retried. */
 export class PermanentMailError extends Error {}
@@ -30,7 +30,7 @@ export function createMailer(db: PrismaClient, config: MailConfig, publicUrl: st
   const transport = createTransport({ url: config.smtpUrl, ...TIMEOUTS });
   return {
     async send(mail) {
-      const message = await composeMail(db, mail, publicUrl, pdf);
+      const message = mail.invoice_id === null ? { subject: mail.subject ?? '', text: mail.text_body ?? '', html: mail.html_body ?? undefined } : await composeMail(db, mail, publicUrl, pdf);
       if (!message) throw new PermanentMailError('The invoice has no page (not sent)');
       try {
         await transport.sendMail({ from: config.from, to: mail.to, ...message, messageId: `<invoice-mail-${mail.id}@${domainOf(config.from)}>` });
@@ -63,8 +63,8 @@ export type PdfOptions = { pdfs?: PdfPool; log?: Pick<Logger, 'warn'> };
  */
 export async function composeMail(db: PrismaClient, mail: OutboxMail, publicUrl: string, pdf: PdfOptions = {}) {
   const [page, document] = await Promise.all([
-    db.invoice.findUnique({ where: { accountId_id: { accountId: mail.account_id, id: mail.invoice_id } }, select: { pageToken: true } }),
-    loadInvoiceDocument(db, { id: mail.invoice_id }),
+    db.invoice.findUnique({ where: { accountId_id: { accountId: mail.account_id, id: mail.invoice_id! } }, select: { pageToken: true } }),
+    loadInvoiceDocument(db, { id: mail.invoice_id! }),
   ]);
   if (!page?.pageToken || !document) return null;
   // The same facts in both parts: the HTML part's values all pass through escapeHtml (an account or
@@ -96,7 +96,7 @@ export async function composeMail(db: PrismaClient, mail: OutboxMail, publicUrl:
     attachments: [{
       filename: document.fileName,
       contentType: 'application/pdf',
-      content: await invoicePdfFor(db, { accountId: mail.account_id, id: mail.invoice_id }, document, pdf.pdfs, pdf.log ?? { warn: () => {} }),
+      content: await invoicePdfFor(db, { accountId: mail.account_id, id: mail.invoice_id! }, document, pdf.pdfs, pdf.log ?? { warn: () => {} }),
     }],
   };
 }

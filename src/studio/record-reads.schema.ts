@@ -7,6 +7,7 @@ import { defineCollection, orderInputOf } from '../graphql/connection.js';
 import { readById } from '../graphql/reads.js';
 import { exportFileName } from '../exports/export.service.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { ApiScope } from '../scopes.js';
 import { ContractRef, BookingRef, GalleryRef, ProposalRef, WorkflowRef } from './record.schema.js';
 
 const recordFilter = filtersOf('RecordFilter', timeRanges(), 'All given conditions hold (AND); `...After` is inclusive, `...Before` exclusive.');
@@ -14,18 +15,19 @@ const recordFilter = filtersOf('RecordFilter', timeRanges(), 'All given conditio
 const RecordOrder = orderInputOf('Record', Object.keys(TIME_ORDERS));
 
 /** Account.<plural>, Contact.<plural> (when the record names a contact) and Query.<singular>(id). */
-function records(name: string, table: string, plural: string, singular: string, ref: unknown, delegate: (db: PrismaClient) => any, byContact: boolean) {
+function records(name: string, table: string, plural: string, singular: string, ref: unknown, delegate: (db: PrismaClient) => any, byContact: boolean, scope?: ApiScope) {
   const connection = defineCollection({ name, model: name, table, orders: TIME_ORDERS, orderInput: RecordOrder, filter: recordFilter }, ref);
   builder.prismaObjectField(AccountRef, plural, connection(null));
   if (byContact) builder.prismaObjectField(ContactRef, plural, connection('contact_id', `The contact's ${plural}`));
-  readById(singular, name, delegate);
+  readById(singular, name, delegate, scope);
 }
 
 records('Proposal', 'proposals', 'proposals', 'proposal', ProposalRef, (db) => db.proposal, true);
 records('Contract', 'contracts', 'contracts', 'contract', ContractRef, (db) => db.contract, true);
 records('Gallery', 'galleries', 'galleries', 'gallery', GalleryRef, (db) => db.gallery, true);
 records('Booking', 'bookings', 'bookings', 'booking', BookingRef, (db) => db.booking, true);
-records('Workflow', 'workflows', 'workflows', 'workflow', WorkflowRef, (db) => db.workflow, false);
+// API keys read workflows with WORKFLOWS_READ and never change them (docs/workflows.md#who).
+records('Workflow', 'workflows', 'workflows', 'workflow', WorkflowRef, (db) => db.workflow, false, 'WORKFLOWS_READ');
 
 /** An export as the audit log keeps it: who asked for which file, when. */
 const ExportRecordRef = builder.prismaObject('ExportLog', {

@@ -13,6 +13,7 @@ import { CONTRACT_FIELDS, CONTRACT_MODEL } from './contract.model.js';
 import { GALLERY_FIELDS, GALLERY_MODEL } from './gallery.model.js';
 import { BOOKING_FIELDS, BOOKING_MODEL } from './booking.model.js';
 import { WORKFLOW_FIELDS, WORKFLOW_MODEL } from './workflow.model.js';
+import { ACTION_TYPES, CONDITION_OPS } from './workflow-rules.js';
 import { userActor, type Actor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { linkedRows } from '../deals/deal.service.js';
@@ -47,7 +48,32 @@ export const ProposalRef = studioObject('Proposal', PROPOSAL_MODEL);
 export const ContractRef = studioObject('Contract', CONTRACT_MODEL);
 export const GalleryRef = studioObject('Gallery', GALLERY_MODEL);
 export const BookingRef = studioObject('Booking', BOOKING_MODEL);
-export const WorkflowRef = recordObject('Workflow', false, (t) => exposedFieldsOf(WORKFLOW_MODEL)(t as never));
+export const WorkflowRef = recordObject('Workflow', 'WORKFLOWS_READ', (t) => exposedFieldsOf(WORKFLOW_MODEL)(t as never));
+
+// A workflow's trigger and actions as its inputs take them (docs/workflows.md); params are JSON with snake_case keys.
+export const WorkflowConditionOpEnum = builder.enumType('WorkflowConditionOp', { values: CONDITION_OPS });
+export const WorkflowActionTypeEnum = builder.enumType('WorkflowActionType', { values: ACTION_TYPES });
+const WorkflowConditionInput = builder.inputType('WorkflowConditionInput', {
+  fields: (t) => ({
+    path: t.string({ required: true, description: '`object.<field>`, `previous.<field>` or `object.custom_fields.<key>`' }),
+    op: t.field({ type: WorkflowConditionOpEnum, required: true }),
+    value: t.field({ type: 'JSON', description: 'Of the field\'s type; a list for `in`; true or false for `is_set`; none for `changed`' }),
+  }),
+});
+const WorkflowTriggerInput = builder.inputType('WorkflowTriggerInput', {
+  fields: (t) => ({
+    event: t.string({ required: true, description: 'An event type of the catalogue (docs/events.md)' }),
+    conditions: t.field({ type: [WorkflowConditionInput], description: 'ANDed; none: every event of the type' }),
+  }),
+});
+const WorkflowActionInput = builder.inputType('WorkflowActionInput', {
+  fields: (t) => ({ type: t.field({ type: WorkflowActionTypeEnum, required: true }), params: t.field({ type: 'JSON', description: 'As docs/workflows.md#steps spells them' }) }),
+});
+/** The trigger and actions beside a workflow's own fields: null trigger never runs; actions given replace the list. */
+const workflowFields = (t: PothosSchemaTypes.InputFieldBuilder<any, 'InputObject'>) => ({
+  trigger: t.field({ type: WorkflowTriggerInput, description: 'When it runs; null: never' }),
+  actions: t.field({ type: [WorkflowActionInput], description: 'What it does, in order (at most 20); given, replaces the list' }),
+});
 
 /** The create input of a model: its account, then each field the model lets a client write. */
 const createInputOf = (name: string, fields: readonly FieldSpec[]) =>
@@ -57,7 +83,9 @@ const CreateProposalInput = createInputOf('CreateProposalInput', PROPOSAL_FIELDS
 const CreateContractInput = createInputOf('CreateContractInput', CONTRACT_FIELDS);
 const CreateGalleryInput = createInputOf('CreateGalleryInput', GALLERY_FIELDS);
 const CreateBookingInput = createInputOf('CreateBookingInput', BOOKING_FIELDS);
-const CreateWorkflowInput = createInputOf('CreateWorkflowInput', WORKFLOW_FIELDS);
+const CreateWorkflowInput = builder.inputType('CreateWorkflowInput', {
+  fields: (t) => ({ accountId: t.id({ required: true }), ...inputFieldsOf(WORKFLOW_FIELDS, 'create')(t), ...workflowFields(t) }),
+});
 
 type RecordModel = 'Proposal' | 'Contract' | 'Gallery' | 'Booking' | 'Workflow';
 // Loose on purpose: the five input objects share this role, not one TypeScript type.
@@ -96,7 +124,10 @@ const UpdateBookingInput = updateInputOf(
   BOOKING_FIELDS,
   'Absent = unchanged; null clears contactId, and is Required for the others. endsAt stays after startsAt. At least one field.',
 );
-const UpdateWorkflowInput = updateInputOf('UpdateWorkflowInput', WORKFLOW_FIELDS, 'Absent = unchanged; null is Required for both. At least one field.');
+const UpdateWorkflowInput = builder.inputType('UpdateWorkflowInput', {
+  description: 'Absent = unchanged; null is Required for name, active and actions, and clears trigger (never runs). At least one field.',
+  fields: (t) => ({ ...inputFieldsOf(WORKFLOW_FIELDS, 'update')(t), ...workflowFields(t) }),
+});
 
 function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.ZodType) {
   const model = type.toLowerCase() as Model;

@@ -11,6 +11,8 @@ import { GALLERY_FIELDS, GALLERY_MODEL } from './gallery.model.js';
 import { BOOKING_FIELDS, BOOKING_MODEL } from './booking.model.js';
 import { WORKFLOW_FIELDS, WORKFLOW_MODEL } from './workflow.model.js';
 import type { RecordKey } from '../db/client.js';
+import { actionsRule, triggerRule } from './workflow-rules.js';
+import { assertRoom, workflowColumns } from './workflow.service.js';
 
 /** The five records' models, by the kind their events name (docs/decisions.md §11). */
 export const STUDIO_MODELS = { proposal: PROPOSAL_MODEL, contract: CONTRACT_MODEL, gallery: GALLERY_MODEL, booking: BOOKING_MODEL, workflow: WORKFLOW_MODEL } as const;
@@ -24,7 +26,7 @@ export const createBookingInput = bookingFields.refine((input) => input.endsAt.g
   path: ['endsAt'],
   message: ENDS_AFTER_START,
 });
-export const createWorkflowInput = createRuleOf(WORKFLOW_FIELDS);
+export const createWorkflowInput = createRuleOf(WORKFLOW_FIELDS).extend({ trigger: triggerRule, actions: actionsRule });
 
 type AccountRecord = { accountId: string; contactId?: string | null };
 
@@ -66,8 +68,13 @@ export const createGallery = (db: Prisma.TransactionClient, input: z.output<type
 export const createBooking = (db: Prisma.TransactionClient, input: z.output<typeof createBookingInput>, actor: Actor, query: Query = {}) =>
   withAccountContact(db, input, () => created(db, 'booking', actor, query, input));
 
-export const createWorkflow = (db: Prisma.TransactionClient, input: z.output<typeof createWorkflowInput>, actor: Actor, query: Query = {}) =>
-  created(db, 'workflow', actor, query, input);
+/** A workflow with its trigger and actions judged (docs/workflows.md); the account's 51st is refused. */
+export async function createWorkflow(db: Prisma.TransactionClient, input: z.output<typeof createWorkflowInput>, actor: Actor, query: Query = {}) {
+  const { trigger, actions, ...own } = input;
+  const columns = await workflowColumns(db, input.accountId, { trigger: trigger ?? null, actions });
+  await assertRoom(db, input.accountId);
+  return created(db, 'workflow', actor, query, { ...own, ...columns });
+}
 
 // --- Changing and removing records (docs/decisions.md §12) --------------------------------------
 
@@ -105,6 +112,11 @@ export async function updateRecord(
     const startsAt = (input.startsAt as Date | undefined) ?? now!.starts_at;
     const endsAt = (input.endsAt as Date | undefined) ?? now!.ends_at;
     if (endsAt.getTime() <= startsAt.getTime()) throw badInput({ endsAt: [ENDS_AFTER_START] });
+  }
+  if (model === 'workflow' && (input.trigger !== undefined || input.actions !== undefined)) {
+    const current = await tx.workflow.findUnique({ where: { id: record.id }, select: { trigger: true, actions: true } });
+    const { trigger, actions, ...own } = input;
+    input = { ...own, ...(await workflowColumns(tx, record.accountId, { trigger, actions } as never, current ?? undefined)) };
   }
   return withAccountContact(tx, { accountId: record.accountId, contactId: input.contactId as string | null | undefined }, () =>
     updatedWithEvent(tx, { type: `${model}.updated`, model: STUDIO_MODELS[model].model, table: STUDIO_MODELS[model].table, actor }, record, changedFields(input), () =>
