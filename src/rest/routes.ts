@@ -78,6 +78,13 @@ import {
   ReceivablesReportDocument,
   ContactReportDocument,
   RevenueReportDocument,
+  ListWorkflowsDocument,
+  CreateWorkflowDocument,
+  WorkflowByIdDocument,
+  UpdateWorkflowByIdDocument,
+  DeleteWorkflowByIdDocument,
+  WorkflowRunsByIdDocument,
+  TestWorkflowByIdDocument,
 } from './operations/generated.js';
 
 /**
@@ -261,4 +268,12 @@ export const routes: Route[] = [
   { method: 'GET', path: '/api/v1/custom_fields', operation: ListCustomFieldsDocument, input: 'query', answer: LIST, extension: true },
   { method: 'POST', path: '/api/v1/custom_fields', operation: CreateCustomFieldDocument, input: 'body-as-input', answer: CREATED, extension: true },
   { method: 'PATCH', path: '/api/v1/custom_fields/:id', operation: UpdateCustomFieldByIdDocument, input: 'body-as-input', answer: RECORD, ifMatch: 'expectedUpdatedAt', ...BY_ID },
+  // Workflows that act (docs/workflows.md): members manage them, keys read them with workflows:read.
+  { method: 'GET', path: '/api/v1/workflows', operation: ListWorkflowsDocument, input: 'query', answer: PAGE, extension: true },
+  { method: 'POST', path: '/api/v1/workflows', operation: CreateWorkflowDocument, input: 'body-as-input', answer: CREATED, extension: true },
+  { method: 'GET', path: '/api/v1/workflows/:id/runs', operation: WorkflowRunsByIdDocument, input: 'query', answer: PAGE, ...BY_ID },
+  { method: 'POST', path: '/api/v1/workflows/:id/test', operation: TestWorkflowByIdDocument, input: 'body-as-variables', answer: UNVERSIONED, ...BY_ID },
+  { method: 'GET', path: '/api/v1/workflows/:id', operation: WorkflowByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
+  { method: 'PATCH', path: '/api/v1/workflows/:id', operation: UpdateWorkflowByIdDocument, input: 'body-as-input', answer: RECORD, ...BY_ID },
+  { method: 'DELETE', path: '/api/v1/workflows/:id', operation: DeleteWorkflowByIdDocument, input: 'query', answer: NO_CONTENT, ...BY_ID },
 ];

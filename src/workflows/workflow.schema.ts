@@ -1,10 +1,13 @@
 /** Workflow.trigger/actions/runs · Query.testWorkflow (docs/workflows.md); create/update/delete: src/studio/record.schema.ts */
 import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { checked } from '../graphql/rules.js';
-import { filtersOf } from '../graphql/collection.js';
+import { filtersOf, timeRanges, TIME_ORDERS } from '../graphql/collection.js';
 import { defineCollection } from '../graphql/connection.js';
+import { pageField, recordPageField } from '../graphql/page.js';
+import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
+
 import { badInput } from '../errors.js';
 import { uuid } from '../validation.js';
 import type { Context } from '../context.js';
@@ -54,6 +57,7 @@ const runFields = (t: any) => ({
     type: WorkflowRef,
     resolve: (run: RunShape, _args: unknown, ctx: Context) => ctx.db.workflow.findUnique({ where: { id: run.workflowId } }),
   }),
+  workflowId: t.exposeID('workflowId'),
   eventId: t.exposeID('eventId'),
   status: t.field({ type: WorkflowRunStatusEnum, resolve: (run: RunShape) => run.status as never }),
   steps: t.field({ type: [WorkflowStep], maxItems: 20, description: 'One per step reached, in order', resolve: (run: RunShape) => run.steps as StepRecord[] }),
@@ -64,6 +68,9 @@ const runFields = (t: any) => ({
 });
 
 export const WorkflowRunRef = builder.prismaObject('WorkflowRun', { keyScope: 'WORKFLOWS_READ', fields: (t) => runFields(t) });
+
+/** Runs by id: their key is (account_id, id). */
+const runRows = (db: PrismaClient, ids: string[], accountIds: string[]) => db.workflowRun.findMany({ where: { id: { in: ids }, accountId: { in: accountIds } } }) as never;
 
 const runFilter = filtersOf('WorkflowRunFilter', {
   status: { field: (t) => t.field({ type: WorkflowRunStatusEnum }), schema: z.enum(RUN_STATUSES).nullish(), sql: (v: string) => Prisma.sql`t.status = ${v}`, page: 'status' },
@@ -76,10 +83,23 @@ const runs = defineCollection(
     orders: { STARTED_AT: { column: 'started_at', type: 'timestamptz', follows: false } },
     defaultOrder: { field: 'STARTED_AT', direction: 'DESC' },
     filter: runFilter,
-    rows: (db, ids, accountIds) => db.workflowRun.findMany({ where: { id: { in: ids }, accountId: { in: accountIds } } }) as never,
+    rows: runRows,
   },
   WorkflowRunRef,
 );
+
+/** Query.workflows: REST's GET /api/v1/workflows, the account's workflows as every list's page. */
+pageField('workflows', { name: 'Workflow', model: 'Workflow', table: 'workflows', orders: TIME_ORDERS, filter: filtersOf('WorkflowListFilter', timeRanges()) }, 'WORKFLOWS_READ', { limit: READS_BEYOND_CONTRACT });
+
+/** Query.workflowRuns: REST's GET /api/v1/workflows/{id}/runs, newest first; NOT_FOUND for a workflow unknown or not the caller's. */
+recordPageField('workflowRuns', { name: 'WorkflowRun', model: 'WorkflowRun', table: 'workflow_runs', orders: { CREATED_AT: { column: 'started_at', type: 'timestamptz', follows: false } }, rows: runRows }, {
+  by: 'workflow_id',
+  idArg: 'workflowId',
+  scope: 'WORKFLOWS_READ',
+  limit: READS_BEYOND_CONTRACT,
+  description: "The workflow's runs as a page (REST's list envelope), by start",
+  target: (id, ctx) => ctx.db.workflow.findUnique({ where: { id }, select: { id: true, accountId: true } }),
+});
 
 builder.prismaObjectFields(WorkflowRef, (t) => ({
   trigger: t.field({ type: WorkflowTrigger, nullable: true, description: 'When it runs; null: never', select: { trigger: true }, resolve: (w) => (w.trigger ?? null) as Trigger | null }),
