@@ -17,6 +17,9 @@ export const INTERNAL_COLUMNS: readonly { model: string; table: string; fields: 
   // The delivery queues' leases.
   { model: 'WebhookMessage', table: 'webhook_messages', fields: ['lockedUntil'] },
   { model: 'InvoiceMail', table: 'invoice_mails', fields: ['lockedUntil'] },
+  // A workflow run's claim and cursor (docs/workflows.md#runs); a workflow's copy of trigger.event, for the trigger that starts runs.
+  { model: 'WorkflowRun', table: 'workflow_runs', fields: ['dueAt', 'nextStep'] },
+  { model: 'Workflow', table: 'workflows', fields: ['triggerEvent'] },
   // The writing transaction's slot of an exact total (never exported: NOT_EXPORTED).
   { model: 'RecordCount', table: 'record_counts', fields: ['slot'] },
   { model: 'ReportSum', table: 'report_sums', fields: ['slot'] },

@@ -50,7 +50,7 @@ const SHAPES: Record<RecordKind, Shape> = {
   contract: { model: 'Contract' },
   gallery: { model: 'Gallery' },
   booking: { model: 'Booking' },
-  workflow: { model: 'Workflow' },
+  workflow: { model: 'Workflow', omit: internalFieldsOf('Workflow') },
   export: { model: 'ExportLog' },
   import: { model: 'Import', omit: ['headers', 'columns', ...internalFieldsOf('Import')] },
   member: { model: 'TeamMember' },

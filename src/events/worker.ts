@@ -118,7 +118,7 @@ export function tidyQueue(db: PrismaClient, log: Logger): (taken: number) => Pro
   };
 }
 
-/** Deletes events (their queued messages go with them) and delivery logs past retention, a batch at a time. */
+/** Deletes events (their queued messages go with them), delivery logs and ended workflow runs past retention, a batch at a time. */
 export async function purge(db: PrismaClient, retentionDays: number, batch = PURGE_BATCH): Promise<number> {
   const cutoff = new Date(Date.now() - retentionDays * 24 * 60 * 60 * 1000);
   let total = 0;
@@ -129,7 +129,11 @@ export async function purge(db: PrismaClient, retentionDays: number, batch = PUR
     const deliveries = await db.$executeRaw`
       DELETE FROM webhook_deliveries WHERE ctid = ANY(ARRAY(
         SELECT ctid FROM webhook_deliveries WHERE attempted_at < ${cutoff}::timestamptz ORDER BY attempted_at LIMIT ${batch} FOR UPDATE SKIP LOCKED))`;
-    total += events + deliveries;
-    if (events < batch && deliveries < batch) return total;
+    // Workflow runs ended before the cutoff go with their events (docs/workflows.md#runs).
+    const runs = await db.$executeRaw`
+      DELETE FROM workflow_runs WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM workflow_runs WHERE finished_at < ${cutoff}::timestamptz ORDER BY finished_at LIMIT ${batch} FOR UPDATE SKIP LOCKED))`;
+    total += events + deliveries + runs;
+    if (events < batch && deliveries < batch && runs < batch) return total;
   }
 }

@@ -36,6 +36,8 @@ const DECLARED: readonly Collection[] = [
   { key: 'galleries', table: 'galleries', orderBy: ['created_at', 'id'] },
   { key: 'bookings', table: 'bookings', orderBy: ['created_at', 'id'] },
   { key: 'workflows', table: 'workflows', orderBy: ['created_at', 'id'] },
+  // docs/workflows.md#runs: what each workflow did, kept as long as events (90 days).
+  { key: 'workflow_runs', table: 'workflow_runs', orderBy: ['started_at', 'id'] },
   { key: 'pipeline_stages', table: 'pipeline_stages', orderBy: ['created_at', 'id'] },
   { key: 'team_members', table: 'team_members', orderBy: ['created_at', 'user_id'] },
   { key: 'forms', table: 'lead_forms', orderBy: ['created_at', 'id'] },
