@@ -36,7 +36,7 @@ export async function openEvents(
   const mail = config.mail;
   const mailer = runsWorker && mail ? createMailer(db, mail, publicBaseUrl(config), { pdfs: opts.pdfs, log }) : null;
   if (mailer && mail) deliveries.push(() => deliverDueMail(db, { mailer, retryBaseMs: mail.retryBaseMs, log }));
-  // Workflows (docs/workflows.md#the-job-runner): their runs are this worker's too, woken by the commit of the event that made them.
+  // Workflows (docs/workflows.md#the-job-runner-and-why): their runs are this worker's too, woken by the commit of the event that made them.
   if (runsWorker) {
     const workflows = { retryBaseMs: config.events.workflowRetryBaseMs, leaseMs: config.events.workflowLeaseMs, mail: Boolean(mail), log };
     deliveries.push(() => runDueWorkflows(db, workflows));

@@ -3,7 +3,7 @@
 // commit, runs deliverDueMail in every instance. The claim is webhook delivery's
 // (src/webhooks/delivery.service.ts) with one difference: a claimed mail is never claimed again,
 // so it goes out at most once, whatever instances stop or run beside it. A workflow's send_email step
-// (docs/workflows.md#send_email) writes its row here too, with its own subject and bodies.
+// (docs/workflows.md#steps) writes its row here too, with its own subject and bodies.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 import { retryDelay } from '../webhooks/delivery.service.js';

@@ -107,6 +107,8 @@ describe('a plain list returns as many as it can hold, and what is under it mult
       'Account.apiKeys': 100, 'Account.customFields': 400, 'Query.customFields': 400, 'DealSummary.wonByMonth': 120, 'Account.revenue': 480, 'Query.revenueReport': 480,
       // Assumed: an account owes in at most 20 currencies at once (docs/graphql.md#cost-and-budget).
       'Account.receivablesByCurrency': 20, 'ReceivablesReport.byCurrency': 20,
+      // docs/workflows.md#limits: at most 20 actions and conditions, so at most 20 steps a run.
+      'Workflow.actions': 20, 'WorkflowTrigger.conditions': 20, 'WorkflowRun.steps': 20,
       // Enforced: a duplicate group holds at most 10 records (docs/decisions.md §22).
       'DuplicateGroup.contacts': 10, 'CompanyDuplicateGroup.companies': 10,
     });
