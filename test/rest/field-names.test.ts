@@ -199,6 +199,18 @@ const CASES: Record<string, Case[]> = {
     details: () => ({ key: ['Must start with a lower-case letter and hold only a-z, 0-9 and _ (at most 50)'], label: ['Required'], options: ['A SELECT or MULTI_SELECT field needs at least one option'], colour: ['Unknown field'] }),
   }],
   'PATCH /api/v1/custom_fields/:id': [{ path: () => '/api/v1/custom_fields/nope', body: () => ({ label: 'x' }), details: () => null }],
+  // Workflows (docs/workflows.md): a trigger's and a step's parts by their REST names.
+  'GET /api/v1/workflows': [{ path: () => '/api/v1/workflows', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
+  'POST /api/v1/workflows': [{
+    path: () => '/api/v1/workflows',
+    body: () => ({ account_id: acc.id, name: '', trigger: { event: 'contact.created', colour: 'red' }, actions: [] }),
+    details: () => ({ name: ['Required'], 'trigger.colour': ['Unknown field'] }),
+  }],
+  'GET /api/v1/workflows/:id/runs': [{ path: () => '/api/v1/workflows/nope/runs', details: () => null }],
+  'POST /api/v1/workflows/:id/test': [{ path: () => '/api/v1/workflows/00000000-0000-7000-8000-000000000000/test', body: () => ({ event_id: 'nope' }), details: () => ({ event_id: ['Must be a UUID'] }) }],
+  'GET /api/v1/workflows/:id': [{ path: () => '/api/v1/workflows/nope', details: () => null }],
+  'PATCH /api/v1/workflows/:id': [{ path: () => '/api/v1/workflows/nope', body: () => ({ name: 'x' }), details: () => null }],
+  'DELETE /api/v1/workflows/:id': [{ path: () => '/api/v1/workflows/nope', details: () => null }],
   'GET /api/v1/webhook_endpoints': [{ path: () => '/api/v1/webhook_endpoints', query: () => ({ account_id: 'nope' }), details: () => ({ account_id: ['Must be a UUID'] }) }],
   'POST /api/v1/webhook_endpoints': [{
     path: () => '/api/v1/webhook_endpoints',
