@@ -390,6 +390,20 @@ const GQL: Record<string, GqlRow> = {
   'Query.gallery': readRow('gallery', 'updatedAt contact { id accountId }', (f) => f.galleryId),
   'Query.booking': readRow('booking', 'updatedAt contact { id accountId }', (f) => f.bookingId),
   'Query.workflow': readRow('workflow', 'updatedAt', (f) => f.workflowId),
+  // Workflows (docs/workflows.md): members; keys read them with WORKFLOWS_READ and never test them (no scope).
+  'Query.workflows': { role: 'member', doc: 'query ($a: ID!) { workflows(accountId: $a) { total nodes { id accountId } } }', vars: (_f, a) => ({ a }) },
+  'Query.workflowRuns': {
+    role: 'member',
+    hidden: 'not-found',
+    doc: 'query ($id: ID!) { workflowRuns(workflowId: $id) { total nodes { id } } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newRecord('workflow')) }),
+  },
+  'Query.testWorkflow': {
+    role: 'member',
+    hidden: 'null',
+    doc: 'query ($id: ID!, $e: ID!) { testWorkflow(id: $id, eventId: $e) { status } }',
+    vars: async (f, a) => ({ id: await recordOf(f, a, newRecord('workflow')), e: await newEvent(f) }),
+  },
   'Query.account': {
     role: 'member',
     doc: 'query ($id: ID!) { account(id: $id) { id name owner { id } members { accountId userId user { id email } } } }',
@@ -1133,6 +1147,19 @@ const REST: Record<string, RestRow> = {
   'POST /api/v1/payments/:id/refund': {
     role: 'member', ok: 200, hidden: true,
     request: async (f, a) => ({ path: `/api/v1/payments/${await recordOf(f, a, newPayment)}/refund`, body: {} }),
+  },
+  'GET /api/v1/workflows': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/workflows?account_id=${a}` }) },
+  'POST /api/v1/workflows': { role: 'member', ok: 201, request: (_f, a) => ({ path: '/api/v1/workflows', body: { account_id: a, name: 'Matrix' } }) },
+  'GET /api/v1/workflows/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/workflows', newRecord('workflow')) },
+  'PATCH /api/v1/workflows/:id': { role: 'member', ok: 200, hidden: true, request: restById('/api/v1/workflows', newRecord('workflow'), { name: 'Matrix' }) },
+  'DELETE /api/v1/workflows/:id': { role: 'member', ok: 204, hidden: true, request: restById('/api/v1/workflows', newRecord('workflow')) },
+  'GET /api/v1/workflows/:id/runs': {
+    role: 'member', ok: 200, hidden: true,
+    request: async (f, a) => ({ path: `/api/v1/workflows/${await recordOf(f, a, newRecord('workflow'))}/runs` }),
+  },
+  'POST /api/v1/workflows/:id/test': {
+    role: 'member', ok: 200, hidden: true,
+    request: async (f, a) => ({ path: `/api/v1/workflows/${await recordOf(f, a, newRecord('workflow'))}/test`, body: { event_id: await newEvent(f) } }),
   },
   'GET /api/v1/custom_fields': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/custom_fields?account_id=${a}` }) },
   'POST /api/v1/custom_fields': {

@@ -195,6 +195,8 @@ const KIND: Record<string, keyof typeof SUCCESS> = {
   'GET /api/v1/imports': 'whole',
   'GET /api/v1/webhook_endpoints': 'whole',
   'GET /api/v1/custom_fields': 'whole',
+  'GET /api/v1/workflows': 'list',
+  'POST /api/v1/workflows': 'record',
   'GET /api/v1/events': 'feed',
   'GET /api/v1/events/:id': 'record',
   'GET /api/v1/reports/pipeline': 'report',
