@@ -5,6 +5,8 @@ import { byIdArgs } from '../validation.js';
 import { deleteById, updateById, type ById } from '../writes/by-id.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
+import type { FieldLimit } from '../graphql/field-rules.js';
+import { WRITES } from '../graphql/limits.js';
 import { recordObject } from '../graphql/record-object.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
 import type { FieldSpec, RecordModel as FieldModel } from '../model/field-spec.js';
@@ -93,12 +95,12 @@ type InputRef = InputObjectRef<any, object>;
 type Create = (db: Prisma.TransactionClient, input: never, actor: Actor, query: { select?: object; include?: object }) => Promise<unknown>;
 
 /** `create<Model>(input:)`: any member of the input's account (401 -> 400 -> 403 before the write). */
-function createRecordField(name: string, model: RecordModel, inputType: InputRef, input: z.ZodType, create: Create) {
+function createRecordField(name: string, model: RecordModel, inputType: InputRef, input: z.ZodType, create: Create, limit?: FieldLimit) {
   builder.mutationField(name, (t) =>
     t.prismaField({
       type: model as 'Proposal',
       args: { input: t.arg({ type: inputType, required: true }) },
-      rules: { access: 'member', input, from: 'input', linked: linkedRows, idempotent: true },
+      rules: { access: 'member', input, from: 'input', linked: linkedRows, idempotent: true, limit },
       resolve: (query, _root, _args, _ctx, info) => {
         const { viewer, input: parsed, write } = checked(info);
         return write((tx) => create(tx, parsed as never, userActor(viewer), query)) as never;
@@ -111,7 +113,8 @@ createRecordField('createProposal', 'Proposal', CreateProposalInput, createPropo
 createRecordField('createContract', 'Contract', CreateContractInput, createContractInput, createContract);
 createRecordField('createGallery', 'Gallery', CreateGalleryInput, createGalleryInput, createGallery);
 createRecordField('createBooking', 'Booking', CreateBookingInput, createBookingInput, createBooking);
-createRecordField('createWorkflow', 'Workflow', CreateWorkflowInput, createWorkflowInput, createWorkflow);
+// Workflows have REST routes (docs/workflows.md), and a REST route spends no cost budget: their writes are limited.
+createRecordField('createWorkflow', 'Workflow', CreateWorkflowInput, createWorkflowInput, createWorkflow, WRITES);
 
 // --- docs/decisions.md §12: update<Model>(id:, input:) and delete<Model>(id:) ----------------------
 
@@ -129,9 +132,9 @@ const UpdateWorkflowInput = builder.inputType('UpdateWorkflowInput', {
   fields: (t) => ({ ...inputFieldsOf(WORKFLOW_FIELDS, 'update')(t), ...workflowFields(t) }),
 });
 
-function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.ZodType) {
+function changeRecordFields(type: RecordModel, inputType: InputRef, input: z.ZodType, limit?: FieldLimit) {
   const model = type.toLowerCase() as Model;
-  const record: ById<RecordKey> = { type, target: recordTarget(model) };
+  const record: ById<RecordKey> = { type, target: recordTarget(model), limit };
   updateById<RecordKey, { input: Record<string, unknown> }>(record, {
     input: inputType,
     args: z.object({ id: byIdArgs.shape.id, input }),
@@ -146,4 +149,4 @@ changeRecordFields('Proposal', UpdateProposalInput, updateProposalInput);
 changeRecordFields('Contract', titledUpdate('UpdateContractInput', CONTRACT_FIELDS), updateContractInput);
 changeRecordFields('Gallery', titledUpdate('UpdateGalleryInput', GALLERY_FIELDS), updateGalleryInput);
 changeRecordFields('Booking', UpdateBookingInput, updateBookingInput);
-changeRecordFields('Workflow', UpdateWorkflowInput, updateWorkflowInput);
+changeRecordFields('Workflow', UpdateWorkflowInput, updateWorkflowInput, WRITES);

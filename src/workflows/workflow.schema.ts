@@ -120,6 +120,7 @@ builder.queryField('testWorkflow', (t) =>
       input: testArgs,
       target: ({ id }: { id: string }, ctx: Context) => ctx.db.workflow.findUnique({ where: { id } }),
       hidden: 'null',
+      limit: READS_BEYOND_CONTRACT,
     },
     resolve: async (_root, _args, ctx, info) => {
       const { input, target } = checked<z.output<typeof testArgs>, { id: string; accountId: string; trigger: unknown; actions: unknown } | null>(info);

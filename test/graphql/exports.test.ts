@@ -163,7 +163,7 @@ describe('account export document', () => {
     await db.booking.create({
       data: { accountId: acc.id, title: 'Booking', startsAt: new Date('2030-05-01T09:00:00Z'), endsAt: new Date('2030-05-01T10:00:00Z') },
     });
-    await db.workflow.create({ data: { accountId: acc.id, name: 'Workflow' } });
+    const workflow = await db.workflow.create({ data: { accountId: acc.id, name: 'Workflow' } });
     await db.company.create({ data: { accountId: acc.id, name: 'Company', domain: 'company.example' } }); // docs/decisions.md §21
     await db.note.create({ data: { accountId: acc.id, body: '  *Called* ', contactId: contact.id } });
     await db.task.create({ data: { accountId: acc.id, title: 'Call back', contactId: contact.id, dueAt: new Date('2030-04-01T09:00:00Z') } });
@@ -185,6 +185,7 @@ describe('account export document', () => {
     const event = await db.event.create({ data: { accountId: acc.id, type: 'contact.created', actorType: 'system', subjectId: contact.id, contactId: contact.id, data: { object: { id: contact.id } } } });
     const endpoint = await db.webhookEndpoint.create({ data: { accountId: acc.id, url: 'https://hooks.example.com/in', eventTypes: ['*'], secretCiphertext: 'v1.sealed' } });
     await db.webhookMessage.create({ data: { accountId: acc.id, endpointId: endpoint.id, eventId: event.id, status: 'succeeded', attempts: 1 } });
+    await db.workflowRun.create({ data: { accountId: acc.id, workflowId: workflow.id, eventId: event.id, status: 'succeeded' } });
     await db.webhookDelivery.create({ data: { accountId: acc.id, endpointId: endpoint.id, eventId: event.id, attempt: 1, statusCode: 204, durationMs: 12, succeeded: true } });
     const started = await db.import.create({ data: { accountId: acc.id, object: 'contacts', headers: ['first_name'], columns: ['firstName'], unknownColumns: [], status: 'completed', rowsTotal: 2, rowsProcessed: 2, created: 1, failed: 1 } });
     await db.importError.create({ data: { accountId: acc.id, importId: started.id, line: 3, cells: [''], details: { first_name: ['Required'] } } });
@@ -200,9 +201,9 @@ describe('account export document', () => {
     const doc = await read(accountExportStream(t.db, acc.id, exportedAt));
 
     expect(Object.keys(doc)).toEqual(['export_metadata', 'account', ...COLLECTIONS.map((c) => c.key)]);
-    expect(Object.keys(doc).slice(2, 18)).toEqual([
+    expect(Object.keys(doc).slice(2, 19)).toEqual([
       'contacts', 'deals', 'invoices', 'invoice_lines', 'payments', 'proposals', 'contracts', 'galleries', 'bookings', 'workflows',
-      'pipeline_stages', 'team_members', 'forms', 'form_fields', 'form_submissions', 'exports',
+      'workflow_runs', 'pipeline_stages', 'team_members', 'forms', 'form_fields', 'form_submissions', 'exports',
     ]);
     expect(doc.export_metadata).toEqual({
       exported_at: '2030-01-02T03:04:05.678Z',

@@ -444,9 +444,13 @@ async function send(method: string, template: string, op: Operation, req: Reques
   const etag = answer.headers.get('etag');
   if (etag && req.pathParams.id) etags.set(req.pathParams.id.toLowerCase(), etag);
   // A hostile id may leave the path naming no route at all (`..` is resolved by the URL itself): the generic 404.
-  const hostilePath = !namesTemplate(template, new URL(`${t.baseUrl}${url}`).pathname);
+  // Or another route: an id the URL parser trims away (" ") leaves the collection's path, and where the
+  // collection answers this method too (GET /workflows), the answer is that route's, held to its own document.
+  const pathname = new URL(`${t.baseUrl}${url}`).pathname.replace(/\/+$/, '');
+  const other = namesTemplate(template, pathname) ? undefined : Object.keys(doc.paths).find((p) => namesTemplate(p, pathname) && doc.paths[p]![method.toLowerCase()]);
+  const hostilePath = !other && !namesTemplate(template, pathname);
   const what = `${method} ${url} as ${req.caller} ${JSON.stringify(req.headers)} ${req.body?.slice(0, 400) ?? ''}\n  -> ${answer.status} ${answer.text.slice(0, 600)}`;
-  const problems = problemsOf(method, template, op, answer, hostilePath);
+  const problems = other ? problemsOf(method, other, doc.paths[other]![method.toLowerCase()]!, answer, false) : problemsOf(method, template, op, answer, hostilePath);
   if (COLLECT) {
     const tally = `${method} ${template} ${answer.status}`;
     tallies.set(tally, (tallies.get(tally) ?? 0) + 1);
