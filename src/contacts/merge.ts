@@ -5,7 +5,7 @@
 // here; companies (src/companies/merge.ts) use the same engine.
 import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
-import { fieldsOf } from '../db/datamodel.js';
+import { delegateOf, fieldsOf } from '../db/datamodel.js';
 import { MESSAGES, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import { columnsIn, withColumns } from '../events/record.js';
@@ -82,7 +82,6 @@ type Delegate = {
   delete(args: object): Promise<Record<string, unknown> & { accountId: string }>;
   update(args: object): Promise<Record<string, unknown> & { accountId: string }>;
 };
-const delegateOf = (tx: Prisma.TransactionClient, model: string) => (tx as unknown as Record<string, Delegate>)[model.charAt(0).toLowerCase() + model.slice(1)]!;
 
 /**
  * Merges `duplicateIds` into `primary`, in the caller's transaction. The rows are locked first, in
@@ -100,7 +99,7 @@ export async function mergeRecords<T>(tx: Prisma.TransactionClient, kind: MergeK
      ORDER BY id FOR UPDATE`;
   if (locked.length !== ids.length) throw notFound(MESSAGES.notFound);
 
-  const delegate = delegateOf(tx, kind.model);
+  const delegate = delegateOf<Delegate>(tx, kind.model);
   const before = await delegate.findUniqueOrThrow({ where: { id: primary.id } });
   const duplicates = await delegate.findMany({ where: { accountId, id: { in: [...duplicateIds] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   const fill = filledFrom(kind.model, before, duplicates);

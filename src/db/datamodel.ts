@@ -14,3 +14,7 @@ export const fieldsOf = (model: string): readonly ModelField[] => models[model]?
 
 /** Every model's name, in schema order. */
 export const modelNames = (): string[] => Object.keys(models);
+
+/** Prisma's client property for `model` (`Contact` → `db.contact`), typed by what the caller calls on it. */
+export const delegateOf = <Delegate>(db: object, model: string): Delegate =>
+  (db as Record<string, Delegate>)[model.charAt(0).toLowerCase() + model.slice(1)]!;

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { fieldsOf, type ModelField as Field } from '../db/datamodel.js';
+import { delegateOf, fieldsOf, type ModelField as Field } from '../db/datamodel.js';
 import type { RecordModel } from '../model/field-spec.js';
 import { PLAN_EACH_TIME } from '../db/prepared.js';
 import { builder } from './builder.js';
@@ -380,6 +380,6 @@ function revive(row: Record<string, unknown>, fields: Field[]) {
 export function rowsById(db: PrismaClient, collection: Collection, ids: string[], accountIds: string[], query: object = {}): Promise<{ id: string }[]> {
   if (collection.rows && Object.keys(query).length === 0) return collection.rows(db, ids, accountIds);
   const model = collection.model!;
-  const delegate = (db as unknown as Record<string, { findMany(args: object): Promise<{ id: string }[]> }>)[model[0]!.toLowerCase() + model.slice(1)]!;
+  const delegate = delegateOf<{ findMany(args: object): Promise<{ id: string }[]> }>(db, model);
   return delegate.findMany({ ...query, where: { id: { in: ids } } });
 }

@@ -9,6 +9,7 @@ import { once, readIdempotencyKey, storedAnswer } from '../idempotency/idempoten
 import { refundAdmission } from './admission.js';
 import type { FieldRules, Write } from './field-rules.js';
 import { markReplayed } from './replayed.js';
+import { delegateOf } from '../db/datamodel.js';
 
 /**
  * Fields that answered without reading Prisma's selection, by design: the record is unknown or
@@ -86,8 +87,7 @@ async function answerOfCommitted(ctx: Context, info: GraphQLResolveInfo, event: 
   if (type.name === 'DeletedRecord' && event.type.endsWith('.deleted')) return { id: event.subjectId, deletedAt: event.occurredAt };
   const model = type.extensions?.pothosPrismaModel;
   if (typeof model !== 'string') return undefined;
-  const delegate = (ctx.db as unknown as Record<string, { findUnique?: (args: object) => Promise<unknown> }>)[model[0]!.toLowerCase() + model.slice(1)];
-  return (await delegate?.findUnique?.({ where: { id: event.subjectId } })) ?? undefined;
+  return (await delegateOf<{ findUnique(args: object): Promise<unknown> }>(ctx.db, model).findUnique({ where: { id: event.subjectId } })) ?? undefined;
 }
 
 /**

@@ -4,9 +4,9 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { referencesTo, type Referenced } from '../db/references.js';
 import { releaseTargets, type TargetField } from './targets.js';
 import type { RecordKey } from '../db/client.js';
+import { delegateOf } from '../db/datamodel.js';
 
 type Delegate = { updateMany(args: object): Promise<{ count: number }> };
-const delegateOf = (tx: Prisma.TransactionClient, model: string) => (tx as unknown as Record<string, Delegate>)[model.charAt(0).toLowerCase() + model.slice(1)]!;
 
 /**
  * Clears the link of every row that points at `record` (Prisma's updateMany moves their updated_at),
@@ -19,7 +19,7 @@ export async function letGo(tx: Prisma.TransactionClient, target: Referenced, { 
   for (const ref of referencesTo(target)) {
     if (ref.onGone === 'release') released = ref.field as TargetField;
     if (ref.onGone !== 'unlink') continue;
-    const { count } = await delegateOf(tx, ref.model).updateMany({ where: { accountId, [ref.field]: id }, data: { [ref.field]: null } });
+    const { count } = await delegateOf<Delegate>(tx, ref.model).updateMany({ where: { accountId, [ref.field]: id }, data: { [ref.field]: null } });
     unlinked[ref.model] = count;
   }
   if (released) await releaseTargets(tx, accountId, released, id);

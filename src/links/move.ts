@@ -3,9 +3,9 @@
 // letGo (let-go.ts) is the other way a record's references end: cleared instead of moved.
 import type { Prisma } from '../generated/prisma/client.js';
 import { referencesTo, type Referenced } from '../db/references.js';
+import { delegateOf } from '../db/datamodel.js';
 
 type Delegate = { updateMany(args: object): Promise<{ count: number }> };
-const delegateOf = (tx: Prisma.TransactionClient, model: string) => (tx as unknown as Record<string, Delegate>)[model.charAt(0).toLowerCase() + model.slice(1)]!;
 
 /**
  * Re-points every row of the account that points at one of `fromIds` to `toId`: the rows a delete
@@ -24,7 +24,7 @@ export async function moveReferences(
   if (fromIds.length === 0) return moved;
   for (const ref of referencesTo(target)) {
     if (ref.onGone === 'cascade') continue;
-    const { count } = await delegateOf(tx, ref.model).updateMany({ where: { accountId, [ref.field]: { in: [...fromIds] } }, data: { [ref.field]: toId } });
+    const { count } = await delegateOf<Delegate>(tx, ref.model).updateMany({ where: { accountId, [ref.field]: { in: [...fromIds] } }, data: { [ref.field]: toId } });
     moved[ref.model] = (moved[ref.model] ?? 0) + count;
   }
   return moved;

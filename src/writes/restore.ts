@@ -4,7 +4,7 @@
 // the rows that went with it (notes about it alone) come back. The record_counts and report_sums
 // triggers count it again as any insert.
 import { Prisma } from '../generated/prisma/client.js';
-import { fieldsOf, type ModelField } from '../db/datamodel.js';
+import { delegateOf, fieldsOf, type ModelField } from '../db/datamodel.js';
 import { referencesTo, tableOf } from '../db/references.js';
 import { sqlStateOf, errorChain } from '../db/sql-state.js';
 import { badInput, MESSAGES, notFound } from '../errors.js';
@@ -120,7 +120,7 @@ export async function restoreRecord<T>(tx: Prisma.TransactionClient, kind: Trash
     if (removed.length > 0) await insertRows(tx, ref.table, await withLiveLinks(tx, ref.model, accountId, removed));
   }
   await tx.$executeRaw`DELETE FROM trash_items WHERE account_id = ${accountId}::uuid AND id = ${item.id}::uuid`;
-  const delegate = (tx as unknown as Record<string, { findUniqueOrThrow(args: object): Promise<Row & { accountId: string }> }>)[kind.model.charAt(0).toLowerCase() + kind.model.slice(1)]!;
+  const delegate = delegateOf<{ findUniqueOrThrow(args: object): Promise<Row & { accountId: string }> }>(tx, kind.model);
   const restored = await delegate.findUniqueOrThrow({ ...withColumns(kind.model, query), where: { id } });
   await emitRow(tx, `${kind.kind}.restored` as EventType, kind.model, actor, restored);
   return restored as T;
