@@ -238,6 +238,14 @@ type Entry = { checkedAt: number; definitions: readonly StoredDefinition[]; fing
  */
 export class AccountShapes {
   private readonly cache = new Map<string, Entry>();
+  /**
+   * Reads under way, per account and database handle: the items of one batch (each resolving its
+   * `customFields`) share one read instead of one each. Per handle: one transaction's failure must
+   * not fail another's read. forget() drops them, so a read begun before a change is never joined after it.
+   */
+  private readonly reading = new Map<string, Map<object, Promise<Entry>>>();
+  /** Counts forget() calls: a read begun before one may answer its callers but is not kept. */
+  private forgotten = 0;
 
   constructor(
     private readonly source: DefinitionsSource = STORED_DEFINITIONS,
@@ -249,7 +257,7 @@ export class AccountShapes {
     const fresh = kept && performance.now() - kept.checkedAt < (this.options.freshMs ?? DEFINITIONS_FRESH_MS);
     // Stale if the read fails: a record just written answers its values while the database is
     // gone for a moment, rather than a 503 for a write that committed (docs/faults.md "A write in doubt").
-    const entry = fresh ? kept : await this.refresh(db, accountId, kept).catch((err: unknown) => (kept ? kept : Promise.reject(err)));
+    const entry = fresh ? kept : await this.shared(db, accountId, kept).catch((err: unknown) => (kept ? kept : Promise.reject(err)));
     const object = objectOf(model);
     let shapes = entry.shapes.get(object);
     if (!shapes) entry.shapes.set(object, (shapes = shapesOf(model, this.definitionsOf(entry, object))));
@@ -260,19 +268,37 @@ export class AccountShapes {
   forget(accountId: string): void {
     const kept = this.cache.get(accountId);
     if (kept) kept.checkedAt = -Infinity; // stale: read again, but a record whose definitions did not change keeps its shapes
+    this.reading.delete(accountId);
+    this.forgotten++;
   }
 
   private definitionsOf(entry: Entry, object: string): StoredDefinition[] {
     return entry.definitions.filter((d) => d.object === object);
   }
 
+  private shared(db: Prisma.TransactionClient, accountId: string, kept: Entry | undefined): Promise<Entry> {
+    const byHandle = this.reading.get(accountId) ?? new Map<object, Promise<Entry>>();
+    this.reading.set(accountId, byHandle);
+    let read = byHandle.get(db);
+    if (!read) {
+      read = this.refresh(db, accountId, kept).finally(() => {
+        byHandle.delete(db);
+        if (byHandle.size === 0 && this.reading.get(accountId) === byHandle) this.reading.delete(accountId);
+      });
+      byHandle.set(db, read);
+    }
+    return read;
+  }
+
   private async refresh(db: Prisma.TransactionClient, accountId: string, kept: Entry | undefined): Promise<Entry> {
+    const before = this.forgotten;
     const definitions = await this.source(db, accountId);
     const fingerprint = new Map<string, string>();
     for (const d of definitions) fingerprint.set(d.object, `${fingerprint.get(d.object) ?? ''}${d.key}@${d.updatedAt.getTime()};`);
     // A record whose definitions did not change keeps its shapes (derived once, not per refresh).
     const shapes = new Map([...(kept?.shapes ?? [])].filter(([object]) => kept!.fingerprint.get(object) === fingerprint.get(object)));
     const entry: Entry = { checkedAt: performance.now(), definitions, fingerprint, shapes };
+    if (this.forgotten !== before) return entry; // perhaps read before a change: its callers may use it, later ones read again
     this.cache.delete(accountId);
     if (this.cache.size >= (this.options.most ?? 10_000)) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(accountId, entry);

@@ -20,7 +20,7 @@ function memorySource() {
   return { source, define, reads: () => reads };
 }
 
-const db = null as never; // the memory source reads no database
+const db = {} as never; // the memory source reads no database: a handle only
 
 describe("a record's shapes per account", () => {
   it("a field defined at run time for one account is in that account's create rule, import columns and CSV, and in no other account's", async () => {
@@ -66,6 +66,39 @@ describe("a record's shapes per account", () => {
     const shapes = new AccountShapes(source, { freshMs: 0 });
     await shapes.of(db, A, CONTACT_MODEL);
     define(A, TIER);
+    expect((await shapes.of(db, A, CONTACT_MODEL)).fields.map((f) => f.name)).toContain('tier');
+    expect(reads()).toBe(2);
+  });
+
+  it("the items of one batch share one read of stale definitions on their database handle; another handle (another transaction) reads its own", async () => {
+    const { source, reads } = memorySource();
+    const shapes = new AccountShapes(source, { freshMs: 0 });
+    await Promise.all(Array.from({ length: 100 }, () => shapes.of(db, A, CONTACT_MODEL)));
+    expect(reads()).toBe(1);
+    const other = {} as never;
+    await Promise.all([shapes.of(db, A, CONTACT_MODEL), shapes.of(other, A, CONTACT_MODEL)]);
+    expect(reads()).toBe(3);
+  });
+
+  it('a read begun before a change is not joined after forget(), nor kept: the change is seen at once', async () => {
+    const { source, define, reads } = memorySource();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // The first read takes the definitions as they were, then waits (a slow read in flight during the change).
+    const slowFirst: DefinitionsSource = async (d, accountId) => {
+      const first = reads() === 0;
+      const definitions = await source(d, accountId);
+      if (first) await gate;
+      return definitions;
+    };
+    const shapes = new AccountShapes(slowFirst, { freshMs: 60_000 });
+    const before = shapes.of(db, A, CONTACT_MODEL);
+    define(A, TIER);
+    shapes.forget(A);
+    const after = await shapes.of(db, A, CONTACT_MODEL);
+    expect(after.fields.map((f) => f.name)).toContain('tier');
+    release();
+    expect((await before).fields.map((f) => f.name)).not.toContain('tier');
     expect((await shapes.of(db, A, CONTACT_MODEL)).fields.map((f) => f.name)).toContain('tier');
     expect(reads()).toBe(2);
   });
