@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
 import { delegateOf, fieldsOf } from '../db/datamodel.js';
 import { MESSAGES, notFound } from '../errors.js';
-import { emit } from '../events/emit.js';
+import { emitMany } from '../events/emit.js';
 import { columnsIn, withColumns } from '../events/record.js';
 import type { Actor, EventType } from '../events/types.js';
 import { moveReferences } from '../links/move.js';
@@ -78,8 +78,7 @@ function filledValues(primary: unknown, duplicates: readonly unknown[]): Record<
 
 type Delegate = {
   findMany(args: object): Promise<Record<string, unknown>[]>;
-  findUniqueOrThrow(args: object): Promise<Record<string, unknown>>;
-  delete(args: object): Promise<Record<string, unknown> & { accountId: string }>;
+  deleteMany(args: object): Promise<{ count: number }>;
   update(args: object): Promise<Record<string, unknown> & { accountId: string }>;
 };
 
@@ -89,6 +88,10 @@ type Delegate = {
  * second finds a record the first deleted missing and answers NOT_FOUND, writing nothing. A
  * duplicate that is not the account's (unknown, another account's, already merged away) is the
  * same NOT_FOUND.
+ *
+ * Set-based: a fixed number of statements whatever the number of duplicates (the lock, one read of
+ * them all, one update per referencing table, one delete, the primary's update, one insert of every
+ * event), where it used to delete and emit once per duplicate (BENCHMARKS.md "Merge").
  */
 export async function mergeRecords<T>(tx: Prisma.TransactionClient, kind: MergeKind, primary: RecordKey, duplicateIds: readonly string[], actor: Actor, query: Query = {}): Promise<T> {
   const { accountId } = primary;
@@ -100,25 +103,29 @@ export async function mergeRecords<T>(tx: Prisma.TransactionClient, kind: MergeK
   if (locked.length !== ids.length) throw notFound(MESSAGES.notFound);
 
   const delegate = delegateOf<Delegate>(tx, kind.model);
-  const before = await delegate.findUniqueOrThrow({ where: { id: primary.id } });
-  const duplicates = await delegate.findMany({ where: { accountId, id: { in: [...duplicateIds] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  // Locked above, so these are the rows the delete removes: their events are made from them.
+  const rows = await delegate.findMany({ where: { accountId, id: { in: locked.map((r) => r.id) } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const before = rows.find((r) => r.id === primary.id)!;
+  const duplicates = rows.filter((r) => r !== before);
   const fill = filledFrom(kind.model, before, duplicates);
   const mergedIds = duplicates.map((d) => d.id as string);
 
   await moveReferences(tx, kind.model, { accountId, fromIds: mergedIds, toId: primary.id });
-  for (const id of mergedIds) {
-    // Deleted before the primary takes their values: a company's domain is unique in its account.
-    const row = await delegate.delete({ where: { id } });
-    await emit(tx, { type: `${kind.kind}.deleted` as EventType, accountId, actor, object: columnsIn(kind.model, row), extra: { merged_into: primary.id } });
-  }
+  // Deleted before the primary takes their values: a company's domain is unique in its account.
+  // One statement: the record_counts triggers count its rows once.
+  await delegate.deleteMany({ where: { accountId, id: { in: mergedIds } } });
   // Written even when nothing was empty: the merge is a change of the primary (its updated_at moves, as its ETag).
   const after = await delegate.update({ ...withColumns(kind.model, query), where: { id: primary.id }, data: { ...fill, updatedAt: new Date() } });
-  await emit(tx, {
-    type: `${kind.kind}.merged` as EventType,
-    accountId,
-    actor,
-    object: columnsIn(kind.model, after),
-    extra: { merged_ids: mergedIds, merged_external_ids: duplicates.map((d) => d.externalId ?? null) },
-  });
+  // Every event in one statement, in the order they happened: each duplicate's delete, then the merge.
+  await emitMany(tx, [
+    ...duplicates.map((row) => ({ type: `${kind.kind}.deleted` as EventType, accountId, actor, object: columnsIn(kind.model, row), extra: { merged_into: primary.id } })),
+    {
+      type: `${kind.kind}.merged` as EventType,
+      accountId,
+      actor,
+      object: columnsIn(kind.model, after),
+      extra: { merged_ids: mergedIds, merged_external_ids: duplicates.map((d) => d.externalId ?? null) },
+    },
+  ]);
   return after as T;
 }
