@@ -201,4 +201,23 @@ describe('names compared only where their trigrams allow it (prisma/migrations/2
     expect(row!.close).toBeGreaterThan(500); // the check is not empty
     expect([row!.missed, row!.above]).toEqual([0, 0]);
   });
+
+  test('a name is compared with the 4 names after it in its company (NEIGHBOURS), dissimilar ones between included, not with the 5th', async () => {
+    // In name order: "ann lee", the fillers, then "ann leee" (similarity 8/9 with "ann lee"); the
+    // fillers are like neither nor each other. Each neighbour's bound is its own column: the 4th
+    // must pass while the 1st to 3rd fail it.
+    const fillers = ['ann leea qwerty', 'ann leeb zxcvbn', 'ann leec poiuyt', 'ann leed mnbvcx'];
+    const inCompany = async (between: number) => {
+      const acc = await createAccount(t);
+      const company = await t.db.company.create({ data: { accountId: acc.id, name: unique('Neighbours') } });
+      const named = (firstName: string) => t.db.contact.create({ data: { accountId: acc.id, firstName, lastName: null, companyId: company.id } });
+      const first = await named('Ann Lee');
+      for (const filler of fillers.slice(0, between)) await named(filler);
+      const last = await named('Ann Leee');
+      return { groups: await groupsIn(acc), ids: [first.id, last.id] };
+    };
+    const fourth = await inCompany(3);
+    expect(fourth.groups).toEqual([expect.objectContaining({ ids: fourth.ids, reasons: ['name'], score: 0.533 })]);
+    expect((await inCompany(4)).groups).toEqual([]);
+  });
 });
