@@ -21,7 +21,7 @@ import { GRAPHQL_LIMITS } from './graphql/armor.js';
 import { schema } from './schema.js';
 import { useHealth } from './plugins/use-health.js';
 import { useRest } from './rest/plugin.js';
-import { useApiReference } from './rest/docs.js';
+import { DOCS_PATH, OPENAPI_PATH, useApiReference } from './rest/docs.js';
 import { EXAMPLE_OPERATION_NAMES, graphiql } from './graphiql.js';
 import { useObservability } from './plugins/use-observability.js';
 import { useFormPage } from './pages/form-page.plugin.js';
@@ -30,6 +30,7 @@ import { useInvoicePage } from './pages/invoice-page.plugin.js';
 import { routes } from './rest/routes.js';
 import { useAuthChallenge } from './plugins/use-auth-challenge.js';
 import { startPdfPool } from './invoices/pdf-pool.js';
+import { useCompression } from './plugins/use-compression.js';
 
 export type { AppDeps } from './deps.js';
 
@@ -85,6 +86,8 @@ export function createApp(deps: AppDeps) {
       useFormPage({ log: deps.log }),
       useInvoicePage({ log: deps.log }),
       useAuthChallenge(deps.config.auth.cookieName),
+      // Last: it codes the answer every other plugin has finished (its headers included).
+      useCompression({ enabled: deps.config.compression, kept: isKeptDocument }),
     ],
   });
   return yoga;
@@ -115,6 +118,14 @@ function corsFor(request: Request, allowedOrigins: string[]): CORSOptions {
     allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'X-Request-Id'],
     exposedHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id', 'Content-Disposition', 'ETag', 'Idempotent-Replayed'],
   };
+}
+
+/** The documents served as they are kept: the OpenAPI document, Swagger UI's files, GraphiQL's page. */
+function isKeptDocument(request: Request, url: URL, response: Response): boolean {
+  if (response.status !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+  const { pathname } = url;
+  if (pathname === OPENAPI_PATH || pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`)) return true;
+  return pathname === '/graphql' && (response.headers.get('content-type') ?? '').startsWith('text/html');
 }
 
 const noIntrospection: Plugin = {

@@ -45,6 +45,8 @@ export type Config = {
   publicUrl?: string;
   /** GraphQL introspection and GraphiQL; on by default outside production. */
   introspection: boolean;
+  /** COMPRESSION=off sends every answer as it is, whatever Accept-Encoding asks (a proxy in front codes them; the bench's "off" side). */
+  compression: boolean;
   logLevel: LogLevel;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; production refuses to start without it. */
   metricsToken?: string;
@@ -232,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: int('TRUST_PROXY', 0, 0, 10),
     publicUrl: url('PUBLIC_URL', ['https:', 'http:'])?.replace(/\/+$/, ''),
     introspection: oneOf('GRAPHQL_INTROSPECTION', ['true', 'false'], production ? 'false' : 'true') === 'true',
+    compression: oneOf('COMPRESSION', ['on', 'off'], 'on') === 'on',
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     metricsToken: env.METRICS_TOKEN || undefined,
     cursorSecret: env.CURSOR_SECRET || undefined,

@@ -1,7 +1,7 @@
 // npm run bench -- [--contacts 100000] [--duration 10] [--rounds 2] [--warmup 2] [--connections 32] [--pool 10]
 //                  [--cases contacts-first,deals,...,export-json] [--deep-page 2000] [--search nakamura]
 //                  [--type client] [--no-exports] [--no-postgraphile] [--log-level info]
-//                  [--database crm_bench_x] [--before ../older-checkout] [--probe]
+//                  [--database crm_bench_x] [--before ../older-checkout] [--probe] [--no-compression]
 // Against the machine's PostgreSQL (DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/test):
 // makes and fills the bench database when needed, starts the service (NODE_ENV=production), the
 // FLOOR (scripts/bench/floor.ts) and PostGraphile (scripts/bench/postgraphile/server.ts) on the same data,
@@ -59,6 +59,8 @@ export type BenchOptions = {
   progress?: boolean;
   /** Each server's CPU, PostgreSQL time and wait events per request (probe.ts), per case. */
   probe?: boolean;
+  /** The service with COMPRESSION=off (--no-compression): contacts-gzip then costs what contacts-first does. */
+  compression?: boolean;
 };
 
 export type Stats = { rps: number; p50: number; p99: number; requests: number; failures: number; statuses: Record<string, number> };
@@ -117,7 +119,7 @@ const REPORT_CASES = [['report-pipeline', 'pipeline'], ['report-deals', 'deals']
 /** The custom field list cases (docs/custom-fields.md#filters); the account's contacts get their values first (ensureBenchValues). */
 const CUSTOM_LIST_CASES = ['contacts-cf-eq', 'contacts-cf-range', 'contacts-cf-sort'];
 
-export const CASE_NAMES = ['contacts-first', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-sync', 'events-feed', 'contacts-search', 'contacts-type', ...CUSTOM_LIST_CASES, 'deals', 'invoices', 'companies', 'graphql-contacts', 'graphql-search', 'graphql-connection', 'contact-timeline', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'create-invoice', 'record-payment', 'contacts-batch', 'create-contact-custom', 'contacts-batch-custom', 'submit-form'];
+export const CASE_NAMES = ['contacts-first', 'contacts-gzip', 'contacts-api-key', 'contacts-deep', 'contacts-cursor-deep', 'contacts-sync', 'events-feed', 'contacts-search', 'contacts-type', ...CUSTOM_LIST_CASES, 'deals', 'invoices', 'companies', 'graphql-contacts', 'graphql-search', 'graphql-connection', 'contact-timeline', ...REPORT_CASES.map(([name]) => name), 'create-contact', 'create-deal', 'create-invoice', 'record-payment', 'contacts-batch', 'create-contact-custom', 'contacts-batch-custom', 'submit-form'];
 
 /** A cursor connection page with a nested connection per node (docs/decisions.md §11); the floor answers it by hand. */
 const CONNECTION_QUERY = `query ContactsWithDeals($accountId: ID!) {
@@ -150,6 +152,12 @@ function buildCases(dataset: Dataset, token: string, opts: BenchOptions, apiKey:
   const twins: Record<string, Twin> = opts.postgraphile === false ? {} : postgraphileTwins(a, opts.type);
   return [
     { name: 'contacts-first', label: 'GET /contacts (page 1)', kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}`, headers: auth, expect: 200 },
+    // docs/rest.md#compression: the same page asked coded, as browsers and HTTP clients ask; against contacts-first it is
+    // the coding's CPU (the floor, like most servers behind no proxy, sends it as it is). --no-compression: the service doesn't code.
+    {
+      name: 'contacts-gzip', label: 'GET /contacts (page 1, Accept-Encoding: gzip, br)', kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}`,
+      headers: { ...auth, 'accept-encoding': 'gzip, br' }, floorCase: 'contacts-first', expect: 200,
+    },
     {
       // docs/decisions.md §15: the same list with an API key; compared with contacts-first (the floor checks only JWTs).
       name: 'contacts-api-key', label: 'GET /contacts (page 1, API key)', kind: 'list', method: 'GET', path: `/api/v1/contacts?account_id=${a}`,
@@ -478,7 +486,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     const beforeDir = opts.before ? checkoutToCompare(opts.before) : null;
     log(`starting the service, the floor${withPostGraphile ? ' and PostGraphile' : ''}${beforeDir ? `, and the service of ${beforeDir} (${revisions.before})` : ''}`);
     // Both services alike: tsx over their own sources, the same database, secret and settings.
-    const serviceEnv = { ...common, METRICS_TOKEN: BENCH_METRICS_TOKEN, RATE_LIMITS: 'off', LOG_LEVEL: opts.logLevel };
+    const serviceEnv = { ...common, METRICS_TOKEN: BENCH_METRICS_TOKEN, RATE_LIMITS: 'off', LOG_LEVEL: opts.logLevel, COMPRESSION: opts.compression === false ? 'off' : 'on' };
     const started = await Promise.allSettled([
       startServer({ name: 'service', cwd: ROOT, logFile: path.join(logDir, 'service.log'), args: ['--import', 'tsx', 'src/main.ts'], env: serviceEnv }),
       startServer({ name: 'floor', cwd: ROOT, logFile: path.join(logDir, 'floor.log'), args: ['--import', 'tsx', 'scripts/bench/floor.ts'], env: common }),
@@ -836,7 +844,7 @@ export function formatReport(report: BenchReport): string {
   return out.join('\n');
 }
 
-export const BENCH_FLAGS = [...DATA_FLAGS.filter((f) => f !== 'force'), 'duration', 'rounds', 'warmup', 'connections', 'pool', 'cases', 'deep-page', 'search', 'type', 'no-exports', 'no-postgraphile', 'log-level', 'out', 'database', 'before', 'probe'];
+export const BENCH_FLAGS = [...DATA_FLAGS.filter((f) => f !== 'force'), 'duration', 'rounds', 'warmup', 'connections', 'pool', 'cases', 'deep-page', 'search', 'type', 'no-exports', 'no-postgraphile', 'log-level', 'out', 'database', 'before', 'probe', 'no-compression'];
 
 export function optionsFromFlags(flags: Record<string, string>, log: (line: string) => void): BenchOptions {
   const cases = flags.cases?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -857,6 +865,7 @@ export function optionsFromFlags(flags: Record<string, string>, log: (line: stri
     cases,
     exports: flags['no-exports'] !== 'true',
     postgraphile: flags['no-postgraphile'] !== 'true',
+    compression: flags['no-compression'] !== 'true',
     logLevel: flags['log-level'] ?? 'info',
     probe: flags.probe === 'true',
     log,

@@ -185,7 +185,9 @@ describe('headers on every answer', () => {
 
   it('a JSON answer is sent whole: its Content-Length is its size, never chunked', async () => {
     for (const [name, r] of (await answers()).filter(([n]) => n !== 'CSV')) {
-      expect([r.headers.get('content-length'), r.headers.get('transfer-encoding')], name).toEqual([String(Buffer.byteLength(r.text)), null]);
+      // Coded (fetch asks for gzip), its length is the coded body's, which fetch has decoded into r.text.
+      const size = r.headers.get('content-encoding') ? expect.stringMatching(/^[1-9]\d*$/) : String(Buffer.byteLength(r.text));
+      expect([r.headers.get('content-length'), r.headers.get('transfer-encoding')], name).toEqual([size, null]);
     }
   });
 
@@ -285,7 +287,8 @@ describe('500: never a stack, SQL or message from inside', () => {
     });
   });
 
-  it('a download that fails after its first bytes is cut off: the client never gets a complete-looking file', async () => {
+  // Coded, the first pages may still sit in the encoder when the failure comes: then even the headers never arrive.
+  it.each(['identity', 'gzip'])('a download that fails after its first bytes is cut off: the client never gets a complete-looking file (%s)', async (coding) => {
     const cut = await createAccount(t);
     // The first two pages of rows come back (a response chunk each; the download reads one ahead of the socket),
     // so bytes are on the wire when the query for the third page fails.
@@ -310,11 +313,11 @@ describe('500: never a stack, SQL or message from inside', () => {
     };
     Object.assign(target, { [method]: fake });
     try {
-      const response = await fetch(`${t.baseUrl}/api/v1/contacts/export?account_id=${cut.id}`, {
-        headers: { authorization: `Bearer ${cut.member.token}` },
+      const download = fetch(`${t.baseUrl}/api/v1/contacts/export?account_id=${cut.id}`, {
+        headers: { authorization: `Bearer ${cut.member.token}`, 'accept-encoding': coding },
       });
-      expect(response.status).toBe(200);
-      await expect(response.text()).rejects.toThrow();
+      if (coding === 'identity') expect((await download).status).toBe(200);
+      await expect(download.then((response) => response.text())).rejects.toThrow();
       expect(calls).toBe(3);
     } finally {
       Object.assign(target, { [method]: original });
