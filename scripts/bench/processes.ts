@@ -55,7 +55,8 @@ export async function startServer(opts: {
   let exited: number | null | undefined;
   const exit = new Promise<void>((resolve) => child.once('exit', (code, signal) => { exited = code ?? (signal ? -1 : 0); resolve(); }));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 90_000);
+  // 240 s, not 90: at load 20 (other sessions' tests on two cores) the service under tsx took longer than 90 s to listen.
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 240_000);
   const server: Server = {
     name: opts.name,
     pid: child.pid!,
@@ -73,7 +74,7 @@ export async function startServer(opts: {
     if (exited !== undefined) throw new Error(`${opts.name} exited (${exited}) before it was ready:\n${tail(opts.logFile)}`);
     if (Date.now() > deadline) {
       await server.stop();
-      throw new Error(`${opts.name} was not ready within ${(opts.readyTimeoutMs ?? 90_000) / 1000} s:\n${tail(opts.logFile)}`);
+      throw new Error(`${opts.name} was not ready within ${(opts.readyTimeoutMs ?? 240_000) / 1000} s:\n${tail(opts.logFile)}`);
     }
     try {
       const response = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2000) });

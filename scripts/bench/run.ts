@@ -87,6 +87,8 @@ export type BenchReport = {
   cases: CaseResult[];
   exports: ExportResult[];
   serviceRss: { start: number; end: number };
+  /** Each server's RSS when it listened and after the last case (issue #76: the service against PostGraphile's and the floor's). */
+  rss: { server: string; start: number; end: number }[];
   /** Commits of this checkout and of --before's (git rev-parse --short HEAD, "+changes" when not clean). */
   revisions: { after: string; before?: string };
 };
@@ -480,6 +482,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const cases: CaseResult[] = [];
   const exports: ExportResult[] = [];
   let serviceRss = { start: 0, end: 0 };
+  const rss: BenchReport['rss'] = [];
   try {
     const withPostGraphile = opts.postgraphile !== false;
     if (withPostGraphile) ensurePostGraphile(log);
@@ -506,6 +509,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     if (failed) throw failed.reason;
     const [service, floor, postgraphile, before] = started.map((s) => (s as PromiseFulfilledResult<Server | null>).value) as [Server, Server, Server | null, Server | null];
     serviceRss.start = rssNow(service.pid);
+    const measured = [service, floor, postgraphile, before].filter((x): x is Server => x !== null);
+    for (const x of measured) rss.push({ server: x.name, start: rssNow(x.pid), end: 0 });
 
     // The row before page deepPage's first: the cursor lands where that page begins.
     const cursor = await deepCursor(url, dataset.accountId, Math.max(0, Math.min((opts.deepPage - 1) * 25, dataset.contacts - 1) - 1));
@@ -581,6 +586,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     }
     for (const c of planned.filter((x) => x.kind === 'write')) cases.push(await runCase(c));
     serviceRss.end = rssNow(service.pid);
+    for (const x of measured) rss.find((r) => r.server === x.name)!.end = rssNow(x.pid);
     await probe?.close();
   } finally {
     for (const s of servers.reverse()) await s.stop();
@@ -606,6 +612,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     cases,
     exports,
     serviceRss,
+    rss,
     revisions,
   };
 }
@@ -808,6 +815,10 @@ export function formatReport(report: BenchReport): string {
     for (const e of report.exports) {
       out.push(`| ${e.label} | ${e.rows} | ${fmt(e.seconds, 1)} | ${fmt(e.rowsPerSecond, 0)} | ${fmt(e.bytes / 2 ** 20, 1)} | ${mb(e.rssBefore)} | ${mb(e.rssPeak)} | ${mb(e.growth)} |`);
     }
+  }
+  if (report.rss?.length) {
+    out.push('');
+    out.push(`RSS when listening → after the last case: ${report.rss.map((r) => `${r.server} ${mb(r.start)} → ${mb(r.end)}`).join(', ')}`);
   }
   const compared = report.cases.filter((c) => c.beforeCheck !== undefined);
   if (compared.length) {

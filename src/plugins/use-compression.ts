@@ -20,15 +20,17 @@ type Options = {
 };
 
 export function useCompression({ enabled, kept }: Options): Plugin {
-  const codedOnce = new Map<string, Promise<Buffer>>();
+  // Keyed by the body string itself (a reference, not a copy: a key made by joining the coding to
+  // GraphiQL's page was a second 17 MB string in the heap snapshot, BENCHMARKS.md "Memory (issue #76)").
+  const codedOnce = new Map<string, Partial<Record<Coding, Promise<Buffer>>>>();
   const once = (key: string, body: string | Uint8Array, coding: Coding): Promise<Buffer> => {
-    const at = `${coding}\u0000${key}`;
-    let coded = codedOnce.get(at);
-    if (!coded) {
+    let codings = codedOnce.get(key);
+    if (!codings) {
       if (codedOnce.size >= KEPT_MAX) codedOnce.delete(codedOnce.keys().next().value!);
-      codedOnce.set(at, (coded = compressBody(body, coding, 'once')));
-      coded.catch(() => codedOnce.delete(at)); // tried again next time
+      codedOnce.set(key, (codings = {}));
     }
+    const coded = (codings[coding] ??= compressBody(body, coding, 'once'));
+    coded.catch(() => delete codings[coding]); // tried again next time
     return coded;
   };
 

@@ -79,13 +79,13 @@ export function serverUrlOf(request: Request, url: URL, options: { publicUrl?: s
 /** Serves the OpenAPI document (built once, at start; its server per request) and the interactive reference; no CDN. */
 export function useApiReference(options: { cookieName: string; publicUrl?: string; trustProxy: number }): Plugin {
   const built = buildOpenApi({ cookieName: options.cookieName, serverUrl: '' });
-  // One string per server (a few hosts at most): the same string each time is what the compression
+  // One string per server (the last four hosts; 766 KB each): the same string each time is what the compression
   // plugin keeps coded (src/plugins/use-compression.ts), not 766 KB stringified per request.
   const documents = new Map<string, string>();
   const document = (serverUrl: string) => {
     let text = documents.get(serverUrl);
     if (text === undefined) {
-      if (documents.size >= 16) documents.delete(documents.keys().next().value!);
+      if (documents.size >= 4) documents.delete(documents.keys().next().value!);
       text = JSON.stringify({ ...built, servers: [{ ...(built.servers as object[])[0], url: serverUrl }] });
       documents.set(serverUrl, text);
     }

@@ -58,14 +58,14 @@ describe('answers coded as Accept-Encoding asks', () => {
   });
 
   it('a compressible answer says Vary: Accept-Encoding, coded or not', async () => {
-    for (const headers of [{}, { 'accept-encoding': 'gzip' }]) {
+    for (const headers of [{}, { 'accept-encoding': 'gzip' }] as Record<string, string>[]) {
       const r = await raw('GET', LIST(), headers);
       expect(String(r.headers.vary).split(/,\s*/)).toContain('Accept-Encoding');
     }
   });
 
   it('without Accept-Encoding, or with identity only, the answer goes as it is', async () => {
-    for (const headers of [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'gzip;q=0, br;q=0' }]) {
+    for (const headers of [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'gzip;q=0, br;q=0' }] as Record<string, string>[]) {
       const r = await raw('GET', LIST(), headers);
       expect(r.headers['content-encoding'], JSON.stringify(headers)).toBeUndefined();
     }
