@@ -58,6 +58,8 @@ async function* results(run: Run, request: Request, params: RequestParams, serve
   const headers = new Headers(request.headers);
   headers.delete(TOKEN_HEADER_KEY);
   headers.delete('content-length');
+  // Read here, not sent on: uncoded (the outer stream is coded for the client, src/plugins/use-compression.ts).
+  headers.delete('accept-encoding');
   headers.set('accept', 'text/event-stream');
   headers.set('content-type', 'application/json');
   const url = new URL(request.url);
