@@ -14,19 +14,31 @@ import { describe, loadSubject, Permanent, placeholderValues, plan, Skip, type S
 
 /** Attempts of a step before its run fails (3 retries). */
 export const STEP_ATTEMPTS = 4;
-/** Runs claimed per step of the worker, worked side by side. */
-export const RUN_BATCH = 50;
+/**
+ * Runs claimed per step of the worker. A burst (an import, a batch) makes runs by the thousand: a
+ * step claims many with one statement, reads their workflows and events with one statement each,
+ * and works them RUN_CONCURRENCY at a time (BENCHMARKS.md "Workflows").
+ */
+export const RUN_BATCH = 200;
+/**
+ * Runs worked at once. Each step holds a pooled connection for its transaction: a few at a time keep
+ * the pool (DATABASE_POOL_MAX, 10) for requests, where 50 at once left requests and the runs' own
+ * steps waiting past the pool's timeout (a step then failed and waited for its retry).
+ */
+export const RUN_CONCURRENCY = 4;
 export const LOOP = 'loop';
 export const DEACTIVATED = 'The workflow was deactivated';
 
 /** The runs' clock: tests move it (a wait of days passes at once), never sleep. */
 export const clock = { now: (): number => Date.now() };
 
-export type RunnerOptions = { retryBaseMs: number; leaseMs: number; mail: boolean; log: Logger; batch?: number };
+export type RunnerOptions = { retryBaseMs: number; leaseMs: number; mail: boolean; log: Logger; batch?: number; concurrency?: number };
 
 export type StepRecord = { index: number; type: Action['type']; status: string; attempts: number; error: string | null; result: unknown };
 
 type Claimed = { account_id: string; id: string; workflow_id: string; event_id: string; status: string; depth: number; next_step: number; steps: StepRecord[]; resume_at: Date | null };
+type WorkflowRow = { id: string; active: boolean; trigger: unknown; actions: unknown };
+type EventRow = Parameters<typeof envelope>[0];
 
 /** One step of the worker: claims due runs and takes each as far as it goes now; true when it took a whole batch. */
 export async function runDueWorkflows(db: PrismaClient, options: RunnerOptions): Promise<boolean> {
@@ -39,18 +51,30 @@ export async function runDueWorkflows(db: PrismaClient, options: RunnerOptions):
           ORDER BY due_at LIMIT ${batch} FOR UPDATE SKIP LOCKED) due
     WHERE r.account_id = due.account_id AND r.id = due.id
     RETURNING r.account_id::text, r.id::text, r.workflow_id::text, r.event_id::text, r.status, r.depth, r.next_step, r.steps, r.resume_at`;
-  await Promise.all(
-    claimed.map((run) => advance(db, run, options).catch((err: unknown) => options.log.error({ err, runId: run.id }, 'workflow run: a step could not be recorded; retried after its lease'))),
-  );
+  if (!claimed.length) return false;
+  // The claimed runs' workflows and events, once for the batch, not once a run.
+  const accounts = [...new Set(claimed.map((r) => r.account_id))];
+  const [workflows, events] = await Promise.all([
+    db.workflow.findMany({ where: { accountId: { in: accounts }, id: { in: [...new Set(claimed.map((r) => r.workflow_id))] } }, select: { id: true, accountId: true, active: true, trigger: true, actions: true } }),
+    db.event.findMany({ where: { accountId: { in: accounts }, id: { in: claimed.map((r) => r.event_id) } } }),
+  ]);
+  const workflowOf = new Map(workflows.map((w) => [`${w.accountId}:${w.id}`, w]));
+  const eventOf = new Map(events.map((e) => [`${e.accountId}:${e.id}`, e]));
+  let next = 0;
+  const work = async () => {
+    while (next < claimed.length) {
+      const run = claimed[next++]!;
+      await advance(db, run, workflowOf.get(`${run.account_id}:${run.workflow_id}`) ?? null, eventOf.get(`${run.account_id}:${run.event_id}`) ?? null, options).catch((err: unknown) =>
+        options.log.error({ err, runId: run.id }, 'workflow run: a step could not be recorded; retried after its lease'),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? RUN_CONCURRENCY, claimed.length) }, work));
   return claimed.length === batch;
 }
 
 /** Takes one claimed run through its steps until it ends, waits, or a step is to be retried. */
-async function advance(db: PrismaClient, run: Claimed, options: RunnerOptions): Promise<void> {
-  const [workflow, event] = await Promise.all([
-    db.workflow.findUnique({ where: { accountId_id: { accountId: run.account_id, id: run.workflow_id } }, select: { id: true, active: true, trigger: true, actions: true } }),
-    db.event.findUnique({ where: { accountId_id: { accountId: run.account_id, id: run.event_id } } }),
-  ]);
+async function advance(db: PrismaClient, run: Claimed, workflow: WorkflowRow | null, event: EventRow | null, options: RunnerOptions): Promise<void> {
   const key = { accountId: run.account_id, id: run.id };
   const finish = (status: string, error: string | null, steps = run.steps) =>
     db.workflowRun.updateMany({ where: key, data: { status, error, steps: steps as Prisma.InputJsonValue, finishedAt: new Date(clock.now()), resumeAt: null } });
@@ -62,8 +86,7 @@ async function advance(db: PrismaClient, run: Claimed, options: RunnerOptions): 
     // A run is made for every active workflow on the event's type; one whose conditions do not hold was never a run.
     if (!trigger || trigger.event !== event.type || !matches(trigger, env.data as never)) return void (await db.workflowRun.deleteMany({ where: key }));
     if (run.depth > MAX_DEPTH) return void (await finish('skipped', LOOP));
-    await db.workflowRun.updateMany({ where: key, data: { status: 'running' } });
-    run.status = 'running';
+    // It becomes `running` with its first step's commit (one statement fewer a run).
   }
   const actions = workflow.actions as Action[];
   const actor = { type: 'workflow', id: workflow.id } as const;
@@ -81,13 +104,14 @@ async function advance(db: PrismaClient, run: Claimed, options: RunnerOptions): 
       await db.workflowRun.updateMany({ where: key, data: { status: 'waiting', resumeAt, dueAt: resumeAt, steps: steps as Prisma.InputJsonValue } });
       return;
     }
-    let outcome: { status: string; error: string | null; result: unknown };
+    // The last step's commit ends the run too.
+    const last = index === actions.length - 1;
     try {
-      outcome = await inTransaction(db, async (tx) => {
+      await inTransaction(db, async (tx) => {
         // Ours still, at this step: a run taken over after its lease (this instance was slow) is not stepped twice.
         const [mine] = await tx.$queryRaw<{ n: number }[]>`
           SELECT set_config('crm.workflow_depth', ${String(run.depth)}, true) AS depth, 1 AS n FROM workflow_runs
-          WHERE account_id = ${run.account_id}::uuid AND id = ${run.id}::uuid AND next_step = ${index} AND status IN ('running', 'waiting') FOR UPDATE`;
+          WHERE account_id = ${run.account_id}::uuid AND id = ${run.id}::uuid AND next_step = ${index} AND status IN ('pending', 'running', 'waiting') FOR UPDATE`;
         if (!mine) throw new Lost();
         let done: { status: string; error: string | null; result: unknown };
         if (action.type === 'wait') done = { status: 'succeeded', error: null, result: previous?.result ?? null };
@@ -102,9 +126,9 @@ async function advance(db: PrismaClient, run: Claimed, options: RunnerOptions): 
           }
         }
         const steps = upsert(run.steps, { index, type: action.type, ...done, attempts });
-        await tx.workflowRun.updateMany({ where: key, data: { status: 'running', nextStep: index + 1, steps: steps as Prisma.InputJsonValue, resumeAt: null, error: null } });
+        const ended = last ? { status: 'succeeded', finishedAt: new Date(clock.now()) } : { status: 'running' };
+        await tx.workflowRun.updateMany({ where: key, data: { ...ended, nextStep: index + 1, steps: steps as Prisma.InputJsonValue, resumeAt: null, error: null } });
         run.steps = steps;
-        return done;
       });
     } catch (err) {
       if (err instanceof Lost) return;
@@ -116,10 +140,10 @@ async function advance(db: PrismaClient, run: Claimed, options: RunnerOptions): 
       }
       options.log.warn({ runId: run.id, step: index, attempt: attempts, reason: error }, 'workflow run: a step failed; retrying');
       const retryAt = new Date(clock.now() + retryDelay(attempts, options.retryBaseMs));
-      await db.workflowRun.updateMany({ where: key, data: { steps: upsert(run.steps, { ...steps.find((s) => s.index === index)!, status: 'running' }) as Prisma.InputJsonValue, dueAt: retryAt, error } });
+      await db.workflowRun.updateMany({ where: key, data: { status: 'running', steps: upsert(run.steps, { ...steps.find((s) => s.index === index)!, status: 'running' }) as Prisma.InputJsonValue, dueAt: retryAt, error } });
       return;
     }
-    void outcome;
+    if (last) return;
     run.next_step = index + 1;
     run.resume_at = null;
   }
@@ -129,7 +153,7 @@ async function advance(db: PrismaClient, run: Claimed, options: RunnerOptions): 
 async function failRun(db: PrismaClient, run: Claimed, workflowId: string, actor: { type: 'workflow'; id: string }, steps: StepRecord[], error: string) {
   await inTransaction(db, async (tx) => {
     const [failed] = await tx.workflowRun.updateManyAndReturn({
-      where: { accountId: run.account_id, id: run.id, status: { in: ['running', 'waiting'] } },
+      where: { accountId: run.account_id, id: run.id, status: { in: ['pending', 'running', 'waiting'] } },
       data: { status: 'failed', error, steps: steps as Prisma.InputJsonValue, finishedAt: new Date(clock.now()), resumeAt: null },
     });
     if (!failed) return;
