@@ -165,6 +165,36 @@ export function judgeWorkflow(trigger: Trigger | null, actions: Action[]): Error
   return details;
 }
 
+/**
+ * The custom fields a workflow reads, each with where it names it (`trigger.conditions.<i>.path`,
+ * `actions.<i>.params.<name>`): the save judges them against the account's definitions of the
+ * event's record (src/studio/workflow.service.ts). Only those judgeWorkflow let through the format.
+ */
+export function customFieldRefs(trigger: Trigger | null, actions: Action[]): { object: string; refs: { at: string; key: string }[] } | null {
+  const type = trigger && isEventType(trigger.event) ? trigger.event : null;
+  if (!type || !eventObjectFields(type).has('custom_fields')) return null;
+  const keyOf = (path: string) => {
+    const [root, field] = [path.slice(0, path.indexOf('.')), path.slice(path.indexOf('.') + 1)];
+    return (root === 'object' || root === 'previous') && field.startsWith(CUSTOM) && pathType(type, path) ? field.slice(CUSTOM.length) : null;
+  };
+  const refs: { at: string; key: string }[] = [];
+  trigger!.conditions.forEach((c, i) => {
+    const key = keyOf(c.path);
+    if (key) refs.push({ at: `trigger.conditions.${i}.path`, key });
+  });
+  actions.forEach((a, i) => {
+    for (const name of TEXTS[a.type]) {
+      const v = a.params[name];
+      if (typeof v !== 'string') continue;
+      for (const m of v.matchAll(PLACEHOLDER)) {
+        const key = keyOf(m[1]!);
+        if (key) refs.push({ at: `actions.${i}.params.${name}`, key });
+      }
+    }
+  });
+  return { object: type.slice(0, type.indexOf('.')).toUpperCase(), refs };
+}
+
 /** A wait's length in minutes; null when it is not one (none, both, ≤ 0 or past 90 days). */
 export function waitMinutes(p: Record<string, unknown>): number | null {
   const has = (k: string) => p[k] !== undefined && p[k] !== null;

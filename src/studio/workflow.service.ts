@@ -2,7 +2,7 @@
 // changes, against the account's own records (its webhook endpoints, its members), at most 50 a account.
 import { Prisma } from '../generated/prisma/client.js';
 import { badInput, type ErrorDetails } from '../errors.js';
-import { judgeWorkflow, MAX_WORKFLOWS, type Action, type Trigger } from './workflow-rules.js';
+import { customFieldRefs, judgeWorkflow, MAX_WORKFLOWS, type Action, type Trigger } from './workflow-rules.js';
 
 type Given = { trigger?: Trigger | null; actions?: Action[] };
 
@@ -16,6 +16,7 @@ export async function workflowColumns(tx: Prisma.TransactionClient, accountId: s
   const actions = input.actions ?? ((current?.actions ?? []) as Action[]);
   const details: ErrorDetails = judgeWorkflow(trigger, actions);
   await ownRecords(tx, accountId, actions, details);
+  await customFields(tx, accountId, trigger, actions, details);
   if (Object.keys(details).length) throw badInput(details);
   return {
     ...(input.trigger !== undefined ? { trigger: trigger ?? Prisma.DbNull, triggerEvent: trigger?.event ?? null } : {}),
@@ -41,6 +42,24 @@ async function ownRecords(tx: Prisma.TransactionClient, accountId: string, actio
     const known = a.type === 'send_webhook' ? endpointIds.has(id) : memberIds.has(id);
     if (!known) (details[`actions.${i}.params.${a.type === 'send_webhook' ? 'endpoint_id' : 'assignee_id'}`] ??= []).push('Not found in this account');
   });
+}
+
+/**
+ * A custom field a condition or placeholder reads must be one of the account's active fields of the
+ * event's record (docs/workflows.md#custom-fields): an unknown key would never match, an archived
+ * one reads as absent (its values are hidden from events).
+ */
+async function customFields(tx: Prisma.TransactionClient, accountId: string, trigger: Trigger | null, actions: Action[], details: ErrorDetails) {
+  const read = customFieldRefs(trigger, actions);
+  if (!read?.refs.length) return;
+  const defined = await tx.customField.findMany({ where: { accountId, object: read.object as never, key: { in: [...new Set(read.refs.map((r) => r.key))] } }, select: { key: true, archived: true } });
+  const byKey = new Map(defined.map((d) => [d.key, d]));
+  const noun = read.object.toLowerCase();
+  for (const { at, key } of read.refs) {
+    const field = byKey.get(key);
+    const problem = !field ? `Unknown custom field "${key}" of a ${noun}` : field.archived ? `The custom field "${key}" is archived` : null;
+    if (problem && !details[at]?.includes(problem)) (details[at] ??= []).push(problem);
+  }
 }
 
 /** The 51st workflow of an account is refused; the account's row lock makes concurrent creates count one after another. */

@@ -74,6 +74,7 @@ describe('saving a workflow', { timeout: 60_000 }, () => {
 
   test('placeholders {{object.<field>}}, {{account.name}} and {{record_owner.name}} are accepted; custom fields too', async () => {
     const acc = await createAccount(t);
+    await t.db.customField.create({ data: { accountId: acc.id, object: 'CONTACT', key: 'tier', label: 'Tier', type: 'TEXT' } });
     await workflow(acc, {
       trigger: { event: 'contact.created', conditions: [{ path: 'object.custom_fields.tier', op: 'eq', value: 'gold' }] },
       actions: [{ type: 'add_note', params: { body: '{{object.first_name}} of {{account.name}}, owned by {{record_owner.name}} ({{object.custom_fields.tier}})' } }],
