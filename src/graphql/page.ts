@@ -156,7 +156,9 @@ export function recordPageField(
   },
 ) {
   const type = definePage(collection, null, false);
-  const input = recordPageArgs.extend({ [idArg]: uuid });
+  // A collection's filter entries declared with `page` are its arguments too (a workflow's runs by `status`).
+  const filters = collection.filter?.page;
+  const input = recordPageArgs.extend({ [idArg]: uuid, ...(filters?.shape ?? {}) } as z.ZodRawShape);
   type Args = z.output<typeof recordPageArgs> & Record<string, string>;
   builder.queryField(name, (t) =>
     t.field({
@@ -168,6 +170,7 @@ export function recordPageField(
         pageSize: t.arg.int({ defaultValue: 25 }),
         cursor: t.arg.string({ description: 'The `nextCursor` of the previous page (instead of `page`)' }),
         order: t.arg({ type: OrderDirection, defaultValue: 'DESC', description: 'By creation, then id: DESC newest first (as every list), ASC oldest first' }),
+        ...(filters ? filters.args(asArgs(t)) : {}),
       },
       rules: { access: 'member', scope, input, target: (a: Args, ctx: Context) => target(a[idArg]!, ctx), hidden: 'not-found', limit },
       resolve: (_root, _args, ctx, info) => {
@@ -176,7 +179,7 @@ export function recordPageField(
         const page = a.cursor == null ? (a.page ?? 1) : null;
         const parent = { accountId: record.accountId, id: record.id };
         const order: Order = { field: 'CREATED_AT', direction: a.order ?? 'DESC' };
-        const args = { filter: null, order, size: a.pageSize, offset: ((page ?? 1) - 1) * a.pageSize, after: ['cursor', a.cursor] as [string, string | null], replica: true, cursorKey: ctx.cursorKey };
+        const args = { filter: filters ? filters.filter(a) : null, order, size: a.pageSize, offset: ((page ?? 1) - 1) * a.pageSize, after: ['cursor', a.cursor] as [string, string | null], replica: true, cursorKey: ctx.cursorKey };
         return { plan: planOf(collection, by, parent, args), parent, page };
       },
     }),

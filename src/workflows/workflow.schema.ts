@@ -92,12 +92,12 @@ const runs = defineCollection(
 pageField('workflows', { name: 'Workflow', model: 'Workflow', table: 'workflows', orders: TIME_ORDERS, filter: filtersOf('WorkflowListFilter', timeRanges()) }, 'WORKFLOWS_READ', { limit: READS_BEYOND_CONTRACT });
 
 /** Query.workflowRuns: REST's GET /api/v1/workflows/{id}/runs, newest first; NOT_FOUND for a workflow unknown or not the caller's. */
-recordPageField('workflowRuns', { name: 'WorkflowRun', model: 'WorkflowRun', table: 'workflow_runs', orders: { CREATED_AT: { column: 'started_at', type: 'timestamptz', follows: false } }, rows: runRows }, {
+recordPageField('workflowRuns', { name: 'WorkflowRun', model: 'WorkflowRun', table: 'workflow_runs', orders: { CREATED_AT: { column: 'started_at', type: 'timestamptz', follows: false } }, filter: runFilter, rows: runRows }, {
   by: 'workflow_id',
   idArg: 'workflowId',
   scope: 'WORKFLOWS_READ',
   limit: READS_BEYOND_CONTRACT,
-  description: "The workflow's runs as a page (REST's list envelope), by start",
+  description: "The workflow's runs as a page (REST's list envelope), by start; `status`: those in that status only",
   target: (id, ctx) => ctx.db.workflow.findUnique({ where: { id }, select: { id: true, accountId: true } }),
 });
 

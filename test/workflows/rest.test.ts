@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createApiKey, type TestAccount } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -58,5 +59,31 @@ describe('/api/v1/workflows', { timeout: 60_000 }, () => {
     expect((await t.rest('GET', `/api/v1/workflows/${id}`, { as: key })).status).toBe(200);
     expect((await t.rest('PATCH', `/api/v1/workflows/${id}`, { as: key, body: { active: false } })).status).toBe(403);
     expect((await t.rest('DELETE', `/api/v1/workflows/${id}`, { as: key })).status).toBe(403);
+  });
+});
+
+describe('GET /api/v1/workflows/{id}/runs?status=', { timeout: 60_000 }, () => {
+  it('lists the runs in that status only; a value that is no run status is a 400 naming status', async () => {
+    const made = await t.rest('POST', '/api/v1/workflows', { as: acc.member, body: { account_id: acc.id, name: 'statuses', trigger: { event: 'deal.created' }, actions: [{ type: 'add_note', params: { body: 'x' } }] } });
+    const id = made.body.data.id as string;
+    // Runs as the runner leaves them (no worker runs here: they stay as written).
+    await t.db.workflowRun.createMany({
+      data: ['succeeded', 'failed', 'failed', 'skipped'].map((status) => ({ accountId: acc.id, workflowId: id, eventId: randomUUID(), status, finishedAt: new Date() })),
+    });
+    const failed = await t.rest('GET', `/api/v1/workflows/${id}/runs?status=failed`, { as: acc.member });
+    expect([failed.status, failed.body.total, failed.body.data.map((r: { status: string }) => r.status)]).toEqual([200, 2, ['failed', 'failed']]);
+    expect((await t.rest('GET', `/api/v1/workflows/${id}/runs`, { as: acc.member })).body.total).toBe(4);
+    const bad = await t.rest('GET', `/api/v1/workflows/${id}/runs?status=done`, { as: acc.member });
+    expect(bad.status, bad.text).toBe(400);
+    expect(Object.keys(bad.body.details)).toEqual(['status']);
+    const gql = await t.gql('query ($id: ID!) { workflowRuns(workflowId: $id, status: skipped) { total nodes { status } } }', { id }, { as: acc.member });
+    expect(gql.data.workflowRuns).toEqual({ total: 1, nodes: [{ status: 'skipped' }] });
+  });
+
+  it('the OpenAPI document declares status on the runs route, with the run statuses', async () => {
+    const doc = (await t.rest('GET', '/api/v1/openapi.json')).body;
+    const status = doc.paths['/api/v1/workflows/{id}/runs'].get.parameters.find((p: { name: string }) => p.name === 'status');
+    const schema = status.schema.$ref ? doc.components.schemas[status.schema.$ref.split('/').pop()] : status.schema;
+    expect([status.in, [...(schema.enum ?? schema.anyOf?.find((s: { enum?: string[] }) => s.enum)?.enum ?? [])].sort()]).toEqual(['query', ['failed', 'pending', 'running', 'skipped', 'succeeded', 'waiting']]);
   });
 });
