@@ -116,7 +116,7 @@ async function advance(db: PrismaClient, run: Claimed, workflow: WorkflowRow | n
         let done: { status: string; error: string | null; result: unknown };
         if (action.type === 'wait') done = { status: 'succeeded', error: null, result: previous?.result ?? null };
         else {
-          const ctx = await stepContext(tx, run, workflow.id, env, actor, options.mail, now);
+          const ctx = await stepContext(tx, run, workflow.id, env, actor, options.mail, now, [action]);
           try {
             const planned = await plan(tx, action, ctx);
             done = { status: 'succeeded', error: null, result: planned.apply ? await planned.apply() : planned.result };
@@ -168,9 +168,14 @@ class Lost extends Error {}
 
 const upsert = (steps: StepRecord[], step: StepRecord): StepRecord[] => [...steps.filter((s) => s.index !== step.index), step].sort((a, b) => a.index - b.index);
 
-async function stepContext(tx: Prisma.TransactionClient, run: { account_id: string; id: string }, workflowId: string, event: Envelope, actor: StepContext['actor'], mail: boolean, now: number): Promise<StepContext> {
+/** A text param that names the account or the owner: only then are they read (up to four statements a step otherwise spent for nothing). */
+const NAMES = /\{\{\s*(account\.name|record_owner\.name)\s*\}\}/;
+const namesSomeone = (actions: Action[]) => actions.some((a) => Object.values(a.params).some((v) => typeof v === 'string' && NAMES.test(v)));
+
+async function stepContext(tx: Prisma.TransactionClient, run: { account_id: string; id: string }, workflowId: string, event: Envelope, actor: StepContext['actor'], mail: boolean, now: number, actions: Action[]): Promise<StepContext> {
   const subject = await loadSubject(tx, run.account_id, event);
-  return { accountId: run.account_id, workflowId, runId: run.id, event, subject, values: await placeholderValues(tx, run.account_id, subject), actor, mail, now };
+  const values = namesSomeone(actions) ? await placeholderValues(tx, run.account_id, subject) : { accountName: '', ownerName: null };
+  return { accountId: run.account_id, workflowId, runId: run.id, event, subject, values, actor, mail, now };
 }
 
 /**
@@ -188,7 +193,7 @@ export async function dryRun(db: PrismaClient, workflow: { id: string; accountId
   const actor = { type: 'workflow', id: workflow.id } as const;
   await db
     .$transaction(async (tx) => {
-      const ctx = await stepContext(tx, { account_id: workflow.accountId, id: base.id }, workflow.id, env, actor, mail, startedAt.getTime());
+      const ctx = await stepContext(tx, { account_id: workflow.accountId, id: base.id }, workflow.id, env, actor, mail, startedAt.getTime(), workflow.actions as Action[]);
       for (const [index, action] of (workflow.actions as Action[]).entries()) {
         try {
           const planned = await plan(tx, action, ctx);
