@@ -272,8 +272,8 @@ export const routes: Route[] = [
   { method: 'GET', path: '/api/v1/workflows', operation: ListWorkflowsDocument, input: 'query', answer: PAGE, extension: true },
   { method: 'POST', path: '/api/v1/workflows', operation: CreateWorkflowDocument, input: 'body-as-input', answer: CREATED, extension: true },
   { method: 'GET', path: '/api/v1/workflows/:id/runs', operation: WorkflowRunsByIdDocument, input: 'query', answer: PAGE, ...BY_ID },
-  // A dry run writes nothing: a GET, as every read (and so no Idempotency-Key to take).
-  { method: 'GET', path: '/api/v1/workflows/:id/test', operation: TestWorkflowByIdDocument, input: 'query', answer: UNVERSIONED, ...BY_ID },
+  // A dry run (docs/decisions.md §25: POST with {"event_id"}): a query, it writes nothing, so it takes no Idempotency-Key.
+  { method: 'POST', path: '/api/v1/workflows/:id/test', operation: TestWorkflowByIdDocument, input: 'body-as-variables', answer: UNVERSIONED, ...BY_ID },
   { method: 'GET', path: '/api/v1/workflows/:id', operation: WorkflowByIdDocument, input: 'query', answer: RECORD, ...BY_ID },
   // No If-Match on a workflow (updateWorkflow takes no expectedUpdatedAt): its answer carries no ETag to send back.
   { method: 'PATCH', path: '/api/v1/workflows/:id', operation: UpdateWorkflowByIdDocument, input: 'body-as-input', answer: UNVERSIONED, ...BY_ID },

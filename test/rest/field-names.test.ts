@@ -207,7 +207,7 @@ const CASES: Record<string, Case[]> = {
     details: () => ({ name: ['Required'], 'trigger.colour': ['Unknown field'] }),
   }],
   'GET /api/v1/workflows/:id/runs': [{ path: () => '/api/v1/workflows/nope/runs', details: () => null }],
-  'GET /api/v1/workflows/:id/test': [{ path: () => '/api/v1/workflows/00000000-0000-7000-8000-000000000000/test', query: () => ({ event_id: 'nope' }), details: () => ({ event_id: ['Must be a UUID'] }) }],
+  'POST /api/v1/workflows/:id/test': [{ path: () => '/api/v1/workflows/00000000-0000-7000-8000-000000000000/test', body: () => ({ event_id: 'nope' }), details: () => ({ event_id: ['Must be a UUID'] }) }],
   'GET /api/v1/workflows/:id': [{ path: () => '/api/v1/workflows/nope', details: () => null }],
   'PATCH /api/v1/workflows/:id': [{ path: () => '/api/v1/workflows/nope', body: () => ({ name: 'x' }), details: () => null }],
   'DELETE /api/v1/workflows/:id': [{ path: () => '/api/v1/workflows/nope', details: () => null }],

@@ -1157,9 +1157,9 @@ const REST: Record<string, RestRow> = {
     role: 'member', ok: 200, hidden: true,
     request: async (f, a) => ({ path: `/api/v1/workflows/${await recordOf(f, a, newRecord('workflow'))}/runs` }),
   },
-  'GET /api/v1/workflows/:id/test': {
+  'POST /api/v1/workflows/:id/test': {
     role: 'member', ok: 200, hidden: true,
-    request: async (f, a) => ({ path: `/api/v1/workflows/${await recordOf(f, a, newRecord('workflow'))}/test?event_id=${await newEvent(f)}` }),
+    request: async (f, a) => ({ path: `/api/v1/workflows/${await recordOf(f, a, newRecord('workflow'))}/test`, body: { event_id: await newEvent(f) } }),
   },
   'GET /api/v1/custom_fields': { role: 'member', ok: 200, request: (_f, a) => ({ path: `/api/v1/custom_fields?account_id=${a}` }) },
   'POST /api/v1/custom_fields': {

@@ -46,12 +46,12 @@ describe('/api/v1/workflows', { timeout: 60_000 }, () => {
     expect(Object.keys(r.body.details).sort()).toEqual(['actions.0.params.minutes', 'actions.1.params.body', 'trigger.event']);
   });
 
-  it('GET /{id}/test?event_id= answers the dry run; keys read with workflows:read and get 403 on writes', async () => {
+  it('POST /{id}/test {"event_id"} answers the dry run (a query: no Idempotency-Key needed); keys read with workflows:read and get 403 on writes', async () => {
     const made = await t.rest('POST', '/api/v1/workflows', { as: acc.member, body: { account_id: acc.id, name: 'dry', trigger: { event: 'contact.created' }, actions: [{ type: 'add_note', params: { body: 'Hi {{object.first_name}}' } }] } });
     const id = made.body.data.id as string;
     const contact = await t.rest('POST', '/api/v1/contacts', { as: acc.member, body: { account_id: acc.id, first_name: 'Zoe' } });
     const event = await t.db.event.findFirstOrThrow({ where: { accountId: acc.id, type: 'contact.created', subjectId: contact.body.data.id } });
-    const dry = await t.rest('GET', `/api/v1/workflows/${id}/test?event_id=${event.id}`, { as: acc.member });
+    const dry = await t.rest('POST', `/api/v1/workflows/${id}/test`, { as: acc.member, body: { event_id: event.id } });
     expect(dry.status, dry.text).toBe(200);
     expect(dry.body.data).toMatchObject({ workflow_id: id, event_id: event.id, status: 'succeeded', steps: [{ index: 0, type: 'add_note', status: 'succeeded', result: { body: 'Hi Zoe' } }] });
     expect(await t.db.note.count({ where: { accountId: acc.id } })).toBe(0);
