@@ -14,13 +14,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { mintToken } from '../../src/auth/token.js';
 import { seedBench } from '../../src/cli/seed-bench.js';
 import { openDatabase } from '../../src/db/client.js';
 import { OVERDUE_OBJECTS, runOverdueJob, type OverdueObject } from './overdue-objects.js';
 import { BENCH_JWT_SECRET, BENCH_METRICS_TOKEN, benchDatabaseUrl, ensureMigrated, intFlag, parseFlags } from './common.js';
-import { startServer, type Server } from './processes.js';
+import { listLatencies, summary } from './list-latency.js';
+import { startServer } from './processes.js';
 import { pgVersion, ROOT } from './run.js';
 
 /** The issues' targets (#26 for invoices, #53 for tasks). */
@@ -28,12 +28,9 @@ const TARGETS: Record<OverdueObject, { seconds: number; listP99Ratio: number }> 
   invoices: { seconds: 10, listP99Ratio: 2 },
   tasks: { seconds: Infinity, listP99Ratio: 1.5 },
 };
-/** Between list requests: one client paging, as the import bench times it. */
-const LIST_GAP_MS = 10;
 /** One bench account per size, so sizes never mix in one database. */
 const benchAccountName = (contacts: number) => `Overdue bench (${contacts} contacts)`;
 
-type Latencies = { requests: number; failures: number; p50: number; p99: number };
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The bench account (seeded when missing) and its owner. */
@@ -99,23 +96,7 @@ async function startJob(env: Record<string, string>) {
   };
 }
 
-/** GET `pathAndQuery` one request at a time until `done()`: each one's latency. */
-async function listLatencies(server: Server, pathAndQuery: string, token: string, done: () => boolean, into: number[] = []): Promise<number[]> {
-  while (!done()) {
-    const started = performance.now();
-    const response = await fetch(server.baseUrl + pathAndQuery, { headers: { authorization: `Bearer ${token}` } }).catch(() => null);
-    await response?.arrayBuffer();
-    into.push(response?.status === 200 ? performance.now() - started : NaN);
-    await sleep(LIST_GAP_MS);
-  }
-  return into;
-}
 
-function summary(all: number[]): Latencies {
-  const times = all.filter((t) => !Number.isNaN(t)).sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] ?? NaN;
-  return { requests: all.length, failures: all.length - times.length, p50: at(0.5), p99: at(0.99) };
-}
 
 async function main() {
   const flags = parseFlags(process.argv.slice(2), ['object', 'due', 'rounds', 'contacts', 'idle', 'batch', 'log-level']);

@@ -24,35 +24,17 @@ import { mintToken } from '../../src/auth/token.js';
 import { seedBench } from '../../src/cli/seed-bench.js';
 import { openDatabase } from '../../src/db/client.js';
 import { BENCH_JWT_SECRET, BENCH_METRICS_TOKEN, ensureMigrated, intFlag, namedBenchDatabaseUrl, parseFlags } from './common.js';
+import { listLatencies, summary } from './list-latency.js';
 import { startServer, type Server } from './processes.js';
 import { pgVersion, ROOT } from './run.js';
 
 const TARGETS = { firstStepP50Ms: 2000, runsPerSecond: 300, listP99Ratio: 1.5 };
-/** Between list requests: one client paging, as the overdue bench times it. */
-const LIST_GAP_MS = 10;
 const BATCH = 100;
 const WRITERS = 4;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-type Latencies = { requests: number; failures: number; p50: number; p99: number };
 
-function summary(all: number[]): Latencies {
-  const times = all.filter((t) => !Number.isNaN(t)).sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] ?? NaN;
-  return { requests: all.length, failures: all.length - times.length, p50: at(0.5), p99: at(0.99) };
-}
 
-/** GET `pathAndQuery` one request at a time until `done()`: each one's latency (NaN: failed). */
-async function listLatencies(server: Server, pathAndQuery: string, token: string, done: () => boolean, into: number[] = []): Promise<number[]> {
-  while (!done()) {
-    const started = performance.now();
-    const response = await fetch(server.baseUrl + pathAndQuery, { headers: { authorization: `Bearer ${token}` } }).catch(() => null);
-    await response?.arrayBuffer();
-    into.push(response?.status === 200 ? performance.now() - started : NaN);
-    await sleep(LIST_GAP_MS);
-  }
-  return into;
-}
 
 /** The other tenant (seeded when missing): an account of `contacts` contacts whose list is timed. */
 async function otherTenant(url: string, contacts: number): Promise<{ accountId: string; ownerId: string }> {
