@@ -25,6 +25,7 @@ export const INTERNAL_COLUMNS: readonly { model: string; table: string; fields: 
   { model: 'ReportSum', table: 'report_sums', fields: ['slot'] },
   // A NUMBER custom value's copy in a btree, written by triggers (docs/custom-fields.md#which-index-serves-what; NOT_EXPORTED).
   { model: 'CustomFieldNumber', table: 'custom_field_numbers', fields: ['value', 'recordId'] },
+  { model: 'CustomFieldCount', table: 'custom_field_counts', fields: ['slot'] },
 ];
 
 /** The internal fields of `model` (Prisma's names, camelCase). */

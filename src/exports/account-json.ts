@@ -82,6 +82,7 @@ export const COLLECTIONS: readonly Collection[] = DECLARED.map((c) => {
 export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   record_counts: 'derived: how many contacts, deals and invoices of each type or status the export holds (docs/scaling.md#exact-totals)',
   custom_field_numbers: "derived: the NUMBER custom values in a btree (docs/custom-fields.md#which-index-serves-what), exported in each record's custom_fields",
+  custom_field_counts: "derived: how many records hold each choice value (docs/custom-fields.md#which-index-serves-what), recomputable from each record's custom_fields",
   report_sums: 'derived: the sums the dashboard reports read (docs/decisions.md#reports), recomputable from the exported records',
   event_queue: 'transient: copies of the events the relay has yet to hand to live subscribers (docs/events.md), exported under events',
   import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",

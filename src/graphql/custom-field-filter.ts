@@ -150,12 +150,34 @@ function numberTotal(conditions: readonly Judged[], account: Prisma.Sql): Prisma
     WHERE n.account_id = ${account} AND n.object = CAST(${first.object} AS custom_field_object) AND n.key = ${first.key} AND ${Prisma.join(bounds, ' AND ')})`;
 }
 
+/** The types whose values custom_field_counts counts, one counter per value. */
+const COUNTED: readonly CustomFieldType[] = ['SELECT', 'BOOLEAN', 'MULTI_SELECT'];
+
+/**
+ * The exact total of one equality on a SELECT, BOOLEAN or MULTI_SELECT field (`eq`, or `in` on the
+ * first two, whose values no record holds twice): the sum of the values' counters in
+ * custom_field_counts (migration *_custom_field_counts keeps them in the transaction of every write),
+ * a few rows read by primary key where counting the matches read each one (1.7 s for 90,000 at a
+ * million contacts). Null for anything else: counted over the rows.
+ */
+function choiceTotal(conditions: readonly Judged[], account: Prisma.Sql): Prisma.Sql | null {
+  if (conditions.length !== 1) return null;
+  const c = conditions[0]!;
+  const other = RANGES.some((op) => c[op] !== undefined) || c.contains !== undefined || c.isSet !== undefined;
+  if (!COUNTED.includes(c.type) || c.object === undefined || other || (c.eq === undefined) === (c.in === undefined)) return null;
+  const values = [...new Set((c.eq !== undefined ? [c.eq] : c.in!).map(String))];
+  // A MULTI_SELECT record may hold several of the options: their counters' sum would count it twice.
+  if (values.length === 0 || (c.type === 'MULTI_SELECT' && values.length > 1)) return null;
+  return Prisma.sql`(SELECT coalesce(sum(k.n), 0) FROM custom_field_counts k
+    WHERE k.account_id = ${account} AND k.object = CAST(${c.object} AS custom_field_object) AND k.key = ${c.key} AND k.value IN (${Prisma.join(values)}))`;
+}
+
 /** The `customFields` entry of a collection's filter (and its page's argument), for a collection declaring `custom`. */
 export const CUSTOM_FIELDS: FilterEntry<Condition[] | null | undefined> = {
   field: (t) => t.field({ type: [CustomFieldCondition], description: "Conditions on the account's own fields, all of which hold (docs/custom-fields.md#filters)" }),
   schema: z.array(condition).max(MAX_CONDITIONS, `At most ${MAX_CONDITIONS} conditions`).nullish(),
   sql: (conditions) => (conditions as unknown as Judged[]).flatMap(conditionSql),
-  total: (conditions, account) => numberTotal(conditions as unknown as Judged[], account),
+  total: (conditions, account) => numberTotal(conditions as unknown as Judged[], account) ?? choiceTotal(conditions as unknown as Judged[], account),
   page: 'customFields',
 };
 
@@ -213,7 +235,7 @@ export async function customList<F extends object>(
   const conditions = (filter as { customFields?: Condition[] | null } | null)?.customFields;
   if (!collection.custom || (!conditions?.length && !by)) return { filter, order };
   const { custom } = await recordShapes.of(db, accountId, collection.custom);
-  // The object names the conditions' rows of custom_field_numbers (numberTotal).
+  // The object names the conditions' rows of custom_field_numbers and custom_field_counts (numberTotal, choiceTotal).
   const object = objectOf(collection.custom);
   const judged = conditions?.length ? { ...filter, customFields: judgeConditions(conditions, custom).map((c) => ({ ...c, object })) } : filter;
   if (!by) return { filter: judged as F, order };

@@ -309,6 +309,53 @@ describe('a NUMBER range and order follow every write (custom_field_numbers, doc
   });
 });
 
+describe('a choice field\'s equality total follows every write (custom_field_counts, docs/custom-fields.md#which-index-serves-what)', () => {
+  test('after creates, changes, a cleared value, a batch, trash, restore, a merge and an erasure, each value\'s total is its rows', async () => {
+    const acc = await createAccount(t);
+    await define(acc, { key: 'tier', type: 'SELECT', options: ['gold', 'silver'] });
+    await define(acc, { key: 'tags', type: 'MULTI_SELECT', options: ['a', 'b'] });
+    await define(acc, { key: 'vip', type: 'BOOLEAN' });
+    const other = await createAccount(t);
+    await define(other, { key: 'tier', type: 'SELECT', options: ['gold'] });
+    await createContact(t, other, { firstName: 'elsewhere', customFields: { tier: 'gold' } });
+    const ids: Record<string, string> = {};
+    const seed = { k1: { tier: 'gold', tags: ['a', 'b'], vip: true }, k2: { tier: 'gold', tags: ['a'] }, k3: { tier: 'silver', vip: false }, k4: { tier: 'gold' }, k5: { tags: ['b'] }, k6: { tier: 'silver' } };
+    for (const [name, customFields] of Object.entries(seed)) {
+      ids[name] = (await createContact(t, acc, { firstName: name, email: `${name}@counts.test`, customFields: customFields as never })).id;
+    }
+    const as = { as: acc.owner };
+    const ok = async (r: Promise<{ status: number; body: unknown }>, status = 200) => {
+      const answer = await r;
+      expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+    };
+    await ok(t.rest('PATCH', `/api/v1/contacts/${ids.k1}`, { body: { custom_fields: { tier: 'silver', tags: ['b'] } }, ...as }));
+    await ok(t.rest('PATCH', `/api/v1/contacts/${ids.k3}`, { body: { custom_fields: { tier: null, vip: true } }, ...as }));
+    await ok(t.rest('PATCH', `/api/v1/contacts/${ids.k6}`, { body: { first_name: 'k6' }, ...as }));
+    await ok(t.rest('POST', '/api/v1/contacts/batch', { body: { account_id: acc.id, mode: 'create', records: [{ first_name: 'k7', custom_fields: { tier: 'gold', tags: ['a', 'b'] } }, { first_name: 'k8', custom_fields: { vip: false } }] }, ...as }));
+    await ok(t.rest('DELETE', `/api/v1/contacts/${ids.k2}`, as), 204);
+    await ok(t.rest('DELETE', `/api/v1/contacts/${ids.k4}`, as), 204);
+    await ok(t.rest('POST', `/api/v1/contacts/${ids.k4}/restore`, { body: {}, ...as }));
+    await ok(t.rest('POST', `/api/v1/contacts/${ids.k6}/merge`, { body: { duplicate_ids: [ids.k1] }, ...as }));
+    const erased = await t.gql('mutation ($id: ID!) { eraseContact(id: $id) { __typename } }', { id: ids.k5 }, as);
+    expect(erased.errors).toBeUndefined();
+    // Standing now: k3 {vip: true}, k4 {tier: gold}, k6 {tier: silver, tags: [b] from the merged k1, vip: true}, k7 {gold, [a, b]}, k8 {vip: false}.
+    const expected: [string, string[]][] = [
+      ['cf.tier=gold', ['k4', 'k7']],
+      ['cf.tier=silver', ['k6']],
+      ['cf.tier=gold,silver', ['k4', 'k6', 'k7']],
+      ['cf.tags=a', ['k7']],
+      ['cf.tags=b', ['k6', 'k7']],
+      ['cf.vip=true', ['k3', 'k6']],
+      ['cf.vip=false', ['k8']],
+    ];
+    for (const [query, names] of expected) {
+      const r = await t.rest('GET', `/api/v1/contacts?account_id=${acc.id}&page_size=100&${query}`, as);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect([query, r.body.data.map((c: { first_name: string }) => c.first_name).sort(), r.body.total]).toEqual([query, names, names.length]);
+    }
+  });
+});
+
 describe('deals, companies and invoices', () => {
   test('each list filters and orders by its own fields, REST and GraphQL alike', async () => {
     const acc = await createAccount(t);
