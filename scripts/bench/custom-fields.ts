@@ -48,8 +48,8 @@ export async function ensureBenchValues(url: string, accountId: string, log: (li
     if (rowCount) return;
     const started = Date.now();
     // One statement over the whole account (minutes at 1,000,000 contacts): no statement timeout, and
-    // the tables' own triggers off meanwhile (their counters and stamps do not read custom values);
-    // custom_field_numbers is filled after it as its migration fills it.
+    // the tables' own triggers off meanwhile; custom_field_numbers and custom_field_counts, which
+    // the triggers keep from the values, are then made again for the account as their migrations make them.
     await client.query('SET statement_timeout = 0');
     await client.query('ALTER TABLE contacts DISABLE TRIGGER USER');
     const { rowCount: written } = await client.query(
@@ -64,10 +64,18 @@ export async function ensureBenchValues(url: string, accountId: string, log: (li
        WHERE c.id = s.id AND c.account_id = $1 AND s.h % 10 <> 9`,
       [accountId],
     ).finally(() => client.query('ALTER TABLE contacts ENABLE TRIGGER USER'));
+    await client.query(`DELETE FROM custom_field_numbers WHERE account_id = $1 AND object = 'CONTACT'`, [accountId]);
     await client.query(
       `INSERT INTO custom_field_numbers (account_id, object, key, value, record_id)
        SELECT r.account_id, 'CONTACT', e.key, e.value::numeric, r.id FROM contacts r CROSS JOIN LATERAL jsonb_each(r.custom_fields) e
        WHERE r.account_id = $1 AND r.custom_fields <> '{}' AND jsonb_typeof(e.value) = 'number' ON CONFLICT DO NOTHING`,
+      [accountId],
+    );
+    await client.query(`DELETE FROM custom_field_counts WHERE account_id = $1 AND object = 'CONTACT'`, [accountId]);
+    await client.query(
+      `INSERT INTO custom_field_counts (account_id, object, key, value, slot, n)
+       SELECT r.account_id, 'CONTACT', v.key, v.value, 0, count(*) FROM contacts r CROSS JOIN LATERAL custom_field_counted(r.account_id, 'CONTACT', r.custom_fields) v
+       WHERE r.account_id = $1 AND r.custom_fields <> '{}' GROUP BY r.account_id, v.key, v.value`,
       [accountId],
     );
     log(`dataset: 20 custom values on ${written} contacts in ${((Date.now() - started) / 1000).toFixed(0)} s; vacuuming`);
