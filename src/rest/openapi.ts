@@ -42,6 +42,7 @@ const STATUS_TEXT: Record<number, string> = {
   201: 'Created',
   202: 'Accepted: the import is stored and QUEUED; `Location` is where to follow it',
   204: 'Deleted; no body',
+  304: '`If-None-Match` names the record\'s current version: nothing changed since that read; no body',
   400: 'Invalid input: `details` maps each failing field to its messages (a missing one reads `Required`)',
   401: 'No valid session token or API key (unknown, revoked or expired)',
   403: 'Not the owner or a team member of the account (the same answer whether or not the account exists; for an API key: not its account), an API key without the operation\'s scope, or a cookie-authenticated request that changes state (a POST, or an export) sent from another site',
@@ -72,6 +73,14 @@ const REPLAYED = {
   description: '`true` on an answer given back for a retry with the same Idempotency-Key and payload (docs/rest.md#idempotency)',
   required: false,
   schema: { type: 'string', enum: ['true'] },
+};
+/** Read on a GET of a versioned record only (src/rest/answers/record.ts). */
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'An `ETag` of this record (or `*`): when it is still the current version, 304 without a body',
+  schema: { type: 'string' },
 };
 const IF_MATCH = {
   name: 'If-Match',
@@ -342,6 +351,7 @@ function describeRoute(route: Route, named: Named): JsonSchema {
     ...(route.input === 'query-with-file' ? [{ ...X_FILE_NAME, schema: doc.rules ? nonNullInput(GraphQLString, zodField(doc.rules, 'fileName')) : X_FILE_NAME.schema }] : []),
     ...(idempotent ? [IDEMPOTENCY_KEY] : []),
     ...(route.ifMatch ? [IF_MATCH] : []),
+    ...(conditionalGet(route) ? [IF_NONE_MATCH] : []),
   ];
 
   const body = route.input === 'query' ? undefined : route.input === 'query-with-file' ? FILE_BODY : route.variants ? variantsBody(route) : requestBody(route, variables.filter((d) => !inPath(d)), root, field, doc);
@@ -364,6 +374,7 @@ function describeRoute(route: Route, named: Named): JsonSchema {
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: {
+      ...(conditionalGet(route) ? { 304: { description: STATUS_TEXT[304], headers: headers(['ETag', ...(limit ? LIMITED : [])]) } } : {}),
       ...byName(success(route.answer, withReceipt(answerSchema(field.type, root.selectionSet, fragments, named), operation.operation === 'mutation' ? answerReadScope(field) : undefined, named), limit !== undefined, named), `${operation.name!.value}Response`, named),
       ...errorResponses(route, { ...rules, idempotent }, limit !== undefined, exampleField),
     },
@@ -372,6 +383,9 @@ function describeRoute(route: Route, named: Named): JsonSchema {
     ...(route.extension ? { 'x-contract-extension': true } : {}),
   };
 }
+
+/** A GET answering a versioned record: it takes If-None-Match and may answer 304. */
+const conditionalGet = (route: Route) => route.method === 'GET' && route.answer.kind === 'record' && !route.answer.unversioned;
 
 /**
  * A write's record, or what a key without the record's read scope reads of it (docs/decisions.md

@@ -30,6 +30,23 @@ describe('GET /api/v1/contacts/{id}', () => {
     expect(r.headers.get('etag')).toBe(`"${c.updatedAt.toISOString()}"`);
   });
 
+  test('If-None-Match naming the current version (or *) is a 304 without a body; an older one reads the record', async () => {
+    const c = await createContact(t, acc);
+    const path = `/api/v1/contacts/${c.id}`;
+    const etag = (await t.rest('GET', path, { as: acc.member })).headers.get('etag')!;
+    for (const held of [etag, `W/${etag}`, `"2000-01-01T00:00:00.000Z", ${etag}`, '*']) {
+      const r = await t.rest('GET', path, { as: acc.member, headers: { 'if-none-match': held } });
+      expect([held, r.status, r.text ?? '']).toEqual([held, 304, '']);
+      expect(r.headers.get('etag')).toBe(held.startsWith('W/') ? `W/${etag}` : etag);
+    }
+    expect((await t.rest('PATCH', path, { body: { first_name: 'Changed' }, as: acc.member })).status).toBe(200);
+    const changed = await t.rest('GET', path, { as: acc.member, headers: { 'if-none-match': etag } });
+    expect([changed.status, changed.body.data.first_name]).toEqual([200, 'Changed']);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    const outsider = await t.rest('GET', path, { as: await createUser(t), headers: { 'if-none-match': '*' } });
+    expect(answer(outsider)).toEqual(NOT_FOUND);
+  });
+
   test('unknown, another account\'s, or asked by an outsider: the same 404', async () => {
     const other = await createAccount(t);
     const theirs = await createContact(t, other);
