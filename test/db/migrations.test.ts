@@ -108,6 +108,34 @@ async function exactCountersAndReports(db: Database): Promise<string[]> {
   return [...counts.rows, ...reports.rows];
 }
 
+/**
+ * custom_field_counts' sums per account, object, key and value (non-zero), and the same counted from
+ * the rows' custom_fields by the definitions' types here, each as sorted "account object key value n".
+ */
+async function choiceCountsAndRows(db: Database): Promise<{ counts: string[]; rows: string[] }> {
+  const counts = await db.prisma.$queryRawUnsafe<{ line: string }[]>(
+    `SELECT concat_ws(' ', account_id, object, key, value, sum(n)) AS line FROM custom_field_counts GROUP BY account_id, object, key, value HAVING sum(n) <> 0`,
+  );
+  const definitions = await db.prisma.$queryRawUnsafe<{ account_id: string; object: string; key: string; type: string }[]>(
+    `SELECT account_id::text, object::text, key, type::text FROM custom_field_definitions WHERE type IN ('SELECT', 'MULTI_SELECT', 'BOOLEAN')`,
+  );
+  const records = await db.prisma.$queryRawUnsafe<{ account_id: string; object: string; fields: Record<string, unknown> }[]>(
+    `SELECT account_id::text, 'CONTACT' AS object, custom_fields AS fields FROM contacts UNION ALL SELECT account_id::text, 'COMPANY', custom_fields FROM companies
+     UNION ALL SELECT account_id::text, 'DEAL', custom_fields FROM deals UNION ALL SELECT account_id::text, 'INVOICE', custom_fields FROM invoices`,
+  );
+  const tally = new Map<string, number>();
+  for (const r of records) {
+    for (const [key, value] of Object.entries(r.fields)) {
+      if (!definitions.some((d) => d.account_id === r.account_id && d.object === r.object && d.key === key)) continue;
+      for (const one of Array.isArray(value) ? value : [value]) {
+        const line = `${r.account_id} ${r.object} ${key} ${String(one)}`;
+        tally.set(line, (tally.get(line) ?? 0) + 1);
+      }
+    }
+  }
+  return { counts: counts.map((c) => c.line).sort(), rows: [...tally].map(([line, n]) => `${line} ${n}`).sort() };
+}
+
 const tableExists = async (db: Database, table: string) =>
   (await db.prisma.$queryRawUnsafe<{ t: string | null }[]>(`SELECT to_regclass('${table}')::text AS t`))[0]?.t !== null;
 
@@ -341,6 +369,41 @@ CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END; $$
       await db.prisma.note.deleteMany({});
       await db.prisma.company.deleteMany({ where: { name: 'Co1' } });
       expect(await exact()).not.toEqual(changed);
+    });
+  });
+
+  it("the custom-field counts' migration counts the choice values held before it, and its triggers every change after", async () => {
+    await justBefore('_custom_field_counts', async (db, applyIt, counts) => {
+      const owner = await db.prisma.user.create({ data: { id: randomUUID() } });
+      const [a, b] = await Promise.all(['A', 'B'].map((name) => accountBefore(db, name, owner.id)));
+      const define = (accountId: string, object: string, key: string, type: string) =>
+        db.prisma.$executeRawUnsafe(
+          `INSERT INTO custom_field_definitions (id, account_id, object, key, label, type, options) VALUES (gen_random_uuid(), $1::uuid, $2::custom_field_object, $3, $3, $4::custom_field_type, '{}')`,
+          accountId, object, key, type,
+        );
+      for (const [key, type] of [['tier', 'SELECT'], ['tags', 'MULTI_SELECT'], ['vip', 'BOOLEAN'], ['note', 'TEXT']]) await define(a!.id, 'CONTACT', key!, type!);
+      await define(b!.id, 'CONTACT', 'tier', 'SELECT');
+      await define(a!.id, 'COMPANY', 'size', 'SELECT');
+      const contact = (accountId: string, fields: object) =>
+        db.prisma.$queryRawUnsafe<{ id: string }[]>(`INSERT INTO contacts (id, account_id, first_name, custom_fields) VALUES (gen_random_uuid(), $1::uuid, 'C', $2::jsonb) RETURNING id::text AS id`, accountId, JSON.stringify(fields));
+      const [gold] = await contact(a!.id, { tier: 'gold', tags: ['x', 'y'], vip: true, note: 'hello' });
+      await contact(a!.id, { tier: 'gold', vip: false });
+      await contact(a!.id, { tags: ['y'] });
+      await contact(b!.id, { tier: 'gold' });
+      await db.prisma.$executeRawUnsafe(`INSERT INTO companies (id, account_id, name, custom_fields) VALUES (gen_random_uuid(), $1::uuid, 'Co', '{"size": "small"}')`, a!.id);
+
+      expect(await applyIt()).toEqual([counts]);
+      const backfilled = await choiceCountsAndRows(db);
+      expect(backfilled.rows).toContain(`${a!.id} CONTACT tags y 2`);
+      expect(backfilled.rows).not.toContainEqual(expect.stringContaining(' note ')); // a TEXT value is not counted
+      expect(backfilled.counts).toEqual(backfilled.rows);
+
+      await db.prisma.$executeRawUnsafe(`UPDATE contacts SET custom_fields = '{"tier": "silver", "tags": ["y"]}' WHERE id = $1::uuid`, gold!.id);
+      await db.prisma.$executeRawUnsafe(`DELETE FROM contacts WHERE account_id = $1::uuid AND custom_fields = '{"tags": ["y"]}'::jsonb AND id <> $2::uuid`, a!.id, gold!.id);
+      await contact(b!.id, { tier: 'gold' });
+      const after = await choiceCountsAndRows(db);
+      expect(after.rows).not.toEqual(backfilled.rows);
+      expect(after.counts).toEqual(after.rows);
     });
   });
 
