@@ -23,7 +23,6 @@ export const NO_OPTIONS = 'Only SELECT and MULTI_SELECT fields take options';
 export const OPTION_IN_USE = (options: string[]) => `Cannot remove ${options.map((o) => `"${o}"`).join(', ')}: records hold it; change them first`;
 
 const MODEL_OF: Record<CustomFieldObject, string> = { CONTACT: 'Contact', DEAL: 'Deal', COMPANY: 'Company', INVOICE: 'Invoice' };
-const TABLE_OF: Record<CustomFieldObject, string> = { CONTACT: 'contacts', DEAL: 'deals', COMPANY: 'companies', INVOICE: 'invoices' };
 const WITH_OPTIONS = new Set<CustomFieldType>([CustomFieldType.SELECT, CustomFieldType.MULTI_SELECT]);
 
 /** The record's own names in REST's spelling (`first_name`, `id`, `contact_id`, `custom_fields`): no key may take one. */
@@ -96,14 +95,19 @@ export async function createCustomField(tx: Prisma.TransactionClient, { accountI
   });
 }
 
-/** The options no longer offered that a record of the account still holds (SELECT: the value; MULTI_SELECT: one of its values). */
+/**
+ * The options no longer offered that a record of the account still holds (SELECT: the value;
+ * MULTI_SELECT: one of its values): those whose counters in custom_field_counts sum above zero, a
+ * few rows by primary key where reading every record of the account took seconds at a million
+ * (docs/custom-fields.md#which-index-serves-what). The counters are kept in the writes' own
+ * transactions, so the sum is what this transaction's snapshot holds, as a read of the records was.
+ */
 async function optionsInUse(tx: Prisma.TransactionClient, field: CustomField, removed: string[]): Promise<string[]> {
   if (removed.length === 0) return [];
-  const table = Prisma.raw(`"${TABLE_OF[field.object]}"`);
-  const values = field.type === CustomFieldType.MULTI_SELECT ? Prisma.sql`jsonb_array_elements_text(CASE WHEN jsonb_typeof(t.custom_fields -> ${field.key}) = 'array' THEN t.custom_fields -> ${field.key} END)` : Prisma.sql`(SELECT t.custom_fields ->> ${field.key})`;
   const rows = await tx.$queryRaw<{ option: string }[]>`
-    SELECT DISTINCT v.option FROM ${table} t CROSS JOIN LATERAL ${values} AS v(option)
-     WHERE t.account_id = ${field.accountId}::uuid AND t.custom_fields ? ${field.key} AND v.option = ANY (${removed}::text[])`;
+    SELECT value AS option FROM custom_field_counts
+     WHERE account_id = ${field.accountId}::uuid AND object = ${field.object}::custom_field_object AND key = ${field.key} AND value = ANY (${removed}::text[])
+     GROUP BY value HAVING sum(n) > 0`;
   return rows.map((row) => row.option).sort();
 }
 

@@ -95,17 +95,21 @@ describe('definitions', () => {
     await define(acc, { key: 'extra' });
   });
 
-  test('removing an option a record holds is CONFLICT; an option no record holds goes', async () => {
+  test('removing an option a record holds is CONFLICT; an option no record holds (any more) goes', async () => {
     const acc = await createAccount(t);
     const tier = await define(acc, { key: 'tier', type: 'SELECT', options: ['gold', 'silver', 'bronze'] });
     const tags = await define(acc, { key: 'tags', type: 'MULTI_SELECT', options: ['a', 'b'] });
-    await createContact(t, acc, { customFields: { tier: 'gold', tags: ['b'] } });
+    const holder = await createContact(t, acc, { customFields: { tier: 'gold', tags: ['b'] } });
     const refused = await t.gql(UPDATE, { id: tier.id, input: { options: ['silver'] } }, { as: acc.owner });
     expect(problem(refused).code).toBe('CONFLICT');
     expect(errorOf(refused).message).toBe('Cannot remove "gold": records hold it; change them first');
     expect(problem(await t.gql(UPDATE, { id: tags.id, input: { options: ['a'] } }, { as: acc.owner })).code).toBe('CONFLICT');
     const kept = await t.gql(UPDATE, { id: tier.id, input: { options: ['gold', 'platinum'] } }, { as: acc.owner });
     expect(kept.data.updateCustomField.options).toEqual(['gold', 'platinum']);
+    // Once no record holds them (the holder changed), both options go.
+    expect((await t.rest('PATCH', `/api/v1/contacts/${holder.id}`, { body: { custom_fields: { tier: 'platinum', tags: ['a'] } }, as: acc.owner })).status).toBe(200);
+    expect((await t.gql(UPDATE, { id: tier.id, input: { options: ['platinum'] } }, { as: acc.owner })).data.updateCustomField.options).toEqual(['platinum']);
+    expect((await t.gql(UPDATE, { id: tags.id, input: { options: ['a'] } }, { as: acc.owner })).data.updateCustomField.options).toEqual(['a']);
   });
 });
 
