@@ -54,12 +54,14 @@ export async function runDueWorkflows(db: PrismaClient, options: RunnerOptions):
   const now = new Date(clock.now());
   const batch = options.batch ?? RUN_BATCH;
   // The lease keeps the run from other instances while this one works it; a crash frees it when it passes.
+  // The claimed rows are found again by ctid (as the events worker's steps: src/events/worker.ts): a
+  // join back by key, planned on statistics of a table still small, read the whole primary key once a
+  // claim (6.5 s a claim during a burst; BENCHMARKS.md "Workflows").
   const claimed = await db.$queryRaw<Claimed[]>`
-    UPDATE workflow_runs r SET due_at = ${new Date(now.getTime() + options.leaseMs)}::timestamptz
-    FROM (SELECT account_id, id FROM workflow_runs WHERE status IN ('pending', 'running', 'waiting') AND due_at <= ${now}::timestamptz
-          ORDER BY due_at LIMIT ${batch} FOR UPDATE SKIP LOCKED) due
-    WHERE r.account_id = due.account_id AND r.id = due.id
-    RETURNING r.account_id::text, r.id::text, r.workflow_id::text, r.event_id::text, r.status, r.depth, r.next_step, r.steps, r.resume_at`;
+    UPDATE workflow_runs SET due_at = ${new Date(now.getTime() + options.leaseMs)}::timestamptz
+    WHERE ctid = ANY(ARRAY(SELECT ctid FROM workflow_runs WHERE status IN ('pending', 'running', 'waiting') AND due_at <= ${now}::timestamptz
+                           ORDER BY due_at LIMIT ${batch} FOR UPDATE SKIP LOCKED))
+    RETURNING account_id::text, id::text, workflow_id::text, event_id::text, status, depth, next_step, steps, resume_at`;
   if (!claimed.length) return false;
   // The claimed runs' workflows and events, once for the batch, not once a run.
   const accounts = [...new Set(claimed.map((r) => r.account_id))];
@@ -134,7 +136,7 @@ async function stepTogether(db: PrismaClient, chunk: Live[], options: RunnerOpti
     try {
       moved = await stepOnce(db, going, options);
     } catch (err) {
-      options.log.debug({ err, runs: going.length }, 'workflow runs: a step of the chunk failed; its runs are taken one by one');
+      options.log.warn({ err, runs: going.length }, 'workflow runs: a step of the chunk failed; its runs are taken one by one');
       for (const { run, workflow, event } of going) {
         await advance(db, run, workflow, event, options).catch((err: unknown) =>
           options.log.error({ err, runId: run.id }, 'workflow run: a step could not be recorded; retried after its lease'),
