@@ -4,11 +4,13 @@ import { z } from 'zod';
 import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import type { Note, Prisma } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
-import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { createRuleOf } from '../model/field-spec.js';
 import { NOTE_FIELDS } from './note.model.js';
-import { targetless, targetProblems, TARGET_FIELDS } from '../links/targets.js';
+import { targetless, targetProblems, targetProblemsOfMany, TARGET_FIELDS } from '../links/targets.js';
+import { emitMany } from '../events/emit.js';
+import { uuidv7 } from '../events/ids.js';
 import type { RecordKey } from '../db/client.js';
 
 /** The targets of a row, read to judge an update that clears some. */
@@ -51,6 +53,32 @@ export async function createNote(tx: Prisma.TransactionClient, input: CreateNote
   const row = await tx.note.create({ ...withColumns('Note', query), data: { ...input, authorId } });
   await emitRow(tx, 'note.created', 'Note', actor, row);
   return row;
+}
+
+/** The links of many inputs, one query: the first input refused is refused as assertLinks would. */
+export async function assertLinksOfMany(db: Prisma.TransactionClient, inputs: ({ accountId: string } & Record<string, unknown>)[]) {
+  const refused = (await targetProblemsOfMany(db, inputs)).find((details) => Object.keys(details).length);
+  if (refused) throw badInput(refused);
+}
+
+/**
+ * createNote for many at once (a burst of workflow runs' add_note steps: docs/workflows.md#runs):
+ * the same rules and `note.created` events, in three statements whatever the count (the links, the
+ * rows, the events). Any input refused refuses them all.
+ */
+export async function createNotes(tx: Prisma.TransactionClient, items: { input: CreateNoteInput; actor: Actor }[]): Promise<Note[]> {
+  if (!items.length) return [];
+  for (const { input } of items) {
+    const missing = targetless(input);
+    if (Object.keys(missing).length) throw badInput(missing);
+  }
+  await assertLinksOfMany(tx, items.map((i) => i.input));
+  // Ids made here (time-ordered, as uuid(7)) so each row is matched to its item whatever order RETURNING gives.
+  const data = items.map(({ input }) => ({ ...input, id: uuidv7(), authorId: null }));
+  const byId = new Map((await tx.note.createManyAndReturn({ data })).map((row) => [row.id, row]));
+  const rows = data.map((d) => byId.get(d.id)!);
+  await emitMany(tx, rows.map((row, k) => ({ type: 'note.created', accountId: row.accountId, actor: items[k]!.actor, object: columnsIn('Note', row) })));
+  return rows;
 }
 
 export async function updateNote(tx: Prisma.TransactionClient, note: RecordKey, args: UpdateNoteArgs, query: Query, actor: Actor) {

@@ -5,11 +5,12 @@ import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs }
 import type { Prisma, Task } from '../generated/prisma/client.js';
 import { notFound, MESSAGES } from '../errors.js';
 import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
-import { emit } from '../events/emit.js';
+import { emit, emitMany } from '../events/emit.js';
+import { uuidv7 } from '../events/ids.js';
 import type { Actor } from '../events/types.js';
 import { createRuleOf } from '../model/field-spec.js';
 import { TASK_FIELDS } from './task.model.js';
-import { assertLinks } from './note.service.js';
+import { assertLinks, assertLinksOfMany } from './note.service.js';
 import type { RecordKey } from '../db/client.js';
 
 /** The single create's rules, from the model: the account, then each field as task.model.ts writes it. */
@@ -29,6 +30,21 @@ export async function createTask(tx: Prisma.TransactionClient, input: CreateTask
   const row = await tx.task.create({ ...withColumns('Task', query), data: input });
   await emitRow(tx, 'task.created', 'Task', actor, row);
   return row;
+}
+
+/**
+ * createTask for many at once (a burst of workflow runs' create_task steps: docs/workflows.md#runs):
+ * the same rules and `task.created` events in three statements whatever the count. Any input
+ * refused refuses them all.
+ */
+export async function createTasks(tx: Prisma.TransactionClient, items: { input: CreateTaskInput; actor: Actor }[]): Promise<Task[]> {
+  if (!items.length) return [];
+  await assertLinksOfMany(tx, items.map((i) => i.input));
+  const data = items.map(({ input }) => ({ ...input, id: uuidv7() }));
+  const byId = new Map((await tx.task.createManyAndReturn({ data })).map((row) => [row.id, row]));
+  const rows = data.map((d) => byId.get(d.id)!);
+  await emitMany(tx, rows.map((row, k) => ({ type: 'task.created', accountId: row.accountId, actor: items[k]!.actor, object: columnsIn('Task', row) })));
+  return rows;
 }
 
 export async function updateTask(tx: Prisma.TransactionClient, task: RecordKey, args: UpdateTaskArgs, query: Query, actor: Actor) {

@@ -33,6 +33,32 @@ export async function targetProblems(db: Prisma.TransactionClient, accountId: st
   return details;
 }
 
+/**
+ * targetProblems for many inputs at once (a workflow run's burst of notes or tasks), each of its own
+ * account: the same judgement, one query for all, each input's problems in its place.
+ */
+export async function targetProblemsOfMany(db: Prisma.TransactionClient, refs: ({ accountId: string } & Record<string, unknown>)[]): Promise<ErrorDetails[]> {
+  if (!refs.length) return [];
+  const column = (field: string) => refs.map((r) => idOf(r[field]));
+  const rows = await db.$queryRaw<{ contact: boolean; deal: boolean; company: boolean; assignee: boolean }[]>`
+    SELECT (t.c IS NULL OR EXISTS (SELECT 1 FROM contacts WHERE account_id = t.a AND id = t.c)) AS contact,
+           (t.d IS NULL OR EXISTS (SELECT 1 FROM deals WHERE account_id = t.a AND id = t.d)) AS deal,
+           (t.co IS NULL OR EXISTS (SELECT 1 FROM companies WHERE account_id = t.a AND id = t.co)) AS company,
+           (t.u IS NULL OR EXISTS (SELECT 1 FROM accounts WHERE id = t.a AND owner_id = t.u)
+                        OR EXISTS (SELECT 1 FROM team_members WHERE account_id = t.a AND user_id = t.u)) AS assignee
+    FROM unnest(${refs.map((r) => r.accountId)}::uuid[], ${column('contactId')}::uuid[], ${column('dealId')}::uuid[], ${column('companyId')}::uuid[], ${column('assigneeId')}::uuid[])
+      WITH ORDINALITY AS t (a, c, d, co, u, n)
+    ORDER BY t.n`;
+  return rows.map((row) => {
+    const details: ErrorDetails = {};
+    if (!row.contact) details.contactId = [NOT_IN_ACCOUNT];
+    if (!row.deal) details.dealId = [NOT_IN_ACCOUNT];
+    if (!row.company) details.companyId = [NOT_IN_ACCOUNT];
+    if (!row.assignee) details.assigneeId = [NOT_A_MEMBER];
+    return details;
+  });
+}
+
 /** An input (create) or a row after its update (the row's targets with the input's over them) with no target: the 400 naming all three. */
 export function targetless(targets: Partial<Record<TargetField, string | null | undefined>>): ErrorDetails {
   return TARGET_FIELDS.some((f) => targets[f]) ? {} : Object.fromEntries(TARGET_FIELDS.map((f) => [f, [NEEDS_A_TARGET]]));

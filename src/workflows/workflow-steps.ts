@@ -11,8 +11,8 @@ import { eventId } from '../events/ids.js';
 import type { Actor } from '../events/types.js';
 import type { Envelope } from '../events/envelope.js';
 import { escapeHtml } from '../forms/form-page.js';
-import { createTask, createTaskInput } from '../activities/task.service.js';
-import { createNote, createNoteInput } from '../activities/note.service.js';
+import { createTask, createTaskInput, createTasks, type CreateTaskInput } from '../activities/task.service.js';
+import { createNote, createNoteInput, createNotes, type CreateNoteInput } from '../activities/note.service.js';
 import { updateContact, updateContactInput } from '../contacts/contact.service.js';
 import { setDealStatus, updateDeal, updateDealInput } from '../deals/deal.service.js';
 import { updateCompany, updateCompanyInput } from '../companies/company.service.js';
@@ -56,35 +56,70 @@ export type StepContext = {
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** The run's subject as it stands now. */
-export async function loadSubject(tx: Tx, accountId: string, event: Envelope): Promise<Subject> {
+type Target = { kind: Subject['kind']; id: string | null };
+
+/** The record an event's run acts on, by its type and object. */
+function targetOf(event: Envelope): Target {
   const type = event.type;
   const kind = type.slice(0, type.indexOf('.'));
   const object = ((event.data as Data).object ?? {}) as Record<string, unknown>;
-  let target: { kind: Subject['kind']; id: string | null } = { kind: null, id: null };
-  if (kind === 'contact' || kind === 'deal' || kind === 'company' || kind === 'invoice') target = { kind, id: str(object.id) };
-  else if (type === 'form.submitted') target = { kind: 'contact', id: str(object.contact_id) };
-  else if (kind === 'task' || kind === 'note') {
+  if (kind === 'contact' || kind === 'deal' || kind === 'company' || kind === 'invoice') return { kind, id: str(object.id) };
+  if (type === 'form.submitted') return { kind: 'contact', id: str(object.contact_id) };
+  if (kind === 'task' || kind === 'note') {
     const first = (['contact', 'deal', 'company'] as const).find((k) => str(object[`${k}_id`]));
-    if (first) target = { kind: first, id: str(object[`${first}_id`]) };
+    if (first) return { kind: first, id: str(object[`${first}_id`]) };
   }
-  const empty = { contactId: null, dealId: null, companyId: null };
-  if (!target.kind || !target.id) return { ...target, exists: false, links: empty, ownerId: null, contactId: null, contactEmail: null };
-  const where = { accountId, id: target.id };
-  let row: { ownerId?: string | null; contactId?: string | null; email?: string | null; companyId?: string | null } | null = null;
-  if (target.kind === 'contact') row = await tx.contact.findFirst({ where, select: { ownerId: true, email: true, companyId: true } });
-  if (target.kind === 'deal') row = await tx.deal.findFirst({ where, select: { ownerId: true, contactId: true } });
-  if (target.kind === 'company') row = await tx.company.findFirst({ where, select: { ownerId: true } });
-  if (target.kind === 'invoice') row = await tx.invoice.findFirst({ where, select: { contactId: true } });
-  if (!row) return { ...target, exists: false, links: empty, ownerId: null, contactId: null, contactEmail: null };
-  const contactId = target.kind === 'contact' ? target.id : (row.contactId ?? null);
-  const links = {
-    contactId: target.kind === 'invoice' ? contactId : target.kind === 'contact' ? target.id : null,
-    dealId: target.kind === 'deal' ? target.id : null,
-    companyId: target.kind === 'company' ? target.id : null,
+  return { kind: null, id: null };
+}
+
+/** The run's subject as it stands now. */
+export async function loadSubject(tx: Tx, accountId: string, event: Envelope): Promise<Subject> {
+  return (await loadSubjects(tx, [{ accountId, event }]))[0]!;
+}
+
+type SubjectRow = { id: string; accountId: string; ownerId?: string | null; contactId?: string | null; email?: string | null };
+
+/**
+ * The subjects of many runs as they stand now (a claimed batch's steps, worked together): one read
+ * per kind of record among them, and one for the e-mails of deals' and invoices' contacts.
+ */
+export async function loadSubjects(tx: Tx, items: { accountId: string; event: Envelope }[]): Promise<Subject[]> {
+  const targets = items.map(({ event }) => targetOf(event));
+  const ids = (kind: Subject['kind']) => [...new Set(targets.flatMap((t) => (t.kind === kind && t.id ? [t.id] : [])))];
+  const read = async (kind: Subject['kind'], find: (ids: string[]) => Promise<SubjectRow[]>) => {
+    const wanted = ids(kind);
+    return wanted.length ? find(wanted) : [];
   };
-  const contactEmail = target.kind === 'contact' ? (row.email ?? null) : contactId ? ((await tx.contact.findFirst({ where: { accountId, id: contactId }, select: { email: true } }))?.email ?? null) : null;
-  return { ...target, exists: true, links, ownerId: row.ownerId ?? null, contactId, contactEmail };
+  const rows = [
+    ...(await read('contact', (id) => tx.contact.findMany({ where: { id: { in: id } }, select: { id: true, accountId: true, ownerId: true, email: true } }))).map((r) => ['contact', r] as const),
+    ...(await read('deal', (id) => tx.deal.findMany({ where: { id: { in: id } }, select: { id: true, accountId: true, ownerId: true, contactId: true } }))).map((r) => ['deal', r] as const),
+    ...(await read('company', (id) => tx.company.findMany({ where: { id: { in: id } }, select: { id: true, accountId: true, ownerId: true } }))).map((r) => ['company', r] as const),
+    ...(await read('invoice', (id) => tx.invoice.findMany({ where: { id: { in: id } }, select: { id: true, accountId: true, contactId: true } }))).map((r) => ['invoice', r] as const),
+  ];
+  const found = new Map(rows.map(([kind, row]) => [`${kind}:${row.accountId}:${row.id}`, row]));
+  const rowOf = (accountId: string, t: Target) => (t.kind && t.id ? found.get(`${t.kind}:${accountId}:${t.id}`) : undefined);
+  // The e-mails of the deals' and invoices' contacts, read once for all.
+  const others = [...new Set(items.flatMap(({ accountId }, i) => {
+    const row = rowOf(accountId, targets[i]!);
+    return targets[i]!.kind !== 'contact' && row?.contactId ? [row.contactId] : [];
+  }))];
+  const emails = new Map(
+    others.length ? (await tx.contact.findMany({ where: { id: { in: others } }, select: { id: true, accountId: true, email: true } })).map((c) => [`${c.accountId}:${c.id}`, c.email]) : [],
+  );
+  const empty = { contactId: null, dealId: null, companyId: null };
+  return items.map(({ accountId }, i) => {
+    const target = targets[i]!;
+    const row = rowOf(accountId, target);
+    if (!target.kind || !target.id || !row) return { ...target, exists: false, links: empty, ownerId: null, contactId: null, contactEmail: null };
+    const contactId = target.kind === 'contact' ? target.id : (row.contactId ?? null);
+    const links = {
+      contactId: target.kind === 'invoice' ? contactId : target.kind === 'contact' ? target.id : null,
+      dealId: target.kind === 'deal' ? target.id : null,
+      companyId: target.kind === 'company' ? target.id : null,
+    };
+    const contactEmail = target.kind === 'contact' ? (row.email ?? null) : contactId ? (emails.get(`${accountId}:${contactId}`) ?? null) : null;
+    return { ...target, exists: true, links, ownerId: row.ownerId ?? null, contactId, contactEmail };
+  });
 }
 
 /** The owner, while still the account's owner or member (a member removed owns nothing a workflow acts on). */
@@ -110,7 +145,14 @@ const NO_RECORD = 'Nothing to act on: the record is gone or the event names none
  * One step: what it would do (`result`), and `apply` to do it in `tx`, which answers what it did.
  * Throws Skip when the step has nothing to act on.
  */
-export async function plan(tx: Tx, action: Action, ctx: StepContext): Promise<{ result: Record<string, unknown>; apply?: () => Promise<Record<string, unknown>> }> {
+export type Planned = {
+  result: Record<string, unknown>;
+  apply?: () => Promise<Record<string, unknown>>;
+  /** A note or task to create: applyAll makes those of many steps with one createNotes / createTasks. */
+  create?: { kind: 'note'; input: () => CreateNoteInput } | { kind: 'task'; input: () => CreateTaskInput };
+};
+
+export async function plan(tx: Tx, action: Action, ctx: StepContext): Promise<Planned> {
   const p = action.params;
   const data = ctx.event.data as Data;
   const text = (name: string) => (typeof p[name] === 'string' ? render(p[name] as string, data, ctx.values) : null);
@@ -127,13 +169,13 @@ export async function plan(tx: Tx, action: Action, ctx: StepContext): Promise<{ 
       const links = subject.exists ? subject.links : { contactId: null, dealId: null, companyId: null };
       const input = { accountId: ctx.accountId, title: text('title'), notes: text('notes'), dueAt: due, assigneeId, ...links };
       const result = { title: input.title, notes: input.notes, due_at: due?.toISOString() ?? null, assignee_id: assigneeId, contact_id: links.contactId, deal_id: links.dealId, company_id: links.companyId };
-      return { result, apply: async () => ({ ...result, task_id: (await createTask(tx, checked(createTaskInput, input), ctx.actor)).id }) };
+      return { result, apply: async () => ({ ...result, task_id: (await createTask(tx, checked(createTaskInput, input), ctx.actor)).id }), create: { kind: 'task', input: () => checked(createTaskInput, input) } };
     }
     case 'add_note': {
       if (!subject.exists || !(subject.links.contactId || subject.links.dealId || subject.links.companyId)) throw new Skip(NO_RECORD);
       const input = { accountId: ctx.accountId, body: text('body'), ...subject.links };
       const result = { body: input.body, contact_id: input.contactId, deal_id: input.dealId, company_id: input.companyId };
-      return { result, apply: async () => ({ ...result, note_id: (await createNote(tx, checked(createNoteInput, input), null, ctx.actor)).id }) };
+      return { result, apply: async () => ({ ...result, note_id: (await createNote(tx, checked(createNoteInput, input), null, ctx.actor)).id }), create: { kind: 'note', input: () => checked(createNoteInput, input) } };
     }
     case 'update_record': {
       // `record: "contact"`: the record's contact instead (a won deal makes its contact a client).
@@ -180,6 +222,27 @@ export async function plan(tx: Tx, action: Action, ctx: StepContext): Promise<{ 
       return { result: { resume_at: new Date(ctx.now + minutes * 60_000).toISOString() } };
     }
   }
+}
+
+/**
+ * Many runs' planned steps done in `tx` (docs/workflows.md#runs): their notes with one createNotes,
+ * their tasks with one createTasks (each the record's own create: its rules and events), any other
+ * step by its own apply, one after another. Answers each step's result, in order.
+ */
+export async function applyAll(tx: Tx, steps: { planned: Planned; actor: Actor }[]): Promise<Record<string, unknown>[]> {
+  const results: Record<string, unknown>[] = steps.map((s) => s.planned.result);
+  const notes: number[] = [];
+  const tasks: number[] = [];
+  for (const [i, { planned }] of steps.entries()) {
+    if (planned.create?.kind === 'note') notes.push(i);
+    else if (planned.create?.kind === 'task') tasks.push(i);
+    else if (planned.apply) results[i] = await planned.apply();
+  }
+  const made = await createNotes(tx, notes.map((i) => ({ input: (steps[i]!.planned.create as { input: () => CreateNoteInput }).input(), actor: steps[i]!.actor })));
+  notes.forEach((i, k) => (results[i] = { ...results[i], note_id: made[k]!.id }));
+  const assigned = await createTasks(tx, tasks.map((i) => ({ input: (steps[i]!.planned.create as { input: () => CreateTaskInput }).input(), actor: steps[i]!.actor })));
+  tasks.forEach((i, k) => (results[i] = { ...results[i], task_id: assigned[k]!.id }));
+  return results;
 }
 
 /** A rule's refusal of a step's values is the step's error, never retried into success. */

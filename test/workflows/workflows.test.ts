@@ -296,12 +296,15 @@ describe('runs', { timeout: 120_000 }, () => {
     const acc = await createAccount(t);
     const { id } = await workflow(acc, { trigger: { event: 'contact.created' }, actions: [{ type: 'add_note', params: { body: 'one' } }, { type: 'add_note', params: { body: 'two' } }] });
     const contact = await createContact(t, acc, { firstName: 'C' });
-    const event = await t.db.event.create({ data: { accountId: acc.id, type: 'contact.created', actorType: 'user', actorId: acc.member.id, subjectId: contact.id, contactId: contact.id, data: { object: { id: contact.id, first_name: 'C' } } } });
     // As an instance that died after step 0 committed: step 0 done, the run claimed (due later, its lease).
-    const note = await t.db.note.create({ data: { accountId: acc.id, body: 'one', contactId: contact.id } });
-    await t.db.workflowRun.updateMany({
-      where: { workflowId: id, eventId: event.id },
-      data: { status: 'running', nextStep: 1, dueAt: new Date(Date.now() + 60_000), steps: [{ index: 0, type: 'add_note', status: 'succeeded', attempts: 1, error: null, result: { note_id: note.id } }] },
+    // One transaction with the event's: no worker sees the run before it stands so.
+    await t.db.$transaction(async (tx) => {
+      const event = await tx.event.create({ data: { accountId: acc.id, type: 'contact.created', actorType: 'user', actorId: acc.member.id, subjectId: contact.id, contactId: contact.id, data: { object: { id: contact.id, first_name: 'C' } } } });
+      const note = await tx.note.create({ data: { accountId: acc.id, body: 'one', contactId: contact.id } });
+      await tx.workflowRun.updateMany({
+        where: { workflowId: id, eventId: event.id },
+        data: { status: 'running', nextStep: 1, dueAt: new Date(Date.now() + 60_000), steps: [{ index: 0, type: 'add_note', status: 'succeeded', attempts: 1, error: null, result: { note_id: note.id } }] },
+      });
     });
     clock.now = () => Date.now() + 61_000;
     const [run] = await settled(id, 1);
