@@ -52,6 +52,12 @@ export type RecordModel<F extends readonly FieldSpec[] = readonly FieldSpec[]> =
   fields: F;
   /** Related records the REST item shows in place of their ids: the item's key -> the selection of the relation. */
   embeds?: Readonly<Record<string, string>>;
+  /**
+   * What an answer about one record (by id, its writes) shows beyond the item, in order: fields of its
+   * GraphQL type, each declared beside its computation (an invoice's lines and totals); a field of
+   * an object type brings every field of that type (src/rest/record-fragments.ts).
+   */
+  byId?: readonly string[];
 };
 
 export type InputKind = 'create' | 'update' | 'batch';
