@@ -5,7 +5,9 @@ import { userActor } from '../events/types.js';
 import { checked } from '../graphql/rules.js';
 import { MESSAGES } from '../errors.js';
 import { MemberRole } from '../generated/prisma/enums.js';
+import { argsOf, inputFieldsOf } from '../graphql/spec-fields.js';
 import {
+  ACCOUNT_ARGS,
   leaveAccount,
   leaveArgs,
   removeTeamMember,
@@ -115,7 +117,7 @@ builder.queryFields((t) => ({
   account: t.prismaField({
     type: 'Account',
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    args: argsOf(ACCOUNT_ARGS.account, t.arg),
     rules: { access: 'member', input: accountArgs },
     resolve: async (query, _root, _args, ctx, info) => {
       const { input } = checked<AccountArgs>(info);
@@ -124,17 +126,9 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const CreateAccountInputType = builder.inputType('CreateAccountInput', {
-  fields: (t) => ({ name: t.string({ required: true }) }),
-});
+const CreateAccountInputType = builder.inputType('CreateAccountInput', { fields: inputFieldsOf(ACCOUNT_ARGS.create, 'create') });
 
-const AddTeamMemberInputType = builder.inputType('AddTeamMemberInput', {
-  fields: (t) => ({
-    accountId: t.id({ required: true }),
-    userId: t.id({ required: true }),
-    email: t.string(),
-  }),
-});
+const AddTeamMemberInputType = builder.inputType('AddTeamMemberInput', { fields: inputFieldsOf(ACCOUNT_ARGS.addMember, 'create') });
 
 builder.mutationFields((t) => ({
   createAccount: t.prismaField({
@@ -169,10 +163,7 @@ builder.mutationFields((t) => ({
 
 const UpdateAccountInputType = builder.inputType('UpdateAccountInput', {
   description: 'Absent = unchanged; at least one field.',
-  fields: (t) => ({
-    name: t.string({ description: '1 to 200 characters' }),
-    defaultCurrency: t.string({ description: 'ISO 4217 (lower case is upper-cased): the currency of invoices created without one' }),
-  }),
+  fields: inputFieldsOf(ACCOUNT_ARGS.update, 'update'),
 });
 
 builder.mutationField('updateAccount', (t) =>
@@ -196,7 +187,7 @@ builder.mutationFields((t) => ({
     type: 'Account',
     nullable: true,
     description: 'Owner only; the owner cannot be removed. A user who is not a member is NOT_FOUND.',
-    args: { accountId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
+    args: argsOf(ACCOUNT_ARGS.teamMember, t.arg),
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: teamMemberArgs, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<TeamMemberArgs>(info);
@@ -206,7 +197,7 @@ builder.mutationFields((t) => ({
   leaveAccount: t.boolean({
     nullable: true,
     description: 'The caller leaves the account; the owner cannot (CONFLICT) until they transfer ownership.',
-    args: { accountId: t.arg.id({ required: true }) },
+    args: argsOf(ACCOUNT_ARGS.leave, t.arg),
     rules: { access: 'member', input: leaveArgs, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<LeaveArgs>(info);
@@ -217,7 +208,7 @@ builder.mutationFields((t) => ({
     type: 'Account',
     nullable: true,
     description: 'Owner only, to a member of the account; the old owner stays on as a member.',
-    args: { accountId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
+    args: argsOf(ACCOUNT_ARGS.teamMember, t.arg),
     rules: { access: 'owner', forbidden: MESSAGES.ownerOnly, input: teamMemberArgs, idempotent: true },
     resolve: (query, _root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<TeamMemberArgs>(info);

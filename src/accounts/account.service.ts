@@ -5,15 +5,30 @@ import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
 import { releaseOwnership } from './ownership.js';
 import { currencyCode, optionalEmail, requiredText, uuid } from '../validation.js';
+import { argsRuleOf, idField, type FieldSpec } from '../model/field-spec.js';
 
-export const createAccountInput = z.object({ name: requiredText(200) });
+// The fields' inputs and arguments, each declared once: their GraphQL fields (inputFieldsOf and
+// argsOf, src/graphql/spec-fields.ts) and their rules (argsRuleOf).
+export const ACCOUNT_ARGS = {
+  create: [{ name: 'name', type: 'String', rule: requiredText(200), required: true }],
+  addMember: [idField('accountId'), idField('userId'), { name: 'email', type: 'String', rule: optionalEmail }],
+  account: [idField('id')],
+  update: [
+    { name: 'name', type: 'String', rule: requiredText(200).optional(), description: '1 to 200 characters' },
+    { name: 'defaultCurrency', type: 'String', rule: currencyCode.optional(), description: 'ISO 4217 (lower case is upper-cased): the currency of invoices created without one' },
+  ],
+  teamMember: [idField('accountId'), idField('userId')],
+  leave: [idField('accountId')],
+} as const satisfies Record<string, readonly FieldSpec[]>;
+
+export const createAccountInput = argsRuleOf(ACCOUNT_ARGS.create);
 export type CreateAccountInput = z.output<typeof createAccountInput>;
 
-export const addTeamMemberInput = z.object({ accountId: uuid, userId: uuid, email: optionalEmail });
+export const addTeamMemberInput = argsRuleOf(ACCOUNT_ARGS.addMember);
 export type AddTeamMemberInput = z.output<typeof addTeamMemberInput>;
 
 /** `account(id:)`: the id names the account whose access is checked. */
-export const accountArgs = z.object({ id: uuid }).transform((args) => ({ accountId: args.id }));
+export const accountArgs = argsRuleOf(ACCOUNT_ARGS.account).transform((args) => ({ accountId: args.id }));
 export type AccountArgs = z.output<typeof accountArgs>;
 
 /**
@@ -21,7 +36,7 @@ export type AccountArgs = z.output<typeof accountArgs>;
  * the currency of an invoice created without one. Absent = unchanged; at least one.
  */
 export const updateAccountArgs = z
-  .object({ id: uuid, input: z.object({ name: requiredText(200).optional(), defaultCurrency: currencyCode.optional() }) })
+  .object({ id: uuid, input: argsRuleOf(ACCOUNT_ARGS.update) })
   .refine((args) => args.input.name !== undefined || args.input.defaultCurrency !== undefined, { message: 'Give name or defaultCurrency', path: ['input'] })
   .transform(({ id, input }) => ({ accountId: id, ...input }));
 export type UpdateAccountArgs = z.output<typeof updateAccountArgs>;
@@ -73,9 +88,9 @@ export async function addMember(tx: Prisma.TransactionClient, input: AddTeamMemb
 
 // --- Team changes (docs/decisions.md §12) -------------------------------------------------------
 
-export const teamMemberArgs = z.object({ accountId: uuid, userId: uuid });
+export const teamMemberArgs = argsRuleOf(ACCOUNT_ARGS.teamMember);
 export type TeamMemberArgs = z.output<typeof teamMemberArgs>;
-export const leaveArgs = z.object({ accountId: uuid });
+export const leaveArgs = argsRuleOf(ACCOUNT_ARGS.leave);
 export type LeaveArgs = z.output<typeof leaveArgs>;
 
 export const OWNER_STAYS = 'The owner cannot be removed; transfer ownership first';

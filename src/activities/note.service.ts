@@ -25,13 +25,16 @@ export type UpdateNoteInput = z.output<typeof updateNoteInput>;
 export const updateNoteArgs = updateArgs(updateNoteInput);
 export type UpdateNoteArgs = UpdateArgs<UpdateNoteInput>;
 
+/** A task's field naming one of the account's people (a note has none). */
+const ASSIGNEE = 'assigneeId';
+
 /** The `linked` rule of the note and task mutations (src/graphql/rules.ts): targets of the account, an assignee among its people. */
-export const activityLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => targetProblems(db, accountId, fields);
+export const activityLinks = (fields: Record<string, unknown>, db: Prisma.TransactionClient, accountId: string) => targetProblems(db, accountId, fields, ASSIGNEE);
 
 export const noteTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) => db.note.findUnique({ where: { id }, select: { id: true, accountId: true } });
 
 export async function assertLinks(db: Prisma.TransactionClient, accountId: string, fields: Record<string, unknown>) {
-  const details = await targetProblems(db, accountId, fields);
+  const details = await activityLinks(fields, db, accountId);
   if (Object.keys(details).length) throw badInput(details);
 }
 

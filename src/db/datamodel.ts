@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { getDatamodel } from '../generated/pothos-types.js';
+import { defaultPaths } from './prisma-paths.js';
 
 /** A field of a Prisma model, as the generated datamodel describes it (what the readers below use of it). */
 export type ModelField = { name: string; kind: string; type: string; isRequired: boolean };
@@ -18,3 +20,24 @@ export const modelNames = (): string[] => Object.keys(models);
 /** Prisma's client property for `model` (`Contact` → `db.contact`), typed by what the caller calls on it. */
 export const delegateOf = <Delegate>(db: object, model: string): Delegate =>
   (db as Record<string, Delegate>)[model.charAt(0).toLowerCase() + model.slice(1)]!;
+
+let days: ReadonlyMap<string, ReadonlySet<string>> | undefined;
+
+/**
+ * The fields of `model` whose column holds a day (`@db.Date`), not a time. Prisma's datamodel reads
+ * both as DateTime and keeps no native type, so they are read from schema.prisma itself, once.
+ */
+export function dayFieldsOf(model: string): ReadonlySet<string> {
+  if (!days) {
+    const found = new Map<string, Set<string>>();
+    let current: Set<string> | undefined;
+    for (const line of readFileSync(defaultPaths().schemaPath, 'utf8').split('\n')) {
+      const opens = /^model\s+(\w+)\s*\{/.exec(line);
+      if (opens) found.set(opens[1]!, (current = new Set()));
+      else if (/^\}/.test(line)) current = undefined;
+      else if (current && /@db\.Date(?![\w(])/.test(line)) current.add(line.trim().split(/\s+/)[0]!);
+    }
+    days = found;
+  }
+  return days.get(model) ?? new Set();
+}

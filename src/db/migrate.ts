@@ -5,26 +5,15 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { MIGRATION_LOCK_TIMEOUT_DEFAULT_MS } from '../config.js';
 import { ROLE_STATEMENT_TIMEOUT_IS_SET, roleStatementTimeoutSql } from './bounds.js';
 import type { Database } from './client.js';
 import { throwawayMigrationFactory, type HeldLock, type LockHolder, type MigrationAdapterFactory } from './migration-adapters.js';
 import { startEngine, type SchemaEngine } from './schema-engine.js';
+import { defaultPaths, type MigrationPaths } from './prisma-paths.js';
 
-export type MigrationPaths = { schemaPath: string; migrationsDir: string };
-
-/** prisma/ next to the sources, found by walking up so it also works from the compiled dist/. */
-export function defaultPaths(): MigrationPaths {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'prisma', 'schema.prisma'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('prisma/schema.prisma not found above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-  return { schemaPath: path.join(dir, 'prisma', 'schema.prisma'), migrationsDir: path.join(dir, 'prisma', 'migrations') };
-}
+export { defaultPaths, type MigrationPaths } from './prisma-paths.js';
 
 const LOCKFILE = 'migration_lock.toml';
 // The text `prisma migrate` writes, so either tool leaves the file unchanged.

@@ -1,13 +1,13 @@
 import { Prisma } from '../generated/prisma/client.js';
-import { fieldsOf } from '../db/datamodel.js';
+import { dayFieldsOf, fieldsOf } from '../db/datamodel.js';
 import { internalFieldsOf } from '../db/internal-columns.js';
 import { formatDate } from '../dates.js';
 import type { RecordKind } from './types.js';
 import { snakeCase } from '../names.js';
 
 type Row = Record<string, unknown>;
-/** `model`: the kind's Prisma model (its relations are not the record's fields); `omit`: columns left out; `dates`: day columns. */
-type Shape = { model: string; omit?: readonly string[]; dates?: readonly string[] };
+/** `model`: the kind's Prisma model (its relations are not the record's fields, its `@db.Date` columns are days); `omit`: columns left out. */
+type Shape = { model: string; omit?: readonly string[] };
 
 const relationsCache = new Map<string, ReadonlySet<string>>();
 /** The model's relation fields (a row read with `include` carries them): every other key is a column, JSON columns included. */
@@ -19,13 +19,14 @@ const relationsOf = (model: string): ReadonlySet<string> => {
 
 
 /** A Prisma row as the REST API shows records: snake_case, money as numbers, days as YYYY-MM-DD, times ISO 8601. */
-function restShape(row: Row, { model, omit = [], dates = [] }: Shape): Row {
+function restShape(row: Row, { model, omit = [] }: Shape): Row {
   const out: Row = {};
   const relations = relationsOf(model);
+  const dates = dayFieldsOf(model);
   for (const [key, value] of Object.entries(row)) {
     if (omit.includes(key) || key === 'accountId' || relations.has(key)) continue; // the envelope carries account_id
     let shown = value;
-    if (value instanceof Date) shown = dates.includes(key) ? formatDate(value) : value.toISOString();
+    if (value instanceof Date) shown = dates.has(key) ? formatDate(value) : value.toISOString();
     else if (Prisma.Decimal.isDecimal(value)) shown = (value as Prisma.Decimal).toNumber();
     out[snakeCase(key)] = shown;
   }
@@ -33,16 +34,16 @@ function restShape(row: Row, { model, omit = [], dates = [] }: Shape): Row {
 }
 
 // One serializer per record type: what is left out of the record as events show it (the service's
-// own columns from the one list of them, src/db/internal-columns.ts, besides), and which columns are days. Submissions never carry the visitor's address or browser (personal data).
+// own columns from the one list of them, src/db/internal-columns.ts, besides). Submissions never carry the visitor's address or browser (personal data).
 const SHAPES: Record<RecordKind, Shape> = {
   account: { model: 'Account', omit: ['nextInvoiceNumber'] },
   contact: { model: 'Contact' },
-  deal: { model: 'Deal', dates: ['expectedCloseDate'] },
+  deal: { model: 'Deal' },
   company: { model: 'Company' },
   note: { model: 'Note', omit: internalFieldsOf('Note') },
   task: { model: 'Task', omit: internalFieldsOf('Task') },
   // The page token opens the client's page: events never carry it (members read hostedUrl).
-  invoice: { model: 'Invoice', omit: ['pageToken'], dates: ['dueDate'] },
+  invoice: { model: 'Invoice', omit: ['pageToken'] },
   payment: { model: 'Payment' },
   pipeline_stage: { model: 'PipelineStage' },
   form: { model: 'LeadForm' },
@@ -81,13 +82,14 @@ export function recordJsonSql(kind: RecordKind, model: string, alias: string): P
   const cacheKey = `${kind}:${model}:${alias}`;
   let found = sqlCache.get(cacheKey);
   if (found) return found;
-  const { omit = [], dates = [] } = SHAPES[kind];
+  const { omit = [] } = SHAPES[kind];
+  const dates = dayFieldsOf(model);
   const pairs = fieldsOf(model)
     .filter((f) => (f.kind === 'scalar' || f.kind === 'enum') && f.name !== 'accountId' && !omit.includes(f.name))
     .map((f) => {
       const column = `${alias}."${snakeCase(f.name)}"`;
       const value =
-        f.type === 'DateTime' ? (dates.includes(f.name) ? `to_char(${column}, 'YYYY-MM-DD')` : isoTimeSql(column))
+        f.type === 'DateTime' ? (dates.has(f.name) ? `to_char(${column}, 'YYYY-MM-DD')` : isoTimeSql(column))
         : f.type === 'Decimal' ? `trim_scale(${column})`
         : column;
       return `'${snakeCase(f.name)}', ${value}`;

@@ -1,4 +1,4 @@
-import type { InputFieldBuilder, InputFieldRef } from '@pothos/core';
+import type { ArgBuilder, ArgumentRef, InputFieldBuilder, InputFieldRef } from '@pothos/core';
 import type { builder } from './builder.js';
 import { fieldsOf } from '../db/datamodel.js';
 import { descriptionOf, inputFields, type FieldSpec, type InputKind, type RecordModel } from '../model/field-spec.js';
@@ -22,6 +22,17 @@ export function inputFieldsOf(fields: readonly FieldSpec[], kind: InputKind) {
         t.field({ type: field.type as 'String', required: kind === 'create' && field.required === true, description: descriptionOf(field, kind) }),
       ]),
     );
+}
+
+/**
+ * A root field's arguments from fields (src/model/field-spec.ts), in their order: each its type,
+ * required when the field is, and its description; `argsRuleOf` of the same fields is their rule, so
+ * an argument is declared once. `arg` is the field builder's `t.arg`.
+ */
+export function argsOf(fields: readonly FieldSpec[], arg: ArgBuilder<Types>) {
+  return Object.fromEntries(
+    fields.map((field) => [field.name, arg({ type: field.type as 'String', required: field.required === true, description: descriptionOf(field, 'read') })]),
+  ) as Record<string, ArgumentRef<Types, unknown>>;
 }
 
 /**

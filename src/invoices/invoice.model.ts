@@ -2,8 +2,8 @@
 // REST item lists, and what each door takes and shows of them. The GraphQL type's fields of these
 // columns, the create and update inputs, the create rule (and the update rule derived from it) and
 // the REST item follow from here. Its lines stay their own input (InvoiceLineInput, invoice-money.ts),
-// and the money the service keeps (subtotal, totals, amountPaid) and the by-id answer's fields are
-// declared beside their computation (invoice-lines.schema.ts, the InvoiceRecord fragment).
+// and the money the service keeps (subtotal, totals, amountPaid) is declared beside its computation
+// (invoice-lines.schema.ts); `byId` names what the by-id answer (the InvoiceRecord fragment) adds to the item.
 import { z } from 'zod';
 import type { FieldSpec, RecordModel } from '../model/field-spec.js';
 import { CUSTOM_VALUES } from '../model/shapes.js';
@@ -58,4 +58,6 @@ export const INVOICE_MODEL = {
   collection: 'invoices',
   fields: INVOICE_FIELDS,
   embeds: { contacts: 'contact {\n    id\n    ...ContactName\n  }' },
+  // The money of docs/decisions.md §20 (invoice-lines.schema.ts), the memo and the sending's marks (send.schema.ts).
+  byId: ['lines', 'subtotal', 'discountTotal', 'taxTotal', 'total', 'amountPaid', 'memo', 'issuedAt', 'paidAt', 'hostedUrl'],
 } as const satisfies RecordModel;

@@ -12,24 +12,25 @@ export const NEEDS_A_TARGET = 'Give a contact, a deal or a company (at least one
 const idOf = (value: unknown): string | null => (typeof value === 'string' && isUuid(value) ? value : null);
 
 /**
- * The given targets that are not the account's and an assignee who is not one of its people, by
- * field (GraphQL's names): one query.
+ * The given targets that are not the account's and, when `member` names a field (a task's assignee),
+ * a person who is not one of its people, by field (GraphQL's names): one query.
  */
-export async function targetProblems(db: Prisma.TransactionClient, accountId: string, refs: Record<string, unknown>): Promise<ErrorDetails> {
-  const [contactId, dealId, companyId, assigneeId] = [idOf(refs.contactId), idOf(refs.dealId), idOf(refs.companyId), idOf(refs.assigneeId)];
-  if (!contactId && !dealId && !companyId && !assigneeId) return {};
+export async function targetProblems(db: Prisma.TransactionClient, accountId: string, refs: Record<string, unknown>, member?: string): Promise<ErrorDetails> {
+  const [contactId, dealId, companyId] = TARGET_FIELDS.map((field) => idOf(refs[field]));
+  const person = member ? idOf(refs[member]) : null;
+  if (!contactId && !dealId && !companyId && !person) return {};
   const rows = await db.$queryRaw<{ kind: string }[]>`
     SELECT 'contactId' AS kind FROM contacts WHERE account_id = ${accountId}::uuid AND id = ${contactId}::uuid
     UNION ALL SELECT 'dealId' FROM deals WHERE account_id = ${accountId}::uuid AND id = ${dealId}::uuid
     UNION ALL SELECT 'companyId' FROM companies WHERE account_id = ${accountId}::uuid AND id = ${companyId}::uuid
-    UNION ALL SELECT 'assigneeId' FROM accounts WHERE id = ${accountId}::uuid AND owner_id = ${assigneeId}::uuid
-    UNION ALL SELECT 'assigneeId' FROM team_members WHERE account_id = ${accountId}::uuid AND user_id = ${assigneeId}::uuid`;
+    UNION ALL SELECT 'member' FROM accounts WHERE id = ${accountId}::uuid AND owner_id = ${person}::uuid
+    UNION ALL SELECT 'member' FROM team_members WHERE account_id = ${accountId}::uuid AND user_id = ${person}::uuid`;
   const found = new Set(rows.map((r) => r.kind));
   const details: ErrorDetails = {};
   for (const [field, id] of [['contactId', contactId], ['dealId', dealId], ['companyId', companyId]] as const) {
     if (id && !found.has(field)) details[field] = [NOT_IN_ACCOUNT];
   }
-  if (assigneeId && !found.has('assigneeId')) details.assigneeId = [NOT_A_MEMBER];
+  if (member && person && !found.has('member')) details[member] = [NOT_A_MEMBER];
   return details;
 }
 

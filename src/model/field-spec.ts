@@ -52,6 +52,12 @@ export type RecordModel<F extends readonly FieldSpec[] = readonly FieldSpec[]> =
   fields: F;
   /** Related records the REST item shows in place of their ids: the item's key -> the selection of the relation. */
   embeds?: Readonly<Record<string, string>>;
+  /**
+   * What an answer about one record (by id, its writes) shows beyond the item, in order: fields of its
+   * GraphQL type, each declared beside its computation (an invoice's lines and totals); a field of
+   * an object type brings every field of that type (src/rest/record-fragments.ts).
+   */
+  byId?: readonly string[];
 };
 
 export type InputKind = 'create' | 'update' | 'batch';
@@ -66,16 +72,31 @@ export const inputFields = <F extends FieldSpec>(fields: readonly F[], kind: Inp
 export const descriptionOf = (field: FieldSpec, kind: InputKind | 'read'): string | undefined =>
   typeof field.description === 'string' ? field.description : field.description?.[kind];
 
-/** The shape the create rule parses: `accountId` and every writable field's rule, by name. */
-type CreateShape<F extends readonly FieldSpec[]> = { accountId: typeof uuid } & {
+/** Every field's rule, by name: what a rule of these fields parses. */
+type RuleShape<F extends readonly FieldSpec[]> = {
   [Field in F[number] as Field extends { rule: z.ZodType } ? Field['name'] : never]: Field extends { rule: infer R extends z.ZodType } ? R : never;
 };
 
+/** The shape the create rule parses: `accountId` and every writable field's rule, by name. */
+type CreateShape<F extends readonly FieldSpec[]> = { accountId: typeof uuid } & RuleShape<F>;
+
+const shapeOf = (fields: readonly FieldSpec[]) => Object.fromEntries(inputFields(fields, 'create').map((field) => [field.name, field.rule!]));
+
 /** The single create's zod rule: the account and each writable field (update and batch rules derive from it). */
 export function createRuleOf<const F extends readonly FieldSpec[]>(fields: F): z.ZodObject<CreateShape<F>> {
-  const shape = Object.fromEntries(inputFields(fields, 'create').map((field) => [field.name, field.rule!]));
-  return z.object({ accountId: uuid, ...shape }) as unknown as z.ZodObject<CreateShape<F>>;
+  return z.object({ accountId: uuid, ...shapeOf(fields) }) as unknown as z.ZodObject<CreateShape<F>>;
 }
+
+/**
+ * The rule of a root field's arguments declared as fields (`argsOf`, src/graphql/spec-fields.ts,
+ * gives their GraphQL arguments): each field's rule, by name, nothing added.
+ */
+export function argsRuleOf<const F extends readonly FieldSpec[]>(fields: F): z.ZodObject<RuleShape<F>> {
+  return z.object(shapeOf(fields)) as unknown as z.ZodObject<RuleShape<F>>;
+}
+
+/** A required id argument or field named `name` (`accountId`, `endpointId`). */
+export const idField = <const N extends string>(name: N) => ({ name, type: 'ID', rule: uuid, required: true }) as const satisfies FieldSpec;
 
 /** An import's columns: REST name -> field, the fields creating one needs, other headers -> REST name. */
 export function importColumnsOf(fields: readonly FieldSpec[]) {

@@ -6,6 +6,7 @@ import { ContactSource, ContactType, DealStatus } from '../generated/prisma/enum
 import { builder } from '../graphql/builder.js';
 import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
 import { checked, type FieldRules } from '../graphql/rules.js';
+import { argsOf } from '../graphql/spec-fields.js';
 import { parseInput } from '../validation.js';
 import {
   AGING_BUCKETS,
@@ -20,6 +21,7 @@ import {
   receivablesByCurrencyArgs,
   receivablesReport,
   receivablesReportArgs,
+  REPORT_ARGS,
   type ReceivablesReport,
   reportArgs,
   revenue,
@@ -124,11 +126,6 @@ const ContactBreakdownRef = builder.objectRef<ContactBreakdown>('ContactBreakdow
   }),
 });
 
-const FROM = 'First UTC day, inclusive';
-const TO = 'Last UTC day, inclusive; not before `from`';
-const AS_OF = 'The day days past due are counted to; default today (UTC)';
-const CURRENCY = 'Only this currency (ISO 4217); every currency, each apart, when absent';
-const RECEIVABLES_CURRENCY = "The currency reported (ISO 4217); the account's defaultCurrency when absent";
 /** Revenue's entries: a month and currency each, so as many months as wonByMonth's times a few currencies. */
 const REVENUE_COSTED = MONTHS_COSTED * 4;
 const REVENUE = 'Payments by the UTC month of paidAt, less refunds by the month they were made, per currency (never summed across currencies); oldest month first, then currency; count: the payments';
@@ -143,20 +140,20 @@ builder.prismaObjectFields(AccountRef, (t) => ({
   }),
   dealSummary: t.field({
     type: DealSummaryRef,
-    args: { from: t.arg({ type: 'Date', description: FROM }), to: t.arg({ type: 'Date', description: TO }) },
+    args: argsOf(REPORT_ARGS.period, t.arg),
     resolve: (account, args, ctx) => dealSummary(ctx.db, account.id, parseInput(periodArgs, args)),
   }),
   receivables: t.field({
     type: ReceivablesRef,
     description: 'Outstanding invoices in one currency: never a sum across currencies (receivablesByCurrency lists each)',
-    args: { asOf: t.arg({ type: 'Date', description: AS_OF }), currency: t.arg.string({ description: RECEIVABLES_CURRENCY }) },
+    args: argsOf(REPORT_ARGS.receivables, t.arg),
     resolve: (account, args, ctx) => receivables(ctx.db, account.id, parseInput(receivablesArgs, args)),
   }),
   receivablesByCurrency: t.field({
     type: [ReceivablesRef],
     description: BY_CURRENCY,
     maxItems: CURRENCIES_COSTED,
-    args: { asOf: t.arg({ type: 'Date', description: AS_OF }) },
+    args: argsOf(REPORT_ARGS.receivablesByCurrency, t.arg),
     resolve: (account, args, ctx) => receivablesByCurrency(ctx.db, account.id, parseInput(receivablesByCurrencyArgs, args).asOf),
   }),
   contactBreakdown: t.field({ type: ContactBreakdownRef, resolve: (account, _args, ctx) => contactBreakdown(ctx.db, account.id) }),
@@ -164,7 +161,7 @@ builder.prismaObjectFields(AccountRef, (t) => ({
     type: [MonthValueRef],
     description: REVENUE,
     maxItems: REVENUE_COSTED,
-    args: { from: t.arg({ type: 'Date', description: FROM }), to: t.arg({ type: 'Date', description: TO }), currency: t.arg.string({ description: CURRENCY }) },
+    args: argsOf(REPORT_ARGS.revenue, t.arg),
     resolve: (account, args, ctx) => revenue(ctx.db, account.id, parseInput(revenueArgs, args)),
   }),
 }));
@@ -184,7 +181,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'Account.pipeline by account id',
     maxItems: STAGES_PER_ACCOUNT + 1,
-    args: { accountId: t.arg.id({ required: true }) },
+    args: argsOf(REPORT_ARGS.account, t.arg),
     rules: rules('DEALS_READ', reportArgs),
     resolve: (_root, _args, ctx, info) => pipeline(ctx.db, checked<ReportArgs>(info).input.accountId),
   }),
@@ -192,7 +189,7 @@ builder.queryFields((t) => ({
     type: DealSummaryRef,
     nullable: true,
     description: 'Account.dealSummary by account id',
-    args: { accountId: t.arg.id({ required: true }), from: t.arg({ type: 'Date', description: FROM }), to: t.arg({ type: 'Date', description: TO }) },
+    args: argsOf(REPORT_ARGS.dealReport, t.arg),
     rules: rules('DEALS_READ', dealReportArgs),
     resolve: (_root, _args, ctx, info) => {
       const { accountId, ...period } = checked<DealReportArgs>(info).input;
@@ -203,7 +200,7 @@ builder.queryFields((t) => ({
     type: ReceivablesReportRef,
     nullable: true,
     description: 'Account.receivables by account id, with Account.receivablesByCurrency as byCurrency',
-    args: { accountId: t.arg.id({ required: true }), asOf: t.arg({ type: 'Date', description: AS_OF }), currency: t.arg.string({ description: RECEIVABLES_CURRENCY }) },
+    args: argsOf(REPORT_ARGS.receivablesReport, t.arg),
     rules: rules('INVOICES_READ', receivablesReportArgs),
     resolve: (_root, _args, ctx, info) => {
       const { accountId, ...args } = checked<ReceivablesReportArgs>(info).input;
@@ -215,12 +212,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'Account.revenue by account id',
     maxItems: REVENUE_COSTED,
-    args: {
-      accountId: t.arg.id({ required: true }),
-      from: t.arg({ type: 'Date', description: FROM }),
-      to: t.arg({ type: 'Date', description: TO }),
-      currency: t.arg.string({ description: CURRENCY }),
-    },
+    args: argsOf(REPORT_ARGS.revenueReport, t.arg),
     rules: rules('INVOICES_READ', revenueReportArgs),
     resolve: (_root, _args, ctx, info) => {
       const { accountId, ...args } = checked<RevenueReportArgs>(info).input;
@@ -231,7 +223,7 @@ builder.queryFields((t) => ({
     type: ContactBreakdownRef,
     nullable: true,
     description: 'Account.contactBreakdown by account id',
-    args: { accountId: t.arg.id({ required: true }) },
+    args: argsOf(REPORT_ARGS.account, t.arg),
     rules: rules('CONTACTS_READ', reportArgs),
     resolve: (_root, _args, ctx, info) => contactBreakdown(ctx.db, checked<ReportArgs>(info).input.accountId),
   }),

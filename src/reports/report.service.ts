@@ -5,29 +5,55 @@ import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { ContactSource, ContactType, DealStatus } from '../generated/prisma/enums.js';
 import { STAGE_ORDER } from '../deals/stage.service.js';
-import { uuid } from '../validation.js';
+import { argsRuleOf, idField, type FieldSpec } from '../model/field-spec.js';
 import { currency } from '../invoices/invoice-money.js';
 import { exponentOf, formatMinor, scaled } from '../invoices/money.js';
 import { defaultCurrencyOf } from '../accounts/account.service.js';
 
 // ---- arguments -------------------------------------------------------------------------------
 
-const period = { from: z.date().nullish(), to: z.date().nullish() };
+const FROM = 'First UTC day, inclusive';
+const TO = 'Last UTC day, inclusive; not before `from`';
+const AS_OF = 'The day days past due are counted to; default today (UTC)';
+const CURRENCY = 'Only this currency (ISO 4217); every currency, each apart, when absent';
+const RECEIVABLES_CURRENCY = "The currency reported (ISO 4217); the account's defaultCurrency when absent";
+
+// Each argument declared once: its GraphQL argument (argsOf, src/graphql/spec-fields.ts) and its rule (argsRuleOf).
+const ACCOUNT = idField('accountId');
+const PERIOD = [
+  { name: 'from', type: 'Date', rule: z.date().nullish(), description: FROM },
+  { name: 'to', type: 'Date', rule: z.date().nullish(), description: TO },
+] as const satisfies readonly FieldSpec[];
+const AS_OF_ARG = { name: 'asOf', type: 'Date', rule: z.date().nullish(), description: AS_OF } as const satisfies FieldSpec;
+/** `currency`: the one receivables reports (docs/decisions.md §26); the account's defaultCurrency when absent. */
+const RECEIVABLES = [AS_OF_ARG, { name: 'currency', type: 'String', rule: currency.nullish(), description: RECEIVABLES_CURRENCY }] as const satisfies readonly FieldSpec[];
+/** A currency narrows revenue to it (ISO 4217; lower case is upper-cased; unknown: a 400 on `currency`). */
+const REVENUE_ARGS = [...PERIOD, { name: 'currency', type: 'String', rule: currency.nullish(), description: CURRENCY }] as const satisfies readonly FieldSpec[];
+
+/** The arguments of each report: on Account, then by account id. */
+export const REPORT_ARGS = {
+  period: PERIOD,
+  receivables: RECEIVABLES,
+  receivablesByCurrency: [AS_OF_ARG],
+  revenue: REVENUE_ARGS,
+  account: [ACCOUNT],
+  dealReport: [ACCOUNT, ...PERIOD],
+  receivablesReport: [ACCOUNT, ...RECEIVABLES],
+  revenueReport: [ACCOUNT, ...REVENUE_ARGS],
+} as const satisfies Record<string, readonly FieldSpec[]>;
+
 /** Both bounds inclusive; `from` after `to` is refused on `from`. */
 const inOrder = (p: { from?: Date | null; to?: Date | null }) => !p.from || !p.to || p.from <= p.to;
 const FROM_AFTER_TO = { message: 'Must not be after `to`', path: ['from'] };
 
-export const periodArgs = z.object(period).refine(inOrder, FROM_AFTER_TO);
-export const reportArgs = z.object({ accountId: uuid });
-export const dealReportArgs = z.object({ accountId: uuid, ...period }).refine(inOrder, FROM_AFTER_TO);
-/** `currency`: the one receivables reports (docs/decisions.md §26); the account's defaultCurrency when absent. */
-export const receivablesArgs = z.object({ asOf: z.date().nullish(), currency: currency.nullish() });
-export const receivablesByCurrencyArgs = z.object({ asOf: z.date().nullish() });
-export const receivablesReportArgs = z.object({ accountId: uuid, asOf: z.date().nullish(), currency: currency.nullish() });
-/** A currency narrows revenue to it (ISO 4217; lower case is upper-cased; unknown: a 400 on `currency`). */
-const revenueShape = { ...period, currency: currency.nullish() };
-export const revenueArgs = z.object(revenueShape).refine(inOrder, FROM_AFTER_TO);
-export const revenueReportArgs = z.object({ accountId: uuid, ...revenueShape }).refine(inOrder, FROM_AFTER_TO);
+export const periodArgs = argsRuleOf(REPORT_ARGS.period).refine(inOrder, FROM_AFTER_TO);
+export const reportArgs = argsRuleOf(REPORT_ARGS.account);
+export const dealReportArgs = argsRuleOf(REPORT_ARGS.dealReport).refine(inOrder, FROM_AFTER_TO);
+export const receivablesArgs = argsRuleOf(REPORT_ARGS.receivables);
+export const receivablesByCurrencyArgs = argsRuleOf(REPORT_ARGS.receivablesByCurrency);
+export const receivablesReportArgs = argsRuleOf(REPORT_ARGS.receivablesReport);
+export const revenueArgs = argsRuleOf(REPORT_ARGS.revenue).refine(inOrder, FROM_AFTER_TO);
+export const revenueReportArgs = argsRuleOf(REPORT_ARGS.revenueReport).refine(inOrder, FROM_AFTER_TO);
 
 export type ReportArgs = z.output<typeof reportArgs>;
 export type Period = z.output<typeof periodArgs>;

@@ -8,9 +8,12 @@ import { NOTE_MODEL } from '../activities/note.model.js';
 import { TASK_MODEL } from '../activities/task.model.js';
 import { INVOICE_MODEL } from '../invoices/invoice.model.js';
 import { restName, type FieldSpec, type RecordModel } from '../model/field-spec.js';
+import type { GraphQLObjectType, GraphQLType } from 'graphql';
+import { fieldsOf } from '../db/datamodel.js';
+import { schema } from '../schema.js';
 
 /** A field as an answer selects it: aliased to its REST name where that differs. */
-const selection = (field: FieldSpec) => (restName(field) === field.name ? field.name : `${restName(field)}: ${field.name}`);
+const selection = (field: Pick<FieldSpec, 'name'>) => (restName(field) === field.name ? field.name : `${restName(field)}: ${field.name}`);
 
 /** The fields a client writes, then those only the service sets: REST lists the timestamps last. */
 const answerOrder = (fields: readonly FieldSpec[]) => [...fields.filter((field) => field.rule), ...fields.filter((field) => !field.rule)];
@@ -35,6 +38,26 @@ const itemSelections = ({ fields, embeds = {} }: Pick<RecordModel, 'fields' | 'e
 
 /** What POST /api/v1/<collection> answers of the record besides its id, in model order. */
 const createdSelections = (fields: readonly FieldSpec[]) => fields.filter((field) => 'createAnswer' in field).map(selection);
+
+/**
+ * The by-id answer's selections beyond the item (`byId`): each field of `type` by its REST name, one
+ * of an object type with every scalar field of that type (an invoice's lines), in its table's column
+ * order (the built schema sorts fields by name).
+ */
+const byIdSelections = (type: string, names: readonly string[]) =>
+  names.map((name) => {
+    const field = (schema.getType(type) as GraphQLObjectType).getFields()[name];
+    if (!field) throw new Error(`${type} has no field ${name}`);
+    const of = named(field.type);
+    if (!('getFields' in of)) return selection({ name });
+    const leaves = Object.values((of as GraphQLObjectType).getFields()).filter((sub) => !('getFields' in named(sub.type))).map((sub) => sub.name);
+    const columns = fieldsOf(of.name).map((column) => column.name).filter((column) => leaves.includes(column));
+    const ordered = [...columns, ...leaves.filter((leaf) => !columns.includes(leaf))];
+    return [`${selection({ name })} {`, ...ordered.map((sub) => `    ${selection({ name: sub })}`), '  }'].join('\n');
+  });
+
+/** A type without its lists and non-nulls, unwrapped by hand: graphql's own helpers refuse a type of the other copy of graphql a test run may load. */
+const named = (type: GraphQLType): Exclude<GraphQLType, { ofType: unknown }> => ('ofType' in type ? named(type.ofType as GraphQLType) : type);
 
 /** Each file's text, by its path. */
 export const FRAGMENT_FILES: Record<string, () => string> = {
@@ -66,5 +89,6 @@ export const FRAGMENT_FILES: Record<string, () => string> = {
     [
       header('src/invoices/invoice.model.ts'),
       fragment('An invoice as GET /api/v1/invoices lists it; updated_at is where a sync resumes (docs/rest.md#following-changes)', 'InvoiceItem', 'Invoice', itemSelections(INVOICE_MODEL)),
+      fragment('An invoice by id and as its writes answer: the item, then the money of docs/decisions.md §20', 'InvoiceRecord', 'Invoice', ['...InvoiceItem', ...byIdSelections('Invoice', INVOICE_MODEL.byId)]),
     ].join('\n'),
 };

@@ -5,6 +5,7 @@ import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/
 import { emit } from '../events/emit.js';
 import { EVENT_TYPES, type Actor } from '../events/types.js';
 import { optionalText, text, uuid } from '../validation.js';
+import { argsRuleOf, idField, type FieldSpec } from '../model/field-spec.js';
 import { newSigningSecret } from './secret.js';
 import { targetProblem } from './target.js';
 import type { SecretBox, TargetPolicy } from '../deps.js';
@@ -25,18 +26,34 @@ export const updateEndpointArgs = updateArgs(
 );
 export type UpdateEndpointArgs = z.output<typeof updateEndpointArgs>;
 
-export const endpointArgs = z.object({ id: uuid });
-
 /** How long the replaced secret still signs after a rotation, by default: a day (docs/decisions.md §24). */
 export const OLD_SECRET_OVERLAP_S = 24 * 60 * 60;
 const MAX_OVERLAP_S = 7 * OLD_SECRET_OVERLAP_S;
-export const rotateArgs = endpointArgs.extend({
-  expiresOldSecretIn: z.number().int('Must be an integer').min(0, 'Must be at least 0')
-    .max(MAX_OVERLAP_S, `Must be at most ${MAX_OVERLAP_S} (7 days)`).nullish().transform((s) => s ?? OLD_SECRET_OVERLAP_S),
-});
+
+// The root fields' arguments, each declared once: their GraphQL arguments (argsOf, src/graphql/spec-fields.ts) and rules (argsRuleOf).
+export const ENDPOINT_ARGS = {
+  account: [idField('accountId')],
+  endpoint: [idField('id')],
+  rotate: [
+    idField('id'),
+    {
+      name: 'expiresOldSecretIn',
+      type: 'Int',
+      rule: z.number().int('Must be an integer').min(0, 'Must be at least 0')
+        .max(MAX_OVERLAP_S, `Must be at most ${MAX_OVERLAP_S} (7 days)`).nullish().transform((s) => s ?? OLD_SECRET_OVERLAP_S),
+      description: `Seconds the old secret still signs beside the new one (default ${OLD_SECRET_OVERLAP_S}, a day; 0: it stops at once; at most 7 days)`,
+    },
+  ],
+  sendTest: [idField('endpointId')],
+  redeliver: [idField('endpointId'), idField('eventId')],
+} as const satisfies Record<string, readonly FieldSpec[]>;
+
+export const endpointsArgs = argsRuleOf(ENDPOINT_ARGS.account);
+export const endpointArgs = argsRuleOf(ENDPOINT_ARGS.endpoint);
+export const rotateArgs = argsRuleOf(ENDPOINT_ARGS.rotate);
 export type RotateArgs = z.output<typeof rotateArgs>;
-export const sendTestArgs = z.object({ endpointId: uuid });
-export const redeliverArgs = z.object({ endpointId: uuid, eventId: uuid });
+export const sendTestArgs = argsRuleOf(ENDPOINT_ARGS.sendTest);
+export const redeliverArgs = argsRuleOf(ENDPOINT_ARGS.redeliver);
 
 export type WebhookDeps = { box: SecretBox | null; policy: TargetPolicy };
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
 import { READS_BEYOND_CONTRACT } from '../graphql/limits.js';
 import { checked, ownRow } from '../graphql/rules.js';
+import { argsOf } from '../graphql/spec-fields.js';
 import { forbidden, MESSAGES, notFound, unavailable } from '../errors.js';
 import type { Context } from '../context.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.js';
@@ -12,10 +13,9 @@ import { defineCollection } from '../graphql/connection.js';
 import { envelope } from '../events/envelope.js';
 import { uuidv7 } from '../events/ids.js';
 import { userActor } from '../events/types.js';
-import { uuid } from '../validation.js';
 import { deliverNow } from './delivery.service.js';
 import {
-  createEndpoint, createEndpointInput, deleteEndpoint, endpointArgs, OLD_SECRET_OVERLAP_S, redeliverArgs, rotateArgs, rotateSecret,
+  createEndpoint, createEndpointInput, deleteEndpoint, ENDPOINT_ARGS, endpointArgs, endpointsArgs, redeliverArgs, rotateArgs, rotateSecret,
   sendTestArgs, updateEndpoint, updateEndpointArgs, urlDetails, type CreateEndpointInput, type RotateArgs, type UpdateEndpointArgs,
 } from './endpoint.service.js';
 
@@ -98,7 +98,6 @@ const OWNER = { access: 'owner', forbidden: MESSAGES.ownerOnly } as const;
 const deps = (ctx: Context) => ({ box: ctx.events.box, policy: ctx.events.policy });
 /** The URL judged with the form, so one 400 names it beside the form's problems (the write judges it again). */
 const urlLinked = (fields: Record<string, unknown>, _db: unknown, _accountId: string, ctx: Context) => urlDetails(fields.url, deps(ctx).policy);
-const endpointsArgs = z.object({ accountId: uuid });
 /**
  * The most endpoints the cost (docs/graphql.md#cost-and-budget) counts an account as having: nothing
  * enforces a number (createWebhookEndpoint adds one more each time), so this is the cost's assumption;
@@ -112,7 +111,7 @@ builder.queryFields((t) => ({
     type: [WebhookEndpointRef],
     description: 'Owner only. The account\'s endpoints, oldest first (no secrets).',
     maxItems: ENDPOINTS_PER_ACCOUNT,
-    args: { accountId: t.arg.id({ required: true }) },
+    args: argsOf(ENDPOINT_ARGS.account, t.arg),
     rules: { ...OWNER, input: endpointsArgs, limit: READS_BEYOND_CONTRACT },
     resolve: (_root, _args, ctx, info) =>
       ctx.db.webhookEndpoint.findMany({ where: { accountId: checked<z.output<typeof endpointsArgs>>(info).input.accountId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
@@ -121,7 +120,7 @@ builder.queryFields((t) => ({
     type: WebhookEndpointRef,
     nullable: true,
     description: 'Owner only; null when unknown or not visible to the caller.',
-    args: { id: t.arg.id({ required: true }) },
+    args: argsOf(ENDPOINT_ARGS.endpoint, t.arg),
     rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'null', limit: READS_BEYOND_CONTRACT },
     resolve: (_root, _args, _ctx, info) => checked<unknown, WebhookEndpoint | null>(info).target,
   }),
@@ -155,7 +154,7 @@ builder.mutationFields((t) => ({
   deleteWebhookEndpoint: t.field({
     type: DeletedRecord,
     description: 'Owner only.',
-    args: { id: t.arg.id({ required: true }) },
+    args: argsOf(ENDPOINT_ARGS.endpoint, t.arg),
     rules: { ...OWNER, input: endpointArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: WRITES, idempotent: true },
     resolve: (_root, _args, _ctx, info) => {
       const { viewer, input, write } = checked<{ id: string }>(info);
@@ -165,10 +164,7 @@ builder.mutationFields((t) => ({
   rotateWebhookSecret: t.field({
     type: CreatedRef,
     description: 'Owner only. Deliveries carry both signatures (new, old) until the old secret expires.',
-    args: {
-      id: t.arg.id({ required: true }),
-      expiresOldSecretIn: t.arg.int({ description: `Seconds the old secret still signs beside the new one (default ${OLD_SECRET_OVERLAP_S}, a day; 0: it stops at once; at most 7 days)` }),
-    },
+    args: argsOf(ENDPOINT_ARGS.rotate, t.arg),
     rules: { ...OWNER, input: rotateArgs, target: endpointTarget, hidden: 'not-found', line: ownRow, limit: SETTINGS, idempotent: true },
     resolve: (_root, _args, ctx, info) => {
       const { viewer, input, write } = checked<RotateArgs>(info);
@@ -178,7 +174,7 @@ builder.mutationFields((t) => ({
   sendTestWebhook: t.field({
     type: WebhookDeliveryRef,
     description: 'Owner only. Sends a webhook_endpoint.test event now and answers the attempt.',
-    args: { endpointId: t.arg.id({ required: true }) },
+    args: argsOf(ENDPOINT_ARGS.sendTest, t.arg),
     rules: { ...OWNER, input: sendTestArgs, target: ({ endpointId }: z.output<typeof sendTestArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), hidden: 'not-found', limit: SETTINGS,
       notIdempotent: 'each call is one more test send (a new event id), and stores nothing but its delivery attempt' },
     resolve: (_root, _args, ctx, info) => {
@@ -195,7 +191,7 @@ builder.mutationFields((t) => ({
   redeliverEvent: t.field({
     type: WebhookDeliveryRef,
     description: 'Owner only. Sends one event of the account to the endpoint again now, with the same webhook-id (the event id).',
-    args: { endpointId: t.arg.id({ required: true }), eventId: t.arg.id({ required: true }) },
+    args: argsOf(ENDPOINT_ARGS.redeliver, t.arg),
     rules: { ...OWNER, input: redeliverArgs, target: ({ endpointId }: z.output<typeof redeliverArgs>, ctx) => endpointTarget({ id: endpointId }, ctx), hidden: 'not-found', limit: WRITES,
       notIdempotent: 'each call sends once more; the receiver tells repeats apart by webhook-id, the event id every send of it carries' },
     resolve: async (_root, _args, ctx, info) => {

@@ -964,6 +964,8 @@ export type ImportRecordFragment = { id: string, object: ImportObject, status: I
 
 export type InvoiceItemFragment = { id: string, amount: number, currency: string, status: InvoiceStatus, invoice_number: string, amount_due: number, due_date: string, external_id: string | null, custom_fields: unknown, created_at: string, updated_at: string, contacts: { id: string, first_name: string, last_name: string | null } | null };
 
+export type InvoiceRecordFragment = { subtotal: number, total: number, memo: string | null, id: string, amount: number, currency: string, status: InvoiceStatus, discount_total: number, tax_total: number, amount_paid: number, issued_at: string | null, paid_at: string | null, hosted_url: string | null, invoice_number: string, amount_due: number, due_date: string, external_id: string | null, custom_fields: unknown, created_at: string, updated_at: string, lines: Array<{ id: string, position: number, description: string, quantity: number, amount: number, tax: number, unit_price: number, discount_percent: number, tax_rate: number }>, contacts: { id: string, first_name: string, last_name: string | null } | null };
+
 export type ListInvoicesQueryVariables = Exact<{
   accountId: string;
   page?: number | null | undefined;
@@ -1031,8 +1033,6 @@ export type SendInvoiceByIdMutationVariables = Exact<{
 
 
 export type SendInvoiceByIdMutation = { sendInvoice: { subtotal: number, total: number, memo: string | null, id: string, amount: number, currency: string, status: InvoiceStatus, discount_total: number, tax_total: number, amount_paid: number, issued_at: string | null, paid_at: string | null, hosted_url: string | null, invoice_number: string, amount_due: number, due_date: string, external_id: string | null, custom_fields: unknown, created_at: string, updated_at: string, lines: Array<{ id: string, position: number, description: string, quantity: number, amount: number, tax: number, unit_price: number, discount_percent: number, tax_rate: number }>, contacts: { id: string, first_name: string, last_name: string | null } | null } | null };
-
-export type InvoiceRecordFragment = { subtotal: number, total: number, memo: string | null, id: string, amount: number, currency: string, status: InvoiceStatus, discount_total: number, tax_total: number, amount_paid: number, issued_at: string | null, paid_at: string | null, hosted_url: string | null, invoice_number: string, amount_due: number, due_date: string, external_id: string | null, custom_fields: unknown, created_at: string, updated_at: string, lines: Array<{ id: string, position: number, description: string, quantity: number, amount: number, tax: number, unit_price: number, discount_percent: number, tax_rate: number }>, contacts: { id: string, first_name: string, last_name: string | null } | null };
 
 export type InvoicePaymentsByIdQueryVariables = Exact<{
   id: string;
