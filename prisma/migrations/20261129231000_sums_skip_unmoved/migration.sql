@@ -1,4 +1,5 @@
--- An update that changes no column report_sums, custom_field_numbers or custom_field_counts read does nothing to them
+-- An update that changes no column report_sums or custom_field_numbers read does nothing to them
+-- (custom_field_counts tests the same in its own migration, 20261129210000)
 -- (docs/decisions.md §22: a merge moves 1,000 deals to their primary, changing contact_id alone, and
 -- the triggers used to read, group and write back every moved row, 17-46 ms of the merge:
 -- BENCHMARKS.md "Merge and duplicates"). Each trigger function first compares the read columns of
@@ -61,47 +62,3 @@ BEGIN
   RETURN NULL;
 END
 $$;
-
--- custom_field_counts (20261129210000): the same test before its update's join of the two transition tables.
-CREATE OR REPLACE FUNCTION custom_field_counts_apply() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  record_object CONSTANT custom_field_object := TG_ARGV[0]::custom_field_object;
-  taken_slot CONSTANT smallint := counter_slot();
-BEGIN
-  -- Nested: a condition is planned whole, and an INSERT's or a DELETE's trigger has one of the two tables only.
-  IF TG_OP = 'UPDATE' THEN
-    IF NOT EXISTS (SELECT id, custom_fields FROM new_rows EXCEPT ALL SELECT id, custom_fields FROM old_rows) THEN
-      RETURN NULL;
-    END IF;
-  END IF;
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO custom_field_counts AS c (account_id, object, key, value, slot, n)
-    SELECT r.account_id, record_object, v.key, v.value, taken_slot, count(*)
-    FROM new_rows r CROSS JOIN LATERAL custom_field_counted(r.account_id, record_object, r.custom_fields) v
-    WHERE r.custom_fields <> '{}'
-    GROUP BY r.account_id, v.key, v.value ORDER BY r.account_id, v.key, v.value
-    ON CONFLICT (account_id, object, key, value, slot) DO UPDATE SET n = c.n + excluded.n;
-  ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO custom_field_counts AS c (account_id, object, key, value, slot, n)
-    SELECT r.account_id, record_object, v.key, v.value, taken_slot, -count(*)
-    FROM old_rows r CROSS JOIN LATERAL custom_field_counted(r.account_id, record_object, r.custom_fields) v
-    WHERE r.custom_fields <> '{}'
-    GROUP BY r.account_id, v.key, v.value ORDER BY r.account_id, v.key, v.value
-    ON CONFLICT (account_id, object, key, value, slot) DO UPDATE SET n = c.n + excluded.n;
-  ELSE
-    INSERT INTO custom_field_counts AS c (account_id, object, key, value, slot, n)
-    SELECT x.account_id, record_object, x.key, x.value, taken_slot, sum(x.change)
-    FROM (
-      SELECT n.account_id, v.key, v.value, 1 AS change
-      FROM new_rows n JOIN old_rows o ON o.id = n.id CROSS JOIN LATERAL custom_field_counted(n.account_id, record_object, n.custom_fields) v
-      WHERE n.custom_fields IS DISTINCT FROM o.custom_fields
-      UNION ALL
-      SELECT o.account_id, v.key, v.value, -1
-      FROM old_rows o JOIN new_rows n ON n.id = o.id CROSS JOIN LATERAL custom_field_counted(o.account_id, record_object, o.custom_fields) v
-      WHERE n.custom_fields IS DISTINCT FROM o.custom_fields
-    ) AS x
-    GROUP BY x.account_id, x.key, x.value HAVING sum(x.change) <> 0 ORDER BY x.account_id, x.key, x.value
-    ON CONFLICT (account_id, object, key, value, slot) DO UPDATE SET n = c.n + excluded.n;
-  END IF;
-  RETURN NULL;
-END $$;
