@@ -60,7 +60,7 @@ export async function createNote(tx: Prisma.TransactionClient, input: CreateNote
 
 /** The links of many inputs, one query: the first input refused is refused as assertLinks would. */
 export async function assertLinksOfMany(db: Prisma.TransactionClient, inputs: ({ accountId: string } & Record<string, unknown>)[]) {
-  const refused = (await targetProblemsOfMany(db, inputs)).find((details) => Object.keys(details).length);
+  const refused = (await targetProblemsOfMany(db, inputs, ASSIGNEE)).find((details) => Object.keys(details).length);
   if (refused) throw badInput(refused);
 }
 

@@ -13,41 +13,27 @@ const idOf = (value: unknown): string | null => (typeof value === 'string' && is
 
 /**
  * The given targets that are not the account's and, when `member` names a field (a task's assignee),
- * a person who is not one of its people, by field (GraphQL's names): one query.
+ * a person who is not one of its people, by field (GraphQL's names).
  */
 export async function targetProblems(db: Prisma.TransactionClient, accountId: string, refs: Record<string, unknown>, member?: string): Promise<ErrorDetails> {
-  const [contactId, dealId, companyId] = TARGET_FIELDS.map((field) => idOf(refs[field]));
-  const person = member ? idOf(refs[member]) : null;
-  if (!contactId && !dealId && !companyId && !person) return {};
-  const rows = await db.$queryRaw<{ kind: string }[]>`
-    SELECT 'contactId' AS kind FROM contacts WHERE account_id = ${accountId}::uuid AND id = ${contactId}::uuid
-    UNION ALL SELECT 'dealId' FROM deals WHERE account_id = ${accountId}::uuid AND id = ${dealId}::uuid
-    UNION ALL SELECT 'companyId' FROM companies WHERE account_id = ${accountId}::uuid AND id = ${companyId}::uuid
-    UNION ALL SELECT 'member' FROM accounts WHERE id = ${accountId}::uuid AND owner_id = ${person}::uuid
-    UNION ALL SELECT 'member' FROM team_members WHERE account_id = ${accountId}::uuid AND user_id = ${person}::uuid`;
-  const found = new Set(rows.map((r) => r.kind));
-  const details: ErrorDetails = {};
-  for (const [field, id] of [['contactId', contactId], ['dealId', dealId], ['companyId', companyId]] as const) {
-    if (id && !found.has(field)) details[field] = [NOT_IN_ACCOUNT];
-  }
-  if (member && person && !found.has('member')) details[member] = [NOT_A_MEMBER];
-  return details;
+  if (![...TARGET_FIELDS, ...(member ? [member] : [])].some((field) => idOf(refs[field]))) return {};
+  return (await targetProblemsOfMany(db, [{ ...refs, accountId }], member))[0]!;
 }
 
 /**
- * targetProblems for many inputs at once (a workflow run's burst of notes or tasks), each of its own
- * account: the same judgement, one query for all, each input's problems in its place.
+ * targetProblems for many inputs at once (a burst of workflow runs' notes or tasks), each of its own
+ * account: one query for all, each input's problems in its place.
  */
-export async function targetProblemsOfMany(db: Prisma.TransactionClient, refs: ({ accountId: string } & Record<string, unknown>)[]): Promise<ErrorDetails[]> {
+export async function targetProblemsOfMany(db: Prisma.TransactionClient, refs: ({ accountId: string } & Record<string, unknown>)[], member?: string): Promise<ErrorDetails[]> {
   if (!refs.length) return [];
-  const column = (field: string) => refs.map((r) => idOf(r[field]));
-  const rows = await db.$queryRaw<{ contact: boolean; deal: boolean; company: boolean; assignee: boolean }[]>`
+  const column = (field: string | undefined) => refs.map((r) => (field ? idOf(r[field]) : null));
+  const rows = await db.$queryRaw<{ contact: boolean; deal: boolean; company: boolean; person: boolean }[]>`
     SELECT (t.c IS NULL OR EXISTS (SELECT 1 FROM contacts WHERE account_id = t.a AND id = t.c)) AS contact,
            (t.d IS NULL OR EXISTS (SELECT 1 FROM deals WHERE account_id = t.a AND id = t.d)) AS deal,
            (t.co IS NULL OR EXISTS (SELECT 1 FROM companies WHERE account_id = t.a AND id = t.co)) AS company,
            (t.u IS NULL OR EXISTS (SELECT 1 FROM accounts WHERE id = t.a AND owner_id = t.u)
-                        OR EXISTS (SELECT 1 FROM team_members WHERE account_id = t.a AND user_id = t.u)) AS assignee
-    FROM unnest(${refs.map((r) => r.accountId)}::uuid[], ${column('contactId')}::uuid[], ${column('dealId')}::uuid[], ${column('companyId')}::uuid[], ${column('assigneeId')}::uuid[])
+                        OR EXISTS (SELECT 1 FROM team_members WHERE account_id = t.a AND user_id = t.u)) AS person
+    FROM unnest(${refs.map((r) => r.accountId)}::uuid[], ${column('contactId')}::uuid[], ${column('dealId')}::uuid[], ${column('companyId')}::uuid[], ${column(member)}::uuid[])
       WITH ORDINALITY AS t (a, c, d, co, u, n)
     ORDER BY t.n`;
   return rows.map((row) => {
@@ -55,7 +41,7 @@ export async function targetProblemsOfMany(db: Prisma.TransactionClient, refs: (
     if (!row.contact) details.contactId = [NOT_IN_ACCOUNT];
     if (!row.deal) details.dealId = [NOT_IN_ACCOUNT];
     if (!row.company) details.companyId = [NOT_IN_ACCOUNT];
-    if (!row.assignee) details.assigneeId = [NOT_A_MEMBER];
+    if (member && !row.person) details[member] = [NOT_A_MEMBER];
     return details;
   });
 }
