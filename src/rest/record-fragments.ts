@@ -8,7 +8,7 @@ import { NOTE_MODEL } from '../activities/note.model.js';
 import { TASK_MODEL } from '../activities/task.model.js';
 import { INVOICE_MODEL } from '../invoices/invoice.model.js';
 import { restName, type FieldSpec, type RecordModel } from '../model/field-spec.js';
-import type { GraphQLObjectType, GraphQLType } from 'graphql';
+import type { GraphQLObjectType, GraphQLType } from 'graphql/index.js';
 import { fieldsOf } from '../db/datamodel.js';
 import { schema } from '../schema.js';
 
