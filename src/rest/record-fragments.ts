@@ -8,7 +8,7 @@ import { NOTE_MODEL } from '../activities/note.model.js';
 import { TASK_MODEL } from '../activities/task.model.js';
 import { INVOICE_MODEL } from '../invoices/invoice.model.js';
 import { restName, type FieldSpec, type RecordModel } from '../model/field-spec.js';
-import type { GraphQLObjectType, GraphQLType } from 'graphql/index.js';
+import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql/index.js';
 import { fieldsOf } from '../db/datamodel.js';
 import { schema } from '../schema.js';
 
@@ -48,16 +48,13 @@ const byIdSelections = (type: string, names: readonly string[]) =>
   names.map((name) => {
     const field = (schema.getType(type) as GraphQLObjectType).getFields()[name];
     if (!field) throw new Error(`${type} has no field ${name}`);
-    const of = named(field.type);
-    if (!('getFields' in of)) return selection({ name });
-    const leaves = Object.values((of as GraphQLObjectType).getFields()).filter((sub) => !('getFields' in named(sub.type))).map((sub) => sub.name);
+    const of = getNamedType(field.type);
+    if (!isObjectType(of)) return selection({ name });
+    const leaves = Object.values(of.getFields()).filter((sub) => !isObjectType(getNamedType(sub.type))).map((sub) => sub.name);
     const columns = fieldsOf(of.name).map((column) => column.name).filter((column) => leaves.includes(column));
     const ordered = [...columns, ...leaves.filter((leaf) => !columns.includes(leaf))];
     return [`${selection({ name })} {`, ...ordered.map((sub) => `    ${selection({ name: sub })}`), '  }'].join('\n');
   });
-
-/** A type without its lists and non-nulls, unwrapped by hand: graphql's own helpers refuse a type of the other copy of graphql a test run may load. */
-const named = (type: GraphQLType): Exclude<GraphQLType, { ofType: unknown }> => ('ofType' in type ? named(type.ofType as GraphQLType) : type);
 
 /** Each file's text, by its path. */
 export const FRAGMENT_FILES: Record<string, () => string> = {
