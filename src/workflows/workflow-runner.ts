@@ -126,8 +126,9 @@ async function endBeforeAStep(db: PrismaClient, ended: { run: Claimed; status: s
 /**
  * Takes a chunk of runs (one depth) through their steps together, a transaction a step for the whole
  * chunk: each commits its runs' writes with their progress, so a step's writes are applied once
- * whatever fails around it. A step that fails (not a skip) rolls the chunk's transaction back, and
- * each of its runs is then taken on alone (advance), where its retries and failure are its own.
+ * whatever fails around it. A step that fails (not a skip) rolls the chunk's transaction back; a
+ * chunk of several is then taken run by run the same way, and a run alone records its failure
+ * (stepFailed: retried later, or failed for good).
  */
 async function stepTogether(db: PrismaClient, chunk: Live[], options: RunnerOptions): Promise<void> {
   let going = chunk;
@@ -136,12 +137,14 @@ async function stepTogether(db: PrismaClient, chunk: Live[], options: RunnerOpti
     try {
       moved = await stepOnce(db, going, options);
     } catch (err) {
-      options.log.warn({ err, runs: going.length }, 'workflow runs: a step of the chunk failed; its runs are taken one by one');
-      for (const { run, workflow, event } of going) {
-        await advance(db, run, workflow, event, options).catch((err: unknown) =>
-          options.log.error({ err, runId: run.id }, 'workflow run: a step could not be recorded; retried after its lease'),
+      if (going.length === 1) {
+        await stepFailed(db, going[0]!, err, options).catch((error: unknown) =>
+          options.log.error({ err: error, runId: going[0]!.run.id }, 'workflow run: a step could not be recorded; retried after its lease'),
         );
+        return;
       }
+      options.log.warn({ err, runs: going.length }, 'workflow runs: a step of the chunk failed; its runs are taken one by one');
+      for (const live of going) await stepTogether(db, [live], options);
       return;
     }
     // Committed: the runs' own records follow, and those with steps left go on.
@@ -229,80 +232,20 @@ async function recordProgress(tx: Prisma.TransactionClient, progress: Progress[]
     WHERE r.account_id = t.account_id AND r.id = t.id`;
 }
 
-/** Takes one claimed run through its steps until it ends, waits, or a step is to be retried. */
-async function advance(db: PrismaClient, run: Claimed, workflow: WorkflowRow | null, event: EventRow | null, options: RunnerOptions): Promise<void> {
-  const key = { accountId: run.account_id, id: run.id };
-  const finish = (status: string, error: string | null, steps = run.steps) =>
-    db.workflowRun.updateMany({ where: key, data: { status, error, steps: steps as Prisma.InputJsonValue, finishedAt: new Date(clock.now()), resumeAt: null } });
-  if (!workflow || !event) return void (await finish('skipped', workflow ? 'The event is gone' : 'The workflow is gone'));
-  if (!workflow.active) return void (await finish('skipped', DEACTIVATED));
-  const trigger = workflow.trigger as Trigger | null;
-  const env = envelope(event);
-  if (run.status === 'pending') {
-    // A run is made for every active workflow on the event's type; one whose conditions do not hold was never a run.
-    if (!trigger || trigger.event !== event.type || !matches(trigger, env.data as never)) return void (await db.workflowRun.deleteMany({ where: key }));
-    if (run.depth > MAX_DEPTH) return void (await finish('skipped', LOOP));
-    // It becomes `running` with its first step's commit (one statement fewer a run).
-  }
-  const actions = workflow.actions as Action[];
-  const actor = { type: 'workflow', id: workflow.id } as const;
-  for (;;) {
-    const index = run.next_step;
-    const action = actions[index];
-    if (!action) return void (await finish('succeeded', null));
-    const previous = run.steps.find((s) => s.index === index);
-    const attempts = (previous?.attempts ?? 0) + 1;
-    const now = clock.now();
-    if (action.type === 'wait' && !run.resume_at) {
-      // The wait begins: the run sleeps (any instance resumes it), its row saying until when.
-      const resumeAt = new Date(now + waitMinutes(action.params)! * 60_000);
-      const steps = upsert(run.steps, { index, type: 'wait', status: 'waiting', attempts: 1, error: null, result: { resume_at: resumeAt.toISOString() } });
-      await db.workflowRun.updateMany({ where: key, data: { status: 'waiting', resumeAt, dueAt: resumeAt, steps: steps as Prisma.InputJsonValue } });
-      return;
-    }
-    // The last step's commit ends the run too.
-    const last = index === actions.length - 1;
-    try {
-      await inTransaction(db, async (tx) => {
-        // Ours still, at this step: a run taken over after its lease (this instance was slow) is not stepped twice.
-        const [mine] = await tx.$queryRaw<{ n: number }[]>`
-          SELECT set_config('crm.workflow_depth', ${String(run.depth)}, true) AS depth, 1 AS n FROM workflow_runs
-          WHERE account_id = ${run.account_id}::uuid AND id = ${run.id}::uuid AND next_step = ${index} AND status IN ('pending', 'running', 'waiting') FOR UPDATE`;
-        if (!mine) throw new Lost();
-        let done: { status: string; error: string | null; result: unknown };
-        if (action.type === 'wait') done = { status: 'succeeded', error: null, result: previous?.result ?? null };
-        else {
-          const ctx = await stepContext(tx, run, workflow.id, env, actor, options.mail, now, [action]);
-          try {
-            const planned = await plan(tx, action, ctx);
-            done = { status: 'succeeded', error: null, result: planned.apply ? await planned.apply() : planned.result };
-          } catch (err) {
-            if (!(err instanceof Skip)) throw err;
-            done = { status: 'skipped', error: err.message, result: null };
-          }
-        }
-        const steps = upsert(run.steps, { index, type: action.type, ...done, attempts });
-        const ended = last ? { status: 'succeeded', finishedAt: new Date(clock.now()) } : { status: 'running' };
-        await tx.workflowRun.updateMany({ where: key, data: { ...ended, nextStep: index + 1, steps: steps as Prisma.InputJsonValue, resumeAt: null, error: null } });
-        run.steps = steps;
-      });
-    } catch (err) {
-      if (err instanceof Lost) return;
-      const error = describe(err);
-      const steps = upsert(run.steps, { index, type: action.type, status: 'failed', attempts, error, result: null });
-      if (err instanceof Permanent || attempts >= STEP_ATTEMPTS) {
-        await failRun(db, run, workflow.id, actor, steps, error);
-        return;
-      }
-      options.log.warn({ runId: run.id, step: index, attempt: attempts, reason: error }, 'workflow run: a step failed; retrying');
-      const retryAt = new Date(clock.now() + retryDelay(attempts, options.retryBaseMs));
-      await db.workflowRun.updateMany({ where: key, data: { status: 'running', steps: upsert(run.steps, { ...steps.find((s) => s.index === index)!, status: 'running' }) as Prisma.InputJsonValue, dueAt: retryAt, error } });
-      return;
-    }
-    if (last) return;
-    run.next_step = index + 1;
-    run.resume_at = null;
-  }
+/** A run's step failed (its transaction rolled back): retried after a backoff, or, when permanent or out of attempts, the run fails. */
+async function stepFailed(db: PrismaClient, { run, workflow }: Live, err: unknown, options: RunnerOptions): Promise<void> {
+  const index = run.next_step;
+  const action = (workflow.actions as Action[])[index]!;
+  const attempts = (run.steps.find((s) => s.index === index)?.attempts ?? 0) + 1;
+  const error = describe(err);
+  const steps = upsert(run.steps, { index, type: action.type, status: 'failed', attempts, error, result: null });
+  if (err instanceof Permanent || attempts >= STEP_ATTEMPTS) return failRun(db, run, workflow.id, { type: 'workflow', id: workflow.id }, steps, error);
+  options.log.warn({ runId: run.id, step: index, attempt: attempts, reason: error }, 'workflow run: a step failed; retrying');
+  const retryAt = new Date(clock.now() + retryDelay(attempts, options.retryBaseMs));
+  await db.workflowRun.updateMany({
+    where: { accountId: run.account_id, id: run.id },
+    data: { status: 'running', steps: upsert(run.steps, { ...steps.find((s) => s.index === index)!, status: 'running' }) as Prisma.InputJsonValue, dueAt: retryAt, error },
+  });
 }
 
 /** The run failed for good: its step's error, and `workflow.run_failed` so that a webhook may alert. */
@@ -319,8 +262,6 @@ async function failRun(db: PrismaClient, run: Claimed, workflowId: string, actor
     }
   });
 }
-
-class Lost extends Error {}
 
 const upsert = (steps: StepRecord[], step: StepRecord): StepRecord[] => [...steps.filter((s) => s.index !== step.index), step].sort((a, b) => a.index - b.index);
 
