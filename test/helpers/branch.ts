@@ -17,8 +17,10 @@ export type Branch = {
   /** Puts `line` after `after`, which the file must hold exactly once (a moved neighbour fails here, not silently). */
   insertAfter(file: string, after: string, line: string): Promise<void>;
   write(file: string, text: string): Promise<void>;
-  /** The files the branch changed, as `git add -A` stages them, sorted. */
+  /** The files the branch changed since its last commit, as `git add -A` stages them, sorted. */
   changed(): Promise<string[]>;
+  /** Commits what changed: the next `changed()` names only what comes after. */
+  commit(message: string): Promise<void>;
   remove(): Promise<void>;
 };
 
@@ -39,8 +41,11 @@ export async function makeBranch(prefix: string): Promise<Branch> {
   // A repository of its own, so that the branch's diff is git's; the link is not a folder, which .gitignore's `node_modules/` names.
   await run('git', ['init', '-q']);
   await writeFile(path.join(dir, '.git/info/exclude'), 'node_modules\n');
-  await run('git', ['add', '-A']);
-  await run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.test', 'commit', '-q', '--no-verify', '-m', 'base']);
+  const commit = async (message: string) => {
+    await run('git', ['add', '-A']);
+    await run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.test', 'commit', '-q', '--no-verify', '-m', message]);
+  };
+  await commit('base');
   const write = async (file: string, text: string) => {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), text);
@@ -59,14 +64,44 @@ export async function makeBranch(prefix: string): Promise<Branch> {
       await run('git', ['add', '-A']);
       return (await run('git', ['diff', '--cached', '--name-only'])).trim().split('\n').sort();
     },
+    commit,
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }
 
-/** Places a fixture as a test file of the branch (after its diff is taken) and runs it with a type-check beside it: the run's output. */
-export async function runFixture(branch: Branch, fixture: string): Promise<string> {
-  const target = `test/fixtures/${path.basename(fixture).replace('.fixture.ts', '.test.ts')}`;
-  await branch.write(target, await readFile(path.join(ROOT, fixture), 'utf8'));
-  const [, tests] = await Promise.all([branch.run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']), branch.run('npx', ['vitest', 'run', target])]);
-  return tests;
+/** A fixture's tests as the branch ran them: how many, and the failures' messages. */
+export type FixtureRun = { tests: number; failures: string[] };
+
+/**
+ * Places each fixture as a test file of the branch (after its diffs are taken) and runs them in one
+ * Vitest run (one migrated template for all: test/global-setup.ts) with one type-check of the branch
+ * beside it: each fixture's tests, by fixture. The type-check's failure fails the call.
+ */
+export async function runFixtures(branch: Branch, fixtures: readonly string[]): Promise<Record<string, FixtureRun>> {
+  const targets = new Map<string, string>();
+  for (const fixture of fixtures) {
+    const target = `test/fixtures/${path.basename(fixture).replace('.fixture.ts', '.test.ts')}`;
+    await branch.write(target, await readFile(path.join(ROOT, fixture), 'utf8'));
+    targets.set(target, fixture);
+  }
+  const report = path.join(branch.dir, 'fixtures.json');
+  // A failing test fails the run's command: its report still says which, so the output is kept for when there is none.
+  const tests = branch.run('npx', ['vitest', 'run', '--config', 'test/vitest.config.ts', '--reporter=json', `--outputFile=${report}`, ...targets.keys()]).catch((error: Error) => error.message);
+  const [, output] = await Promise.all([branch.run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']), tests]);
+  type Report = { testResults: { name: string; message?: string; assertionResults: { status: string; fullName: string; failureMessages: string[] }[] }[] };
+  const text = await readFile(report, 'utf8').catch(() => {
+    throw new Error(`the fixtures' run wrote no report:\n${output}`);
+  });
+  const { testResults } = JSON.parse(text) as Report;
+  const runs: Record<string, FixtureRun> = Object.fromEntries(fixtures.map((fixture) => [fixture, { tests: 0, failures: ['not run'] }]));
+  for (const file of testResults) {
+    const fixture = targets.get(path.relative(branch.dir, file.name));
+    if (!fixture) continue;
+    const failed = file.assertionResults.filter((a) => a.status !== 'passed');
+    runs[fixture] = {
+      tests: file.assertionResults.length,
+      failures: [...(file.message ? [file.message] : []), ...failed.map((a) => `${a.fullName}: ${a.failureMessages.join('\n')}`)],
+    };
+  }
+  return runs;
 }
