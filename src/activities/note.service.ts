@@ -4,13 +4,11 @@ import { z } from 'zod';
 import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import type { Note, Prisma } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
-import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import { changedFields, createdWithEvents, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { createRuleOf } from '../model/field-spec.js';
 import { NOTE_FIELDS } from './note.model.js';
 import { targetless, targetProblems, targetProblemsOfMany, TARGET_FIELDS } from '../links/targets.js';
-import { emitMany } from '../events/emit.js';
-import { uuidv7 } from '../events/ids.js';
 import type { RecordKey } from '../db/client.js';
 
 /** The targets of a row, read to judge an update that clears some. */
@@ -76,12 +74,8 @@ export async function createNotes(tx: Prisma.TransactionClient, items: { input: 
     if (Object.keys(missing).length) throw badInput(missing);
   }
   await assertLinksOfMany(tx, items.map((i) => i.input));
-  // Ids made here (time-ordered, as uuid(7)) so each row is matched to its item whatever order RETURNING gives.
-  const data = items.map(({ input }) => ({ ...input, id: uuidv7(), authorId: null }));
-  const byId = new Map((await tx.note.createManyAndReturn({ data })).map((row) => [row.id, row]));
-  const rows = data.map((d) => byId.get(d.id)!);
-  await emitMany(tx, rows.map((row, k) => ({ type: 'note.created', accountId: row.accountId, actor: items[k]!.actor, object: columnsIn('Note', row) })));
-  return rows;
+  const spec = { type: 'note.created', model: 'Note' } as const;
+  return createdWithEvents(tx, spec, items.map(({ input, actor }) => ({ data: { ...input, authorId: null }, actor })), (data) => tx.note.createManyAndReturn({ data }));
 }
 
 export async function updateNote(tx: Prisma.TransactionClient, note: RecordKey, args: UpdateNoteArgs, query: Query, actor: Actor) {

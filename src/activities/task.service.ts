@@ -4,9 +4,8 @@ import { z } from 'zod';
 import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
 import type { Prisma, Task } from '../generated/prisma/client.js';
 import { notFound, MESSAGES } from '../errors.js';
-import { changedFields, columnsIn, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
-import { emit, emitMany } from '../events/emit.js';
-import { uuidv7 } from '../events/ids.js';
+import { changedFields, columnsIn, createdWithEvents, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
+import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
 import { createRuleOf } from '../model/field-spec.js';
 import { TASK_FIELDS } from './task.model.js';
@@ -40,11 +39,8 @@ export async function createTask(tx: Prisma.TransactionClient, input: CreateTask
 export async function createTasks(tx: Prisma.TransactionClient, items: { input: CreateTaskInput; actor: Actor }[]): Promise<Task[]> {
   if (!items.length) return [];
   await assertLinksOfMany(tx, items.map((i) => i.input));
-  const data = items.map(({ input }) => ({ ...input, id: uuidv7() }));
-  const byId = new Map((await tx.task.createManyAndReturn({ data })).map((row) => [row.id, row]));
-  const rows = data.map((d) => byId.get(d.id)!);
-  await emitMany(tx, rows.map((row, k) => ({ type: 'task.created', accountId: row.accountId, actor: items[k]!.actor, object: columnsIn('Task', row) })));
-  return rows;
+  const spec = { type: 'task.created', model: 'Task' } as const;
+  return createdWithEvents(tx, spec, items.map(({ input, actor }) => ({ data: input, actor })), (data) => tx.task.createManyAndReturn({ data }));
 }
 
 export async function updateTask(tx: Prisma.TransactionClient, task: RecordKey, args: UpdateTaskArgs, query: Query, actor: Actor) {

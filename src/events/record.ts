@@ -1,7 +1,8 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { fieldsOf } from '../db/datamodel.js';
 import type { Query } from '../db/client.js';
-import { emit } from './emit.js';
+import { emit, emitMany } from './emit.js';
+import { uuidv7 } from './ids.js';
 import type { Actor, EventType } from './types.js';
 
 // The events of the §12 writes (docs/events.md): every service write passes its row through here,
@@ -62,4 +63,22 @@ export const changedFields = (input: object): string[] => Object.entries(input).
 /** Emits `type` about `row` (its columns only). */
 export function emitRow(tx: Prisma.TransactionClient, type: EventType, model: string, actor: Actor, row: object & { accountId: string }) {
   return emit(tx, { type, accountId: row.accountId, actor, object: columnsIn(model, row) });
+}
+
+/**
+ * New rows of many inputs and each one's `type` event, in two statements whatever the count (a burst
+ * of workflow runs' steps: docs/workflows.md#runs). `insert` is the model's createManyAndReturn. The
+ * ids are made here (time-ordered, as uuid(7)) so each row meets its item whatever order RETURNING gives.
+ */
+export async function createdWithEvents<D extends object, R extends { id: string; accountId: string }>(
+  tx: Prisma.TransactionClient,
+  spec: { type: EventType; model: string },
+  items: { data: D; actor: Actor }[],
+  insert: (data: (D & { id: string })[]) => Promise<R[]>,
+): Promise<R[]> {
+  const data = items.map((item) => ({ ...item.data, id: uuidv7() }));
+  const byId = new Map((await insert(data)).map((row) => [row.id, row]));
+  const rows = data.map((d) => byId.get(d.id)!);
+  await emitMany(tx, rows.map((row, k) => ({ type: spec.type, accountId: row.accountId, actor: items[k]!.actor, object: columnsIn(spec.model, row) })));
+  return rows;
 }
