@@ -1,4 +1,4 @@
-// node --import tsx scripts/bench/duplicates.ts -- [--contacts 100000] [--rounds 7]
+// node --import tsx scripts/bench/duplicates.ts -- [--contacts 100000] [--rounds 7] [--writes 7] [--check]
 // Account.duplicateContacts at --contacts contacts (docs/decisions.md §22: within a second at
 // 100,000), timed as the service runs it (src/contacts/duplicates.ts), without HTTP. The bench
 // account (seedBench's contacts, then 2% of them again as duplicates: the same e-mail with another
@@ -12,18 +12,23 @@ import { performance } from 'node:perf_hooks';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { seedBench } from '../../src/cli/seed-bench.js';
 import { openDatabase } from '../../src/db/client.js';
-import { contactCandidates, duplicateContacts, RULE_SETTINGS } from '../../src/contacts/duplicates.js';
+import { allGroups, contactCandidates, MAX_GROUP, oldestFirst, RULE_SETTINGS } from '../../src/contacts/duplicates.js';
+import { duplicateContacts, keptGroups } from '../../src/contacts/duplicate-groups.js';
 import { CONTACTS, mergeRecords } from '../../src/contacts/merge.js';
 import { SYSTEM } from '../../src/events/types.js';
 import { ensureMigrated, intFlag, namedBenchDatabaseUrl, parseFlags, withAdmin } from './common.js';
 
 const args = process.argv.slice(2).filter((a) => a !== '--');
 const explain = args.includes('--explain');
-const flags = parseFlags(args.filter((a) => a !== '--explain'), ['contacts', 'rounds', 'merges']);
+/** --check: every kept group (ids, score, reasons) compared with the rules run over the whole account. */
+const check = args.includes('--check');
+const flags = parseFlags(args.filter((a) => a !== '--explain' && a !== '--check'), ['contacts', 'rounds', 'merges', 'writes']);
 const contacts = intFlag(flags, 'contacts', 100_000, 1, 10_000_000);
 const rounds = intFlag(flags, 'rounds', 7, 1, 100);
 /** Merges timed (docs/decisions.md §22: 10 duplicates with 1,000 deals between them, one transaction, ≤ 500 ms); 0: none. */
 const merges = intFlag(flags, 'merges', 0, 0, 100);
+/** Reads timed after a few writes each (writeSome): what a read repairs. */
+const writeRounds = intFlag(flags, 'writes', 0, 0, 100);
 const url = namedBenchDatabaseUrl(`crm_bench_duplicates_${contacts}`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -68,8 +73,11 @@ try {
     for (const rule of [0, 1, 2, 3]) await contactCandidates(onlyRule(explaining, rule), account.id);
   }
   const candidates = await contactCandidates(db.prisma, account.id);
+  // The first read builds the kept groups when the account has none (src/contacts/duplicate-groups.ts).
+  const built = performance.now();
+  let groups = (await duplicateContacts(db.prisma, account.id, 25)).length;
+  const firstMs = performance.now() - built;
   const times: number[] = [];
-  let groups = 0;
   for (let i = 0; i < rounds; i++) {
     const started = performance.now();
     groups = (await duplicateContacts(db.prisma, account.id, 25)).length;
@@ -77,6 +85,17 @@ try {
   }
   times.sort((a, b) => a - b);
   const p50 = times[Math.floor(times.length / 2)]!;
+  // Reads after writes: before each, 3 contacts copied from others as duplicates (e-mail, phone,
+  // name), 2 renamed and 1 deleted, so the read repairs what they queued.
+  const afterWrites: number[] = [];
+  for (let i = 0; i < writeRounds; i++) {
+    await writeSome(account.id, i);
+    const started = performance.now();
+    await duplicateContacts(db.prisma, account.id, 25);
+    afterWrites.push(performance.now() - started);
+  }
+  afterWrites.sort((a, b) => a - b);
+  const same = check ? await sameAsTheRules(account.id) : undefined;
   const by = (reason: string) => candidates.filter((c) => c.reason === reason).length;
   const merged = merges ? await timeMerges(account.id, merges) : undefined;
   console.log(JSON.stringify({
@@ -84,8 +103,11 @@ try {
     candidates: { email: by('email'), phone: by('phone'), name: by('name') },
     groups,
     rounds,
+    first_ms: Math.round(firstMs),
     p50_ms: Math.round(p50),
     max_ms: Math.round(times.at(-1)!),
+    ...(writeRounds > 0 && { after_writes: { rounds: writeRounds, p50_ms: Math.round(afterWrites[Math.floor(writeRounds / 2)]!), max_ms: Math.round(afterWrites.at(-1)!) } }),
+    ...(same && { same_as_the_rules: same }),
     ...(merged && { merges: merged }),
   }));
 } finally {
@@ -119,6 +141,33 @@ async function timeMerges(accountId: string, n: number): Promise<{ n: number; p5
   }
   times.sort((a, b) => a - b);
   return { n, p50_ms: Math.round(times[Math.floor(times.length / 2)]!), max_ms: Math.round(times.at(-1)!), deals_moved: moved };
+}
+
+/** Round `i`'s writes: 3 duplicates of other contacts inserted, 2 contacts renamed, the newest deleted. */
+async function writeSome(accountId: string, i: number): Promise<void> {
+  const picked = await db.prisma.$queryRaw<{ id: string }[]>`
+    SELECT id::text FROM contacts WHERE account_id = ${accountId}::uuid ORDER BY id OFFSET ${(i * 7919) % Math.max(1, contacts - 10)} LIMIT 5`;
+  const ids = picked.map((r) => r.id);
+  await db.prisma.$executeRaw`
+    INSERT INTO contacts (id, account_id, first_name, last_name, email, phone, company, company_id, created_at, updated_at)
+    SELECT gen_random_uuid(), account_id,
+           CASE WHEN n = 3 THEN first_name || 'y' ELSE first_name END, last_name,
+           CASE WHEN n = 1 THEN upper(email) END, CASE WHEN n = 2 THEN '+44 ' || phone END, company, company_id, now(), now()
+      FROM (SELECT c.*, row_number() OVER (ORDER BY id) AS n FROM contacts c WHERE id = ANY(${ids.slice(0, 3)}::uuid[])) s`;
+  await db.prisma.$executeRaw`UPDATE contacts SET first_name = first_name || 'z', updated_at = now() WHERE id = ANY(${ids.slice(3, 5)}::uuid[])`;
+  // The newest contact (one just copied: the seed's contacts have notes that keep them).
+  await db.prisma.$executeRaw`DELETE FROM contacts WHERE id = (SELECT id FROM contacts WHERE account_id = ${accountId}::uuid ORDER BY created_at DESC LIMIT 1)`;
+}
+
+/** Whether every kept group equals the rules' over the whole account: the count of groups, and the first difference. */
+async function sameAsTheRules(accountId: string): Promise<{ groups: number; equal: boolean; first_difference?: unknown }> {
+  const expected = allGroups(await contactCandidates(db.prisma, accountId), oldestFirst)
+    .map((g) => ({ ids: g.ids.slice(0, MAX_GROUP), score: g.score, reasons: g.reasons }))
+    .sort((a, b) => b.score - a.score || oldestFirst(a.ids[0]!, b.ids[0]!));
+  const kept = await keptGroups(db.prisma, accountId, 10_000_000);
+  const at = expected.findIndex((g, i) => JSON.stringify(g) !== JSON.stringify(kept[i]));
+  const equal = at < 0 && kept.length === expected.length;
+  return { groups: expected.length, equal, ...(!equal && { first_difference: { expected: expected[at], kept: kept[at], kept_count: kept.length } }) };
 }
 
 /** `db` answering only the `rule`-th statement of contactCandidates (in the order it sends them), the others empty. */

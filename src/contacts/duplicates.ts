@@ -24,15 +24,24 @@ export const REASON_SCORES: Record<string, number> = { email: 0.9, phone: 0.75, 
 /** What the queries find: records sharing a key (`ids`, any order) or a pair of similar names (`similarity`). */
 export type Candidate = { reason: string; ids: string[]; similarity?: number };
 
-export type Group = { ids: string[]; score: number; reasons: string[] };
+export type Group = { ids: string[]; score: number; reasons: string[]; best?: Map<string, number> };
+
+/**
+ * A group's reasons and score from each reason's best weighted score (REASON_SCORES × similarity):
+ * 1 − Π(1 − best) in REASON_SCORES' order, rounded to 3 places.
+ */
+export function scored(best: ReadonlyMap<string, number>): { score: number; reasons: string[] } {
+  const reasons = Object.keys(REASON_SCORES).filter((r) => best.has(r));
+  const score = 1 - reasons.reduce((left, r) => left * (1 - best.get(r)!), 1);
+  return { score: Math.round(score * 1000) / 1000, reasons };
+}
 
 /**
  * The candidates as groups: records linked by any candidate are one group (union-find), its
  * reasons the union of theirs (in REASON_SCORES' order), its score the combination of each reason's
- * best, its records the `order`'s first MAX_GROUP (oldest first). Best score first, then the group
- * with the oldest record.
+ * best (rounded to 3 places), its records all of them in the `order` (oldest first).
  */
-export function groupsOf(candidates: readonly Candidate[], order: (a: string, b: string) => number, first: number): Group[] {
+export function allGroups(candidates: readonly Candidate[], order: (a: string, b: string) => number): Group[] {
   const parent = new Map<string, string>();
   const find = (id: string): string => {
     let root = id;
@@ -64,13 +73,18 @@ export function groupsOf(candidates: readonly Candidate[], order: (a: string, b:
     if (ids) ids.push(id);
     else members.set(root, [id]);
   }
-  const order_ = Object.keys(REASON_SCORES);
-  const groups = [...members.entries()].map(([root, ids]) => {
-    const reasons = best.get(root)!;
-    const score = 1 - [...reasons.values()].reduce((left, s) => left * (1 - s), 1);
-    return { ids: ids.sort(order).slice(0, MAX_GROUP), score: Math.round(score * 1000) / 1000, reasons: [...reasons.keys()].sort((a, b) => order_.indexOf(a) - order_.indexOf(b)) };
-  });
-  return groups.sort((a, b) => b.score - a.score || order(a.ids[0]!, b.ids[0]!)).slice(0, first);
+  return [...members.entries()].map(([root, ids]) => ({ ids: ids.sort(order), ...scored(best.get(root)!), best: best.get(root)! }));
+}
+
+/**
+ * The best `first` of the candidates' groups (allGroups), each with the `order`'s first MAX_GROUP
+ * records (oldest first): best score first, then the group with the oldest record.
+ */
+export function groupsOf(candidates: readonly Candidate[], order: (a: string, b: string) => number, first: number): Group[] {
+  return allGroups(candidates, order)
+    .map(({ ids, score, reasons }) => ({ ids: ids.slice(0, MAX_GROUP), score, reasons }))
+    .sort((a, b) => b.score - a.score || order(a.ids[0]!, b.ids[0]!))
+    .slice(0, first);
 }
 
 /**
@@ -102,23 +116,21 @@ export async function sameKey(db: Prisma.TransactionClient, table: 'contacts' | 
   return rows.map(({ ids }) => ({ reason, ids }));
 }
 
+/** The CTE `keyed` of the name rule: the account's (id, blk, nm, tg, sk) with a block, read from the block's index. */
+export function keyedNames(table: 'contacts' | 'companies', accountId: string, { block, name }: { block: Prisma.Sql; name: Prisma.Sql }): Prisma.Sql {
+  return Prisma.sql`keyed AS (
+      SELECT t.id::text AS id, ${block} AS blk, ${name} AS nm, dedupe_trigrams(${name}) AS tg, dedupe_sketch(${name}) AS sk
+        FROM ${Prisma.raw(`"${table}"`)} t
+       WHERE t.account_id = ${accountId}::uuid AND ${block} IS NOT NULL
+    )`;
+}
+
 /**
- * Pairs of similar names (trigram similarity ≥ NAME_SIMILARITY) within one `block` (an expression
- * of `t`), each name compared with the NEIGHBOURS after it in (block, name) order: the order an
- * index on (account_id, block, name) holds, so the account is read once, in order, from the index
- * alone. A pair is compared only when its trigram counts and sketches (dedupe_trigrams,
- * dedupe_sketch, in the same index) allow a similarity of NAME_SIMILARITY: bits set in one
- * sketch and not the other are at least that many trigrams only one name has, so the common
- * trigrams are at most I = least(na − bits only in a, nb − bits only in b), and similarity
- * (common / (na + nb − common)) at most I / (na + nb − I). Exact: a pair it rules out is below the
- * threshold; at 100,000 contacts it leaves about one pair in a hundred to compare (BENCHMARKS.md).
+ * The CTEs `neighbours`, `bounded` and `found` of the name rule over a CTE `keyed` (id, blk, nm,
+ * tg, sk; blk the window's partition): `found` holds each pair (blk, nm, a, b, sim, run) of names
+ * similar enough, each name compared with the NEIGHBOURS after it in (blk, nm, id) order.
  */
-export async function similarNames(
-  db: Prisma.TransactionClient,
-  table: 'contacts' | 'companies',
-  accountId: string,
-  { block, name, blocks = Prisma.empty }: { block: Prisma.Sql; name: Prisma.Sql; blocks?: Prisma.Sql },
-): Promise<Candidate[]> {
+export function namePairs(blocks: Prisma.Sql = Prisma.empty): Prisma.Sql {
   const steps = Array.from({ length: NEIGHBOURS }, (_, i) => i + 1);
   const leads = Prisma.raw(steps.map((k) => `lead(id, ${k}) OVER w AS id${k}, lead(nm, ${k}) OVER w AS nm${k}, lead(tg, ${k}) OVER w AS tg${k}, lead(sk, ${k}) OVER w AS sk${k}`).join(', '));
   // The threshold as a fraction of integers, so the bound is compared exactly: a pair may reach it
@@ -148,12 +160,7 @@ export async function similarNames(
   // A name repeated is sent as one candidate of all its ids (`run`), not as a pair per name: the
   // pairs of its names with the next are a chain through all of them at similarity 1, which is
   // what groupsOf makes of one candidate of them all (a tenth of the rows at 100,000 contacts).
-  const rows = await ruleRows<{ ids: string[]; similarity: number }>(db, Prisma.sql`
-    WITH keyed AS (
-      SELECT t.id::text AS id, ${block} AS blk, ${name} AS nm, dedupe_trigrams(${name}) AS tg, dedupe_sketch(${name}) AS sk
-        FROM ${Prisma.raw(`"${table}"`)} t
-       WHERE t.account_id = ${accountId}::uuid AND ${block} IS NOT NULL
-    ), neighbours AS (
+  return Prisma.sql`neighbours AS (
       SELECT id, blk, nm, tg, sk, ${leads} FROM keyed WINDOW w AS (PARTITION BY blk ORDER BY nm, id, tg, sk) OFFSET 0
     ), bounded AS (
       SELECT n.*, ${allowed} FROM neighbours n WHERE n.nm <> '' ${blocks} OFFSET 0
@@ -164,38 +171,59 @@ export async function similarNames(
                WHEN n.nm = p.other_nm AND n.tg + p.other_tg > 0 THEN 1
                ELSE similarity(n.nm, p.other_nm)::float8 END AS sim) AS s
        WHERE (${anyAllowed}) AND p.ok AND s.sim >= ${NAME_SIMILARITY}
-    )
+    )`;
+}
+
+/**
+ * Pairs of similar names (trigram similarity ≥ NAME_SIMILARITY) within one `block` (an expression
+ * of `t`), each name compared with the NEIGHBOURS after it in (block, name) order: the order an
+ * index on (account_id, block, name) holds, so the account is read once, in order, from the index
+ * alone. A pair is compared only when its trigram counts and sketches (dedupe_trigrams,
+ * dedupe_sketch, in the same index) allow a similarity of NAME_SIMILARITY: bits set in one
+ * sketch and not the other are at least that many trigrams only one name has, so the common
+ * trigrams are at most I = least(na − bits only in a, nb − bits only in b), and similarity
+ * (common / (na + nb − common)) at most I / (na + nb − I). Exact: a pair it rules out is below the
+ * threshold; at 100,000 contacts it leaves about one pair in a hundred to compare (BENCHMARKS.md).
+ */
+export async function similarNames(
+  db: Prisma.TransactionClient,
+  table: 'contacts' | 'companies',
+  accountId: string,
+  { block, name, blocks = Prisma.empty }: { block: Prisma.Sql; name: Prisma.Sql; blocks?: Prisma.Sql },
+): Promise<Candidate[]> {
+  const rows = await ruleRows<{ ids: string[]; similarity: number }>(db, Prisma.sql`
+    WITH ${keyedNames(table, accountId, { block, name })}, ${namePairs(blocks)}
     SELECT ARRAY[a, b] AS ids, sim AS similarity FROM found WHERE NOT run
     UNION ALL
     SELECT array_agg(a) || max(b), 1 FROM found WHERE run GROUP BY blk, nm`);
   return rows.map((r) => ({ reason: 'name', ids: r.ids, similarity: Number(r.similarity) }));
 }
 
+/** Free mail says nothing of where a person works (src/links/domain.ts): a test that `blk` (an e-mail domain) is not one. */
+export const notFreeMail = (blk: Prisma.Sql) => Prisma.sql`${blk} <> ALL(${[...FREE_MAIL_DOMAINS]}::text[]) AND ${blk} !~ '^gmx\\.'`;
+
+/** The contacts' name rule, once per block: similar names within one company, or one e-mail domain that is not free mail. */
+export const CONTACT_NAME_RULES = [
+  { rule: 'company', block: Prisma.sql`dedupe_company(t.company_id, t.company)`, name: Prisma.sql`dedupe_name(t.first_name, t.last_name)`, kept: (blk: Prisma.Sql) => Prisma.sql`${blk} IS NOT NULL` },
+  { rule: 'domain', block: Prisma.sql`dedupe_email_domain(t.email)`, name: Prisma.sql`dedupe_name(t.first_name, t.last_name)`, kept: (blk: Prisma.Sql) => Prisma.sql`${blk} IS NOT NULL AND ${notFreeMail(blk)}` },
+] as const;
+
 /** Every candidate group of the account's contacts: same e-mail, same phone, similar names in one company or e-mail domain. */
 export async function contactCandidates(db: Prisma.TransactionClient, accountId: string): Promise<Candidate[]> {
-  const name = Prisma.sql`dedupe_name(t.first_name, t.last_name)`;
-  const domain = Prisma.sql`dedupe_email_domain(t.email)`;
-  const [email, phone, byCompany, byDomain] = await Promise.all([
+  const [byCompany, byDomain] = CONTACT_NAME_RULES;
+  const [email, phone, company, domain] = await Promise.all([
     sameKey(db, 'contacts', accountId, 'email', Prisma.sql`dedupe_email(t.email)`),
     sameKey(db, 'contacts', accountId, 'phone', Prisma.sql`dedupe_phone(t.phone)`),
-    similarNames(db, 'contacts', accountId, { block: Prisma.sql`dedupe_company(t.company_id, t.company)`, name }),
-    // Free mail says nothing of where a person works (src/links/domain.ts): no block of its own.
-    similarNames(db, 'contacts', accountId, { block: domain, name, blocks: Prisma.sql`AND n.blk <> ALL(${[...FREE_MAIL_DOMAINS]}::text[]) AND n.blk !~ '^gmx\\.'` }),
+    similarNames(db, 'contacts', accountId, byCompany),
+    similarNames(db, 'contacts', accountId, { ...byDomain, blocks: Prisma.sql`AND ${notFreeMail(Prisma.sql`n.blk`)}` }),
   ]);
-  return [...email, ...phone, ...byCompany, ...byDomain];
+  return [...email, ...phone, ...company, ...domain];
 }
 
 /** The oldest first: ids are UUIDv7 (time-ordered), so their order is their creation's. */
 export const oldestFirst = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export type ContactGroup<C> = { contacts: C[]; score: number; reasons: string[] };
-
-/** The account's best `first` groups of likely duplicate contacts, each with its contacts (oldest first). */
-export async function duplicateContacts<C extends { id: string; createdAt: Date }>(db: Prisma.TransactionClient, accountId: string, first: number): Promise<ContactGroup<C>[]> {
-  const groups = groupsOf(await contactCandidates(db, accountId), oldestFirst, first);
-  const rows = (await db.contact.findMany({ where: { accountId, id: { in: groups.flatMap((g) => g.ids) } } })) as unknown as C[];
-  return groups.map((g) => ({ contacts: inGroup(rows, g.ids), score: g.score, reasons: g.reasons }));
-}
 
 /** A group's records as read, oldest first (created_at, then id). */
 export function inGroup<R extends { id: string; createdAt: Date }>(rows: readonly R[], ids: readonly string[]): R[] {

@@ -10,7 +10,8 @@ import { AccountRef } from '../accounts/account.schema.js';
 import { ContactRef } from './contact.schema.js';
 import { contactTarget } from './contact.service.js';
 import { CONTACTS, MAX_DUPLICATES, mergeArgs, mergeRecords, type MergeArgs, type MergeKind } from './merge.js';
-import { duplicateContacts, duplicatesArgs, duplicatesByAccountArgs, MAX_GROUP, type ContactGroup } from './duplicates.js';
+import { duplicatesArgs, duplicatesByAccountArgs, MAX_GROUP, type ContactGroup } from './duplicates.js';
+import { duplicateContacts } from './duplicate-groups.js';
 import type { RecordKey } from '../db/client.js';
 
 /** The rules of a merge: the primary found in an account the caller is a member of (else NOT_FOUND), its row's line, a key's write scope. */

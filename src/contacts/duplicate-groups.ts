@@ -1,0 +1,335 @@
+// The contacts' duplicate groups kept between reads (docs/duplicates.md "How it stays fast",
+// decisions §22). The rules are those of src/contacts/duplicates.ts; what changes is when they run.
+// A write only queues the contacts it changed (triggers of migration *_duplicate_groups, one INSERT
+// a statement); each read first brings the kept groups up to date for the queued contacts, then
+// answers the best groups from an index. The first read of an account builds everything.
+//
+// What a queued contact can change, and what the read recomputes for it:
+// - its e-mail or phone key: the groups it was and is in (duplicate_members), found again with
+//   every contact they reach (`regroup`);
+// - its name or block: the name pairs near its old and new place among its block's names
+//   (`repairNames`): a name is paired with the NEIGHBOURS after it, so a row arriving or leaving
+//   changes only pairs whose two names are within NEIGHBOURS rows of it.
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { allGroups, CONTACT_NAME_RULES, inGroup, keyedNames, MAX_GROUP, namePairs, NEIGHBOURS, oldestFirst, REASON_SCORES, RULE_SETTINGS, scored, type Candidate, type ContactGroup, type Group } from './duplicates.js';
+
+/** Queued contacts beyond which the read builds the account's groups again rather than repairing them. */
+export const REBUILD_AFTER = 20_000;
+
+type Tx = Prisma.TransactionClient;
+type Pair = { a: string; b: string; rule: string; similarity: number };
+
+/** The advisory lock of one account's kept groups; duplicates_kept() takes it shared (migration *_duplicate_groups). */
+const lockKey = (accountId: string) => Prisma.sql`hashtextextended(${accountId}::text, 72)`;
+
+/** `work` in a transaction of its own under RULE_SETTINGS and the account's lock (inside a caller's transaction: in it). */
+async function locked<T>(db: Tx, accountId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const client = db as unknown as PrismaClient;
+  const run = async (tx: Tx) => {
+    for (const setting of RULE_SETTINGS) await tx.$executeRawUnsafe(setting);
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${lockKey(accountId)})`;
+    return work(tx);
+  };
+  if (typeof client.$transaction !== 'function') return run(db);
+  // Prisma's own 5 s limit off: statements are bounded by statement_timeout (src/db/bounds.ts).
+  return client.$transaction((tx) => run(tx), { maxWait: 10_000, timeout: 3_600_000 });
+}
+
+/**
+ * The account's groups brought up to date: built when they are not kept yet, else repaired for the
+ * queued contacts. Writers queue from the moment the account is marked kept: marking takes the
+ * lock writers of an unmarked account hold shared until they commit, so every write is either
+ * seen by the build or queued.
+ */
+export async function refreshDuplicateGroups(db: Tx, accountId: string): Promise<void> {
+  const [state] = await db.$queryRaw<{ built: boolean }[]>`SELECT built FROM duplicate_state WHERE account_id = ${accountId}::uuid`;
+  if (!state) {
+    await locked(db, accountId, (tx) => tx.$executeRaw`INSERT INTO duplicate_state (account_id) VALUES (${accountId}::uuid) ON CONFLICT DO NOTHING`);
+  }
+  await locked(db, accountId, async (tx) => {
+    const [now] = await tx.$queryRaw<{ built: boolean }[]>`SELECT built FROM duplicate_state WHERE account_id = ${accountId}::uuid`;
+    const queued = await tx.$queryRaw<Queued[]>`
+      DELETE FROM duplicate_queue WHERE account_id = ${accountId}::uuid
+      RETURNING contact_id::text AS id, moved, old_company, old_domain, old_name`;
+    if (!now?.built || queued.length > REBUILD_AFTER) await build(tx, accountId);
+    else if (queued.length > 0) await repair(tx, accountId, queued);
+  });
+}
+
+type Queued = { id: string; moved: boolean; old_company: string | null; old_domain: string | null; old_name: string | null };
+
+/** Every pair and group of the account from its contacts, as the rules find them. */
+async function build(tx: Tx, accountId: string): Promise<void> {
+  for (const table of ['duplicate_pairs', 'duplicate_members', 'duplicate_groups']) {
+    await tx.$executeRaw`DELETE FROM ${Prisma.raw(table)} WHERE account_id = ${accountId}::uuid`;
+  }
+  for (const { rule, block, name, kept } of CONTACT_NAME_RULES) {
+    await tx.$executeRaw`
+      INSERT INTO duplicate_pairs (account_id, a, b, rule, similarity)
+      WITH ${keyedNames('contacts', accountId, { block, name })}, ${namePairs(Prisma.sql`AND ${kept(Prisma.sql`n.blk`)}`)}
+      SELECT ${accountId}::uuid, a::uuid, b::uuid, ${rule}, sim FROM found`;
+  }
+  const keys = (key: Prisma.Sql) => tx.$queryRaw<{ ids: string[] }[]>`
+    SELECT array_agg(t.id::text) AS ids FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${key} IS NOT NULL
+     GROUP BY ${key} HAVING count(*) > 1`;
+  const pairs = await tx.$queryRaw<Pair[]>`SELECT a::text, b::text, rule, similarity FROM duplicate_pairs WHERE account_id = ${accountId}::uuid`;
+  const candidates = [...byKey('email', await keys(EMAIL)), ...byKey('phone', await keys(PHONE)), ...pairs.map(asCandidate)];
+  const groups = allGroups(candidates, oldestFirst);
+  await writeGroups(tx, accountId, groups.map((g) => kept(g, g.ids[0]!)));
+  await writeMembers(tx, accountId, groups.flatMap((g) => g.ids.map((id) => [id, g.ids[0]!] as const)));
+  await tx.$executeRaw`UPDATE duplicate_state SET built = true WHERE account_id = ${accountId}::uuid`;
+}
+
+const EMAIL = Prisma.sql`dedupe_email(t.email)`;
+const PHONE = Prisma.sql`dedupe_phone(t.phone)`;
+const byKey = (reason: string, rows: { ids: string[] }[]): Candidate[] => rows.map(({ ids }) => ({ reason, ids }));
+const asCandidate = (p: Pair): Candidate => ({ reason: 'name', ids: [p.a, p.b], similarity: Number(p.similarity) });
+
+/**
+ * The queued contacts' pairs and groups found again. Contacts only added, and no pair gone: they
+ * join groups (`join`), which reads none of the groups' members; else the groups they touch are
+ * found again whole (`regroup`).
+ */
+async function repair(tx: Tx, accountId: string, queued: Queued[]): Promise<void> {
+  const dirty = [...new Set(queued.map((q) => q.id))];
+  const gone: Pair[] = [];
+  const made: Pair[] = [];
+  for (const rule of CONTACT_NAME_RULES) {
+    const pairs = await repairNames(tx, accountId, rule, dirty, queued);
+    gone.push(...pairs.gone);
+    made.push(...pairs.made);
+  }
+  if (gone.length === 0 && queued.every((q) => !q.moved)) await join(tx, accountId, dirty, made);
+  else await regroup(tx, accountId, [...new Set([...dirty, ...[...gone, ...made].flatMap((p) => [p.a, p.b])])]);
+}
+
+/**
+ * One name rule's pairs near each queued contact's old and new place found again; the pairs that
+ * came and went. Around each place the block's names from the NEIGHBOURS before it to
+ * the NEIGHBOURS after it (whole runs of one name: a name interval) are one stretch; overlapping
+ * stretches are one. A pair within a stretch is made there exactly as over the whole block (a
+ * stretch is contiguous in the block's order, and a pair is at most NEIGHBOURS rows apart), so
+ * each stretch's kept pairs are replaced by its pairs made again, and every pair of a queued
+ * contact is dropped first (its old place may no longer be in a stretch).
+ */
+async function repairNames(
+  tx: Tx,
+  accountId: string,
+  { rule, block, name, kept }: (typeof CONTACT_NAME_RULES)[number],
+  dirty: string[],
+  queued: Queued[],
+): Promise<{ gone: Pair[]; made: Pair[] }> {
+  const old = queued.filter((q) => q.moved && q.old_name !== null);
+  const oldBlocks = old.map((q) => (rule === 'company' ? q.old_company : q.old_domain));
+  const stretches = Prisma.sql`
+    places AS (
+      SELECT DISTINCT blk, nm FROM (
+        SELECT ${block} AS blk, ${name} AS nm FROM contacts t WHERE t.account_id = ${accountId}::uuid AND t.id = ANY(${dirty}::uuid[])
+        UNION ALL SELECT * FROM unnest(${oldBlocks}::text[], ${old.map((q) => q.old_name)}::text[])
+      ) p WHERE nm IS NOT NULL AND ${kept(Prisma.sql`blk`)}
+    ), spans AS (
+      SELECT p.blk,
+             coalesce((SELECT min(x.nm) FROM (SELECT ${name} AS nm FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${block} = p.blk AND ${name} < p.nm ORDER BY 1 DESC LIMIT ${NEIGHBOURS}) x), p.nm) AS lo,
+             coalesce((SELECT max(x.nm) FROM (SELECT ${name} AS nm FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${block} = p.blk AND ${name} > p.nm ORDER BY 1 LIMIT ${NEIGHBOURS}) x), p.nm) AS hi
+        FROM places p
+    ), ordered AS (
+      SELECT blk, lo, hi, max(hi) OVER (PARTITION BY blk ORDER BY lo, hi ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM spans
+    ), numbered AS (
+      SELECT blk, lo, hi, count(*) FILTER (WHERE before IS NULL OR lo > before) OVER (PARTITION BY blk ORDER BY lo, hi) AS island FROM ordered
+    ), stretches AS (
+      SELECT blk, island, min(lo) AS lo, max(hi) AS hi FROM numbered GROUP BY blk, island
+    ), members AS (
+      SELECT t.id, s.blk || '/' || s.island AS stretch FROM stretches s
+        JOIN contacts t ON t.account_id = ${accountId}::uuid AND ${block} = s.blk AND ${name} BETWEEN s.lo AND s.hi
+    )`;
+  const gone = await tx.$queryRaw<Pair[]>`
+    DELETE FROM duplicate_pairs WHERE account_id = ${accountId}::uuid AND rule = ${rule} AND (a = ANY(${dirty}::uuid[]) OR b = ANY(${dirty}::uuid[]))
+    RETURNING a::text, b::text, rule, similarity`;
+  gone.push(
+    ...(await tx.$queryRaw<Pair[]>`
+      WITH ${stretches}
+      DELETE FROM duplicate_pairs p USING members m1, members m2
+       WHERE p.account_id = ${accountId}::uuid AND p.rule = ${rule} AND p.a = m1.id AND p.b = m2.id AND m1.stretch = m2.stretch
+      RETURNING p.a::text, p.b::text, p.rule, p.similarity`),
+  );
+  const made = await tx.$queryRaw<Pair[]>`
+    INSERT INTO duplicate_pairs (account_id, a, b, rule, similarity)
+    WITH ${stretches}, keyed AS (
+      SELECT t.id::text AS id, m.stretch AS blk, ${name} AS nm, dedupe_trigrams(${name}) AS tg, dedupe_sketch(${name}) AS sk
+        FROM members m JOIN contacts t ON t.account_id = ${accountId}::uuid AND t.id = m.id
+    ), ${namePairs()}
+    SELECT ${accountId}::uuid, a::uuid, b::uuid, ${rule}, sim FROM found
+    ON CONFLICT DO NOTHING
+    RETURNING a::text, b::text, rule, similarity`;
+  const key = (p: Pair) => `${p.a} ${p.b} ${Number(p.similarity)}`;
+  const before = new Set(gone.map(key));
+  const after = new Set(made.map(key));
+  return { gone: gone.filter((p) => !after.has(key(p))), made: made.filter((p) => !before.has(key(p))) };
+}
+
+/**
+ * The groups of `seeds` (queued contacts and the ends of name pairs that came or went) found again.
+ * Links changed only at the seeds, so the contacts that share an e-mail or phone key with a seed,
+ * and every contact of a kept group of either, are all a seed can reach: grouped from their links
+ * alone (one statement), they are as complete as the groups of the whole account. Only what moved
+ * is written: a group that neither split nor merged keeps its members' rows.
+ */
+async function regroup(tx: Tx, accountId: string, seeds: string[]): Promise<void> {
+  const account = Prisma.sql`${accountId}::uuid`;
+  const rows = await tx.$queryRaw<{ reason: string; ids: string[]; similarity: number | null; grp: string | null }[]>`
+    WITH seeds AS (
+      SELECT DISTINCT id FROM unnest(${seeds}::uuid[]) AS s(id)
+    ), near AS (
+      SELECT id FROM seeds
+      UNION SELECT o.id FROM seeds s JOIN contacts t ON t.account_id = ${account} AND t.id = s.id
+        JOIN contacts o ON o.account_id = ${account} AND dedupe_email(o.email) = ${EMAIL}
+      UNION SELECT o.id FROM seeds s JOIN contacts t ON t.account_id = ${account} AND t.id = s.id
+        JOIN contacts o ON o.account_id = ${account} AND dedupe_phone(o.phone) = ${PHONE}
+    ), kept AS (
+      SELECT DISTINCT m.grp FROM near n JOIN duplicate_members m ON m.account_id = ${account} AND m.contact_id = n.id
+    ), region AS MATERIALIZED (
+      SELECT n.id, m.grp FROM near n LEFT JOIN duplicate_members m ON m.account_id = ${account} AND m.contact_id = n.id
+      UNION SELECT m.contact_id, m.grp FROM kept k JOIN duplicate_members m ON m.account_id = ${account} AND m.grp = k.grp
+    ), live AS MATERIALIZED (
+      SELECT t.id, ${EMAIL} AS email, ${PHONE} AS phone FROM region r JOIN contacts t ON t.account_id = ${account} AND t.id = r.id
+    )
+    SELECT 'email' AS reason, array_agg(id::text) AS ids, NULL::float8 AS similarity, NULL AS grp FROM live WHERE email IS NOT NULL GROUP BY email HAVING count(*) > 1
+    UNION ALL SELECT 'phone', array_agg(id::text), NULL, NULL FROM live WHERE phone IS NOT NULL GROUP BY phone HAVING count(*) > 1
+    UNION ALL SELECT 'name', ARRAY[p.a::text, p.b::text], p.similarity, NULL FROM live l JOIN duplicate_pairs p ON p.account_id = ${account} AND p.a = l.id
+    UNION ALL SELECT 'kept', ARRAY[id::text], NULL, grp::text FROM region`;
+  const was = new Map(rows.filter((r) => r.reason === 'kept').map((r) => [r.ids[0]!, r.grp]));
+  const candidates = rows.filter((r) => r.reason !== 'kept').map((r): Candidate => (r.similarity === null ? { reason: r.reason, ids: r.ids } : { reason: r.reason, ids: r.ids, similarity: Number(r.similarity) }));
+  const groups = allGroups(candidates, oldestFirst);
+  // Each new group keeps the label most of its contacts had, so a group that neither split nor
+  // merged rewrites no member; a label goes to one group only (the largest first).
+  const labels = new Map<string, string>();
+  const used = new Set<string>();
+  for (const g of [...groups].sort((x, y) => y.ids.length - x.ids.length)) {
+    const votes = new Map<string, number>();
+    for (const id of g.ids) {
+      const label = was.get(id);
+      if (label && !used.has(label)) votes.set(label, (votes.get(label) ?? 0) + 1);
+    }
+    const label = [...votes].sort((x, y) => y[1] - x[1] || oldestFirst(x[0], y[0]))[0]?.[0] ?? g.ids.find((id) => !used.has(id))!;
+    used.add(label);
+    for (const id of g.ids) labels.set(id, label);
+  }
+  const left = [...was].filter(([id, label]) => label !== null && !labels.has(id)).map(([id]) => id);
+  const moved = [...labels].filter(([id, label]) => was.get(id) !== label);
+  const oldGroups = [...new Set([...was.values()].filter((g): g is string => g !== null))];
+  await tx.$executeRaw`DELETE FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${oldGroups}::uuid[])`;
+  await tx.$executeRaw`DELETE FROM duplicate_members WHERE account_id = ${account} AND contact_id = ANY(${left}::uuid[])`;
+  await writeMembers(tx, accountId, moved);
+  await writeGroups(tx, accountId, groups.map((g) => kept(g, labels.get(g.ids[0]!)!)));
+}
+
+/**
+ * Contacts added, and name pairs `made` (none gone): links are only added, so groups only merge.
+ * The new contacts' links (a shared e-mail or phone key, a made pair) join their ends' groups and
+ * the new contacts into groups whose size, 10 oldest and best score per reason follow from the
+ * joined groups' rows alone: a new group of the largest's label, the others' members relabelled.
+ */
+async function join(tx: Tx, accountId: string, added: string[], made: Pair[]): Promise<void> {
+  const account = Prisma.sql`${accountId}::uuid`;
+  const links = await tx.$queryRaw<{ reason: string; a: string; b: string }[]>`
+    WITH live AS (
+      SELECT t.id, ${EMAIL} AS email, ${PHONE} AS phone FROM contacts t WHERE t.account_id = ${account} AND t.id = ANY(${added}::uuid[])
+    )
+    SELECT 'email' AS reason, l.id::text AS a, o.id::text AS b FROM live l JOIN contacts o ON o.account_id = ${account} AND dedupe_email(o.email) = l.email AND o.id <> l.id
+    UNION ALL SELECT 'phone', l.id::text, o.id::text FROM live l JOIN contacts o ON o.account_id = ${account} AND dedupe_phone(o.phone) = l.phone AND o.id <> l.id`;
+  const edges = [...links.map((l) => ({ ...l, weight: REASON_SCORES[l.reason]! })), ...made.map((p) => ({ reason: 'name', a: p.a, b: p.b, weight: REASON_SCORES.name! * Number(p.similarity) }))];
+  if (edges.length === 0) return;
+  const ends = [...new Set(edges.flatMap((e) => [e.a, e.b]))];
+  const labelled = await tx.$queryRaw<{ id: string; grp: string }[]>`
+    SELECT contact_id::text AS id, grp::text FROM duplicate_members WHERE account_id = ${account} AND contact_id = ANY(${ends}::uuid[])`;
+  const labelOf = new Map(labelled.map((r) => [r.id, r.grp]));
+  const rows = await tx.$queryRaw<KeptRow[]>`
+    SELECT grp::text, ids::text[] AS ids, size, best FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${[...new Set(labelOf.values())]}::uuid[])`;
+  const old = new Map(rows.map((r) => [r.grp, r]));
+  // Nodes: a kept group (`g:` its label) or a contact in none.
+  const node = (id: string) => (labelOf.has(id) ? `g:${labelOf.get(id)}` : id);
+  const parent = new Map<string, string>();
+  const find = (n: string): string => {
+    while (parent.has(n) && parent.get(n) !== n) n = parent.get(n)!;
+    return n;
+  };
+  for (const e of edges) {
+    const [x, y] = [find(node(e.a)), find(node(e.b))];
+    parent.set(x, x);
+    parent.set(y, x);
+  }
+  const parts = new Map<string, { groups: KeptRow[]; contacts: string[]; best: Map<string, number> }>();
+  const part = (n: string) => parts.get(find(n)) ?? parts.set(find(n), { groups: [], contacts: [], best: new Map() }).get(find(n))!;
+  for (const n of parent.keys()) {
+    if (n.startsWith('g:')) part(n).groups.push(old.get(n.slice(2))!);
+    else part(n).contacts.push(n);
+  }
+  for (const e of edges) {
+    const best = part(node(e.a)).best;
+    best.set(e.reason, Math.max(best.get(e.reason) ?? 0, e.weight));
+  }
+  const groups: KeptGroup[] = [];
+  const members: (readonly [string, string])[] = [];
+  const relabelled: [string, string][] = [];
+  for (const { groups: joined, contacts, best } of parts.values()) {
+    joined.sort((x, y) => y.size - x.size || oldestFirst(x.grp, y.grp));
+    const label = joined[0]?.grp ?? [...contacts].sort(oldestFirst)[0]!;
+    for (const g of joined) for (const [reason, s] of Object.entries(g.best)) best.set(reason, Math.max(best.get(reason) ?? 0, s));
+    const ids = [...joined.flatMap((g) => g.ids), ...contacts].sort(oldestFirst).slice(0, MAX_GROUP);
+    groups.push({ grp: label, ids, ...scored(best), size: joined.reduce((n, g) => n + g.size, contacts.length), best: Object.fromEntries(best) });
+    members.push(...contacts.map((id) => [id, label] as const));
+    relabelled.push(...joined.slice(1).map((g): [string, string] => [g.grp, label]));
+  }
+  const [from, to] = [relabelled.map(([f]) => f), relabelled.map(([, l]) => l)];
+  await tx.$executeRaw`
+    UPDATE duplicate_members m SET grp = r.label FROM unnest(${from}::uuid[], ${to}::uuid[]) AS r(was, label)
+     WHERE m.account_id = ${account} AND m.grp = r.was`;
+  await tx.$executeRaw`DELETE FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${from}::uuid[])`;
+  await writeMembers(tx, accountId, members);
+  await writeGroups(tx, accountId, groups);
+}
+
+/** A kept group's row as `join` reads it. */
+type KeptRow = { grp: string; ids: string[]; size: number; best: Record<string, number> };
+/** A kept group's row as written: its label, score, reasons, 10 oldest, size and best score per reason. */
+type KeptGroup = KeptRow & { score: number; reasons: string[] };
+
+/** A group of allGroups as kept under `label`. */
+const kept = (g: Group, label: string): KeptGroup => ({ grp: label, ids: g.ids.slice(0, MAX_GROUP), score: g.score, reasons: g.reasons, size: g.ids.length, best: Object.fromEntries(g.best!) });
+
+/** Groups written (a group kept under its label already: replaced), a few thousand a statement. */
+async function writeGroups(tx: Tx, accountId: string, groups: KeptGroup[]): Promise<void> {
+  for (let at = 0; at < groups.length; at += 5_000) {
+    await tx.$executeRaw`
+      INSERT INTO duplicate_groups (account_id, grp, oldest, score, reasons, ids, size, best)
+      SELECT ${accountId}::uuid, grp, ids[1], score, reasons, ids, size, best
+        FROM jsonb_to_recordset(${JSON.stringify(groups.slice(at, at + 5_000))}::jsonb) AS g(grp uuid, score float8, reasons text[], ids uuid[], size int, best jsonb)
+      ON CONFLICT (account_id, grp) DO UPDATE
+        SET oldest = excluded.oldest, score = excluded.score, reasons = excluded.reasons, ids = excluded.ids, size = excluded.size, best = excluded.best`;
+  }
+}
+
+/** Contacts' labels written ([contact, label]), a group's members a few tens of thousands a statement. */
+async function writeMembers(tx: Tx, accountId: string, members: readonly (readonly [string, string])[]): Promise<void> {
+  for (let at = 0; at < members.length; at += 50_000) {
+    const chunk = members.slice(at, at + 50_000);
+    await tx.$executeRaw`
+      INSERT INTO duplicate_members (account_id, contact_id, grp)
+      SELECT ${accountId}::uuid, contact_id, grp FROM unnest(${chunk.map(([id]) => id)}::uuid[], ${chunk.map(([, label]) => label)}::uuid[]) AS m(contact_id, grp)
+      ON CONFLICT (account_id, contact_id) DO UPDATE SET grp = excluded.grp`;
+  }
+}
+
+/** The account's best `first` groups as kept (refreshDuplicateGroups first): best score first, then the group with the oldest contact. */
+export async function keptGroups(db: Tx, accountId: string, first: number): Promise<Group[]> {
+  const rows = await db.$queryRaw<{ ids: string[]; score: number; reasons: string[] }[]>`
+    SELECT ids::text[] AS ids, score, reasons FROM duplicate_groups WHERE account_id = ${accountId}::uuid ORDER BY score DESC, oldest LIMIT ${first}`;
+  return rows.map((r) => ({ ids: r.ids, score: Number(r.score), reasons: r.reasons }));
+}
+/** The account's best `first` groups of likely duplicate contacts, each with its contacts (oldest first). */
+export async function duplicateContacts<C extends { id: string; createdAt: Date }>(db: Prisma.TransactionClient, accountId: string, first: number): Promise<ContactGroup<C>[]> {
+  await refreshDuplicateGroups(db, accountId);
+  const groups = await keptGroups(db, accountId, first);
+  const rows = (await db.contact.findMany({ where: { accountId, id: { in: groups.flatMap((g) => g.ids) } } })) as unknown as C[];
+  return groups.map((g) => ({ contacts: inGroup(rows, g.ids), score: g.score, reasons: g.reasons }));
+}
