@@ -82,6 +82,8 @@ async function build(tx: Tx, accountId: string): Promise<void> {
 
 const EMAIL = Prisma.sql`dedupe_email(t.email)`;
 const PHONE = Prisma.sql`dedupe_phone(t.phone)`;
+/** A key as duplicate_members keeps it: a 64-bit hash (two keys of one group sharing one: about 1 in 10^10 at 50,000 members). */
+const KEY = (key: Prisma.Sql) => Prisma.sql`hashtextextended(${key}, 0)`;
 const byKey = (reason: string, rows: { ids: string[] }[]): Candidate[] => rows.map(({ ids }) => ({ reason, ids }));
 const asCandidate = (p: Pair): Candidate => ({ reason: 'name', ids: [p.a, p.b], similarity: Number(p.similarity) });
 
@@ -100,7 +102,7 @@ async function repair(tx: Tx, accountId: string, queued: Queued[]): Promise<void
     made.push(...pairs.made);
   }
   if (gone.length === 0 && queued.every((q) => !q.moved)) await join(tx, accountId, dirty, made);
-  else await regroup(tx, accountId, [...new Set([...dirty, ...[...gone, ...made].flatMap((p) => [p.a, p.b])])]);
+  else await regroup(tx, accountId, dirty, [...new Set([...dirty, ...[...gone, ...made].flatMap((p) => [p.a, p.b])])]);
 }
 
 /**
@@ -174,9 +176,9 @@ async function repairNames(
  * alone (one statement), they are as complete as the groups of the whole account. Only what moved
  * is written: a group that neither split nor merged keeps its members' rows.
  */
-async function regroup(tx: Tx, accountId: string, seeds: string[]): Promise<void> {
+async function regroup(tx: Tx, accountId: string, dirty: string[], seeds: string[]): Promise<void> {
   const account = Prisma.sql`${accountId}::uuid`;
-  const rows = await tx.$queryRaw<{ reason: string; ids: string[]; similarity: number | null; grp: string | null }[]>`
+  const rows = await tx.$queryRaw<{ reason: string; ids: string[]; similarity: number | null; grp: (string | null)[] | null }[]>`
     WITH seeds AS (
       SELECT DISTINCT id FROM unnest(${seeds}::uuid[]) AS s(id)
     ), near AS (
@@ -188,16 +190,22 @@ async function regroup(tx: Tx, accountId: string, seeds: string[]): Promise<void
     ), kept AS (
       SELECT DISTINCT m.grp FROM near n JOIN duplicate_members m ON m.account_id = ${account} AND m.contact_id = n.id
     ), region AS MATERIALIZED (
-      SELECT n.id, m.grp FROM near n LEFT JOIN duplicate_members m ON m.account_id = ${account} AND m.contact_id = n.id
-      UNION SELECT m.contact_id, m.grp FROM kept k JOIN duplicate_members m ON m.account_id = ${account} AND m.grp = k.grp
+      SELECT n.id, m.grp, m.email_key, m.phone_key FROM near n LEFT JOIN duplicate_members m ON m.account_id = ${account} AND m.contact_id = n.id
+      UNION SELECT m.contact_id, m.grp, m.email_key, m.phone_key FROM kept k JOIN duplicate_members m ON m.account_id = ${account} AND m.grp = k.grp
     ), live AS MATERIALIZED (
-      SELECT t.id, ${EMAIL} AS email, ${PHONE} AS phone FROM region r JOIN contacts t ON t.account_id = ${account} AND t.id = r.id
+      -- A member not queued is live with the keys it had (every delete and key change is queued):
+      -- its hashed keys are read from its row, only the others' computed.
+      SELECT id, email_key AS email, phone_key AS phone FROM region WHERE grp IS NOT NULL AND id <> ALL(${dirty}::uuid[])
+      UNION ALL
+      SELECT t.id, ${KEY(EMAIL)}, ${KEY(PHONE)} FROM region r JOIN contacts t ON t.account_id = ${account} AND t.id = r.id
+       WHERE r.grp IS NULL OR r.id = ANY(${dirty}::uuid[])
     )
-    SELECT 'email' AS reason, array_agg(id::text) AS ids, NULL::float8 AS similarity, NULL AS grp FROM live WHERE email IS NOT NULL GROUP BY email HAVING count(*) > 1
+    SELECT 'email' AS reason, array_agg(id::text) AS ids, NULL::float8 AS similarity, NULL::text[] AS grp FROM live WHERE email IS NOT NULL GROUP BY email HAVING count(*) > 1
     UNION ALL SELECT 'phone', array_agg(id::text), NULL, NULL FROM live WHERE phone IS NOT NULL GROUP BY phone HAVING count(*) > 1
     UNION ALL SELECT 'name', ARRAY[p.a::text, p.b::text], p.similarity, NULL FROM live l JOIN duplicate_pairs p ON p.account_id = ${account} AND p.a = l.id
-    UNION ALL SELECT 'kept', ARRAY[id::text], NULL, grp::text FROM region`;
-  const was = new Map(rows.filter((r) => r.reason === 'kept').map((r) => [r.ids[0]!, r.grp]));
+    UNION ALL SELECT 'kept', array_agg(id::text), NULL, array_agg(grp::text) FROM region`;
+  const region = rows.find((r) => r.reason === 'kept')!;
+  const was = new Map(region.ids.map((id, i) => [id, region.grp![i] ?? null]));
   const candidates = rows.filter((r) => r.reason !== 'kept').map((r): Candidate => (r.similarity === null ? { reason: r.reason, ids: r.ids } : { reason: r.reason, ids: r.ids, similarity: Number(r.similarity) }));
   const groups = allGroups(candidates, oldestFirst);
   // Each new group keeps the label most of its contacts had, so a group that neither split nor
@@ -215,7 +223,8 @@ async function regroup(tx: Tx, accountId: string, seeds: string[]): Promise<void
     for (const id of g.ids) labels.set(id, label);
   }
   const left = [...was].filter(([id, label]) => label !== null && !labels.has(id)).map(([id]) => id);
-  const moved = [...labels].filter(([id, label]) => was.get(id) !== label);
+  const queued = new Set(dirty);
+  const moved = [...labels].filter(([id, label]) => was.get(id) !== label || queued.has(id));
   const oldGroups = [...new Set([...was.values()].filter((g): g is string => g !== null))];
   await tx.$executeRaw`DELETE FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${oldGroups}::uuid[])`;
   await tx.$executeRaw`DELETE FROM duplicate_members WHERE account_id = ${account} AND contact_id = ANY(${left}::uuid[])`;
@@ -309,14 +318,16 @@ async function writeGroups(tx: Tx, accountId: string, groups: KeptGroup[]): Prom
   }
 }
 
-/** Contacts' labels written ([contact, label]), a group's members a few tens of thousands a statement. */
+/** Contacts' labels written ([contact, label]) with their hashed keys, a few tens of thousands a statement. */
 async function writeMembers(tx: Tx, accountId: string, members: readonly (readonly [string, string])[]): Promise<void> {
   for (let at = 0; at < members.length; at += 50_000) {
     const chunk = members.slice(at, at + 50_000);
     await tx.$executeRaw`
-      INSERT INTO duplicate_members (account_id, contact_id, grp)
-      SELECT ${accountId}::uuid, contact_id, grp FROM unnest(${chunk.map(([id]) => id)}::uuid[], ${chunk.map(([, label]) => label)}::uuid[]) AS m(contact_id, grp)
-      ON CONFLICT (account_id, contact_id) DO UPDATE SET grp = excluded.grp`;
+      INSERT INTO duplicate_members (account_id, contact_id, grp, email_key, phone_key)
+      SELECT ${accountId}::uuid, m.contact_id, m.grp, ${KEY(EMAIL)}, ${KEY(PHONE)}
+        FROM unnest(${chunk.map(([id]) => id)}::uuid[], ${chunk.map(([, label]) => label)}::uuid[]) AS m(contact_id, grp)
+        JOIN contacts t ON t.account_id = ${accountId}::uuid AND t.id = m.contact_id
+      ON CONFLICT (account_id, contact_id) DO UPDATE SET grp = excluded.grp, email_key = excluded.email_key, phone_key = excluded.phone_key`;
   }
 }
 

@@ -37,11 +37,15 @@ CREATE TABLE "duplicate_pairs" (
 );
 CREATE INDEX "duplicate_pairs_account_id_b_idx" ON "duplicate_pairs"("account_id", "b");
 
--- Which group each contact of a group is in (grp: the group's label, one of its contacts' ids).
+-- Which group each contact of a group is in (grp: the group's label, one of its contacts' ids), with
+-- a 64-bit hash of its e-mail and phone keys, so a group is found again without computing every
+-- member's keys (and no address or number is copied here).
 CREATE TABLE "duplicate_members" (
     "account_id" UUID NOT NULL,
     "contact_id" UUID NOT NULL,
     "grp" UUID NOT NULL,
+    "email_key" BIGINT,
+    "phone_key" BIGINT,
     CONSTRAINT "duplicate_members_pkey" PRIMARY KEY ("account_id","contact_id")
 );
 CREATE INDEX "duplicate_members_account_id_grp_idx" ON "duplicate_members"("account_id", "grp");
