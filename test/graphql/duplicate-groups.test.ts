@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createAccount, createContact, unique, type TestAccount } from '../factories/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { Prisma } from '../../src/generated/prisma/client.js';
+import { allGroups, CONTACT_NAME_RULES, contactCandidates, keyedNames, MAX_GROUP, namePairs, oldestFirst } from '../../src/contacts/duplicates.js';
+import { keptGroups, refreshDuplicateGroups } from '../../src/contacts/duplicate-groups.js';
+
+// docs/duplicates.md "How it stays fast": the groups are kept between reads; a write queues the
+// contacts it changed and the next read repairs them. Whatever the writes, a read answers what the
+// rules say over the whole account (src/contacts/duplicates.ts).
+
+const GROUPS = /* GraphQL */ `
+  query ($id: ID!) { account(id: $id) { duplicateContacts(first: 100) { contacts { id } score reasons } } }
+`;
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t?.close());
+
+/** The groups the API answers, each as sorted ids, score and reasons. */
+const answered = async (acc: TestAccount) => {
+  const r = await t.gql(GROUPS, { id: acc.id }, { as: acc.member });
+  expect(r.errors).toBeUndefined();
+  return (r.data.account.duplicateContacts as { contacts: { id: string }[]; score: number; reasons: string[] }[]).map((g) => ({
+    ids: g.contacts.map((c) => c.id).sort(oldestFirst),
+    score: g.score,
+    reasons: g.reasons,
+  }));
+};
+/** Every group the rules find over the whole account, as kept (10 oldest), best first. */
+const rulesSay = async (accountId: string) =>
+  allGroups(await contactCandidates(t.db, accountId), oldestFirst)
+    .map((g) => ({ ids: g.ids.slice(0, MAX_GROUP), score: g.score, reasons: g.reasons }))
+    .sort((a, b) => b.score - a.score || oldestFirst(a.ids[0]!, b.ids[0]!));
+const kept = async (accountId: string) => {
+  await refreshDuplicateGroups(t.db, accountId);
+  return keptGroups(t.db, accountId, 100_000);
+};
+/** The name pairs kept, and the name rule's pairs over the whole account, each as `rule a b similarity` sorted. */
+const pairs = async (accountId: string) => {
+  const keptPairs = await t.db.$queryRaw<{ p: string }[]>`
+    SELECT rule || ' ' || a || ' ' || b || ' ' || similarity AS p FROM duplicate_pairs WHERE account_id = ${accountId}::uuid ORDER BY 1`;
+  const found: string[] = [];
+  for (const { rule, block, name, kept: inBlock } of CONTACT_NAME_RULES) {
+    const rows = await t.db.$queryRaw<{ p: string }[]>`
+      WITH ${keyedNames('contacts', accountId, { block, name })}, ${namePairs(Prisma.sql`AND ${inBlock(Prisma.sql`n.blk`)}`)}
+      SELECT ${rule} || ' ' || a || ' ' || b || ' ' || sim AS p FROM found`;
+    found.push(...rows.map((r) => r.p));
+  }
+  return { kept: keptPairs.map((r) => r.p), rules: found.sort() };
+};
+const queued = async (accountId: string) =>
+  (await t.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM duplicate_queue WHERE account_id = ${accountId}::uuid`)[0]!.n;
+const person = (acc: TestAccount, data: Record<string, unknown>) => createContact(t, acc, { email: null, phone: null, company: null, ...data });
+const gql = async (query: string, variables: Record<string, unknown>, acc: TestAccount) => {
+  const r = await t.gql(query, variables, { as: acc.owner });
+  expect(r.errors).toBeUndefined();
+  return r.data;
+};
+
+describe('kept duplicate groups', () => {
+  test('a write to an account whose groups are not kept yet queues nothing; from its first read on, each write is queued and the next read empties the queue', async () => {
+    const acc = await createAccount(t);
+    await person(acc, { firstName: 'Ann', email: 'ann@queue.test' });
+    expect(await queued(acc.id)).toBe(0);
+    expect(await answered(acc)).toEqual([]);
+    await person(acc, { firstName: 'Zed', email: 'ANN@queue.test' });
+    expect(await queued(acc.id)).toBe(1);
+    expect(await answered(acc)).toHaveLength(1);
+    expect(await queued(acc.id)).toBe(0);
+  });
+
+  test('a change queued by a write is in the next read: a new duplicate joins, a rename pairs by name, a changed e-mail leaves', async () => {
+    const acc = await createAccount(t);
+    const company = await t.db.company.create({ data: { accountId: acc.id, name: unique('Co') } });
+    const a = await person(acc, { firstName: 'Ann', lastName: 'Lee', email: 'ann.lee@one.test' });
+    const c = await person(acc, { firstName: 'Margaret', lastName: 'Hamilton', companyId: company.id });
+    const d = await person(acc, { firstName: 'Bob', lastName: 'Stone', companyId: company.id });
+    expect(await answered(acc)).toEqual([]);
+
+    const b = await person(acc, { firstName: 'Zed', lastName: 'Two', email: 'Ann.Lee+x@one.test' });
+    expect(await answered(acc)).toEqual([{ ids: [a.id, b.id], score: 0.9, reasons: ['email'] }]);
+
+    await t.db.contact.update({ where: { id: d.id }, data: { firstName: 'Margaret', lastName: 'Hamiltonn' } });
+    expect((await answered(acc)).map((g) => ({ ids: g.ids, reasons: g.reasons }))).toEqual([
+      { ids: [a.id, b.id], reasons: ['email'] },
+      { ids: [c.id, d.id], reasons: ['name'] },
+    ]);
+
+    await t.db.contact.update({ where: { id: b.id }, data: { email: 'someone.else@one.test' } });
+    expect((await answered(acc)).map((g) => g.ids)).toEqual([[c.id, d.id]]);
+    expect(await kept(acc.id)).toEqual(await rulesSay(acc.id));
+  });
+
+  test('a trashed contact is in no group and is back when restored; merged duplicates leave their group; an erased contact leaves it', async () => {
+    const acc = await createAccount(t);
+    const a = await person(acc, { firstName: 'Ann', email: 'ann@trash.test' });
+    const b = await person(acc, { firstName: 'Bea', email: 'ANN@trash.test' });
+    const c = await person(acc, { firstName: 'Cy', email: 'ann+c@trash.test', phone: '+44 20 7946 0000' });
+    const d = await person(acc, { firstName: 'Di', phone: '020 7946 0000' });
+    expect((await answered(acc)).map((g) => g.ids)).toEqual([[a.id, b.id, c.id, d.id]]);
+
+    await gql(`mutation ($id: ID!) { deleteContact(id: $id) { id } }`, { id: c.id }, acc);
+    // Without c, d shares nothing with the others: two groups become one and a contact alone.
+    expect((await answered(acc)).map((g) => g.ids)).toEqual([[a.id, b.id]]);
+    await gql(`mutation ($id: ID!) { restoreContact(id: $id) { id } }`, { id: c.id }, acc);
+    expect((await answered(acc)).map((g) => g.ids)).toEqual([[a.id, b.id, c.id, d.id]]);
+
+    await gql(`mutation ($p: ID!, $d: [ID!]!) { mergeContacts(primaryId: $p, duplicateIds: $d) { id } }`, { p: a.id, d: [b.id] }, acc);
+    expect((await answered(acc)).map((g) => g.ids)).toEqual([[a.id, c.id, d.id]]);
+
+    await gql(`mutation ($id: ID!) { eraseContact(id: $id) { contactId } }`, { id: c.id }, acc);
+    expect(await answered(acc)).toEqual([]);
+    expect(await kept(acc.id)).toEqual(await rulesSay(acc.id));
+  });
+
+  test('after any mix of writes (inserts, renames, moves between companies, e-mail and phone changes, deletes), the kept groups equal the rules over the whole account', async () => {
+    const acc = await createAccount(t);
+    const companies = await Promise.all([1].map((i) => t.db.company.create({ data: { accountId: acc.id, name: unique(`Mix ${i}`) } })));
+    // A small pool of values, so that many contacts share a name, a key or a block, and a write
+    // moves names among their neighbours: long names a letter apart are similar enough
+    // (similarity ≥ 0.85) several rows apart, where the NEIGHBOURS rule decides.
+    let seed = 72;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.length)]!;
+    const first = ['Alexander', 'Alexandra', 'Alexandrax', 'Alexandray', 'Alexandraz', 'Alexandre', 'Alexandria'];
+    const last = ['Wolfeschlegelstein', 'Wolfeschlegelsteine'];
+    const values = () => ({
+      firstName: pick(first),
+      lastName: pick(last),
+      email: pick([null, null, `${pick(['ann', 'jon', 'mara'])}@${pick(['mix.test', 'other.test', 'gmail.com'])}`]),
+      phone: pick([null, null, null, `+1 555 01${pick(['0', '1', '2'])}${pick(['0', '1'])}00`]),
+      companyId: pick([null, ...companies.map((c) => c.id)]),
+      company: pick([null, 'Free Text Co']),
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 80; i++) ids.push((await person(acc, values())).id);
+    expect(await kept(acc.id)).toEqual(await rulesSay(acc.id));
+    for (let round = 0; round < 8; round++) {
+      for (let op = 0; op < 5; op++) {
+        const kind = pick(['insert', 'insert', 'update', 'update', 'delete'] as const);
+        if (kind === 'insert') ids.push((await person(acc, values())).id);
+        else {
+          const id = ids.splice(Math.floor(random() * ids.length), 1)[0]!;
+          if (kind === 'update') {
+            const { firstName, lastName, email, phone, companyId } = values();
+            await t.db.contact.update({ where: { id }, data: pick([{ firstName, lastName }, { email }, { phone }, { companyId }]) });
+            ids.push(id);
+          } else await t.db.contact.delete({ where: { id } });
+        }
+      }
+      expect(await kept(acc.id), `round ${round}`).toEqual(await rulesSay(acc.id));
+      const { kept: keptPairs, rules } = await pairs(acc.id);
+      expect(keptPairs, `round ${round}`).toEqual(rules);
+    }
+  }, 300_000);
+});
