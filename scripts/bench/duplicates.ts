@@ -1,4 +1,4 @@
-// node --import tsx scripts/bench/duplicates.ts -- [--contacts 100000] [--rounds 7] [--writes 7] [--check]
+// node --import tsx scripts/bench/duplicates.ts -- [--contacts 100000] [--rounds 7] [--inserts 7] [--writes 7] [--check]
 // Account.duplicateContacts at --contacts contacts (docs/decisions.md §22: within a second at
 // 100,000), timed as the service runs it (src/contacts/duplicates.ts), without HTTP. The bench
 // account (seedBench's contacts, then 2% of them again as duplicates: the same e-mail with another
@@ -22,13 +22,14 @@ const args = process.argv.slice(2).filter((a) => a !== '--');
 const explain = args.includes('--explain');
 /** --check: every kept group (ids, score, reasons) compared with the rules run over the whole account. */
 const check = args.includes('--check');
-const flags = parseFlags(args.filter((a) => a !== '--explain' && a !== '--check'), ['contacts', 'rounds', 'merges', 'writes']);
+const flags = parseFlags(args.filter((a) => a !== '--explain' && a !== '--check'), ['contacts', 'rounds', 'merges', 'writes', 'inserts']);
 const contacts = intFlag(flags, 'contacts', 100_000, 1, 10_000_000);
 const rounds = intFlag(flags, 'rounds', 7, 1, 100);
 /** Merges timed (docs/decisions.md §22: 10 duplicates with 1,000 deals between them, one transaction, ≤ 500 ms); 0: none. */
 const merges = intFlag(flags, 'merges', 0, 0, 100);
-/** Reads timed after a few writes each (writeSome): what a read repairs. */
+/** Reads timed after a few writes each (writeSome): what a read repairs; --inserts: after inserts only. */
 const writeRounds = intFlag(flags, 'writes', 0, 0, 100);
+const insertRounds = intFlag(flags, 'inserts', 0, 0, 100);
 const url = namedBenchDatabaseUrl(`crm_bench_duplicates_${contacts}`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -85,8 +86,18 @@ try {
   }
   times.sort((a, b) => a - b);
   const p50 = times[Math.floor(times.length / 2)]!;
-  // Reads after writes: before each, 3 contacts copied from others as duplicates (e-mail, phone,
-  // name), 2 renamed and 1 deleted, so the read repairs what they queued.
+  // Reads after inserts only: before each, 3 contacts copied from others as duplicates (e-mail,
+  // phone, name): the read joins them to groups (src/contacts/duplicate-groups.ts, `join`).
+  const afterInserts: number[] = [];
+  for (let i = 0; i < insertRounds; i++) {
+    await writeSome(account.id, 1000 + i, false);
+    const started = performance.now();
+    await duplicateContacts(db.prisma, account.id, 25);
+    afterInserts.push(performance.now() - started);
+  }
+  afterInserts.sort((a, b) => a - b);
+  // Reads after mixed writes: before each, 3 contacts copied as above, 2 renamed and 1 deleted, so
+  // the read finds the groups they touch again (`regroup`).
   const afterWrites: number[] = [];
   for (let i = 0; i < writeRounds; i++) {
     await writeSome(account.id, i);
@@ -106,6 +117,7 @@ try {
     first_ms: Math.round(firstMs),
     p50_ms: Math.round(p50),
     max_ms: Math.round(times.at(-1)!),
+    ...(insertRounds > 0 && { after_inserts: { rounds: insertRounds, p50_ms: Math.round(afterInserts[Math.floor(insertRounds / 2)]!), max_ms: Math.round(afterInserts.at(-1)!) } }),
     ...(writeRounds > 0 && { after_writes: { rounds: writeRounds, p50_ms: Math.round(afterWrites[Math.floor(writeRounds / 2)]!), max_ms: Math.round(afterWrites.at(-1)!) } }),
     ...(same && { same_as_the_rules: same }),
     ...(merged && { merges: merged }),
@@ -143,8 +155,8 @@ async function timeMerges(accountId: string, n: number): Promise<{ n: number; p5
   return { n, p50_ms: Math.round(times[Math.floor(times.length / 2)]!), max_ms: Math.round(times.at(-1)!), deals_moved: moved };
 }
 
-/** Round `i`'s writes: 3 duplicates of other contacts inserted, 2 contacts renamed, the newest deleted. */
-async function writeSome(accountId: string, i: number): Promise<void> {
+/** Round `i`'s writes: 3 duplicates of other contacts inserted; unless `insertsOnly`, 2 contacts renamed and the newest deleted. */
+async function writeSome(accountId: string, i: number, mixed = true): Promise<void> {
   const picked = await db.prisma.$queryRaw<{ id: string }[]>`
     SELECT id::text FROM contacts WHERE account_id = ${accountId}::uuid ORDER BY id OFFSET ${(i * 7919) % Math.max(1, contacts - 10)} LIMIT 5`;
   const ids = picked.map((r) => r.id);
@@ -154,6 +166,7 @@ async function writeSome(accountId: string, i: number): Promise<void> {
            CASE WHEN n = 3 THEN first_name || 'y' ELSE first_name END, last_name,
            CASE WHEN n = 1 THEN upper(email) END, CASE WHEN n = 2 THEN '+44 ' || phone END, company, company_id, now(), now()
       FROM (SELECT c.*, row_number() OVER (ORDER BY id) AS n FROM contacts c WHERE id = ANY(${ids.slice(0, 3)}::uuid[])) s`;
+  if (!mixed) return;
   await db.prisma.$executeRaw`UPDATE contacts SET first_name = first_name || 'z', updated_at = now() WHERE id = ANY(${ids.slice(3, 5)}::uuid[])`;
   // The newest contact (one just copied: the seed's contacts have notes that keep them).
   await db.prisma.$executeRaw`DELETE FROM contacts WHERE id = (SELECT id FROM contacts WHERE account_id = ${accountId}::uuid ORDER BY created_at DESC LIMIT 1)`;

@@ -11,7 +11,7 @@
 //   (`repairNames`): a name is paired with the NEIGHBOURS after it, so a row arriving or leaving
 //   changes only pairs whose two names are within NEIGHBOURS rows of it.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { allGroups, CONTACT_NAME_RULES, inGroup, keyedNames, MAX_GROUP, namePairs, NEIGHBOURS, oldestFirst, REASON_SCORES, RULE_SETTINGS, scored, type Candidate, type ContactGroup, type Group } from './duplicates.js';
+import { allGroups, CONTACT_NAME_RULES, contactCandidates, groupsOf, inGroup, keyedNames, MAX_GROUP, namePairs, NEIGHBOURS, oldestFirst, REASON_SCORES, RULE_SETTINGS, scored, type Candidate, type ContactGroup, type Group } from './duplicates.js';
 
 /** Queued contacts beyond which the read builds the account's groups again rather than repairing them. */
 export const REBUILD_AFTER = 20_000;
@@ -19,32 +19,34 @@ export const REBUILD_AFTER = 20_000;
 type Tx = Prisma.TransactionClient;
 type Pair = { a: string; b: string; rule: string; similarity: number };
 
-/** The advisory lock of one account's kept groups; duplicates_kept() takes it shared (migration *_duplicate_groups). */
+/** The advisory lock of one account's kept groups: one read repairs them at a time. */
 const lockKey = (accountId: string) => Prisma.sql`hashtextextended(${accountId}::text, 72)`;
 
 /** `work` in a transaction of its own under RULE_SETTINGS and the account's lock (inside a caller's transaction: in it). */
-async function locked<T>(db: Tx, accountId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const client = db as unknown as PrismaClient;
-  const run = async (tx: Tx) => {
-    for (const setting of RULE_SETTINGS) await tx.$executeRawUnsafe(setting);
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${lockKey(accountId)})`;
-    return work(tx);
-  };
-  if (typeof client.$transaction !== 'function') return run(db);
+/** `work` in a transaction of its own under RULE_SETTINGS and the account's lock. */
+async function locked<T>(db: PrismaClient, accountId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
   // Prisma's own 5 s limit off: statements are bounded by statement_timeout (src/db/bounds.ts).
-  return client.$transaction((tx) => run(tx), { maxWait: 10_000, timeout: 3_600_000 });
+  return db.$transaction(
+    async (tx) => {
+      for (const setting of RULE_SETTINGS) await tx.$executeRawUnsafe(setting);
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${lockKey(accountId)})`;
+      return work(tx);
+    },
+    { maxWait: 10_000, timeout: 3_600_000 },
+  );
 }
 
 /**
  * The account's groups brought up to date: built when they are not kept yet, else repaired for the
- * queued contacts. Writers queue from the moment the account is marked kept: marking takes the
- * lock writers of an unmarked account hold shared until they commit, so every write is either
- * seen by the build or queued.
+ * queued contacts. Writers queue once the account is marked kept (the triggers look for its
+ * duplicate_state row); a writer that looked before the mark was committed is still running when
+ * it is, and the build waits for it to end, so every write is either seen by the build or queued.
  */
-export async function refreshDuplicateGroups(db: Tx, accountId: string): Promise<void> {
+export async function refreshDuplicateGroups(db: PrismaClient, accountId: string): Promise<boolean> {
   const [state] = await db.$queryRaw<{ built: boolean }[]>`SELECT built FROM duplicate_state WHERE account_id = ${accountId}::uuid`;
-  if (!state) {
-    await locked(db, accountId, (tx) => tx.$executeRaw`INSERT INTO duplicate_state (account_id) VALUES (${accountId}::uuid) ON CONFLICT DO NOTHING`);
+  if (!state?.built) {
+    await db.$executeRaw`INSERT INTO duplicate_state (account_id) VALUES (${accountId}::uuid) ON CONFLICT DO NOTHING`;
+    if (!(await olderTransactionsEnded(db))) return false;
   }
   await locked(db, accountId, async (tx) => {
     const [now] = await tx.$queryRaw<{ built: boolean }[]>`SELECT built FROM duplicate_state WHERE account_id = ${accountId}::uuid`;
@@ -54,6 +56,24 @@ export async function refreshDuplicateGroups(db: Tx, accountId: string): Promise
     if (!now?.built || queued.length > REBUILD_AFTER) await build(tx, accountId);
     else if (queued.length > 0) await repair(tx, accountId, queued);
   });
+  return true;
+}
+
+/** How long a first read waits for the transactions running when it marked the account (then it answers from the rules, unkept). */
+export const BUILD_WAIT_MS = 10_000;
+
+/** Whether every transaction running now has committed or rolled back within BUILD_WAIT_MS. */
+async function olderTransactionsEnded(db: Tx): Promise<boolean> {
+  const [{ running }] = (await db.$queryRaw<{ running: string[] }[]>`
+    SELECT coalesce(array_agg(x::text), '{}') AS running FROM pg_snapshot_xip(pg_current_snapshot()) AS x`) as [{ running: string[] }];
+  const until = Date.now() + BUILD_WAIT_MS;
+  for (let wait = 5; running.length > 0 && Date.now() < until; wait = Math.min(wait * 2, 200)) {
+    const [{ n }] = (await db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM unnest(${running}::text[]) AS x WHERE pg_xact_status(x::xid8) = 'in progress'`) as [{ n: number }];
+    if (n === 0) return true;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  return running.length === 0;
 }
 
 type Queued = { id: string; moved: boolean; old_company: string | null; old_domain: string | null; old_name: string | null };
@@ -339,8 +359,11 @@ export async function keptGroups(db: Tx, accountId: string, first: number): Prom
 }
 /** The account's best `first` groups of likely duplicate contacts, each with its contacts (oldest first). */
 export async function duplicateContacts<C extends { id: string; createdAt: Date }>(db: Prisma.TransactionClient, accountId: string, first: number): Promise<ContactGroup<C>[]> {
-  await refreshDuplicateGroups(db, accountId);
-  const groups = await keptGroups(db, accountId, first);
+  // Kept groups are repaired in a transaction of their own; inside a caller's transaction, or while
+  // a first build waits on a long transaction, the rules run over the whole account instead.
+  const client = db as unknown as PrismaClient;
+  const kept = typeof client.$transaction === 'function' && (await refreshDuplicateGroups(client, accountId));
+  const groups = kept ? await keptGroups(db, accountId, first) : groupsOf(await contactCandidates(db, accountId), oldestFirst, first);
   const rows = (await db.contact.findMany({ where: { accountId, id: { in: groups.flatMap((g) => g.ids) } } })) as unknown as C[];
   return groups.map((g) => ({ contacts: inGroup(rows, g.ids), score: g.score, reasons: g.reasons }));
 }

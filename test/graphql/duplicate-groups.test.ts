@@ -35,7 +35,7 @@ const rulesSay = async (accountId: string) =>
     .map((g) => ({ ids: g.ids.slice(0, MAX_GROUP), score: g.score, reasons: g.reasons }))
     .sort((a, b) => b.score - a.score || oldestFirst(a.ids[0]!, b.ids[0]!));
 const kept = async (accountId: string) => {
-  await refreshDuplicateGroups(t.db, accountId);
+  expect(await refreshDuplicateGroups(t.db, accountId)).toBe(true);
   return keptGroups(t.db, accountId, 100_000);
 };
 /** The name pairs kept, and the name rule's pairs over the whole account, each as `rule a b similarity` sorted. */

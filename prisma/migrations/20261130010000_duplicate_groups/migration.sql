@@ -66,36 +66,29 @@ CREATE TABLE "duplicate_groups" (
 );
 CREATE INDEX "duplicate_groups_account_id_score_oldest_idx" ON "duplicate_groups"("account_id", "score" DESC, "oldest");
 
--- Whether a write to `account` must queue: its groups are kept. An account without them takes a
--- shared lock until its writer commits, then looks again: the read that starts keeping them takes
--- the lock exclusively while it marks the account, so no write is both missed by its queue and
--- committed after the build's snapshot (src/contacts/duplicate-groups.ts, `startKeeping`).
-CREATE FUNCTION duplicates_kept(account uuid) RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM duplicate_state WHERE account_id = account) THEN RETURN true; END IF;
-  PERFORM pg_advisory_xact_lock_shared(hashtextextended(account::text, 72));
-  RETURN EXISTS (SELECT 1 FROM duplicate_state WHERE account_id = account);
-END $$;
-
--- One INSERT a statement: the ids it wrote; for an update only the rows whose duplicate keys'
--- columns changed, with the keys they had; for a delete every row, with its keys.
+-- One INSERT a statement, for the rows of accounts whose groups are kept (duplicate_state): the ids
+-- it wrote; for an update only the rows whose duplicate keys' columns changed, with the keys they
+-- had; for a delete every row, with its keys. An account starts being kept by a read that marks it
+-- and then waits for every transaction running at the time (src/contacts/duplicate-groups.ts,
+-- `refreshDuplicateGroups`): a write that looked before the mark is seen by the build, every later
+-- one is queued.
 CREATE FUNCTION duplicate_queue_apply() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     INSERT INTO duplicate_queue (account_id, contact_id)
     SELECT n.account_id, n.id FROM new_rows n
-     WHERE n.account_id IN (SELECT a FROM (SELECT DISTINCT account_id AS a FROM new_rows) s WHERE duplicates_kept(a));
+     WHERE EXISTS (SELECT 1 FROM duplicate_state s WHERE s.account_id = n.account_id);
   ELSIF TG_OP = 'UPDATE' THEN
     INSERT INTO duplicate_queue (account_id, contact_id, moved, old_company, old_domain, old_name)
     SELECT o.account_id, o.id, true, dedupe_company(o.company_id, o.company), dedupe_email_domain(o.email), dedupe_name(o.first_name, o.last_name)
       FROM old_rows o JOIN new_rows n ON n.id = o.id
      WHERE (o.first_name, o.last_name, o.email, o.phone, o.company, o.company_id) IS DISTINCT FROM (n.first_name, n.last_name, n.email, n.phone, n.company, n.company_id)
-       AND o.account_id IN (SELECT a FROM (SELECT DISTINCT account_id AS a FROM old_rows) s WHERE duplicates_kept(a));
+       AND EXISTS (SELECT 1 FROM duplicate_state s WHERE s.account_id = o.account_id);
   ELSE
     INSERT INTO duplicate_queue (account_id, contact_id, moved, old_company, old_domain, old_name)
     SELECT o.account_id, o.id, true, dedupe_company(o.company_id, o.company), dedupe_email_domain(o.email), dedupe_name(o.first_name, o.last_name)
       FROM old_rows o
-     WHERE o.account_id IN (SELECT a FROM (SELECT DISTINCT account_id AS a FROM old_rows) s WHERE duplicates_kept(a));
+     WHERE EXISTS (SELECT 1 FROM duplicate_state s WHERE s.account_id = o.account_id);
   END IF;
   RETURN NULL;
 END $$;
