@@ -62,14 +62,18 @@ export async function refreshDuplicateGroups(db: PrismaClient, accountId: string
 /** How long a first read waits for the transactions running when it marked the account (then it answers from the rules, unkept). */
 export const BUILD_WAIT_MS = 10_000;
 
-/** Whether every transaction running now has committed or rolled back within BUILD_WAIT_MS. */
+/**
+ * Whether every transaction now writing in this database (one with an id: a writer of contacts
+ * has one before its trigger looks) has committed or rolled back within BUILD_WAIT_MS.
+ */
 async function olderTransactionsEnded(db: Tx): Promise<boolean> {
   const [{ running }] = (await db.$queryRaw<{ running: string[] }[]>`
-    SELECT coalesce(array_agg(x::text), '{}') AS running FROM pg_snapshot_xip(pg_current_snapshot()) AS x`) as [{ running: string[] }];
+    SELECT coalesce(array_agg(backend_xid::text), '{}') AS running FROM pg_stat_activity
+     WHERE datname = current_database() AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()`) as [{ running: string[] }];
   const until = Date.now() + BUILD_WAIT_MS;
   for (let wait = 5; running.length > 0 && Date.now() < until; wait = Math.min(wait * 2, 200)) {
     const [{ n }] = (await db.$queryRaw<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM unnest(${running}::text[]) AS x WHERE pg_xact_status(x::xid8) = 'in progress'`) as [{ n: number }];
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_xid::text = ANY(${running}::text[])`) as [{ n: number }];
     if (n === 0) return true;
     await new Promise((resolve) => setTimeout(resolve, wait));
   }

@@ -88,6 +88,11 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   import_rows: "staging: an import's rows until its worker writes them, deleted when the import ends; what they became is exported",
   import_keys: "staging: digests of the match keys an import's rows took (duplicates in its file), deleted when the import ends",
   trash_items: 'deleted: contacts, deals and companies in the trash (docs/trash.md) are gone from every export until restored',
+  duplicate_state: 'derived: whether the duplicate groups of the account are kept between reads (docs/duplicates.md#how-it-stays-fast)',
+  duplicate_queue: 'transient: contacts changed since the last duplicates read, emptied by the next (docs/duplicates.md#how-it-stays-fast)',
+  duplicate_pairs: "derived: the name rule's pairs of similar names, recomputable from the exported contacts (docs/duplicates.md#how-it-stays-fast)",
+  duplicate_members: 'derived: which duplicate group each contact is in, recomputable from the exported contacts (docs/duplicates.md#how-it-stays-fast)',
+  duplicate_groups: 'derived: the duplicate groups as answered, recomputable from the exported contacts (docs/duplicates.md#how-it-stays-fast)',
   invoice_pdfs: "derived: each invoice's PDF as last drawn (docs/decisions.md §26), drawn again from the exported invoice and its lines",
 };
 
