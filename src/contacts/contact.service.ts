@@ -7,6 +7,7 @@ import { badInput } from '../errors.js';
 import { parsedOne, single, writeJudged, type BatchKind } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
 import { forgetMailTo, scrubContactFromEvents, scrubContactFromImports } from './erase.js';
+import { forgetQueuedName } from './duplicate-groups.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
@@ -137,6 +138,7 @@ export async function eraseContact(tx: Prisma.TransactionClient, contact: Erased
   };
   await scrubContactFromImports(tx, contactBatch, accountId, { email, externalId });
   await forgetMailTo(tx, accountId, email);
+  await forgetQueuedName(tx, accountId, id);
   // docs/decisions.md §13: earlier events of the person keep ids only, those of others' submissions
   // that carried the address too; the erasure's own event carries the id alone.
   await scrubContactFromEvents(tx, accountId, contact, erased.map((s) => s.id));

@@ -80,6 +80,15 @@ async function olderTransactionsEnded(db: Tx): Promise<boolean> {
   return running.length === 0;
 }
 
+/**
+ * For eraseContact, in its transaction: the name its delete queued (the place it had among its
+ * block's names) is forgotten; the next read repairs its whole old block instead (docs/decisions.md
+ * §24: erasure reaches every copy).
+ */
+export async function forgetQueuedName(tx: Tx, accountId: string, contactId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE duplicate_queue SET old_name = NULL WHERE account_id = ${accountId}::uuid AND contact_id = ${contactId}::uuid`;
+}
+
 type Queued = { id: string; moved: boolean; old_company: string | null; old_domain: string | null; old_name: string | null };
 
 /** Every pair and group of the account from its contacts, as the rules find them. */
@@ -145,18 +154,21 @@ async function repairNames(
   dirty: string[],
   queued: Queued[],
 ): Promise<{ gone: Pair[]; made: Pair[] }> {
-  const old = queued.filter((q) => q.moved && q.old_name !== null);
+  // A queued contact's old place: its old block and name; a name forgotten (an erasure): the whole block.
+  const old = queued.filter((q) => q.moved);
   const oldBlocks = old.map((q) => (rule === 'company' ? q.old_company : q.old_domain));
   const stretches = Prisma.sql`
     places AS (
       SELECT DISTINCT blk, nm FROM (
         SELECT ${block} AS blk, ${name} AS nm FROM contacts t WHERE t.account_id = ${accountId}::uuid AND t.id = ANY(${dirty}::uuid[])
         UNION ALL SELECT * FROM unnest(${oldBlocks}::text[], ${old.map((q) => q.old_name)}::text[])
-      ) p WHERE nm IS NOT NULL AND ${kept(Prisma.sql`blk`)}
+      ) p WHERE ${kept(Prisma.sql`blk`)}
     ), spans AS (
       SELECT p.blk,
-             coalesce((SELECT min(x.nm) FROM (SELECT ${name} AS nm FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${block} = p.blk AND ${name} < p.nm ORDER BY 1 DESC LIMIT ${NEIGHBOURS}) x), p.nm) AS lo,
-             coalesce((SELECT max(x.nm) FROM (SELECT ${name} AS nm FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${block} = p.blk AND ${name} > p.nm ORDER BY 1 LIMIT ${NEIGHBOURS}) x), p.nm) AS hi
+             CASE WHEN p.nm IS NULL THEN (SELECT min(${name}) FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${block} = p.blk)
+             ELSE coalesce((SELECT min(x.nm) FROM (SELECT ${name} AS nm FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${block} = p.blk AND ${name} < p.nm ORDER BY 1 DESC LIMIT ${NEIGHBOURS}) x), p.nm) END AS lo,
+             CASE WHEN p.nm IS NULL THEN (SELECT max(${name}) FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${block} = p.blk)
+             ELSE coalesce((SELECT max(x.nm) FROM (SELECT ${name} AS nm FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${block} = p.blk AND ${name} > p.nm ORDER BY 1 LIMIT ${NEIGHBOURS}) x), p.nm) END AS hi
         FROM places p
     ), ordered AS (
       SELECT blk, lo, hi, max(hi) OVER (PARTITION BY blk ORDER BY lo, hi ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM spans

@@ -3,7 +3,7 @@ import { createAccount, createContact, unique, type TestAccount } from '../facto
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { allGroups, CONTACT_NAME_RULES, contactCandidates, keyedNames, MAX_GROUP, namePairs, oldestFirst } from '../../src/contacts/duplicates.js';
-import { keptGroups, refreshDuplicateGroups } from '../../src/contacts/duplicate-groups.js';
+import { forgetQueuedName, keptGroups, refreshDuplicateGroups } from '../../src/contacts/duplicate-groups.js';
 
 // docs/duplicates.md "How it stays fast": the groups are kept between reads; a write queues the
 // contacts it changed and the next read repairs them. Whatever the writes, a read answers what the
@@ -112,11 +112,13 @@ describe('kept duplicate groups', () => {
     expect((await answered(acc)).map((g) => g.ids)).toEqual([[a.id, c.id, d.id]]);
 
     await gql(`mutation ($id: ID!) { eraseContact(id: $id) { contactId } }`, { id: c.id }, acc);
+    // The erased contact's name is not kept in the queue until the next read (its old place is).
+    expect(await t.db.$queryRaw`SELECT old_name FROM duplicate_queue WHERE contact_id = ${c.id}::uuid`).toEqual([{ old_name: null }]);
     expect(await answered(acc)).toEqual([]);
     expect(await kept(acc.id)).toEqual(await rulesSay(acc.id));
   });
 
-  test('after any mix of writes (inserts, renames, moves between companies, e-mail and phone changes, deletes), the kept groups equal the rules over the whole account', async () => {
+  test('after any mix of writes (inserts, renames, moves between companies, e-mail and phone changes, deletes, erasures), the kept groups and name pairs equal the rules over the whole account', async () => {
     const acc = await createAccount(t);
     const companies = await Promise.all([1].map((i) => t.db.company.create({ data: { accountId: acc.id, name: unique(`Mix ${i}`) } })));
     // A small pool of values, so that many contacts share a name, a key or a block, and a write
@@ -148,7 +150,11 @@ describe('kept duplicate groups', () => {
             const { firstName, lastName, email, phone, companyId } = values();
             await t.db.contact.update({ where: { id }, data: pick([{ firstName, lastName }, { email }, { phone }, { companyId }]) });
             ids.push(id);
-          } else await t.db.contact.delete({ where: { id } });
+          } else {
+            await t.db.contact.delete({ where: { id } });
+            // As an erasure: the queued old name forgotten, the whole old block repaired.
+            if (random() < 0.5) await forgetQueuedName(t.db, acc.id, id);
+          }
         }
       }
       expect(await kept(acc.id), `round ${round}`).toEqual(await rulesSay(acc.id));
