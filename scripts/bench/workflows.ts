@@ -1,4 +1,4 @@
-// npm run bench:workflows -- [--samples 50] [--burst 10000] [--contacts 20000] [--idle 15] [--posts 10] [--ceiling 1200] [--cpu-prof dir] [--log-level warn] [--service-log file]
+// npm run bench:workflows -- [--samples 50] [--burst 10000] [--contacts 20000] [--idle 15] [--posts 10] [--ceiling 1200] [--cpu-prof dir] [--log-level warn] [--service-log file] [--database crm_bench_workflows] [--probe]
 // Workflows against issue 75's targets (docs/workflows.md), on PostgreSQL (the service started as
 // every bench starts it), in one run:
 //   1. the events trigger's cost on a write: a fresh account's POST /api/v1/contacts req/s (4 at a
@@ -12,8 +12,11 @@
 //      (from the first event's occurred_at to the last run's finished_at), while another account's
 //      GET /api/v1/contacts (--contacts contacts) is timed, against its idle p99 (target ≤ 1.5×).
 // Its own database, crm_bench_workflows (the other account seeded once); the run's account is
-// deleted at the end. --cpu-prof: the service runs under node --cpu-prof, its profile written to dir;
-// --service-log: its log is copied there at the end.
+// deleted at the end (--database: another crm_bench* database, so that two benches side by side do
+// not run each other's runs). --cpu-prof: the service runs under node --cpu-prof, its profile written
+// to dir; --service-log: its log is copied there at the end. --probe: where the list's time goes in
+// each phase (scripts/bench/phase-probe.ts: the service's event-loop delay and pool waiters, the
+// database's active backends, their waits and CPU, the machine's idle share).
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +29,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { BENCH_JWT_SECRET, BENCH_METRICS_TOKEN, ensureMigrated, intFlag, namedBenchDatabaseUrl, parseFlags } from './common.js';
 import { listLatencies, summary } from './list-latency.js';
 import { startServer, type Server } from './processes.js';
+import { startProbe, summarisePhases } from './phase-probe.js';
 import { pgVersion, ROOT } from './run.js';
 
 const TARGETS = { firstStepP50Ms: 2000, runsPerSecond: 300, listP99Ratio: 1.5 };
@@ -123,14 +127,14 @@ async function waitFor<T>(what: string, check: () => Promise<T | null>, timeoutM
 }
 
 async function main() {
-  const flags = parseFlags(process.argv.slice(2), ['samples', 'burst', 'contacts', 'idle', 'posts', 'cpu-prof', 'log-level', 'service-log', 'ceiling']);
+  const flags = parseFlags(process.argv.slice(2), ['samples', 'burst', 'contacts', 'idle', 'posts', 'cpu-prof', 'log-level', 'service-log', 'ceiling', 'database', 'probe']);
   const samples = intFlag(flags, 'samples', 50, 1, 1000);
   const burst = intFlag(flags, 'burst', 10_000, BATCH, 200_000);
   const contacts = intFlag(flags, 'contacts', 20_000, 1, 1_000_000);
   const idleSeconds = intFlag(flags, 'idle', 15, 1, 600);
   const postSeconds = intFlag(flags, 'posts', 10, 1, 600);
   const ceiling = intFlag(flags, 'ceiling', 1200, 10, 7200);
-  const url = namedBenchDatabaseUrl('crm_bench_workflows');
+  const url = namedBenchDatabaseUrl(flags.database ?? 'crm_bench_workflows');
   const other = await otherTenant(url, contacts);
   // Unbounded: the service gives its role a 10 s statement_timeout in this database at start, and
   // counting a burst's runs, events and notes on a busy machine may take longer.
@@ -145,8 +149,10 @@ async function main() {
 
   const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-workflows-'));
   const prof = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(flags['cpu-prof'])}`] : [];
-  const env = { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, METRICS_TOKEN: BENCH_METRICS_TOKEN, NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: flags['log-level'] ?? 'warn' };
-  const server = await startServer({ name: 'service', cwd: ROOT, logFile: path.join(work, 'service.log'), args: [...prof, '--import', 'tsx', 'src/main.ts'], env });
+  const probeFile = path.join(work, 'probe.jsonl');
+  const probing = 'probe' in flags ? ['--import', path.join(ROOT, 'scripts/bench/service-probe.ts')] : [];
+  const env = { DATABASE_URL: url, AUTH_JWT_SECRET: BENCH_JWT_SECRET, METRICS_TOKEN: BENCH_METRICS_TOKEN, NODE_ENV: 'production', RATE_LIMITS: 'off', LOG_LEVEL: flags['log-level'] ?? 'warn', BENCH_PROBE_FILE: probing.length ? probeFile : '' };
+  const server = await startServer({ name: 'service', cwd: ROOT, logFile: path.join(work, 'service.log'), args: [...prof, '--import', 'tsx', ...probing, 'src/main.ts'], env });
   const report: string[] = [];
   const out = (line: string) => (report.push(line), log(line));
   try {
@@ -192,6 +198,8 @@ async function main() {
     const list = `/api/v1/contacts?account_id=${other.accountId}`;
     const warm = Date.now() + 3000;
     await listLatencies(server, list, token, () => Date.now() > warm);
+    const probe = probing.length ? await startProbe(url) : null;
+    const idleStart = Date.now();
     const idleEnd = Date.now() + idleSeconds * 1000;
     const idle = summary(await listLatencies(server, list, token, () => Date.now() > idleEnd));
     const { rows: [mark] } = await client.query<{ at: Date }>('SELECT now() AS at');
@@ -211,6 +219,7 @@ async function main() {
         }
       }));
       const writeSeconds = (performance.now() - burstStarted) / 1000;
+      const writesEnd = Date.now();
       const duringWrites = duringTimes.length;
       // Past the ceiling the runs are counted as they stand: the report says how many had ended.
       await waitFor('every burst run ended', async () => {
@@ -219,8 +228,10 @@ async function main() {
         return rows[0]!.n >= burst ? true : null;
       }, ceiling * 1000, 250).catch((err: Error) => log(`${err.message}: counted as they stand`));
       ended = true;
+      const runsEnd = Date.now();
       const cpu = cpuSeconds(server.pid) - cpuBefore;
       await timing;
+      const samples = await probe?.stop();
       const { rows: [counted] } = await client.query<{ events: number; runs: number; made: number; succeeded: number; twice: number; notes: number; noted: number; first: Date; last: Date }>(`
         WITH ev AS (SELECT id, subject_id, occurred_at FROM events WHERE account_id = $1 AND type = 'contact.created' AND occurred_at >= $3),
              ru AS (SELECT r.* FROM workflow_runs r JOIN ev ON ev.id = r.event_id WHERE r.account_id = $1 AND r.workflow_id = $2),
@@ -245,6 +256,11 @@ async function main() {
       const [writing, runsAlone] = [summary(duringTimes.slice(0, duringWrites)), summary(duringTimes.slice(duringWrites))];
       out(`  while the burst was written: ${writing.requests} requests, p50 ${writing.p50.toFixed(1)} ms, p99 ${writing.p99.toFixed(1)} ms; after (the runs alone): ${runsAlone.requests} requests, p50 ${runsAlone.p50.toFixed(1)} ms, p99 ${runsAlone.p99.toFixed(1)} ms (${(runsAlone.p99 / idle.p99).toFixed(2)}× idle)`);
       out(`list p99 during / idle: ${ratio.toFixed(2)}× (target ≤ ${TARGETS.listP99Ratio}×): ${ratio <= TARGETS.listP99Ratio && during.failures === 0 ? 'PASS' : 'MISS'}`);
+      if (samples) {
+        await sleep(1200); // the service's probe writes its lines once a second
+        const burstStart = writesEnd - writeSeconds * 1000;
+        out(summarisePhases(probeFile, samples, [{ name: 'idle', from: idleStart, to: idleEnd }, { name: 'burst written', from: burstStart, to: writesEnd }, { name: 'runs alone', from: writesEnd, to: runsEnd }]).join('\n'));
+      }
       out(`load after: ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     } finally {
       ended = true;
