@@ -31,6 +31,7 @@ import { routes } from './rest/routes.js';
 import { useAuthChallenge } from './plugins/use-auth-challenge.js';
 import { startPdfPool } from './invoices/pdf-pool.js';
 import { useCompression } from './plugins/use-compression.js';
+import { useRequestsInFlight } from './plugins/use-requests-in-flight.js';
 
 export type { AppDeps } from './deps.js';
 
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps) {
     // stack trace, ~60 µs of every POST /graphql (BENCHMARKS.md "GraphQL's fixed cost").
     maxRequestBodySize: false,
     plugins: [
+      useRequestsInFlight(), // background work (workflow runs) steps aside while requests are answered
       // GRAPHQL_TRUSTED_DOCUMENTS runs only the listed documents; else Apollo's automatic persisted queries.
       deps.config.trustedDocuments
         ? useTrustedDocuments(deps.config.trustedDocuments)

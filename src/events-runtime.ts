@@ -9,6 +9,7 @@ import { deliverDue } from './webhooks/delivery.service.js';
 import { createMailer } from './invoices/mail.js';
 import { deliverDueMail } from './invoices/mail-outbox.js';
 import { runDueWorkflows } from './workflows/workflow-runner.js';
+import { requestsInFlight } from './http/requests-in-flight.js';
 import { loadSecretBox } from './webhooks/secret.js';
 import { createEventBus } from './events/bus.js';
 import { wakeAfterCommit } from './events/emit.js';
@@ -38,7 +39,10 @@ export async function openEvents(
   if (mailer && mail) deliveries.push(() => deliverDueMail(db, { mailer, retryBaseMs: mail.retryBaseMs, log }));
   // Workflows (docs/workflows.md#the-job-runner-and-why): their runs are this worker's too, woken by the commit of the event that made them.
   if (runsWorker) {
-    const workflows = { retryBaseMs: config.events.workflowRetryBaseMs, leaseMs: config.events.workflowLeaseMs, mail: Boolean(mail), log };
+    // The runs step aside for this process's requests (src/http/requests-in-flight.ts), between a
+    // step's statements too where a paused transaction holds one pooled connection of many (PostgreSQL).
+    const yieldTo = { requests: requestsInFlight, withinSteps: Boolean(config.databaseUrl) };
+    const workflows = { retryBaseMs: config.events.workflowRetryBaseMs, leaseMs: config.events.workflowLeaseMs, mail: Boolean(mail), log, yieldTo };
     deliveries.push(() => runDueWorkflows(db, workflows));
   }
   const worker = runsWorker
