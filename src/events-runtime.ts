@@ -39,9 +39,8 @@ export async function openEvents(
   if (mailer && mail) deliveries.push(() => deliverDueMail(db, { mailer, retryBaseMs: mail.retryBaseMs, log }));
   // Workflows (docs/workflows.md#the-job-runner-and-why): their runs are this worker's too, woken by the commit of the event that made them.
   if (runsWorker) {
-    // The runs step aside for this process's requests (src/http/requests-in-flight.ts), between a
-    // step's statements too where a paused transaction holds one pooled connection of many (PostgreSQL).
-    const yieldTo = { requests: requestsInFlight, withinSteps: Boolean(config.databaseUrl) };
+    // The runs step aside while this process's requests keep it busy (src/http/requests-in-flight.ts).
+    const yieldTo = { requests: requestsInFlight };
     const workflows = { retryBaseMs: config.events.workflowRetryBaseMs, leaseMs: config.events.workflowLeaseMs, mail: Boolean(mail), log, yieldTo };
     deliveries.push(() => runDueWorkflows(db, workflows));
   }

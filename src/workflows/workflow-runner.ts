@@ -35,10 +35,13 @@ export const RUN_CHUNK = 50;
  */
 export const RUN_CONCURRENCY = 2;
 /**
- * The longest a step waits, in all, for the requests in flight to end (stepAside): under a stream of
- * requests that never pauses the runs still go on, a step of each chunk at least this often.
+ * Requests in flight without a pause for this long keep the instance busy: the runs' next claim or
+ * step then waits for a quiet moment (stepAside). A request alone (a list, 5 ms) does not: the runs
+ * waiting out each one only moved their work into the gaps before the next.
  */
-export const YIELD_AT_MOST_MS = 500;
+export const BUSY_MS = 50;
+/** The longest a claim or step waits for that quiet moment: under requests that never pause the runs still go on. */
+export const YIELD_AT_MOST_MS = 200;
 export const LOOP = 'loop';
 export const DEACTIVATED = 'The workflow was deactivated';
 
@@ -47,13 +50,8 @@ export const clock = { now: (): number => Date.now() };
 
 export type RunnerOptions = {
   retryBaseMs: number; leaseMs: number; mail: boolean; log: Logger; batch?: number; chunk?: number; concurrency?: number;
-  /**
-   * The requests the runs step aside for (the process's requestsInFlight; none: they never wait), and
-   * whether also between a step's statements, holding its transaction open: only where that
-   * transaction's connection is one of a pool's (PostgreSQL), never PGlite's one, which the
-   * request may be waiting for.
-   */
-  yieldTo?: { requests: RequestsInFlight; withinSteps: boolean };
+  /** The requests the runs step aside for (the process's requestsInFlight; none: they never wait), busy after `busyMs` (BUSY_MS). */
+  yieldTo?: { requests: RequestsInFlight; busyMs?: number };
 };
 
 export type StepRecord = { index: number; type: Action['type']; status: string; attempts: number; error: string | null; result: unknown };
@@ -66,7 +64,7 @@ type Live = { run: Claimed; workflow: WorkflowRow; event: EventRow; env: Envelop
 
 /** One step of the worker: claims due runs and takes each as far as it goes now; true when it took a whole batch. */
 export async function runDueWorkflows(db: PrismaClient, options: RunnerOptions): Promise<boolean> {
-  await stepAside(options).before();
+  await stepAside(options);
   const now = new Date(clock.now());
   const batch = options.batch ?? RUN_BATCH;
   // The lease keeps the run from other instances while this one works it; a crash frees it when it passes.
@@ -149,11 +147,10 @@ async function endBeforeAStep(db: PrismaClient, ended: { run: Claimed; status: s
 async function stepTogether(db: PrismaClient, chunk: Live[], options: RunnerOptions): Promise<void> {
   let going = chunk;
   while (going.length) {
-    const aside = stepAside(options);
-    await aside.before();
+    await stepAside(options);
     let moved: Moved[];
     try {
-      moved = await stepOnce(db, going, options, aside);
+      moved = await stepOnce(db, going, options);
     } catch (err) {
       if (going.length === 1) {
         await stepFailed(db, going[0]!, err, options).catch((error: unknown) =>
@@ -175,7 +172,7 @@ type Moved = { live: Live; steps: StepRecord[]; nextStep: number; more: boolean 
 type Progress = { run: Claimed; status: string; nextStep: number; steps: StepRecord[]; resumeAt: Date | null; dueAt: Date | null; finishedAt: Date | null };
 
 /** One step of each run of the chunk, in one transaction: what moved (the runs another instance took meanwhile are left out). */
-async function stepOnce(db: PrismaClient, runs: Live[], options: RunnerOptions, aside: StepAside): Promise<Moved[]> {
+async function stepOnce(db: PrismaClient, runs: Live[], options: RunnerOptions): Promise<Moved[]> {
   const now = clock.now();
   return inTransaction(db, async (tx) => {
     // Ours still, at this step: a run taken over after its lease (this instance was slow) is not stepped twice.
@@ -208,7 +205,6 @@ async function stepOnce(db: PrismaClient, runs: Live[], options: RunnerOptions, 
     }
     // The steps that act: their subjects read at once, planned one by one, written kind by kind.
     const subjects = await loadSubjects(tx, acting.map(({ live }) => ({ accountId: live.run.account_id, event: live.env })));
-    await aside.within();
     const planned: { at: (typeof acting)[number]; planned: Planned; actor: StepContext['actor'] }[] = [];
     for (const [i, at] of acting.entries()) {
       const { run, workflow, env } = at.live;
@@ -222,7 +218,6 @@ async function stepOnce(db: PrismaClient, runs: Live[], options: RunnerOptions, 
         moved.push(stepDone(progress, at.live, at.index, { index: at.index, type: at.action.type, status: 'skipped', attempts: at.attempts, error: err.message, result: null }));
       }
     }
-    await aside.within();
     const results = await applyAll(tx, planned);
     planned.forEach(({ at }, i) => moved.push(stepDone(progress, at.live, at.index, { index: at.index, type: at.action.type, status: 'succeeded', attempts: at.attempts, error: null, result: results[i] })));
     await recordProgress(tx, progress);
@@ -230,19 +225,13 @@ async function stepOnce(db: PrismaClient, runs: Live[], options: RunnerOptions, 
   });
 }
 
-type StepAside = { before(): Promise<void>; within(): Promise<void> };
-
 /**
- * Where a step of the runs waits while requests are in flight (docs/workflows.md#the-job-runner-and-why):
- * before it starts and, with `withinSteps`, between its statements, so that a request that arrives
- * meanwhile has the event loop, the pool and the cores but for the statement under way; at most
- * YIELD_AT_MOST_MS in all a step.
+ * Before a claim or a step: while requests have kept the instance busy (in flight without a pause for
+ * BUSY_MS), the runs wait for a quiet moment, at most YIELD_AT_MOST_MS, and leave the requests the
+ * event loop, the pool and the cores (docs/workflows.md#the-job-runner-and-why).
  */
-export function stepAside({ yieldTo }: Pick<RunnerOptions, 'yieldTo'>): StepAside {
-  if (!yieldTo) return { before: async () => {}, within: async () => {} };
-  const until = performance.now() + YIELD_AT_MOST_MS;
-  const wait = () => yieldTo.requests.quiet(Math.max(0, until - performance.now()));
-  return { before: wait, within: yieldTo.withinSteps ? wait : async () => {} };
+export function stepAside({ yieldTo }: Pick<RunnerOptions, 'yieldTo'>): Promise<void> {
+  return yieldTo ? yieldTo.requests.quiet({ busyMs: yieldTo.busyMs ?? BUSY_MS, atMostMs: YIELD_AT_MOST_MS }) : Promise.resolve();
 }
 
 /** A step done: the run's progress to record, and whether it goes on (its last step's commit ends it). */

@@ -1,7 +1,7 @@
-// docs/workflows.md#the-job-runner-and-why: workflow runs step aside for the requests the process is
-// answering (src/http/requests-in-flight.ts): no claim or step starts while one is in flight, and the
-// runs go on once it ends. Proven by conditions (the runner waiting on the requests, the run still
-// pending), never by times.
+// docs/workflows.md#the-job-runner-and-why: workflow runs step aside while the requests the process is
+// answering keep it busy (src/http/requests-in-flight.ts): no claim or step starts then, and the runs
+// go on at the first quiet moment. Proven by conditions (the runner waiting on the requests, the run
+// still pending), never by times: the tests count requests as keeping the process busy at once (busyMs 0).
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createAccount, createContact } from '../factories/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -30,11 +30,11 @@ async function pendingRun() {
 }
 
 const options = (requests: RequestsInFlight): RunnerOptions => ({
-  retryBaseMs: 20, leaseMs: 60_000, mail: false, log: t.deps.log, yieldTo: { requests, withinSteps: t.deps.db.kind === 'postgres' },
+  retryBaseMs: 20, leaseMs: 60_000, mail: false, log: t.deps.log, yieldTo: { requests, busyMs: 0 },
 });
 
 describe('workflow runs step aside for requests in flight', { timeout: 60_000 }, () => {
-  test('no run is claimed or stepped while a request is in flight; once it ends, the run goes on', async () => {
+  test('no run is claimed or stepped while requests keep the process busy; once none is in flight, the run goes on', async () => {
     const { run, contact } = await pendingRun();
     const requests = new RequestsInFlight();
     const leave = requests.enter();
@@ -74,11 +74,18 @@ describe('workflow runs step aside for requests in flight', { timeout: 60_000 },
   test('background work waiting for a quiet moment goes on when the last request ends', async () => {
     const requests = new RequestsInFlight();
     const [first, second] = [requests.enter(), requests.enter()];
-    const quiet = requests.quiet(600_000);
+    const quiet = requests.quiet({ busyMs: 0, atMostMs: 600_000 });
     first();
     expect(requests.waiting).toBe(1);
     second();
     await quiet; // by the requests' end: its bound is ten minutes
+    expect(requests.waiting).toBe(0);
+  });
+
+  test('requests that have not yet been in flight without a pause for busyMs hold nothing back', async () => {
+    const requests = new RequestsInFlight();
+    requests.enter();
+    await requests.quiet({ busyMs: 600_000, atMostMs: 600_000 }); // at once: busy for ten minutes it is not
     expect(requests.waiting).toBe(0);
   });
 
