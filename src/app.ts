@@ -57,7 +57,7 @@ export function createApp(deps: AppDeps) {
     // stack trace, ~60 µs of every POST /graphql (BENCHMARKS.md "GraphQL's fixed cost").
     maxRequestBodySize: false,
     plugins: [
-      useRequestsInFlight(), // background work (workflow runs) steps aside while requests are answered
+      useRequestsInFlight(), // background work (workflow runs) steps aside while requests keep the instance busy
       // GRAPHQL_TRUSTED_DOCUMENTS runs only the listed documents; else Apollo's automatic persisted queries.
       deps.config.trustedDocuments
         ? useTrustedDocuments(deps.config.trustedDocuments)
