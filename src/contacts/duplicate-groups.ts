@@ -22,7 +22,6 @@ type Pair = { a: string; b: string; rule: string; similarity: number };
 /** The advisory lock of one account's kept groups: one read repairs them at a time. */
 const lockKey = (accountId: string) => Prisma.sql`hashtextextended(${accountId}::text, 72)`;
 
-/** `work` in a transaction of its own under RULE_SETTINGS and the account's lock (inside a caller's transaction: in it). */
 /** `work` in a transaction of its own under RULE_SETTINGS and the account's lock. */
 async function locked<T>(db: PrismaClient, accountId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
   // Prisma's own 5 s limit off: statements are bounded by statement_timeout (src/db/bounds.ts).
