@@ -107,7 +107,7 @@ async function build(tx: Tx, accountId: string): Promise<void> {
   const pairs = await tx.$queryRaw<Pair[]>`SELECT a::text, b::text, rule, similarity FROM duplicate_pairs WHERE account_id = ${accountId}::uuid`;
   const candidates = [...byKey('email', await keys(EMAIL)), ...byKey('phone', await keys(PHONE)), ...pairs.map(asCandidate)];
   const groups = allGroups(candidates, oldestFirst);
-  await writeGroups(tx, accountId, groups.map((g) => kept(g, g.ids[0]!)));
+  await writeGroups(tx, accountId, groups.map((g) => keptAs(g, g.ids[0]!)));
   await writeMembers(tx, accountId, groups.flatMap((g) => g.ids.map((id) => [id, g.ids[0]!] as const)));
   await tx.$executeRaw`UPDATE duplicate_state SET built = true WHERE account_id = ${accountId}::uuid`;
 }
@@ -264,7 +264,7 @@ async function regroup(tx: Tx, accountId: string, dirty: string[], seeds: string
   await tx.$executeRaw`DELETE FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${oldGroups}::uuid[])`;
   await tx.$executeRaw`DELETE FROM duplicate_members WHERE account_id = ${account} AND contact_id = ANY(${left}::uuid[])`;
   await writeMembers(tx, accountId, moved);
-  await writeGroups(tx, accountId, groups.map((g) => kept(g, labels.get(g.ids[0]!)!)));
+  await writeGroups(tx, accountId, groups.map((g) => keptAs(g, labels.get(g.ids[0]!)!)));
 }
 
 /**
@@ -338,8 +338,8 @@ type KeptRow = { grp: string; ids: string[]; size: number; best: Record<string, 
 /** A kept group's row as written: its label, score, reasons, 10 oldest, size and best score per reason. */
 type KeptGroup = KeptRow & { score: number; reasons: string[] };
 
-/** A group of allGroups as kept under `label`. */
-const kept = (g: Group, label: string): KeptGroup => ({ grp: label, ids: g.ids.slice(0, MAX_GROUP), score: g.score, reasons: g.reasons, size: g.ids.length, best: Object.fromEntries(g.best!) });
+/** A group of allGroups as kept under `label` (a name rule's `kept` is which blocks it pairs in). */
+const keptAs = (g: Group, label: string): KeptGroup => ({ grp: label, ids: g.ids.slice(0, MAX_GROUP), score: g.score, reasons: g.reasons, size: g.ids.length, best: Object.fromEntries(g.best!) });
 
 /** Groups written (a group kept under its label already: replaced), a few thousand a statement. */
 async function writeGroups(tx: Tx, accountId: string, groups: KeptGroup[]): Promise<void> {
