@@ -28,6 +28,9 @@ function selected(info: GraphQLResolveInfo, nodes: readonly FieldNode[]): Map<st
   return fields;
 }
 
+/** Whether the field resolving now (`info`'s) has `name` selected under it, in any fragment (a superset, as `selected`). */
+export const selects = (info: GraphQLResolveInfo, name: string): boolean => selected(info, info.fieldNodes).has(name);
+
 /**
  * The Prisma query of a list's nodes (the field resolving them is `info`'s) with each relation it
  * includes whole narrowed to the columns its selected fields expose, where every one exposes a column.

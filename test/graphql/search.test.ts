@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, createApiKey, createContact, createMember, type TestAccount } from '../factories/index.js';
 import { createTestApp, errorOf, type TestApp, type TestUser } from '../helpers/app.js';
 import { restResource } from '../helpers/rest.js';
+import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
+import { roundTrips } from '../helpers/round-trips.js';
 import { anyFieldMayBe, anyFieldMayStartWith, contactMatches, ownOrContactNameMatches } from '../../src/contacts/contact-search.js';
 import { matching } from '../../src/search/search-sql.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
@@ -79,6 +81,20 @@ describe('Query.search', () => {
     expect(titles(await search(mine, { query: 'lovelace', types: ['DEAL', 'INVOICE'] }))).toEqual([]);
     expect(titles(await search(mine, { query: 'ada', types: ['INVOICE', 'DEAL'] }))).toEqual(['Ada', 'ADA-2026-1', 'Cascada renewal']);
     expect(titles(await search(mine, { query: 'ada', first: 2 }))).toEqual(['Ada', 'Ada Lovelace']);
+  });
+
+  test.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('a search that does not select record reads no records: one statement fewer for each type it found', async () => {
+    const TITLES_ONLY = `query S($accountId: ID!, $query: String!) { search(accountId: $accountId, query: $query) { type id title subtitle } }`;
+    await search(mine, { query: 'ada' }); // warm: the schema's caches filled
+    let withRecords: { data: { search: { type: string; id: string; title: string }[] } } | undefined;
+    let titlesOnly: typeof withRecords;
+    const full = await roundTrips(async () => void (withRecords = await search(mine, { query: 'ada' })));
+    const bare = await roundTrips(async () => void (titlesOnly = await t.gql(TITLES_ONLY, { accountId: mine.id, query: 'ada' }, { as: mine.member })));
+    const hits = (r: typeof withRecords) => r!.data.search.map(({ type, id, title }) => ({ type, id, title }));
+    expect(hits(titlesOnly)).toEqual(hits(withRecords));
+    // The hits are contacts, deals and an invoice: three reads by id, made only when record is asked for.
+    expect(new Set(hits(withRecords).map((h) => h.type)).size).toBe(3);
+    expect(full - bare).toBe(3);
   });
 
   test('a match straddling two fields is not a match', async () => {
