@@ -71,26 +71,43 @@ export function matching(type: SearchType, query: string): Matching {
 }
 
 /**
- * Each type's best `first` matches (rank, newest first), from three bounded reads rather than a rank
- * for every match (a common fragment matches a tenth of an account; BENCHMARKS.md, "Query.search in
- * bounded reads"): the newest `first` exact matches, the newest `first` exact or prefix ones, and
- * the newest `first` of all. The first two find their candidates through the trigram index by what
- * a field may be or begin; every read stops at `first` rows, so a walk of the account's newest rows
- * (its (account_id, created_at DESC, id DESC) index) serves a common fragment. Together they hold
- * the answer: with e exact matches in it, it needs the newest `first` - e prefix ones, and the
- * newest `first` exact or prefix matches hold at least that many (likewise for substring matches).
+ * Query.search's statement: the best `first` hits over `types` (rank, newest first), each with its
+ * title and subtitle. Every type is read in three bounded reads rather than ranked whole (a common
+ * fragment matches a tenth of an account; BENCHMARKS.md, "Query.search in bounded reads"): the
+ * newest `first` exact matches, the newest `first` exact or prefix ones, and the newest `first` of
+ * all. The first two find their candidates through the trigram index by what a field may be or
+ * begin; every read stops at `first` rows, so a walk of the account's newest rows (its (account_id,
+ * created_at DESC, id DESC) index) serves a common fragment. Together they hold a type's best
+ * `first`: with e exact matches in it, it needs the newest `first` - e prefix ones, and the newest
+ * `first` exact or prefix matches hold at least that many (likewise for substring matches).
+ *
+ * The same holds across types, so a later kind of read runs only while the earlier ones found fewer
+ * than `first` rows in all (a pseudo-constant condition: PostgreSQL skips the read outright): when
+ * the exact matches fill the answer, no prefix or substring read runs (BENCHMARKS.md, "Query.search
+ * stops at the reads that fill it"). Titles and subtitles (a name read from another table) are read
+ * for the `first` rows kept, not for every candidate.
  */
-export function hitsSql(type: SearchType, account: Prisma.Sql, query: string, first: number): Prisma.Sql {
-  const m = matching(type, query);
-  const table = Prisma.raw(m.table);
-  const newest = (where: Prisma.Sql) =>
-    Prisma.sql`(SELECT r.id, r.created_at, ${m.rank} AS rank FROM ${table} r
-      WHERE r.account_id = ${account} AND ${where} ORDER BY r.created_at DESC, r.id DESC LIMIT ${first})`;
-  // UNION, not UNION ALL: a row can be read by more than one. The title and subtitle (a name read
-  // from another table) are read for the rows kept, not for every match.
-  return Prisma.sql`SELECT CAST(${type} AS text) AS type, h.id, h.rank, h.created_at, ${m.title} AS title, ${m.subtitle} AS subtitle
-    FROM (${newest(Prisma.sql`${m.is} AND ${m.rank} = 0`)}
-          UNION ${newest(Prisma.sql`${m.startsWith} AND ${m.rank} < 2`)}
-          UNION ${newest(m.contains)}) h
-    JOIN ${table} r ON r.account_id = ${account} AND r.id = h.id`;
+export function searchSql(types: readonly SearchType[], account: Prisma.Sql, query: string, first: number): Prisma.Sql {
+  const matchings = types.map((type) => ({ type, m: matching(type, query) }));
+  /** One kind of read for every type, each its newest `first` rows where `where` holds (and `gate`, once, when given). */
+  const reads = (where: (m: Matching) => Prisma.Sql, gate: Prisma.Sql) =>
+    Prisma.join(
+      matchings.map(({ type, m }) => Prisma.sql`(SELECT CAST(${type} AS text) AS type, r.id, r.created_at, ${m.rank} AS rank
+        FROM ${Prisma.raw(m.table)} r WHERE r.account_id = ${account} AND ${where(m)} AND ${gate}
+        ORDER BY r.created_at DESC, r.id DESC LIMIT ${first})`),
+      ' UNION ALL ',
+    );
+  const fewerThanFirst = (read: string) => Prisma.sql`(SELECT count(*) FROM ${Prisma.raw(read)}) < ${first}`;
+  const named = Prisma.join(
+    matchings.map(({ type, m }) => Prisma.sql`SELECT h.type, h.id, h.rank, h.created_at, ${m.title} AS title, ${m.subtitle} AS subtitle
+      FROM best h JOIN ${Prisma.raw(m.table)} r ON r.account_id = ${account} AND r.id = h.id WHERE h.type = ${type}`),
+    ' UNION ALL ',
+  );
+  // UNION, not UNION ALL, where a row can be read by more than one read.
+  return Prisma.sql`WITH exact AS (${reads((m) => Prisma.sql`${m.is} AND ${m.rank} = 0`, Prisma.sql`true`)}),
+    prefix AS (${reads((m) => Prisma.sql`${m.startsWith} AND ${m.rank} < 2`, fewerThanFirst('exact'))}),
+    exact_or_prefix AS (SELECT * FROM exact UNION SELECT * FROM prefix),
+    substring AS (${reads((m) => m.contains, fewerThanFirst('exact_or_prefix'))}),
+    best AS (SELECT * FROM (SELECT * FROM exact_or_prefix UNION SELECT * FROM substring) hits ORDER BY rank, created_at DESC, id DESC LIMIT ${first})
+    SELECT type, id::text, title, subtitle FROM (${named}) hits ORDER BY rank, created_at DESC, id DESC`;
 }

@@ -14,7 +14,7 @@ import { checked } from '../graphql/rules.js';
 import { selects } from '../graphql/selection.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { text, uuid } from '../validation.js';
-import { hitsSql, SEARCH_TYPES as TYPES, type SearchType } from './search-sql.js';
+import { searchSql, SEARCH_TYPES as TYPES, type SearchType } from './search-sql.js';
 
 const SearchTypeEnum = builder.enumType('SearchType', { values: TYPES });
 
@@ -71,13 +71,10 @@ const SearchHitRef = builder.objectRef<Hit>('SearchHit').implement({
  */
 async function search(ctx: Context, { accountId, query, types, first }: SearchArgs, withRecords: boolean): Promise<Hit[]> {
   const db = ctx.reader.$replica();
-  const account = Prisma.sql`CAST(${accountId} AS uuid)`;
-  const union = Prisma.join(
-    types.map((type) => Prisma.sql`(${hitsSql(type, account, query, first)})`),
-    ' UNION ALL ',
+  const found = await rawRead<{ type: SearchType; id: string; title: string; subtitle: string | null }>(
+    db,
+    searchSql(types, Prisma.sql`CAST(${accountId} AS uuid)`, query, first),
   );
-  const found = await rawRead<{ type: SearchType; id: string; title: string; subtitle: string | null }>(db, Prisma.sql`
-    SELECT type, id::text, title, subtitle FROM (${union}) hits ORDER BY rank, created_at DESC, id DESC LIMIT ${first}`);
   if (!withRecords) return found;
   const records = new Map<string, object>();
   await Promise.all(

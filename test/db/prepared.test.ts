@@ -11,7 +11,7 @@ import { DEFAULT_BOUNDS } from '../../src/db/client.js';
 import { MAX_PREPARED, PLAN_EACH_TIME, PREPARE_AFTER, statementName } from '../../src/db/prepared.js';
 import { contactMatches, ownOrContactNameMatches } from '../../src/contacts/contact-search.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
-import { hitsSql, SEARCH_TYPES } from '../../src/search/search-sql.js';
+import { searchSql, SEARCH_TYPES } from '../../src/search/search-sql.js';
 import { skipIfMissing, unsetVariables } from '../helpers/prerequisites.js';
 import { createDatabase, dropDatabase, freePort, Pgbouncer, PGBOUNCER_BIN, withDatabase } from '../scale/support.js';
 
@@ -35,7 +35,7 @@ describe('which statements are prepared', () => {
 
   it('every search pattern carries the mark: a contacts filter, deals and invoices by name, and Query.search of every type', () => {
     const account = Prisma.sql`${'00000000-0000-0000-0000-000000000000'}::uuid`;
-    const statements = [contactMatches('t', 'ada'), ownOrContactNameMatches('deals', 'title', 'ada'), ...SEARCH_TYPES.map((type) => hitsSql(type, account, 'ada', 5))];
+    const statements = [contactMatches('t', 'ada'), ownOrContactNameMatches('deals', 'title', 'ada'), ...SEARCH_TYPES.map((type) => searchSql([type], account, 'ada', 5)), searchSql(SEARCH_TYPES, account, 'ada', 5)];
     for (const sql of statements) expect(sql.text).toContain(PLAN_EACH_TIME);
   });
 });
