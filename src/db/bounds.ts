@@ -213,18 +213,22 @@ function boundedClientClass(bounds: Bounds) {
     }
 
     /**
-     * BEGIN and the bound for this transaction in one round trip (one simple-protocol query of two
-     * statements: BEGIN takes no parameters); answers BEGIN's own result (or error) as the caller asked.
+     * BEGIN and the bound for this transaction in one round trip (one simple-protocol query: BEGIN
+     * takes no parameters), the bound right after BEGIN so it bounds whatever statements the caller
+     * sent with it (rawTransaction's lock and read); answers BEGIN's own result (or error) as the
+     * caller asked, or, when it sent more statements, the results of all of them.
      */
     private begin(args: any[]): any {
       const last = args.length - 1;
       const callback = typeof args[last] === 'function' ? (args[last] as Callback) : undefined;
       const first = args[0] as string | { text: string };
-      const text = `${(typeof first === 'string' ? first : first.text).replace(/;\s*$/, '')}; SET LOCAL statement_timeout = ${Math.floor(bounds.statementTimeoutMs)}`;
+      const [opening, ...more] = (typeof first === 'string' ? first : first.text).replace(/;\s*$/, '').split(';');
+      const text = [opening, ` SET LOCAL statement_timeout = ${Math.floor(bounds.statementTimeoutMs)}`, ...more].join(';');
       const both = [typeof first === 'string' ? text : { ...first, text }, ...args.slice(1, callback ? last : undefined)];
       const run = async () => {
         const results = await this.bounded(both);
-        return Array.isArray(results) ? results[0] : results;
+        if (!Array.isArray(results)) return results;
+        return more.length ? [results[0], ...results.slice(2)] : results[0];
       };
       if (!callback) return run();
       run().then((result) => callback(undefined, result), (err: Error) => callback(err));

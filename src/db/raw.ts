@@ -44,9 +44,12 @@ export const hasRawTransactions = (db: object): boolean => transactionPools.has(
  * transaction"). Only for statements whose answers pg and Prisma read alike (see rawWrite).
  * `lock`: a transaction-scoped advisory lock on this key (hashtextextended(key, 0), as callers take it
  * through rawWrite elsewhere), taken in BEGIN's own round trip: one simple query of two statements,
- * the key as an escaped literal, since that protocol takes no parameters.
+ * the key as an escaped literal, since that protocol takes no parameters. `read`: a statement run in
+ * that same round trip after the lock (its values inlined as literals likewise), whose rows `work`
+ * receives: a submit's lookup of its e-mail needs no round trip of its own (BENCHMARKS.md, "The form
+ * submit and the batch against the floor").
  */
-export async function rawTransaction<T>(db: object, work: (tx: object) => Promise<T>, options: { lock?: string } = {}): Promise<T> {
+export async function rawTransaction<T>(db: object, work: (tx: object, read: unknown[]) => Promise<T>, options: { lock?: string; read?: Prisma.Sql } = {}): Promise<T> {
   const pool = transactionPools.get(db);
   if (!pool) throw new Error('rawTransaction: this client has no pool (check hasRawTransactions first)');
   const client = await pool.connect();
@@ -54,8 +57,14 @@ export async function rawTransaction<T>(db: object, work: (tx: object) => Promis
   writers.set(tx, (sql) => client.query(sql.text, sql.values as unknown[]).then((r) => r.rows));
   let broken: Error | undefined;
   try {
-    await client.query(options.lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(options.lock)}, 0))`);
-    const answer = await work(tx);
+    const statements = [
+      'BEGIN',
+      ...(options.lock === undefined ? [] : [`SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(options.lock)}, 0))`]),
+      ...(options.read ? [inlined(options.read, (text) => client.escapeLiteral(text))] : []),
+    ];
+    const begun = await client.query(statements.join('; '));
+    // A simple query of several statements answers one result each; the read's is the last.
+    const answer = await work(tx, options.read ? (begun as unknown as pg.QueryResult[]).at(-1)!.rows : []);
     await client.query('COMMIT');
     return answer;
   } catch (error) {
@@ -78,4 +87,20 @@ export async function rawTransaction<T>(db: object, work: (tx: object) => Promis
 export function rawWrite<T>(db: object, sql: Prisma.Sql): Promise<T[]> {
   const run = writers.get(db);
   return run ? (run(sql) as Promise<T[]>) : (db as PrismaClient).$queryRaw<T[]>(sql);
+}
+
+/**
+ * `sql`'s text with each parameter written as a literal, for the simple query protocol (which takes
+ * none): text through pg's own escaping, numbers and booleans as written, null as NULL. Anything else
+ * is refused rather than guessed at. For statements of our own whose text holds no `$` but the
+ * placeholders (no dollar-quoted strings).
+ */
+export function inlined(sql: Prisma.Sql, escape: (text: string) => string): string {
+  return sql.text.replace(/\$(\d+)/g, (_, n: string) => {
+    const value: unknown = sql.values[Number(n) - 1];
+    if (value === null) return 'NULL';
+    if (typeof value === 'string') return escape(value);
+    if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);
+    throw new Error(`inlined: parameter $${n} is a ${typeof value}, not text, a number or a boolean`);
+  });
 }

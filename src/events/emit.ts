@@ -161,10 +161,14 @@ export type RawTransaction = object;
  * inTransaction on a client of `db`'s pg pool rather than Prisma's (for `work` that needs no Prisma
  * model call); null when `db` has no pool (PGlite, a transaction's client): take inTransaction then.
  */
-export function inRawTransaction<T>(db: PrismaClient, work: (tx: RawTransaction) => Promise<T>, options: { lock?: string } = {}): Promise<T> | null {
+export function inRawTransaction<T>(
+  db: PrismaClient,
+  work: (tx: RawTransaction, read: unknown[]) => Promise<T>,
+  options: { lock?: string; read?: Prisma.Sql } = {},
+): Promise<T> | null {
   if (!hasRawTransactions(db)) return null;
   const wake = wakers.get(db);
-  return wake ? wakingAfter(wake, (mark) => rawTransaction(db, (tx) => work(mark(tx)), options)) : rawTransaction(db, work, options);
+  return wake ? wakingAfter(wake, (mark) => rawTransaction(db, (tx, read) => work(mark(tx), read), options)) : rawTransaction(db, work, options);
 }
 
 /** Runs `open`, whose transaction `mark`s itself as one that wakes the workers at commit; wakes them if it wrote events. */

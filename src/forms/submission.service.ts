@@ -254,9 +254,10 @@ export function submissionLock(form: FormWithFields, data: unknown): string | nu
  * Finds or creates the contact and records the submission in one transaction. A transaction-scoped
  * advisory lock on (account, lower(e-mail)) serialises submissions for the same address, so two at
  * once cannot both miss the lookup and create two contacts; it is released at commit or rollback.
- * After BEGIN (on pg's client, with it): the lock, the lookup (after the lock, so it sees a submission that held it), then
- * for a new contact one statement writing it, the submission and both events; for a known one its
- * update, the submission, and the events.
+ * The lock, then the lookup (after the lock, so it sees a submission that held it), then for a new
+ * contact one statement writing it, the submission and both events; for a known one its update, the
+ * submission, and the events. On pg's client the lock and the lookup go with BEGIN in one round
+ * trip, so a new visitor's submit is three: BEGIN with both, the write, COMMIT.
  *
  * A new visitor (the usual submit) needs no Prisma model call, so that transaction runs on pg's own
  * client where there is a pool (inRawTransaction); a known address is seen there, written nothing,
@@ -273,27 +274,46 @@ export async function recordSubmission(
     id: uuidv7(), form: form.id, data: JSON.stringify(submission.values), referrer: submission.referrer, page: submission.page,
     clientIp: origin.clientIp.slice(0, 64), userAgent: origin.userAgent?.slice(0, 1000) ?? null,
   };
-  // On pg's client the e-mail's lock comes with BEGIN, in its round trip; createUnlessKnown takes it otherwise.
+  // On pg's client the e-mail's lock and its lookup come with BEGIN, in its round trip; createUnlessKnown takes them otherwise.
   const email = submission.contact.email;
-  const lock = email ? { lock: emailLock(form.accountId, email) } : {};
-  const onPg = '$connect' in db ? inRawTransaction(db, (tx) => createUnlessKnown(tx, form.accountId, submission, submitted, true, custom.create), lock) : null;
+  const first = email ? { lock: emailLock(form.accountId, email), read: lookup(form.accountId, email) } : {};
+  const onPg = '$connect' in db
+    ? inRawTransaction(db, (tx, read) => createUnlessKnown(tx, form.accountId, submission, submitted, read as Found[], custom.create), first)
+    : null;
   const created = onPg ? await onPg : null;
   if (created && 'created' in created) return created.created;
   return inTransaction(db, async (tx) => {
-    const found = await createUnlessKnown(tx, form.accountId, submission, submitted, false, custom.create);
+    const found = await createUnlessKnown(tx, form.accountId, submission, submitted, null, custom.create);
     return 'created' in found ? found.created : updateKnown(tx, form.accountId, found.known, submission, submitted, custom.update);
   });
 }
 
 /** A known contact as a submission reads it: its id, each field a form may fill, and its custom values. */
 type Known = { id: string; customFields: Record<string, unknown> } & Record<string, unknown>;
+/** The lookup's one row: the oldest contact of the address (id null when none), and the company of its domain. */
+type Found = { id: string | null; companyOfDomain: string | null } & Record<string, unknown>;
 
 /** The fields a form fills, by field name and REST name (the submission's keys), from the contacts' spec. */
 const FORM_FIELDS = CONTACT_FIELDS.filter((field) => 'form' in field).map((field) => ({ name: field.name, rest: restName(field) as ContactField }));
 const KNOWN_COLUMNS = Prisma.raw([...FORM_FIELDS.map(({ name, rest }) => `"${rest}" AS "${name}"`), `custom_fields AS "customFields"`].join(', '));
 
 /**
- * Takes the address's lock (unless `locked`: its transaction took it at BEGIN) and looks it up: a known contact is returned untouched; else the new
+ * The oldest contact of `email` in the account with the fields a form fills, and the company a new
+ * contact of that address would take (its e-mail's domain, docs/decisions.md §21): one row. Raw:
+ * Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards. Its
+ * values are text only, so it can be sent inlined with BEGIN (rawTransaction's `read`).
+ */
+function lookup(accountId: string, email: string): Prisma.Sql {
+  const domain = linkableDomain(email);
+  return Prisma.sql`
+    SELECT k.*, ${domain ? Prisma.sql`(SELECT c.id::text FROM companies c WHERE c.account_id = ${accountId}::uuid AND c.domain = ${domain}::text)` : Prisma.sql`NULL`} AS "companyOfDomain"
+    FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+      SELECT id::text, ${KNOWN_COLUMNS} FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
+      ORDER BY created_at ASC, id ASC LIMIT 1) AS k ON true`;
+}
+
+/**
+ * Takes the address's lock and looks it up (unless `found`: its transaction did both at BEGIN): a known contact is returned untouched; else the new
  * contact, the submission and both events are written in one statement, the last before COMMIT, so
  * the account's counter rows its INSERT locks (record_counts, report_sums) are held for the COMMIT
  * alone. The new contact is judged and built as every create builds one (the contacts' create rule
@@ -305,21 +325,14 @@ async function createUnlessKnown(
   accountId: string,
   submission: Submission,
   submitted: Submitted,
-  locked: boolean,
+  lookedUp: Found[] | null,
   custom: CustomValues['create'] = NO_CUSTOM_VALUES.create,
 ): Promise<{ created: string } | { known: Known }> {
   const { email } = submission.contact;
-  // A new contact takes the company of its e-mail's domain (docs/decisions.md §21), read with the address.
-  const domain = linkableDomain(email);
   let companyId: string | null = null;
   if (email) {
-    if (!locked) await rawWrite(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))::text`);
-    // Raw: Prisma's case-insensitive `equals` is ILIKE, where `_` and `%` in an address are wildcards.
-    const [found] = await rawWrite<{ id: string | null; companyOfDomain: string | null } & Record<string, unknown>>(tx, Prisma.sql`
-      SELECT k.*, ${domain ? Prisma.sql`(SELECT c.id::text FROM companies c WHERE c.account_id = ${accountId}::uuid AND c.domain = ${domain})` : Prisma.sql`NULL`} AS "companyOfDomain"
-      FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-        SELECT id::text, ${KNOWN_COLUMNS} FROM contacts WHERE account_id = ${accountId}::uuid AND lower(email) = lower(${email}::text)
-        ORDER BY created_at ASC, id ASC LIMIT 1) AS k ON true`);
+    if (!lookedUp) await rawWrite(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${emailLock(accountId, email)}::text, 0))::text`);
+    const [found] = lookedUp ?? (await rawWrite<Found>(tx, lookup(accountId, email)));
     if (found!.id !== null) {
       const { companyOfDomain: _, ...known } = found!;
       return { known: known as Known };

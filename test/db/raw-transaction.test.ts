@@ -51,6 +51,14 @@ describe.skipIf(skipIfMissing(unsetVariables('DATABASE_URL')))('rawTransaction o
     expect(await rawTransaction(db.prisma, async (tx) => (await held(tx))[0]!.n)).toBe(0);
   });
 
+  it('a read given runs in BEGIN\'s round trip after the lock, its values as given; the work receives its rows', async () => {
+    const key = "o'brien@example.com; SELECT 1; --";
+    const read = Prisma.sql`SELECT ${key}::text AS text,
+      (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted) AS locks`;
+    const rows = await rawTransaction(db.prisma, async (_tx, rows) => rows, { lock: key, read });
+    expect(rows).toEqual([{ text: key, locks: 1 }]);
+  });
+
   it('every client goes back to the pool, after a commit or a rollback alike', async () => {
     const pool = db.pool!;
     await Promise.all(Array.from({ length: 12 }, (_, i) =>
