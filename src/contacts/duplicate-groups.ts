@@ -10,11 +10,17 @@
 // - its name or block: the name pairs near its old and new place among its block's names
 //   (`repairNames`): a name is paired with the NEIGHBOURS after it, so a row arriving or leaving
 //   changes only pairs whose two names are within NEIGHBOURS rows of it.
+import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { allGroups, CONTACT_NAME_RULES, contactCandidates, groupsOf, inGroup, keyedNames, MAX_GROUP, namePairs, NEIGHBOURS, oldestFirst, REASON_SCORES, RULE_SETTINGS, scored, type Candidate, type ContactGroup, type Group } from './duplicates.js';
 
-/** Queued contacts beyond which the read builds the account's groups again rather than repairing them. */
-export const REBUILD_AFTER = 20_000;
+/**
+ * rebuildAfter: queued contacts beyond which the read builds the account's groups again rather than
+ * repairing them; searchBound: contacts a repair's search may reach before it gives up and finds the
+ * groups it touches again from all their members (`regroup`). Tests lower them to take those paths.
+ */
+export type RepairBounds = { rebuildAfter: number; searchBound: number };
+export const REPAIR_BOUNDS: RepairBounds = { rebuildAfter: 20_000, searchBound: 20_000 };
 
 type Tx = Prisma.TransactionClient;
 type Pair = { a: string; b: string; rule: string; similarity: number };
@@ -41,7 +47,8 @@ async function locked<T>(db: PrismaClient, accountId: string, work: (tx: Tx) => 
  * duplicate_state row); a writer that looked before the mark was committed is still running when
  * it is, and the build waits for it to end, so every write is either seen by the build or queued.
  */
-export async function refreshDuplicateGroups(db: PrismaClient, accountId: string): Promise<boolean> {
+export async function refreshDuplicateGroups(db: PrismaClient, accountId: string, bounds: Partial<RepairBounds> = {}): Promise<boolean> {
+  const { rebuildAfter, searchBound } = { ...REPAIR_BOUNDS, ...bounds };
   const [state] = await db.$queryRaw<{ built: boolean }[]>`SELECT built FROM duplicate_state WHERE account_id = ${accountId}::uuid`;
   if (!state?.built) {
     await db.$executeRaw`INSERT INTO duplicate_state (account_id) VALUES (${accountId}::uuid) ON CONFLICT DO NOTHING`;
@@ -52,8 +59,8 @@ export async function refreshDuplicateGroups(db: PrismaClient, accountId: string
     const queued = await tx.$queryRaw<Queued[]>`
       DELETE FROM duplicate_queue WHERE account_id = ${accountId}::uuid
       RETURNING contact_id::text AS id, moved, old_company, old_domain, old_name`;
-    if (!now?.built || queued.length > REBUILD_AFTER) await build(tx, accountId);
-    else if (queued.length > 0) await repair(tx, accountId, queued);
+    if (!now?.built || queued.length > rebuildAfter) await build(tx, accountId);
+    else if (queued.length > 0) await repair(tx, accountId, queued, searchBound);
   });
   return true;
 }
@@ -105,10 +112,17 @@ async function build(tx: Tx, accountId: string): Promise<void> {
     SELECT array_agg(t.id::text) AS ids FROM contacts t WHERE t.account_id = ${accountId}::uuid AND ${key} IS NOT NULL
      GROUP BY ${key} HAVING count(*) > 1`;
   const pairs = await tx.$queryRaw<Pair[]>`SELECT a::text, b::text, rule, similarity FROM duplicate_pairs WHERE account_id = ${accountId}::uuid`;
-  const candidates = [...byKey('email', await keys(EMAIL)), ...byKey('phone', await keys(PHONE)), ...pairs.map(asCandidate)];
-  const groups = allGroups(candidates, oldestFirst);
+  const [email, phone] = [byKey('email', await keys(EMAIL)), byKey('phone', await keys(PHONE))];
+  const groups = allGroups([...email, ...phone, ...pairs.map(asCandidate)], oldestFirst);
   await writeGroups(tx, accountId, groups.map((g) => keptAs(g, g.ids[0]!)));
-  await writeMembers(tx, accountId, groups.flatMap((g) => g.ids.map((id) => [id, g.ids[0]!] as const)));
+  const [emailLinked, phoneLinked] = [new Set(email.flatMap((c) => c.ids)), new Set(phone.flatMap((c) => c.ids))];
+  const nameBest = new Map<string, number>();
+  for (const p of pairs) nameBest.set(p.a, Math.max(nameBest.get(p.a) ?? 0, Number(p.similarity)));
+  await writeMembers(
+    tx,
+    accountId,
+    groups.flatMap((g) => g.ids.map((id) => ({ id, grp: g.ids[0]!, name: nameBest.get(id) ?? null, email: emailLinked.has(id), phone: phoneLinked.has(id) }))),
+  );
   await tx.$executeRaw`UPDATE duplicate_state SET built = true WHERE account_id = ${accountId}::uuid`;
 }
 
@@ -119,12 +133,28 @@ const KEY = (key: Prisma.Sql) => Prisma.sql`hashtextextended(${key}, 0)`;
 const byKey = (reason: string, rows: { ids: string[] }[]): Candidate[] => rows.map(({ ids }) => ({ reason, ids }));
 const asCandidate = (p: Pair): Candidate => ({ reason: 'name', ids: [p.a, p.b], similarity: Number(p.similarity) });
 
+/** Rounds of a repair's search before it gives up (each one statement). */
+const SEARCH_ROUNDS = 200;
+
+/** A queued contact's member row as it was: its group and its keys' hashes. */
+type Was = { id: string; grp: string; email_key: string | null; phone_key: string | null };
+
 /**
- * The queued contacts' pairs and groups found again. Contacts only added, and no pair gone: they
- * join groups (`join`), which reads none of the groups' members; else the groups they touch are
- * found again whole (`regroup`).
+ * The queued contacts' pairs and groups brought up to date, at a cost bounded by what changed.
+ *
+ * A group is a connected component of the links (a shared e-mail key, a shared phone key, a name
+ * pair). Links changed only at the `sources`: the queued contacts, the ends of the name pairs that
+ * came or went, and the contacts that shared a key with a queued contact (its member row still has
+ * the hash of the key it had). A component of the links with no source in it is a kept group as it
+ * was. So the components are found from the sources alone (`search`), each search growing from
+ * its sources over the links as they are now, until every search left open lies in kept groups of
+ * its own (no two open searches share one): a search that ran out of contacts is a component
+ * whole; an open one is every member of the kept groups it reached, but those a finished search
+ * holds or that were deleted, and the contacts it reached that were in none. Past SEARCH_BOUND
+ * contacts it gives up and the groups are found again from all their members (`regroup`).
  */
-async function repair(tx: Tx, accountId: string, queued: Queued[]): Promise<void> {
+async function repair(tx: Tx, accountId: string, queued: Queued[], searchBound: number): Promise<void> {
+  const account = Prisma.sql`${accountId}::uuid`;
   const dirty = [...new Set(queued.map((q) => q.id))];
   const gone: Pair[] = [];
   const made: Pair[] = [];
@@ -133,8 +163,162 @@ async function repair(tx: Tx, accountId: string, queued: Queued[]): Promise<void
     gone.push(...pairs.gone);
     made.push(...pairs.made);
   }
-  if (gone.length === 0 && queued.every((q) => !q.moved)) await join(tx, accountId, dirty, made);
-  else await regroup(tx, accountId, dirty, [...new Set([...dirty, ...[...gone, ...made].flatMap((p) => [p.a, p.b])])]);
+  const was = await tx.$queryRaw<Was[]>`
+    SELECT contact_id::text AS id, grp::text, email_key::text, phone_key::text FROM duplicate_members
+     WHERE account_id = ${account} AND contact_id = ANY(${dirty}::uuid[])`;
+  const ends = [...new Set([...dirty, ...[...gone, ...made].flatMap((p) => [p.a, p.b])])];
+  const emailKeys = was.flatMap((w) => (w.email_key === null ? [] : [w.email_key]));
+  const phoneKeys = was.flatMap((w) => (w.phone_key === null ? [] : [w.phone_key]));
+  // The sources that are live contacts, with the group each was in (null: none).
+  const sources = await tx.$queryRaw<{ id: string; grp: string | null }[]>`
+    SELECT t.id::text, m.grp::text FROM contacts t LEFT JOIN duplicate_members m ON m.account_id = ${account} AND m.contact_id = t.id
+     WHERE t.account_id = ${account} AND (t.id = ANY(${ends}::uuid[]) OR t.id IN (
+       SELECT s.contact_id FROM duplicate_members s
+        WHERE s.account_id = ${account} AND (s.email_key = ANY(${emailKeys}::bigint[]) OR s.phone_key = ANY(${phoneKeys}::bigint[]))))`;
+  const live = new Set(sources.map((s) => s.id));
+  const deleted = was.filter((w) => !live.has(w.id));
+  const found = await search(tx, accountId, sources, searchBound);
+  // Given up: every contact it reached is a seed (a key now shared may have changed their links).
+  if ('reached' in found) await regroup(tx, accountId, dirty, found.reached);
+  else await settle(tx, accountId, found, deleted);
+}
+
+/** A search's contacts (`nodes`), those it has yet to follow the links of (`frontier`), and the kept groups its contacts were in. */
+type Search = { nodes: string[]; frontier: string[]; groups: Set<string> };
+type Found = { searches: Search[]; was: Map<string, string | null> };
+
+/**
+ * The components of the links around `sources` (see `repair`): one search from each source,
+ * merged where they meet; each round follows the links of the open searches that share a kept
+ * group with another open search (or were in none), all in one statement. Past SEARCH_BOUND contacts or SEARCH_ROUNDS
+ * rounds it gives up: the contacts it reached.
+ */
+async function search(tx: Tx, accountId: string, sources: { id: string; grp: string | null }[], bound: number): Promise<Found | { reached: string[] }> {
+  const account = Prisma.sql`${accountId}::uuid`;
+  const was = new Map<string, string | null>(sources.map((s) => [s.id, s.grp]));
+  const of = new Map<string, number>();
+  const parent: number[] = [];
+  const searches: Search[] = [];
+  const root = (n: number): number => {
+    while (parent[n] !== n) n = parent[n] = parent[parent[n]!]!;
+    return n;
+  };
+  for (const s of sources) {
+    of.set(s.id, searches.length);
+    parent.push(searches.length);
+    searches.push({ nodes: [s.id], frontier: [s.id], groups: new Set(s.grp ? [s.grp] : []) });
+  }
+  const union = (x: number, y: number) => {
+    [x, y] = [root(x), root(y)];
+    if (x === y) return;
+    if (searches[x]!.nodes.length < searches[y]!.nodes.length) [x, y] = [y, x];
+    const [into, from] = [searches[x]!, searches[y]!];
+    into.nodes.push(...from.nodes);
+    into.frontier.push(...from.frontier);
+    for (const g of from.groups) into.groups.add(g);
+    parent[y] = x;
+  };
+  const open = () => [...new Set(parent.map((_, i) => root(i)))].filter((r) => searches[r]!.frontier.length > 0);
+  for (let round = 0; ; round++) {
+    // Every source's links are followed once (the links that came are among them); then only
+    // the open searches that may still be one component with another.
+    const seen = new Map<string, number>();
+    for (const r of open()) for (const g of searches[r]!.groups) seen.set(g, (seen.get(g) ?? 0) + 1);
+    const moving = open().filter((r) => round === 0 || searches[r]!.groups.size === 0 || [...searches[r]!.groups].some((g) => seen.get(g)! > 1));
+    if (moving.length === 0) break;
+    if (of.size > bound || round >= SEARCH_ROUNDS) return { reached: [...of.keys()] };
+    const frontier = moving.flatMap((r) => searches[r]!.frontier.splice(0));
+    const links = await tx.$queryRaw<{ from: string; to: string; grp: string | null }[]>`
+      WITH f AS (SELECT DISTINCT id FROM unnest(${frontier}::uuid[]) AS f(id)), linked AS (
+        SELECT f.id AS src, p.b AS dst FROM f JOIN duplicate_pairs p ON p.account_id = ${account} AND p.a = f.id
+        UNION SELECT f.id, p.a FROM f JOIN duplicate_pairs p ON p.account_id = ${account} AND p.b = f.id
+        UNION SELECT f.id, o.id FROM f JOIN contacts t ON t.account_id = ${account} AND t.id = f.id
+          JOIN contacts o ON o.account_id = ${account} AND dedupe_email(o.email) = ${EMAIL} AND o.id <> t.id
+        UNION SELECT f.id, o.id FROM f JOIN contacts t ON t.account_id = ${account} AND t.id = f.id
+          JOIN contacts o ON o.account_id = ${account} AND dedupe_phone(o.phone) = ${PHONE} AND o.id <> t.id
+      )
+      SELECT l.src::text AS from, l.dst::text AS to, m.grp::text FROM linked l
+        LEFT JOIN duplicate_members m ON m.account_id = ${account} AND m.contact_id = l.dst`;
+    for (const { from, to, grp } of links) {
+      const at = of.get(from)!;
+      const there = of.get(to);
+      if (there !== undefined) union(at, there);
+      else {
+        const s = searches[root(at)]!;
+        of.set(to, root(at));
+        was.set(to, grp);
+        s.nodes.push(to);
+        s.frontier.push(to);
+        if (grp) s.groups.add(grp);
+      }
+    }
+  }
+  return { searches: [...new Set(parent.map((_, i) => root(i)))].map((r) => searches[r]!), was };
+}
+
+/**
+ * The components a search found written: a finished search's contacts are a group of a new label
+ * (or none, alone); an open search keeps the label of the largest kept group it reached, the other
+ * groups it reached are relabelled into it, and its contacts are written. Every contact the search
+ * reached is written again (its keys, best name similarity and links: only theirs can have
+ * changed), then each group's row is read from its members' index: 10 oldest, links, best name.
+ */
+async function settle(tx: Tx, accountId: string, { searches, was }: Found, deleted: Was[]): Promise<void> {
+  const account = Prisma.sql`${accountId}::uuid`;
+  const touched = [...new Set([...[...was.values()].filter((g): g is string => g !== null), ...deleted.map((d) => d.grp)])];
+  const sizes = new Map(
+    (await tx.$queryRaw<{ grp: string; size: number }[]>`
+      SELECT grp::text, size FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${touched}::uuid[])`).map((r) => [r.grp, r.size]),
+  );
+  const finished = searches.filter((s) => s.frontier.length === 0);
+  const leaving = [...finished.flatMap((s) => s.nodes.map((id) => was.get(id))), ...deleted.map((d) => d.grp)];
+  const members: [string, string][] = [];
+  const relabelled: [string, string][] = [];
+  const groups: { grp: string; size: number }[] = [];
+  for (const s of searches) {
+    if (s.frontier.length === 0) {
+      if (s.nodes.length < 2) continue;
+      const label = randomUUID();
+      members.push(...s.nodes.map((id): [string, string] => [id, label]));
+      groups.push({ grp: label, size: s.nodes.length });
+      continue;
+    }
+    const reached = [...s.groups].sort((x, y) => (sizes.get(y) ?? 0) - (sizes.get(x) ?? 0) || oldestFirst(x, y));
+    const label = reached[0]!;
+    relabelled.push(...reached.slice(1).map((g): [string, string] => [g, label]));
+    members.push(...s.nodes.map((id): [string, string] => [id, label]));
+    const size = reached.reduce((n, g) => n + (sizes.get(g) ?? 0), 0) - leaving.filter((g) => g && s.groups.has(g)).length + s.nodes.filter((id) => !was.get(id)).length;
+    groups.push({ grp: label, size });
+  }
+  const alone = [...deleted.map((d) => d.id), ...finished.filter((s) => s.nodes.length < 2).flatMap((s) => s.nodes)];
+  await tx.$executeRaw`DELETE FROM duplicate_members WHERE account_id = ${account} AND contact_id = ANY(${alone}::uuid[])`;
+  await tx.$executeRaw`
+    UPDATE duplicate_members m SET grp = r.label FROM unnest(${relabelled.map(([g]) => g)}::uuid[], ${relabelled.map(([, l]) => l)}::uuid[]) AS r(was, label)
+     WHERE m.account_id = ${account} AND m.grp = r.was`;
+  await refreshMembers(tx, accountId, members);
+  await tx.$executeRaw`DELETE FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${touched}::uuid[])`;
+  await writeGroups(tx, accountId, await groupRows(tx, accountId, groups));
+}
+
+/** Each group's row from its members' index: its 10 oldest, whether a member shares an e-mail or a phone key, the best name similarity. */
+async function groupRows(tx: Tx, accountId: string, groups: { grp: string; size: number }[]): Promise<KeptGroup[]> {
+  const account = Prisma.sql`${accountId}::uuid`;
+  const rows = await tx.$queryRaw<{ grp: string; ids: string[]; email: boolean; phone: boolean; name: number | null }[]>`
+    SELECT g.grp::text,
+           ARRAY(SELECT m.contact_id::text FROM duplicate_members m WHERE m.account_id = ${account} AND m.grp = g.grp ORDER BY m.contact_id LIMIT ${MAX_GROUP}) AS ids,
+           EXISTS (SELECT 1 FROM duplicate_members m WHERE m.account_id = ${account} AND m.grp = g.grp AND m.email_linked) AS email,
+           EXISTS (SELECT 1 FROM duplicate_members m WHERE m.account_id = ${account} AND m.grp = g.grp AND m.phone_linked) AS phone,
+           (SELECT max(m.name_best) FROM duplicate_members m WHERE m.account_id = ${account} AND m.grp = g.grp) AS name
+      FROM unnest(${groups.map((g) => g.grp)}::uuid[]) AS g(grp)`;
+  const size = new Map(groups.map((g) => [g.grp, g.size]));
+  return rows.map((r) => {
+    // Each reason's best weighted score as allGroups computes it (REASON_SCORES × similarity).
+    const best = new Map<string, number>();
+    if (r.email) best.set('email', REASON_SCORES.email! * 1);
+    if (r.phone) best.set('phone', REASON_SCORES.phone! * 1);
+    if (r.name !== null) best.set('name', REASON_SCORES.name! * Number(r.name));
+    return { grp: r.grp, ids: r.ids, ...scored(best), size: size.get(r.grp)!, best: Object.fromEntries(best) };
+  });
 }
 
 /**
@@ -205,11 +389,12 @@ async function repairNames(
 }
 
 /**
- * The groups of `seeds` (queued contacts and the ends of name pairs that came or went) found again.
- * Links changed only at the seeds, so the contacts that share an e-mail or phone key with a seed,
- * and every contact of a kept group of either, are all a seed can reach: grouped from their links
- * alone (one statement), they are as complete as the groups of the whole account. Only what moved
- * is written: a group that neither split nor merged keeps its members' rows.
+ * The groups of `seeds` found again from all their members, when the bounded search gave up (see
+ * `repair`). Links changed only at the seeds, so the contacts that share an e-mail or phone key
+ * with a seed, and every contact of a kept group of either, are all a seed can reach: grouped from
+ * their links alone (one statement), they are as complete as the groups of the whole account. Only
+ * what moved is written: a group that neither split nor merged keeps its members' rows; the seeds
+ * are written again whatever (their best name similarity and links may have changed).
  */
 async function regroup(tx: Tx, accountId: string, dirty: string[], seeds: string[]): Promise<void> {
   const account = Prisma.sql`${accountId}::uuid`;
@@ -244,7 +429,8 @@ async function regroup(tx: Tx, accountId: string, dirty: string[], seeds: string
   const candidates = rows.filter((r) => r.reason !== 'kept').map((r): Candidate => (r.similarity === null ? { reason: r.reason, ids: r.ids } : { reason: r.reason, ids: r.ids, similarity: Number(r.similarity) }));
   const groups = allGroups(candidates, oldestFirst);
   // Each new group keeps the label most of its contacts had, so a group that neither split nor
-  // merged rewrites no member; a label goes to one group only (the largest first).
+  // merged rewrites no member; a label goes to one group only (the largest first), a group with
+  // none left takes a new one (a contact's id could be a label still kept elsewhere).
   const labels = new Map<string, string>();
   const used = new Set<string>();
   for (const g of [...groups].sort((x, y) => y.ids.length - x.ids.length)) {
@@ -253,92 +439,24 @@ async function regroup(tx: Tx, accountId: string, dirty: string[], seeds: string
       const label = was.get(id);
       if (label && !used.has(label)) votes.set(label, (votes.get(label) ?? 0) + 1);
     }
-    const label = [...votes].sort((x, y) => y[1] - x[1] || oldestFirst(x[0], y[0]))[0]?.[0] ?? g.ids.find((id) => !used.has(id))!;
+    const label = [...votes].sort((x, y) => y[1] - x[1] || oldestFirst(x[0], y[0]))[0]?.[0] ?? randomUUID();
     used.add(label);
     for (const id of g.ids) labels.set(id, label);
   }
   const left = [...was].filter(([id, label]) => label !== null && !labels.has(id)).map(([id]) => id);
-  const queued = new Set(dirty);
-  const moved = [...labels].filter(([id, label]) => was.get(id) !== label || queued.has(id));
+  const again = new Set([...dirty, ...seeds]);
+  const moved = [...labels].filter(([id, label]) => was.get(id) !== label || again.has(id));
   const oldGroups = [...new Set([...was.values()].filter((g): g is string => g !== null))];
   await tx.$executeRaw`DELETE FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${oldGroups}::uuid[])`;
   await tx.$executeRaw`DELETE FROM duplicate_members WHERE account_id = ${account} AND contact_id = ANY(${left}::uuid[])`;
-  await writeMembers(tx, accountId, moved);
+  await refreshMembers(tx, accountId, moved);
   await writeGroups(tx, accountId, groups.map((g) => keptAs(g, labels.get(g.ids[0]!)!)));
 }
 
-/**
- * Contacts added, and name pairs `made` (none gone): links are only added, so groups only merge.
- * The new contacts' links (a shared e-mail or phone key, a made pair) join their ends' groups and
- * the new contacts into groups whose size, 10 oldest and best score per reason follow from the
- * joined groups' rows alone: a new group of the largest's label, the others' members relabelled.
- */
-async function join(tx: Tx, accountId: string, added: string[], made: Pair[]): Promise<void> {
-  const account = Prisma.sql`${accountId}::uuid`;
-  const links = await tx.$queryRaw<{ reason: string; a: string; b: string }[]>`
-    WITH live AS (
-      SELECT t.id, ${EMAIL} AS email, ${PHONE} AS phone FROM contacts t WHERE t.account_id = ${account} AND t.id = ANY(${added}::uuid[])
-    )
-    SELECT 'email' AS reason, l.id::text AS a, o.id::text AS b FROM live l JOIN contacts o ON o.account_id = ${account} AND dedupe_email(o.email) = l.email AND o.id <> l.id
-    UNION ALL SELECT 'phone', l.id::text, o.id::text FROM live l JOIN contacts o ON o.account_id = ${account} AND dedupe_phone(o.phone) = l.phone AND o.id <> l.id`;
-  const edges = [...links.map((l) => ({ ...l, weight: REASON_SCORES[l.reason]! })), ...made.map((p) => ({ reason: 'name', a: p.a, b: p.b, weight: REASON_SCORES.name! * Number(p.similarity) }))];
-  if (edges.length === 0) return;
-  const ends = [...new Set(edges.flatMap((e) => [e.a, e.b]))];
-  const labelled = await tx.$queryRaw<{ id: string; grp: string }[]>`
-    SELECT contact_id::text AS id, grp::text FROM duplicate_members WHERE account_id = ${account} AND contact_id = ANY(${ends}::uuid[])`;
-  const labelOf = new Map(labelled.map((r) => [r.id, r.grp]));
-  const rows = await tx.$queryRaw<KeptRow[]>`
-    SELECT grp::text, ids::text[] AS ids, size, best FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${[...new Set(labelOf.values())]}::uuid[])`;
-  const old = new Map(rows.map((r) => [r.grp, r]));
-  // Nodes: a kept group (`g:` its label) or a contact in none.
-  const node = (id: string) => (labelOf.has(id) ? `g:${labelOf.get(id)}` : id);
-  const parent = new Map<string, string>();
-  const find = (n: string): string => {
-    while (parent.has(n) && parent.get(n) !== n) n = parent.get(n)!;
-    return n;
-  };
-  for (const e of edges) {
-    const [x, y] = [find(node(e.a)), find(node(e.b))];
-    parent.set(x, x);
-    parent.set(y, x);
-  }
-  const parts = new Map<string, { groups: KeptRow[]; contacts: string[]; best: Map<string, number> }>();
-  const part = (n: string) => parts.get(find(n)) ?? parts.set(find(n), { groups: [], contacts: [], best: new Map() }).get(find(n))!;
-  for (const n of parent.keys()) {
-    if (n.startsWith('g:')) part(n).groups.push(old.get(n.slice(2))!);
-    else part(n).contacts.push(n);
-  }
-  for (const e of edges) {
-    const best = part(node(e.a)).best;
-    best.set(e.reason, Math.max(best.get(e.reason) ?? 0, e.weight));
-  }
-  const groups: KeptGroup[] = [];
-  const members: (readonly [string, string])[] = [];
-  const relabelled: [string, string][] = [];
-  for (const { groups: joined, contacts, best } of parts.values()) {
-    joined.sort((x, y) => y.size - x.size || oldestFirst(x.grp, y.grp));
-    const label = joined[0]?.grp ?? [...contacts].sort(oldestFirst)[0]!;
-    for (const g of joined) for (const [reason, s] of Object.entries(g.best)) best.set(reason, Math.max(best.get(reason) ?? 0, s));
-    const ids = [...joined.flatMap((g) => g.ids), ...contacts].sort(oldestFirst).slice(0, MAX_GROUP);
-    groups.push({ grp: label, ids, ...scored(best), size: joined.reduce((n, g) => n + g.size, contacts.length), best: Object.fromEntries(best) });
-    members.push(...contacts.map((id) => [id, label] as const));
-    relabelled.push(...joined.slice(1).map((g): [string, string] => [g.grp, label]));
-  }
-  const [from, to] = [relabelled.map(([f]) => f), relabelled.map(([, l]) => l)];
-  await tx.$executeRaw`
-    UPDATE duplicate_members m SET grp = r.label FROM unnest(${from}::uuid[], ${to}::uuid[]) AS r(was, label)
-     WHERE m.account_id = ${account} AND m.grp = r.was`;
-  await tx.$executeRaw`DELETE FROM duplicate_groups WHERE account_id = ${account} AND grp = ANY(${from}::uuid[])`;
-  await writeMembers(tx, accountId, members);
-  await writeGroups(tx, accountId, groups);
-}
-
-/** A kept group's row as `join` reads it. */
-type KeptRow = { grp: string; ids: string[]; size: number; best: Record<string, number> };
 /** A kept group's row as written: its label, score, reasons, 10 oldest, size and best score per reason. */
-type KeptGroup = KeptRow & { score: number; reasons: string[] };
+type KeptGroup = { grp: string; ids: string[]; size: number; best: Record<string, number>; score: number; reasons: string[] };
 
-/** A group of allGroups as kept under `label` (a name rule's `kept` is which blocks it pairs in). */
+/** A group of allGroups as kept under `label`. */
 const keptAs = (g: Group, label: string): KeptGroup => ({ grp: label, ids: g.ids.slice(0, MAX_GROUP), score: g.score, reasons: g.reasons, size: g.ids.length, best: Object.fromEntries(g.best!) });
 
 /** Groups written (a group kept under its label already: replaced), a few thousand a statement. */
@@ -353,16 +471,39 @@ async function writeGroups(tx: Tx, accountId: string, groups: KeptGroup[]): Prom
   }
 }
 
-/** Contacts' labels written ([contact, label]) with their hashed keys, a few tens of thousands a statement. */
-async function writeMembers(tx: Tx, accountId: string, members: readonly (readonly [string, string])[]): Promise<void> {
+/** A member as the build writes it: its label, best name similarity (null: no pair as `a`), and whether it shares its e-mail or phone key. */
+type BuiltMember = { id: string; grp: string; name: number | null; email: boolean; phone: boolean };
+
+/** The build's members written with their hashed keys, a few tens of thousands a statement. */
+async function writeMembers(tx: Tx, accountId: string, members: readonly BuiltMember[]): Promise<void> {
+  for (let at = 0; at < members.length; at += 50_000) {
+    await tx.$executeRaw`
+      INSERT INTO duplicate_members (account_id, contact_id, grp, email_key, phone_key, name_best, email_linked, phone_linked)
+      SELECT ${accountId}::uuid, m.id, m.grp, ${KEY(EMAIL)}, ${KEY(PHONE)}, m.name, m.email, m.phone
+        FROM jsonb_to_recordset(${JSON.stringify(members.slice(at, at + 50_000))}::jsonb) AS m(id uuid, grp uuid, name float8, email boolean, phone boolean)
+        JOIN contacts t ON t.account_id = ${accountId}::uuid AND t.id = m.id`;
+  }
+}
+
+/**
+ * Contacts' labels written ([contact, label]) with what their group's row is read from, computed
+ * from their rows and pairs as they are now: hashed keys, best name similarity, shared keys.
+ */
+async function refreshMembers(tx: Tx, accountId: string, members: readonly (readonly [string, string])[]): Promise<void> {
+  const account = Prisma.sql`${accountId}::uuid`;
   for (let at = 0; at < members.length; at += 50_000) {
     const chunk = members.slice(at, at + 50_000);
     await tx.$executeRaw`
-      INSERT INTO duplicate_members (account_id, contact_id, grp, email_key, phone_key)
-      SELECT ${accountId}::uuid, m.contact_id, m.grp, ${KEY(EMAIL)}, ${KEY(PHONE)}
+      INSERT INTO duplicate_members (account_id, contact_id, grp, email_key, phone_key, name_best, email_linked, phone_linked)
+      SELECT ${account}, m.contact_id, m.grp, ${KEY(EMAIL)}, ${KEY(PHONE)},
+             (SELECT max(p.similarity) FROM duplicate_pairs p WHERE p.account_id = ${account} AND p.a = t.id),
+             EXISTS (SELECT 1 FROM contacts o WHERE o.account_id = ${account} AND dedupe_email(o.email) = ${EMAIL} AND o.id <> t.id),
+             EXISTS (SELECT 1 FROM contacts o WHERE o.account_id = ${account} AND dedupe_phone(o.phone) = ${PHONE} AND o.id <> t.id)
         FROM unnest(${chunk.map(([id]) => id)}::uuid[], ${chunk.map(([, label]) => label)}::uuid[]) AS m(contact_id, grp)
-        JOIN contacts t ON t.account_id = ${accountId}::uuid AND t.id = m.contact_id
-      ON CONFLICT (account_id, contact_id) DO UPDATE SET grp = excluded.grp, email_key = excluded.email_key, phone_key = excluded.phone_key`;
+        JOIN contacts t ON t.account_id = ${account} AND t.id = m.contact_id
+      ON CONFLICT (account_id, contact_id) DO UPDATE
+        SET grp = excluded.grp, email_key = excluded.email_key, phone_key = excluded.phone_key,
+            name_best = excluded.name_best, email_linked = excluded.email_linked, phone_linked = excluded.phone_linked`;
   }
 }
 
