@@ -235,8 +235,13 @@ describe.skipIf(SKIP)('the first build (PostgreSQL)', () => {
       );
       let done = false;
       const building = refreshDuplicateGroups(t.db, acc.id).then((kept) => ((done = true), kept));
-      // The read has marked the account (committed): it now waits for the writer.
+      // The read has marked the account (committed), and asks whether the writer is still running.
       await expect.poll(async () => (await t.db.$queryRaw<unknown[]>`SELECT 1 FROM duplicate_state WHERE account_id = ${acc.id}::uuid`).length, { timeout: 10_000 }).toBe(1);
+      const asking = async () =>
+        (await t.db.$queryRaw<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_stat_activity WHERE backend_xid::text = ANY%'`)[0]!.n;
+      await expect.poll(asking, { timeout: 10_000 }).toBeGreaterThan(0);
       expect(done).toBe(false);
       await writer.query('COMMIT');
       expect(await building).toBe(true);
