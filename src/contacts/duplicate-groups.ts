@@ -124,6 +124,8 @@ async function build(tx: Tx, accountId: string): Promise<void> {
     groups.flatMap((g) => g.ids.map((id) => ({ id, grp: g.ids[0]!, name: nameBest.get(id) ?? null, email: emailLinked.has(id), phone: phoneLinked.has(id) }))),
   );
   await tx.$executeRaw`UPDATE duplicate_state SET built = true WHERE account_id = ${accountId}::uuid`;
+  // The repairs' plans read these tables' statistics: a build may have written most of their rows.
+  await tx.$executeRawUnsafe('ANALYZE duplicate_pairs, duplicate_members, duplicate_groups');
 }
 
 const EMAIL = Prisma.sql`dedupe_email(t.email)`;
@@ -134,7 +136,7 @@ const byKey = (reason: string, rows: { ids: string[] }[]): Candidate[] => rows.m
 const asCandidate = (p: Pair): Candidate => ({ reason: 'name', ids: [p.a, p.b], similarity: Number(p.similarity) });
 
 /** Rounds of a repair's search before it gives up (each one statement). */
-const SEARCH_ROUNDS = 200;
+const SEARCH_ROUNDS = 1_000;
 
 /** A queued contact's member row as it was: its group and its keys' hashes. */
 type Was = { id: string; grp: string; email_key: string | null; phone_key: string | null };
@@ -169,23 +171,30 @@ async function repair(tx: Tx, accountId: string, queued: Queued[], searchBound: 
   const ends = [...new Set([...dirty, ...[...gone, ...made].flatMap((p) => [p.a, p.b])])];
   const emailKeys = was.flatMap((w) => (w.email_key === null ? [] : [w.email_key]));
   const phoneKeys = was.flatMap((w) => (w.phone_key === null ? [] : [w.phone_key]));
-  // The sources that are live contacts, with the group each was in (null: none).
+  // The sources that are live contacts, with the group each was in (null: none). Of the contacts
+  // left with a key a queued contact had, one is enough: the key links it to the others, which its
+  // search reaches in its first round.
+  const sharer = (column: Prisma.Sql, keys: string[]) => Prisma.sql`
+    (SELECT DISTINCT ON (s.${column}) s.contact_id FROM duplicate_members s
+     WHERE s.account_id = ${account} AND s.${column} = ANY(${keys}::bigint[]) AND s.contact_id <> ALL(${dirty}::uuid[])
+     ORDER BY s.${column}, s.contact_id)`;
   const sources = await tx.$queryRaw<{ id: string; grp: string | null }[]>`
-    SELECT t.id::text, m.grp::text FROM contacts t LEFT JOIN duplicate_members m ON m.account_id = ${account} AND m.contact_id = t.id
-     WHERE t.account_id = ${account} AND (t.id = ANY(${ends}::uuid[]) OR t.id IN (
-       SELECT s.contact_id FROM duplicate_members s
-        WHERE s.account_id = ${account} AND (s.email_key = ANY(${emailKeys}::bigint[]) OR s.phone_key = ANY(${phoneKeys}::bigint[]))))`;
+    WITH ids AS (
+      SELECT unnest(${ends}::uuid[]) AS id UNION ${sharer(Prisma.raw('email_key'), emailKeys)} UNION ${sharer(Prisma.raw('phone_key'), phoneKeys)}
+    )
+    SELECT t.id::text, m.grp::text FROM ids JOIN contacts t ON t.account_id = ${account} AND t.id = ids.id
+      LEFT JOIN duplicate_members m ON m.account_id = ${account} AND m.contact_id = t.id`;
   const live = new Set(sources.map((s) => s.id));
   const deleted = was.filter((w) => !live.has(w.id));
   const found = await search(tx, accountId, sources, searchBound);
-  // Given up: every contact it reached is a seed (a key now shared may have changed their links).
+  // Given up: the sources and the contacts their links reach are the seeds (a key now shared may have changed their links).
   if ('reached' in found) await regroup(tx, accountId, dirty, found.reached);
   else await settle(tx, accountId, found, deleted);
 }
 
 /** A search's contacts (`nodes`), those it has yet to follow the links of (`frontier`), and the kept groups its contacts were in. */
 type Search = { nodes: string[]; frontier: string[]; groups: Set<string> };
-type Found = { searches: Search[]; was: Map<string, string | null> };
+type Found = { searches: Search[]; was: Map<string, string | null>; near: Set<string> };
 
 /**
  * The components of the links around `sources` (see `repair`): one search from each source,
@@ -219,14 +228,21 @@ async function search(tx: Tx, accountId: string, sources: { id: string; grp: str
     parent[y] = x;
   };
   const open = () => [...new Set(parent.map((_, i) => root(i)))].filter((r) => searches[r]!.frontier.length > 0);
+  // The contacts whose links may have changed: the sources and those their links reach now.
+  let near: Set<string> | undefined;
   for (let round = 0; ; round++) {
     // Every source's links are followed once (the links that came are among them); then only
     // the open searches that may still be one component with another.
     const seen = new Map<string, number>();
     for (const r of open()) for (const g of searches[r]!.groups) seen.set(g, (seen.get(g) ?? 0) + 1);
-    const moving = open().filter((r) => round === 0 || searches[r]!.groups.size === 0 || [...searches[r]!.groups].some((g) => seen.get(g)! > 1));
-    if (moving.length === 0) break;
-    if (of.size > bound || round >= SEARCH_ROUNDS) return { reached: [...of.keys()] };
+    const waiting = open().filter((r) => round === 0 || searches[r]!.groups.size === 0 || [...searches[r]!.groups].some((g) => seen.get(g)! > 1));
+    if (waiting.length === 0) break;
+    // After the first round, the smallest frontier only (two searches that may meet grow from
+    // the smaller side: a search that is a small piece cut off ends soon).
+    const smallest = Math.min(...waiting.map((r) => searches[r]!.frontier.length));
+    const moving = round === 0 ? waiting : waiting.filter((r) => searches[r]!.groups.size === 0 || searches[r]!.frontier.length === smallest).slice(0, 1);
+    if (round === 1) near = new Set(of.keys());
+    if (of.size > bound || round >= SEARCH_ROUNDS) return { reached: [...(near ?? of.keys())] };
     const frontier = moving.flatMap((r) => searches[r]!.frontier.splice(0));
     const links = await tx.$queryRaw<{ from: string; to: string; grp: string | null }[]>`
       WITH f AS (SELECT DISTINCT id FROM unnest(${frontier}::uuid[]) AS f(id)), linked AS (
@@ -253,7 +269,7 @@ async function search(tx: Tx, accountId: string, sources: { id: string; grp: str
       }
     }
   }
-  return { searches: [...new Set(parent.map((_, i) => root(i)))].map((r) => searches[r]!), was };
+  return { searches: [...new Set(parent.map((_, i) => root(i)))].map((r) => searches[r]!), was, near: near ?? new Set(of.keys()) };
 }
 
 /**
@@ -263,7 +279,7 @@ async function search(tx: Tx, accountId: string, sources: { id: string; grp: str
  * reached is written again (its keys, best name similarity and links: only theirs can have
  * changed), then each group's row is read from its members' index: 10 oldest, links, best name.
  */
-async function settle(tx: Tx, accountId: string, { searches, was }: Found, deleted: Was[]): Promise<void> {
+async function settle(tx: Tx, accountId: string, { searches, was, near }: Found, deleted: Was[]): Promise<void> {
   const account = Prisma.sql`${accountId}::uuid`;
   const touched = [...new Set([...[...was.values()].filter((g): g is string => g !== null), ...deleted.map((d) => d.grp)])];
   const sizes = new Map(
@@ -286,7 +302,8 @@ async function settle(tx: Tx, accountId: string, { searches, was }: Found, delet
     const reached = [...s.groups].sort((x, y) => (sizes.get(y) ?? 0) - (sizes.get(x) ?? 0) || oldestFirst(x, y));
     const label = reached[0]!;
     relabelled.push(...reached.slice(1).map((g): [string, string] => [g, label]));
-    members.push(...s.nodes.map((id): [string, string] => [id, label]));
+    // Written again: a contact that changes group or was in none, and those whose links may have changed.
+    members.push(...s.nodes.filter((id) => !was.get(id) || near.has(id)).map((id): [string, string] => [id, label]));
     const size = reached.reduce((n, g) => n + (sizes.get(g) ?? 0), 0) - leaving.filter((g) => g && s.groups.has(g)).length + s.nodes.filter((id) => !was.get(id)).length;
     groups.push({ grp: label, size });
   }
