@@ -242,7 +242,8 @@ async function search(tx: Tx, accountId: string, sources: { id: string; grp: str
     const smallest = Math.min(...waiting.map((r) => searches[r]!.frontier.length));
     const moving = round === 0 ? waiting : waiting.filter((r) => searches[r]!.groups.size === 0 || searches[r]!.frontier.length === smallest).slice(0, 1);
     if (round === 1) near = new Set(of.keys());
-    if (of.size > bound || round >= SEARCH_ROUNDS) return { reached: [...(near ?? of.keys())] };
+    // Never before the first round has reached every contact whose links may have changed.
+    if (near && (of.size > bound || round >= SEARCH_ROUNDS)) return { reached: [...near] };
     const frontier = moving.flatMap((r) => searches[r]!.frontier.splice(0));
     const links = await tx.$queryRaw<{ from: string; to: string; grp: string | null }[]>`
       WITH f AS (SELECT DISTINCT id FROM unnest(${frontier}::uuid[]) AS f(id)), linked AS (

@@ -138,7 +138,7 @@ describe('kept duplicate groups', () => {
 
   test.each([
     ['found by a search bounded by what changed', {}],
-    ['found again from all their members when the search gives up at once', { searchBound: 0 }],
+    ['found again from all their members when the search gives up after its first round', { searchBound: 0 }],
   ] as [string, Partial<RepairBounds>][])('after any mix of writes (inserts, renames, moves between companies, e-mail and phone changes, deletes, erasures), the kept groups (%s) and name pairs equal the rules over the whole account', async (_, bounds) => {
     const acc = await createAccount(t);
     const companies = await Promise.all([1].map((i) => t.db.company.create({ data: { accountId: acc.id, name: unique(`Mix ${i}`) } })));
