@@ -1,4 +1,4 @@
-// node --import tsx scripts/bench/duplicates.ts -- [--contacts 100000] [--rounds 7] [--inserts 7] [--writes 7] [--check]
+// npm run bench:duplicates -- [--contacts 100000] [--rounds 7] [--inserts 7] [--writes 7] [--check]
 // Account.duplicateContacts at --contacts contacts (docs/decisions.md §22: within a second at
 // 100,000), timed as the service runs it (src/contacts/duplicates.ts), without HTTP. The bench
 // account (seedBench's contacts, then 2% of them again as duplicates: the same e-mail with another
