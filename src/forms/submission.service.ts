@@ -313,7 +313,7 @@ function lookup(accountId: string, email: string): Prisma.Sql {
 }
 
 /**
- * Takes the address's lock and looks it up (unless `found`: its transaction did both at BEGIN): a known contact is returned untouched; else the new
+ * Takes the address's lock and looks it up (unless `lookedUp`: its transaction did both at BEGIN): a known contact is returned untouched; else the new
  * contact, the submission and both events are written in one statement, the last before COMMIT, so
  * the account's counter rows its INSERT locks (record_counts, report_sums) are held for the COMMIT
  * alone. The new contact is judged and built as every create builds one (the contacts' create rule

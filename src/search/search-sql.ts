@@ -89,7 +89,7 @@ export function matching(type: SearchType, query: string): Matching {
  */
 export function searchSql(types: readonly SearchType[], account: Prisma.Sql, query: string, first: number): Prisma.Sql {
   const matchings = types.map((type) => ({ type, m: matching(type, query) }));
-  /** One kind of read for every type, each its newest `first` rows where `where` holds (and `gate`, once, when given). */
+  /** One kind of read for every type: each type's newest `first` rows where `where` holds, run only if `gate` does. */
   const reads = (where: (m: Matching) => Prisma.Sql, gate: Prisma.Sql) =>
     Prisma.join(
       matchings.map(({ type, m }) => Prisma.sql`(SELECT CAST(${type} AS text) AS type, r.id, r.created_at, ${m.rank} AS rank
