@@ -136,7 +136,7 @@ export function startImportThread(options: ImportThreadOptions): ImportWorker & 
     pollMs: data.pollMs,
     onError: (err) => log.warn({ err }, 'import watch: the due check or sweep failed; retrying'),
     step: async () => {
-      if ((!current || ending) && (await importsDue(db))) want();
+      if ((!current || ending) && (await importsDue(db, data.leaseMs))) want();
       if (Date.now() - sweptAt >= SWEEP_EVERY_MS) {
         sweptAt = Date.now();
         await sweepImports(db);

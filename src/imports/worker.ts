@@ -59,11 +59,18 @@ const DUE = Prisma.sql`c.rows_total IS NOT NULL AND (
   OR (c.status = 'queued' AND NOT EXISTS (SELECT 1 FROM imports o WHERE o.account_id = c.account_id AND o.status = 'running')))`;
 
 /**
- * Whether a claim would find an import to take (or to fail, past its attempts), without taking it or
- * any lock: what the main thread asks before it starts the import thread (src/imports/thread.ts).
+ * Whether a claim would find an import to take (or to fail, past its attempts), or soon may: a
+ * running import whose worker has missed a heartbeat (renewed every third of the lease, so a live
+ * worker's row stays more than two thirds of the lease ahead), without taking it or any lock. What
+ * the main thread asks before it starts the import thread (src/imports/thread.ts): a thread takes a
+ * few seconds to start on a loaded machine, so it starts while the dead worker's lease runs out, not
+ * after, and claims as soon as it lapses (the 15 s of docs/imports.md#lease-and-heartbeat). A live
+ * worker's late beat only starts a thread that finds nothing to claim and ends when idle.
  */
-export async function importsDue(db: Pick<PrismaClient, '$queryRaw'>): Promise<boolean> {
-  const [row] = await db.$queryRaw<{ due: boolean }[]>`SELECT EXISTS (SELECT 1 FROM imports c WHERE ${DUE}) AS due`;
+export async function importsDue(db: Pick<PrismaClient, '$queryRaw'>, leaseMs: number): Promise<boolean> {
+  const late = Prisma.sql`c.status = 'running' AND c.rows_total IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM import_workers w WHERE w.id = c.lease_owner AND w.alive_until > now() + make_interval(secs => ${(leaseMs * 0.6) / 1000}))`;
+  const [row] = await db.$queryRaw<{ due: boolean }[]>`SELECT EXISTS (SELECT 1 FROM imports c WHERE ${DUE} OR (${late})) AS due`;
   return row?.due ?? false;
 }
 
