@@ -65,6 +65,14 @@ function definePage(collection: Collection & { model: string }, nodeRef: any, fo
   });
 }
 
+/**
+ * Each `pageField`: its name, its node type, and its arguments in the order declared. REST's list
+ * operations are written from these (src/rest/list-operations.ts, by `npm run generate`), so a
+ * filter added to a collection reaches its GET list with no hand edit. `follow`: a feed, read by cursor only.
+ */
+export type PageFieldShape = { name: string; model: string; args: readonly string[]; follow: boolean };
+export const PAGE_FIELDS: PageFieldShape[] = [];
+
 /** A page field's judged arguments: listArgs (src/validation.ts) and the page arguments of the collection's filter. */
 type PageArgs = z.output<typeof listArgs> & Record<string, unknown>;
 
@@ -90,6 +98,8 @@ export function pageField(
   const custom = Boolean(collection.custom) && !fixed;
   const input = listArgs.extend({ ...collection.filter.page.shape, ...(custom ? { sortCustomField: SORT_CUSTOM_FIELD } : {}) } as z.ZodRawShape);
   const { filter } = collection.filter.page;
+  const dated = fixed ? [] : ['sort', 'order', 'updatedSince', 'createdSince'];
+  PAGE_FIELDS.push({ name, model: collection.model, args: ['accountId', 'page', 'pageSize', 'cursor', ...dated, ...Object.keys(collection.filter.page.shape), ...(custom ? ['sortCustomField'] : [])], follow });
   builder.queryField(name, (t) =>
     t.field({
       type,
@@ -106,10 +116,10 @@ export function pageField(
               updatedSince: t.arg({ type: 'DateTime', description: 'Rows changed at or after this time' }),
               createdSince: t.arg({ type: 'DateTime', description: 'Rows created at or after this time' }),
             }),
+        ...collection.filter.page.args(asArgs(t)),
         ...(custom
           ? { sortCustomField: t.arg.string({ description: "A custom field's key to order by with `order`, instead of `sort`: rows without a value last either way, ties by id (docs/custom-fields.md#filters)" }) }
           : {}),
-        ...collection.filter.page.args(asArgs(t)),
       },
       rules: { access: 'member', scope, input, limit },
       resolve: async (_root, _args, ctx, info) => {

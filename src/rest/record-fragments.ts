@@ -11,6 +11,7 @@ import { restName, type FieldSpec, type RecordModel } from '../model/field-spec.
 import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql/index.js';
 import { fieldsOf } from '../db/datamodel.js';
 import { schema } from '../schema.js';
+import { listOperations } from './list-operations.js';
 
 /** A field as an answer selects it: aliased to its REST name where that differs. */
 const selection = (field: Pick<FieldSpec, 'name'>) => (restName(field) === field.name ? field.name : `${restName(field)}: ${field.name}`);
@@ -56,8 +57,9 @@ const byIdSelections = (type: string, names: readonly string[]) =>
     return [`${selection({ name })} {`, ...ordered.map((sub) => `    ${selection({ name: sub })}`), '  }'].join('\n');
   });
 
-/** Each file's text, by its path. */
+/** Each file's text, by its path: the records' fragments, and the lists' operations. */
 export const FRAGMENT_FILES: Record<string, () => string> = {
+  'src/rest/operations/lists.graphql': listOperations,
   'src/rest/operations/contact.fields.graphql': () =>
     [
       '# Written by `npm run generate` from src/contacts/contact.model.ts (src/rest/record-fragments.ts): edit the spec, not this file.',

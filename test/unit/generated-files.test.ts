@@ -12,7 +12,7 @@ describe('committed generated files', () => {
     expect(read('schema.graphql')).toBe(printedSchema());
   });
 
-  it.each(Object.keys(FRAGMENT_FILES))("the REST answers' fragments in %s are the record model's (run `npm run generate` when this fails)", (file) => {
+  it.each(Object.keys(FRAGMENT_FILES))("the REST operations in %s are those the record models and page fields write (run `npm run generate` when this fails)", (file) => {
     expect(read(file)).toBe(FRAGMENT_FILES[file]!());
   });
 
