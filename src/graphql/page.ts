@@ -68,9 +68,10 @@ function definePage(collection: Collection & { model: string }, nodeRef: any, fo
 /**
  * Each `pageField`: its name, its node type, and its arguments in the order declared. REST's list
  * operations are written from these (src/rest/list-operations.ts, by `npm run generate`), so a
- * filter added to a collection reaches its GET list with no hand edit. `follow`: a feed, read by cursor only.
+ * filter added to a collection reaches its GET list with no hand edit. `follow`: a feed, read by cursor only;
+ * `by`: a record page's argument naming its record (`recordPageField`).
  */
-export type PageFieldShape = { name: string; model: string; args: readonly string[]; follow: boolean };
+export type PageFieldShape = { name: string; model: string; args: readonly string[]; follow: boolean; by?: string };
 export const PAGE_FIELDS: PageFieldShape[] = [];
 
 /** A page field's judged arguments: listArgs (src/validation.ts) and the page arguments of the collection's filter. */
@@ -169,6 +170,7 @@ export function recordPageField(
   // A collection's filter entries declared with `page` are its arguments too (a workflow's runs by `status`).
   const filters = collection.filter?.page;
   const input = recordPageArgs.extend({ [idArg]: uuid, ...(filters?.shape ?? {}) } as z.ZodRawShape);
+  PAGE_FIELDS.push({ name, model: collection.model, args: [idArg, 'page', 'pageSize', 'cursor', 'order', ...Object.keys(filters?.shape ?? {})], follow: false, by: idArg });
   type Args = z.output<typeof recordPageArgs> & Record<string, string>;
   builder.queryField(name, (t) =>
     t.field({
