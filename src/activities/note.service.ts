@@ -1,26 +1,22 @@
 // Notes (docs/decisions.md §21): create, update, delete, each with its event in the write's
 // transaction, by the helpers companies use (src/writes/update.ts, src/events/record.ts).
 import { z } from 'zod';
-import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
+import { updateGuarded, type Query, type UpdateArgs, writeRulesOf } from '../writes/update.js';
 import type { Note, Prisma } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, createdWithEvents, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { createRuleOf } from '../model/field-spec.js';
-import { NOTE_FIELDS } from './note.model.js';
+import { NOTE_MODEL } from './note.model.js';
 import { targetless, targetProblems, targetProblemsOfMany, TARGET_FIELDS } from '../links/targets.js';
 import type { RecordKey } from '../db/client.js';
 
 /** The targets of a row, read to judge an update that clears some. */
 export const TARGETS = { contactId: true, dealId: true, companyId: true } as const;
 
-/** The single create's rules, from the model: the account, then each field as note.model.ts writes it. */
-export const createNoteInput = createRuleOf(NOTE_FIELDS);
+/** Its create and update rules, from the model (each field as note.model.ts writes it). */
+export const { create: createNoteInput, update: updateNoteInput, updateArgs: updateNoteArgs } = writeRulesOf(NOTE_MODEL);
 export type CreateNoteInput = z.output<typeof createNoteInput>;
-
-export const updateNoteInput = updateInputOf(createNoteInput, 'Note');
 export type UpdateNoteInput = z.output<typeof updateNoteInput>;
-export const updateNoteArgs = updateArgs(updateNoteInput);
 export type UpdateNoteArgs = UpdateArgs<UpdateNoteInput>;
 
 /** A task's field naming one of the account's people (a note has none). */

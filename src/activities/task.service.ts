@@ -1,24 +1,20 @@
 // Tasks (docs/decisions.md §21): create, update, complete, reopen, delete, each with its event in
 // the write's transaction. A task needs no target: one without is a to-do of its assignee (§26). An assignee is the account's owner or a member, as a record's owner.
 import { z } from 'zod';
-import { updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
+import { updateGuarded, type Query, type UpdateArgs, writeRulesOf } from '../writes/update.js';
 import type { Prisma, Task } from '../generated/prisma/client.js';
 import { notFound, MESSAGES } from '../errors.js';
 import { changedFields, columnsIn, createdWithEvents, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import { emit } from '../events/emit.js';
 import type { Actor } from '../events/types.js';
-import { createRuleOf } from '../model/field-spec.js';
-import { TASK_FIELDS } from './task.model.js';
+import { TASK_MODEL } from './task.model.js';
 import { assertLinks, assertLinksOfMany } from './note.service.js';
 import type { RecordKey } from '../db/client.js';
 
-/** The single create's rules, from the model: the account, then each field as task.model.ts writes it. */
-export const createTaskInput = createRuleOf(TASK_FIELDS);
+/** Its create and update rules, from the model (each field as task.model.ts writes it). */
+export const { create: createTaskInput, update: updateTaskInput, updateArgs: updateTaskArgs } = writeRulesOf(TASK_MODEL);
 export type CreateTaskInput = z.output<typeof createTaskInput>;
-
-export const updateTaskInput = updateInputOf(createTaskInput, 'Task');
 export type UpdateTaskInput = z.output<typeof updateTaskInput>;
-export const updateTaskArgs = updateArgs(updateTaskInput);
 export type UpdateTaskArgs = UpdateArgs<UpdateTaskInput>;
 
 export const taskTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) => db.task.findUnique({ where: { id }, select: { id: true, accountId: true } });

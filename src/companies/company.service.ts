@@ -3,43 +3,35 @@
 import { letGo } from '../links/let-go.js';
 import { toTrash, TRASH_KINDS } from '../writes/trash.js';
 import { z } from 'zod';
-import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
+import { isUniqueViolation, TAKEN, updateGuarded, type Query, type UpdateArgs } from '../writes/update.js';
 import { Prisma, type Company } from '../generated/prisma/client.js';
 import { badInput } from '../errors.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { createRuleOf } from '../model/field-spec.js';
-import { COMPANY_FIELDS, COMPANY_MODEL } from './company.model.js';
+import { COMPANY_MODEL } from './company.model.js';
 import { assertUpdateValues, createWithValues, customValueProblems } from '../writes/custom-values.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
-import type { BatchKind } from '../writes/batch.service.js';
+import { batchKindOf } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
 import type { RecordKey } from '../db/client.js';
 
 export const DOMAIN_TAKEN = 'Already used by another company';
 
-/** The single create's rules, from the model: the account, then each field as company.model.ts writes it. */
-export const createCompanyInput = createRuleOf(COMPANY_FIELDS);
-export type CreateCompanyInput = z.output<typeof createCompanyInput>;
-
-export const updateCompanyInput = updateInputOf(createCompanyInput, 'Company');
-
 /**
- * Companies on the set-based write path (src/writes/): the single create's and update's rules; an
+ * Companies on the set-based write path (src/writes/): the model and its batch keys; an
  * upsert matches on the domain (as normalised) or the external id, both unique in the account.
  */
-export const companyBatch: BatchKind = {
-  spec: { model: 'Company', table: 'companies', kind: 'company' },
-  create: createCompanyInput,
-  update: updateCompanyInput,
+export const companyBatch = batchKindOf(COMPANY_MODEL, {
   keys: { domain: { taken: DOMAIN_TAKEN }, externalId: { taken: TAKEN } },
   newRow: (input, id, now) => rowOf('Company', { ...input, id, createdAt: now, updatedAt: now }),
   // docs/decisions.md §21: an owner who is one of the account's people.
   links: (tx, accountId, judged) => checkOwnership(tx, accountId, judged, { company: false }),
-  values: COMPANY_MODEL,
-};
+});
+
+/** Its single create's and update's rules, derived from the model (each field as it writes it). */
+export const { create: createCompanyInput, update: updateCompanyInput, updateArgs: updateCompanyArgs } = companyBatch.rules;
+export type CreateCompanyInput = z.output<typeof createCompanyInput>;
 export type UpdateCompanyInput = z.output<typeof updateCompanyInput>;
-export const updateCompanyArgs = updateArgs(updateCompanyInput);
 export type UpdateCompanyArgs = UpdateArgs<UpdateCompanyInput>;
 
 /** The `linked` rule of the company mutations (src/graphql/rules.ts): the owner is one of the account's people; values the account's fields take (an update's patch when `target` is the company). */

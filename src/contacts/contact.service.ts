@@ -2,44 +2,37 @@ import { z } from 'zod';
 import { letGo } from '../links/let-go.js';
 import { toTrash, TRASH_KINDS } from '../writes/trash.js';
 import { type Contact, type Prisma } from '../generated/prisma/client.js';
-import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
+import { isUniqueViolation, TAKEN, updateGuarded, type Query, type UpdateArgs } from '../writes/update.js';
 import { badInput } from '../errors.js';
-import { parsedOne, single, writeJudged, type BatchKind } from '../writes/batch.service.js';
+import { batchKindOf, parsedOne, single, writeJudged } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
 import { forgetMailTo, scrubContactFromEvents, scrubContactFromImports } from './erase.js';
 import { forgetQueuedName } from './duplicate-groups.js';
 import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
-import { createRuleOf } from '../model/field-spec.js';
-import { CONTACT_FIELDS, CONTACT_MODEL } from './contact.model.js';
+import { CONTACT_MODEL } from './contact.model.js';
 import { assertUpdateValues, customValueProblems } from '../writes/custom-values.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import { linkableDomain } from '../links/domain.js';
 import type { RecordKey } from '../db/client.js';
 
-/** The single create's rules, from the field spec: the account, then each field as contact.model.ts writes it. */
-export const createContactInput = createRuleOf(CONTACT_FIELDS);
-
-export type CreateContactInput = z.output<typeof createContactInput>;
-
-/** Contacts on the set-based write path (src/writes/): the single create's and update's rules. */
-export const contactBatch: BatchKind = {
-  spec: { model: 'Contact', table: 'contacts', kind: 'contact' },
-  create: createContactInput,
+/** Contacts on the set-based write path (src/writes/): the model, its batch keys, a new row, and its links. */
+export const contactBatch = batchKindOf(CONTACT_MODEL, {
   keys: { email: { caseless: true }, externalId: { taken: TAKEN } },
-  // Declared below from the create input; read when a batch runs.
-  get update() {
-    return updateContactInput;
-  },
   // Every new row of a set gives the same columns (writeSet inserts those of the first).
   newRow: (input, id, now) => rowOf('Contact', { ...input, companyId: input.companyId ?? null, ownerId: input.ownerId ?? null, id, createdAt: now, updatedAt: now }),
   // docs/decisions.md §21: a company and an owner of the account.
   links: checkOwnership,
   // docs/decisions.md §21: a new contact without a company takes its e-mail domain's (never free mail's).
   companyByDomain: (row) => (row.companyId ? null : linkableDomain(row.email as string | null)),
-  values: CONTACT_MODEL,
-};
+});
+
+/** Its single create's and update's rules, derived from the model (each field as it writes it). */
+export const { create: createContactInput, update: updateContactInput, updateArgs: updateContactArgs } = contactBatch.rules;
+export type CreateContactInput = z.output<typeof createContactInput>;
+export type UpdateContactInput = z.output<typeof updateContactInput>;
+export type UpdateContactArgs = UpdateArgs<UpdateContactInput>;
 
 /**
  * A batch of one on the set-based path: the contact and its `contact.created` event in one
@@ -51,11 +44,6 @@ export async function createContact(db: Prisma.TransactionClient, input: CreateC
 }
 
 // --- Changing and removing contacts (docs/decisions.md §12) -------------------------------------
-
-export const updateContactInput = updateInputOf(createContactInput, 'Contact');
-export type UpdateContactInput = z.output<typeof updateContactInput>;
-export const updateContactArgs = updateArgs(updateContactInput);
-export type UpdateContactArgs = UpdateArgs<UpdateContactInput>;
 
 /** The contact an id-addressed mutation names: its account (for access) and its e-mail (for erasure). */
 export const contactTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>

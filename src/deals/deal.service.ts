@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { letGo } from '../links/let-go.js';
 import { toTrash, TRASH_KINDS } from '../writes/trash.js';
-import { isUniqueViolation, TAKEN, updateArgs, updateGuarded, updateInputOf, type Query, type UpdateArgs } from '../writes/update.js';
+import { isUniqueViolation, TAKEN, updateGuarded, type Query, type UpdateArgs } from '../writes/update.js';
 import { DealStatus, Prisma, type Deal } from '../generated/prisma/client.js';
-import { parsedOne, single, writeJudged, type BatchKind } from '../writes/batch.service.js';
+import { batchKindOf, parsedOne, single, writeJudged } from '../writes/batch.service.js';
 import { rowOf } from '../writes/set-write.js';
 import { badInput, invalidTransition, NOT_IN_ACCOUNT, type ErrorDetails } from '../errors.js';
 import { assertTransition, DEAL_MACHINE } from '../state-machines.js';
@@ -11,16 +11,10 @@ import { emit } from '../events/emit.js';
 import { changedFields, emitRow, updatedWithEvent, withColumns } from '../events/record.js';
 import type { Actor } from '../events/types.js';
 import { uuid } from '../validation.js';
-import { createRuleOf } from '../model/field-spec.js';
-import { DEAL_FIELDS, DEAL_MODEL } from './deal.model.js';
+import { DEAL_MODEL } from './deal.model.js';
 import { assertUpdateValues, customValueProblems } from '../writes/custom-values.js';
 import { checkOwnership, ownershipProblems } from '../links/company-owner.js';
 import type { RecordKey } from '../db/client.js';
-
-/** The single create's rules, from the model: the account, then each field as deal.model.ts writes it. */
-export const createDealInput = createRuleOf(DEAL_FIELDS);
-
-export type CreateDealInput = z.output<typeof createDealInput>;
 
 export const setDealStatusArgs = z.object({ id: uuid, status: z.enum(DealStatus) });
 export type SetDealStatusArgs = z.output<typeof setDealStatusArgs>;
@@ -68,19 +62,19 @@ export const dealLinks = async (fields: Record<string, unknown>, db: Prisma.Tran
 });
 
 /** Deals on the set-based write path (src/writes/). A new deal is always `open` (the contract's only creation transition). */
-export const dealBatch: BatchKind = {
-  spec: { model: 'Deal', table: 'deals', kind: 'deal' },
-  create: createDealInput,
+export const dealBatch = batchKindOf(DEAL_MODEL, {
   keys: { externalId: { taken: TAKEN } },
-  get update() {
-    return updateDealInput;
-  },
   newRow: (input, id, now) =>
     rowOf('Deal', { ...input, id, status: DealStatus.open, closedAt: null, value: new Prisma.Decimal(input.value as number), createdAt: now, updatedAt: now }),
   refs: { contactId: 'contacts', stageId: 'pipeline_stages' },
   links: (tx, accountId, judged) => checkOwnership(tx, accountId, judged),
-  values: DEAL_MODEL,
-};
+});
+
+/** Its single create's and update's rules, derived from the model (each field as it writes it). */
+export const { create: createDealInput, update: updateDealInput, updateArgs: updateDealArgs } = dealBatch.rules;
+export type CreateDealInput = z.output<typeof createDealInput>;
+export type UpdateDealInput = z.output<typeof updateDealInput>;
+export type UpdateDealArgs = UpdateArgs<UpdateDealInput>;
 
 /** A batch of one: the same-account check (when it links anything), then the deal and its event in one statement. `input`: as the field's rules parsed it (createDealInput), not parsed again. */
 export async function createDeal(db: Prisma.TransactionClient, input: CreateDealInput, actor: Actor): Promise<Deal> {
@@ -108,11 +102,6 @@ export async function setDealStatus(tx: Prisma.TransactionClient, deal: DealToMo
 }
 
 // --- Changing and removing deals (docs/decisions.md §12) ----------------------------------------
-
-export const updateDealInput = updateInputOf(createDealInput, 'Deal');
-export type UpdateDealInput = z.output<typeof updateDealInput>;
-export const updateDealArgs = updateArgs(updateDealInput);
-export type UpdateDealArgs = UpdateArgs<UpdateDealInput>;
 
 export const dealTarget = ({ id }: { id: string }, db: Prisma.TransactionClient) =>
   db.deal.findUnique({ where: { id }, select: { id: true, accountId: true } });

@@ -130,7 +130,7 @@ export function runChunk(db: PrismaClient, importId: string, owner: string, ahea
     const actor = row.apiKeyId ? userActor({ id: row.apiKeyId, apiKey: {} }) : userActor(row.createdById ? { id: row.createdById } : null);
     // The types of the account's own fields, read in this transaction before the chunks are judged
     // (the next one is judged while a statement runs, when the transaction takes no other query).
-    const custom = customTypesOf(await recordShapes.of(tx, row.accountId, kindOf(row).values!));
+    const custom = customTypesOf(await recordShapes.of(tx, row.accountId, kindOf(row).spec));
     const chunk = ahead?.from === row.doneSeq ? ahead : await judgeChunk(row, row.doneSeq, await readStored(tx, row, row.doneSeq, limits), limits, custom);
     if (chunk.rows.length === 0) {
       await finishImport(tx, (await tx.import.findUniqueOrThrow({ where: { id: importId } })), 'completed', null, actor);

@@ -78,7 +78,7 @@ export async function startImport(db: PrismaClient, input: StartImportArgs, by: 
   const matchOn = input.matchOn === 'none' || !input.matchOn ? null : input.matchOn;
   if (matchOn && !matchKeysOf(object).includes(matchOn)) throw badInput({ matchOn: [matchOnProblem(object)] });
   // The account's own fields are columns too (docs/imports.md#columns), as its definitions stand now.
-  const shapes = await recordShapes.of(db, input.accountId, IMPORT_OBJECTS[object].kind.values!);
+  const shapes = await recordShapes.of(db, input.accountId, IMPORT_OBJECTS[object].kind.spec);
   const plan = planColumns(accountColumns(shapes), input.columns, input.mapping, matchOn, input.valueMapping);
   if ('details' in plan) throw badInput(plan.details);
   return db.import.create({

@@ -12,7 +12,8 @@ import { brokenLink } from '../db/sql-state.js';
 import { mapInSlices } from './yielding.js';
 import { camelCase, snakeCase } from '../names.js';
 import { recordShapes } from '../model/shapes.js';
-import type { RecordModel } from '../model/field-spec.js';
+import type { FieldSpec, RecordModel } from '../model/field-spec.js';
+import { writeRulesOf } from './update.js';
 import { patched } from './custom-values.js';
 
 export const MAX_BATCH = 100;
@@ -45,9 +46,9 @@ export type BatchHow = BatchMode & {
   whileWriting?: () => void;
 };
 
-/** One record type on this path: its table, its rules, and how a valid create input becomes a row. */
+/** One record type on this path: its model (table, fields, the account's own fields), its rules, and how a valid create input becomes a row. */
 export type BatchKind = {
-  spec: SetModel;
+  spec: SetModel & RecordModel;
   /** The single create's rules (with `accountId`): defaults applied, text trimmed. */
   create: z.ZodType;
   /** The single update's rules: absent = unchanged, null = cleared or Required. */
@@ -62,9 +63,17 @@ export type BatchKind = {
   links?: (tx: Prisma.TransactionClient, accountId: string, judged: Judged[]) => Promise<void>;
   /** A new row's company found by this domain in the write's own statement, where it names none (writeSet's `companyByDomain`). */
   companyByDomain?: (row: Row) => string | null;
-  /** The record whose account fields the items' `customFields` hold (docs/custom-fields.md), judged by the account's definitions. */
-  values?: RecordModel;
 };
+
+/**
+ * A record's kind on this path from its model: the single create's and update's rules derived from
+ * it (writeRulesOf, also answered as `rules` for the record's own fields), the items' `customFields`
+ * judged by the account's definitions of it (docs/custom-fields.md); `parts`: what the model does not say.
+ */
+export function batchKindOf<const F extends readonly FieldSpec[]>(model: SetModel & RecordModel<F>, parts: Omit<BatchKind, 'spec' | 'create' | 'update'>) {
+  const rules = writeRulesOf(model);
+  return { spec: model, create: rules.create, update: rules.update, ...parts, rules } satisfies BatchKind & { rules: unknown };
+}
 
 /** Details as REST names them (docs/decisions.md §16): `expected_close_date`, never a GraphQL variable path. */
 const restDetails = (details: ErrorDetails): ErrorDetails =>
@@ -145,7 +154,7 @@ export async function writeJudged(
   const count = judged.length;
   await checkRefs(tx, kind, accountId, judged);
   await kind.links?.(tx, accountId, judged);
-  if (kind.values) await judgeValues(tx, kind.values, accountId, judged, how);
+  await judgeValues(tx, kind.spec, accountId, judged, how);
 
   const existing = how.mode === 'upsert' ? matchesByKey(kind, how.on, await lockAndRead(tx, kind, accountId, how.on, judged)) : null;
   const items: BatchItem[] = [];

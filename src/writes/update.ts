@@ -3,6 +3,7 @@ import { conflict, MESSAGES, notFound } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { fieldsOf } from '../db/datamodel.js';
 import { uuid } from '../validation.js';
+import { createRuleOf, type FieldSpec } from '../model/field-spec.js';
 import type { Query } from '../db/client.js';
 import { mergedValues } from './custom-values.js';
 
@@ -53,6 +54,13 @@ export function updateInputOf<Shape extends z.ZodRawShape>(create: z.ZodObject<S
 export const updateArgs = <I extends z.ZodType>(input: I) =>
   z.object({ id: uuid, input, expectedUpdatedAt: z.date().nullish().transform((value) => value ?? null) });
 export type UpdateArgs<Input> = { id: string; input: Input; expectedUpdatedAt: Date | null };
+
+/** A record's write rules, from its model: the create's (createRuleOf), the update's (updateInputOf) and an update's arguments. */
+export function writeRulesOf<const F extends readonly FieldSpec[]>({ model, fields }: { model: string; fields: F }) {
+  const create = createRuleOf(fields);
+  const update = updateInputOf(create, model);
+  return { create, update, updateArgs: updateArgs(update) };
+}
 
 /** Prisma's model delegates differ in types, not in the calls made here. */
 type Delegate = { update(args: object): Promise<unknown>; findUnique(args: object): Promise<unknown> };
