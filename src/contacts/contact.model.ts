@@ -57,3 +57,6 @@ export const CONTACT_EMBEDDED = ['id', 'firstName', 'lastName'] as const;
 /** A contact's name as documents show it ("first last"): the columns to read and how they join. */
 export const CONTACT_NAME = { firstName: true, lastName: true } as const;
 export const fullName = (contact: { firstName: string; lastName: string | null }): string => [contact.firstName, contact.lastName].filter(Boolean).join(' ');
+
+/** A record's contact as its REST item embeds it, `contacts`: its id and name (fragment ContactName, src/rest/operations/contacts.graphql). */
+export const CONTACT_EMBED = { contacts: 'contact {\n    id\n    ...ContactName\n  }' } as const;

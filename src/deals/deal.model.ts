@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { FieldSpec, RecordModel } from '../model/field-spec.js';
 import { CUSTOM_VALUES } from '../model/shapes.js';
+import { CONTACT_EMBED } from '../contacts/contact.model.js';
 import { day, externalId, money, optionalUuid, requiredText, TYPE_MESSAGES } from '../validation.js';
 
 const EXTERNAL_ID = 'At most 255 characters; unique in the account.';
@@ -40,10 +41,6 @@ export const DEAL_FIELDS = [
 ] as const satisfies readonly FieldSpec[];
 
 export const DEAL_MODEL = {
-  model: 'Deal',
-  table: 'deals',
-  kind: 'deal',
-  collection: 'deals',
-  fields: DEAL_FIELDS,
-  embeds: { contacts: 'contact {\n    id\n    ...ContactName\n  }', pipeline_stages: 'stage {\n    id\n    name\n  }' },
+  model: 'Deal', table: 'deals', kind: 'deal', collection: 'deals', fields: DEAL_FIELDS,
+  embeds: { ...CONTACT_EMBED, pipeline_stages: 'stage {\n    id\n    name\n  }' },
 } as const satisfies RecordModel;

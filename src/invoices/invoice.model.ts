@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { FieldSpec, RecordModel } from '../model/field-spec.js';
 import { CUSTOM_VALUES } from '../model/shapes.js';
+import { CONTACT_EMBED } from '../contacts/contact.model.js';
 import { InvoiceStatus } from '../generated/prisma/client.js';
 import { externalId, optionalText, optionalUuid } from '../validation.js';
 import { amount, currency } from './invoice-money.js';
@@ -52,12 +53,8 @@ export const INVOICE_FIELDS = [
 ] as const satisfies readonly FieldSpec[];
 
 export const INVOICE_MODEL = {
-  model: 'Invoice',
-  table: 'invoices',
-  kind: 'invoice',
-  collection: 'invoices',
-  fields: INVOICE_FIELDS,
-  embeds: { contacts: 'contact {\n    id\n    ...ContactName\n  }' },
+  model: 'Invoice', table: 'invoices', kind: 'invoice', collection: 'invoices', fields: INVOICE_FIELDS,
+  embeds: CONTACT_EMBED,
   // The money of docs/decisions.md §20 (invoice-lines.schema.ts), the memo and the sending's marks (send.schema.ts).
   byId: ['lines', 'subtotal', 'discountTotal', 'taxTotal', 'total', 'amountPaid', 'memo', 'issuedAt', 'paidAt', 'hostedUrl'],
 } as const satisfies RecordModel;
