@@ -1,6 +1,7 @@
 /** Mutation.createContact · updateContact · deleteContact · restoreContact · eraseContact */
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
+import { recordObject } from '../graphql/record-object.js';
 import { checked, ownRow } from '../graphql/rules.js';
 import { ContactSource, ContactType } from '../generated/prisma/client.js';
 import { ErasureReceipt } from '../graphql/changes.schema.js';
@@ -29,17 +30,12 @@ import type { RecordKey } from '../db/client.js';
 export const ContactTypeEnum = builder.enumType(ContactType, { name: 'ContactType' });
 export const ContactSourceEnum = builder.enumType(ContactSource, { name: 'ContactSource' });
 
-export const ContactRef = builder.prismaObject('Contact', {
-  keyScope: 'CONTACTS_READ',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    // Every field of the spec, as stored (`t.expose` is typed by name; the spec's names are checked against the datamodel).
-    ...exposedFieldsOf(CONTACT_MODEL)(t as never),
-    // A key reads the owner's id only (docs/decisions.md §15).
-    owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
-  }),
-});
+export const ContactRef = recordObject('Contact', 'CONTACTS_READ', (t) => ({
+  // Every field of the model, as stored (`t.expose` is typed by name; the model's names are checked against the datamodel).
+  ...exposedFieldsOf(CONTACT_MODEL)(t as never),
+  // A key reads the owner's id only (docs/decisions.md §15).
+  owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
+}));
 
 const CreateContactInputType = builder.inputType('CreateContactInput', {
   fields: (t) => ({ accountId: t.id({ required: true }), ...inputFieldsOf(CONTACT_FIELDS, 'create')(t) }),

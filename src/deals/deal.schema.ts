@@ -1,6 +1,7 @@
 /** Mutation.createDeal · setDealStatus · updateDeal · deleteDeal */
 import { WRITES } from '../graphql/limits.js';
 import { builder } from '../graphql/builder.js';
+import { recordObject } from '../graphql/record-object.js';
 import { CONTACT_EMBEDDED } from '../contacts/contact.model.js';
 import { exposedFieldsOf, inputFieldsOf } from '../graphql/spec-fields.js';
 import { DEAL_FIELDS, DEAL_MODEL } from './deal.model.js';
@@ -25,20 +26,15 @@ import type { RecordKey } from '../db/client.js';
 
 export const DealStatusEnum = builder.enumType(DealStatus, { name: 'DealStatus' });
 
-export const DealRef = builder.prismaObject('Deal', {
-  keyScope: 'DEALS_READ',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    accountId: t.exposeID('accountId'),
-    // Every field of the model the type reads, as stored (docs/fields.md#a-records-model).
-    ...exposedFieldsOf(DEAL_MODEL)(t as never),
-    // A key reads the owner's id only (docs/decisions.md §15).
-    owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
-    // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
-    contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
-    stage: t.relation('stage', { nullable: true }),
-  }),
-});
+export const DealRef = recordObject('Deal', 'DEALS_READ', (t) => ({
+  // Every field of the model the type reads, as stored (docs/fields.md#a-records-model).
+  ...exposedFieldsOf(DEAL_MODEL)(t as never),
+  // A key reads the owner's id only (docs/decisions.md §15).
+  owner: t.relation('owner', { nullable: true, embedded: ['id'] }),
+  // As REST embeds it: a key without contacts:read reads no more of the contact (docs/decisions.md §24).
+  contact: t.relation('contact', { nullable: true, embedded: CONTACT_EMBEDDED }),
+  stage: t.relation('stage', { nullable: true }),
+}));
 
 const CreateDealInputType = builder.inputType('CreateDealInput', {
   fields: (t) => ({ accountId: t.id({ required: true }), ...inputFieldsOf(DEAL_FIELDS, 'create')(t) }),
