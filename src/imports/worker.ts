@@ -50,8 +50,7 @@ export async function workerAlive(db: Pick<PrismaClient, '$queryRaw'>, owner: st
   return row?.alive ?? false;
 }
 
-/** What a running import needs to be claimable: no live worker holds it. */
-/** Import `c` has no worker whose row is alive `aheadSeconds` from now (0: alive now). */
+/** What a running import `c` needs to be claimable: no worker holds it whose row is alive `aheadSeconds` from now (0: alive now). */
 const noLiveWorker = (aheadSeconds = 0) =>
   Prisma.sql`NOT EXISTS (SELECT 1 FROM import_workers w WHERE w.id = c.lease_owner AND w.alive_until > now() + make_interval(secs => ${aheadSeconds}))`;
 
