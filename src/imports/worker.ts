@@ -50,14 +50,14 @@ export async function workerAlive(db: Pick<PrismaClient, '$queryRaw'>, owner: st
   return row?.alive ?? false;
 }
 
-/** What a running import `c` needs to be claimable: no worker holds it whose row is alive `aheadSeconds` from now (0: alive now). */
-const noLiveWorker = (aheadSeconds = 0) =>
-  Prisma.sql`NOT EXISTS (SELECT 1 FROM import_workers w WHERE w.id = c.lease_owner AND w.alive_until > now() + make_interval(secs => ${aheadSeconds}))`;
-
-/** An import `c` a claim may take: stored whole, and running with no live worker or queued with none of its account's running. */
-const DUE = Prisma.sql`c.rows_total IS NOT NULL AND (
-  (c.status = 'running' AND ${noLiveWorker()})
+/**
+ * An import `c` a claim may take: stored whole, and running with no worker whose row is alive
+ * `aheadSeconds` from now (0: alive now), or queued with none of its account's running.
+ */
+const dueAhead = (aheadSeconds: number) => Prisma.sql`c.rows_total IS NOT NULL AND (
+  (c.status = 'running' AND NOT EXISTS (SELECT 1 FROM import_workers w WHERE w.id = c.lease_owner AND w.alive_until > now() + make_interval(secs => ${aheadSeconds})))
   OR (c.status = 'queued' AND NOT EXISTS (SELECT 1 FROM imports o WHERE o.account_id = c.account_id AND o.status = 'running')))`;
+const DUE = dueAhead(0);
 
 /**
  * Whether a claim would find an import to take (or to fail, past its attempts), or soon may: a
@@ -69,8 +69,7 @@ const DUE = Prisma.sql`c.rows_total IS NOT NULL AND (
  * worker's late beat only starts a thread that finds nothing to claim and ends when idle.
  */
 export async function importsDue(db: Pick<PrismaClient, '$queryRaw'>, leaseMs: number): Promise<boolean> {
-  const late = Prisma.sql`c.status = 'running' AND c.rows_total IS NOT NULL AND ${noLiveWorker((leaseMs * 0.6) / 1000)}`;
-  const [row] = await db.$queryRaw<{ due: boolean }[]>`SELECT EXISTS (SELECT 1 FROM imports c WHERE ${DUE} OR (${late})) AS due`;
+  const [row] = await db.$queryRaw<{ due: boolean }[]>`SELECT EXISTS (SELECT 1 FROM imports c WHERE ${dueAhead((leaseMs * 0.6) / 1000)}) AS due`;
   return row?.due ?? false;
 }
 
