@@ -39,6 +39,8 @@ export type OpenDatabaseOptions = {
   directUrl?: string;
   /** Directory of the embedded database; `memory://` keeps it in memory (tests). */
   dataDir: string;
+  /** In memory: the database a dump (PGlite's dumpDataDir) holds, rather than a new one (tests start from a migrated template). */
+  loadDataDir?: Blob;
   /** Connections in the PostgreSQL pool (default 10). */
   poolMax?: number;
   /** Streaming replicas for `reader`, and how far behind one may be before it is skipped. */
@@ -109,7 +111,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   }
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create({ dataDir: opts.dataDir, extensions: PGLITE_EXTENSIONS });
+    pglite = await PGlite.create({ dataDir: opts.dataDir, extensions: PGLITE_EXTENSIONS, ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
   } catch (error) {
     unlock();
     throw error;

@@ -69,15 +69,18 @@ function literalToJson(ast: ValueNode, variables?: Record<string, unknown> | nul
  */
 export const JSON_MAX_DEPTH = 32;
 
-/** Walks without recursion, so the check itself cannot overflow. */
-export function jsonDepthWithin(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > max) return false;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+/**
+ * Recurses at most `max` levels (it answers before going deeper), so the check itself cannot
+ * overflow; and allocates nothing per value (a batch's values are walked on every write).
+ */
+export function jsonDepthWithin(value: unknown, max: number, depth = 1): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > max) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!jsonDepthWithin(item, max, depth + 1)) return false;
+    return true;
   }
+  for (const key in value) if (!jsonDepthWithin((value as Record<string, unknown>)[key], max, depth + 1)) return false;
   return true;
 }
 

@@ -1,18 +1,20 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Bounds } from '../../src/db/bounds.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { applyMigrations } from '../../src/db/migrate.js';
+import { PGLITE_EXTENSIONS } from '../../src/db/migration-adapters.js';
 
 /**
  * Each test file gets its own database, cloned from one migrated template made once per run:
  * PostgreSQL `CREATE DATABASE ... TEMPLATE` when DATABASE_URL is set, else a copied PGlite directory.
  */
-export type TemplateRef = { kind: 'postgres'; url: string; name: string } | { kind: 'pglite'; dir: string };
+export type TemplateRef = { kind: 'postgres'; url: string; name: string } | { kind: 'pglite'; dir: string; dump: string };
 
 const withDatabase = (url: string, name: string): string => {
   const parsed = new URL(url);
@@ -54,7 +56,13 @@ export async function createTemplate(): Promise<TemplateRef> {
   const db = await openDatabase({ dataDir: dir });
   await applyMigrations(db);
   await db.close();
-  return { kind: 'pglite', dir };
+  // The same database as a dump, which a file's in-memory copy loads in about half the time that
+  // copying the directory (44 MB in 1,263 files) and opening it take (docs/testing-prerequisites.md#speed).
+  const dump = `${dir}.tar`;
+  const pglite = await PGlite.create({ dataDir: dir, extensions: PGLITE_EXTENSIONS });
+  await writeFile(dump, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
+  await pglite.close();
+  return { kind: 'pglite', dir, dump };
 }
 
 export async function dropTemplate(template: TemplateRef): Promise<void> {
@@ -62,7 +70,15 @@ export async function dropTemplate(template: TemplateRef): Promise<void> {
     await admin(template.url, (c) => c.query(`DROP DATABASE IF EXISTS ${template.name} WITH (FORCE)`));
   } else {
     await rm(template.dir, { recursive: true, force: true });
+    await rm(template.dump, { force: true });
   }
+}
+
+/** The template's dump, read once per worker (a worker keeps this module between files: isolate: false). */
+let dumpRead: { path: string; blob: Promise<Blob> } | undefined;
+function dumpOf(template: Extract<TemplateRef, { kind: 'pglite' }>): Promise<Blob> {
+  if (dumpRead?.path !== template.dump) dumpRead = { path: template.dump, blob: readFile(template.dump).then((bytes) => new Blob([bytes])) };
+  return dumpRead.blob;
 }
 
 /**
@@ -91,14 +107,12 @@ export async function cloneDatabase(run: TemplateRef | undefined, bounds: Partia
       },
     };
   }
-  const dir = await mkdtemp(path.join(tmpdir(), 'crm-test-'));
-  await copyDir(template.dir, dir);
-  const db = await openDatabase({ dataDir: dir, bounds });
+  // In memory: nothing the file does touches the disk, and its drop is the close.
+  const db = await openDatabase({ dataDir: 'memory://', loadDataDir: await dumpOf(template), bounds });
   return {
     db,
     drop: async () => {
       await db.close();
-      await rm(dir, { recursive: true, force: true });
       await dropOwn();
     },
   };

@@ -2,7 +2,7 @@
 // (src/model/shapes.ts, docs/fields.md#an-accounts-own-fields): a field defined at run time for one
 // account is in that account's shapes and in no other's, and a change of its definitions is seen.
 import { describe, expect, it } from 'vitest';
-import { AccountShapes, shapesOf, type CustomFieldDefinition, type DefinitionsSource, type StoredDefinition } from '../../src/model/shapes.js';
+import { AccountShapes, customValueRule, plainlyValid, shapesOf, type CustomFieldDefinition, type CustomFieldType, type DefinitionsSource, type StoredDefinition } from '../../src/model/shapes.js';
 import { CONTACT_MODEL } from '../../src/contacts/contact.model.js';
 import { DEAL_MODEL } from '../../src/deals/deal.model.js';
 
@@ -126,6 +126,32 @@ describe("a record's shapes per account", () => {
     expect(Object.values(issues).flat()).toContain('Unknown field');
     expect(Object.values(shapes.judge({}, 'create').details).flat()).toContain('Required');
     expect(shapes.judge({ renewal: '2026-02-28', score: 2.5 }, 'create').details).toEqual({});
+  });
+
+  it('a value told plainly valid without the rule is one the rule passes, unchanged; every other goes to the rule', () => {
+    const samples: unknown[] = [
+      'gold', 'silver', 'bronze', '', ' gold', 'x'.repeat(1000), 'x'.repeat(1001), '2027-03-01', '2027-02-30', '2027-3-1', ' 2027-03-01', '0001-01-01', '9999-12-31',
+      0, -5, 2.5, 1.123456, 1.1234567, 1e21, Number.NaN, Infinity, true, false, null, undefined, {}, [], ['a'], ['a', 'b'], ['a', 'a'], ['a', 1], ['z'],
+      'https://example.com', 'a@example.com', '+1 555 0100',
+    ];
+    const types: CustomFieldType[] = ['TEXT', 'NUMBER', 'DATE', 'BOOLEAN', 'SELECT', 'MULTI_SELECT', 'URL', 'EMAIL', 'PHONE'];
+    let told = 0;
+    for (const type of types) {
+      const options = type === 'SELECT' ? ['gold', 'silver'] : type === 'MULTI_SELECT' ? ['a', 'b'] : null;
+      for (const required of [false, true]) {
+        const field: CustomFieldDefinition = { ...TIER, type, options, required };
+        const plain = plainlyValid(field);
+        for (const value of samples) {
+          if (!plain?.(value)) continue;
+          told++;
+          const judged = customValueRule(field).safeParse(value);
+          expect({ type, value, judged: judged.success && judged.data }).toEqual({ type, value, judged: value });
+        }
+      }
+    }
+    // Every type but the three the rule alone reads has values told plainly (so the shortcut is taken).
+    expect(types.filter((type) => samples.some((v) => plainlyValid({ type, options: type === 'SELECT' ? ['gold', 'silver'] : ['a', 'b'] })?.(v)))).toEqual(types.slice(0, 6));
+    expect(told).toBeGreaterThan(20);
   });
 
   it('an archived field is no field: left out of every shape', () => {
