@@ -537,8 +537,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       if (c.floorCase === undefined) measured.push([floor, c]);
       if (postgraphile && c.twin && !c.twin.from) measured.push([postgraphile, twinOf(c)]);
       // A case whose target is a ratio to another (custom values against none) measures that one
-      // again in its own rounds: each case's writes grow the tables the next one writes into, so the
-      // two measured one after the other compare a small table with one several times larger.
+      // again in its own rounds: every case's writes grow the tables and indexes the next one writes
+      // into (and a custom value's cost with them), so two cases measured one after the other do not
+      // compare like with like (BENCHMARKS.md, "Values judged without zod").
       const plain = planned.find((x) => x.name === TARGETS.customOverPlain[c.name]?.[0]);
       if (plain) measured.push([service, plain]);
       const rounds = measured.map((): RawResult[] => []);

@@ -12,7 +12,8 @@ import { PGLITE_EXTENSIONS } from '../../src/db/migration-adapters.js';
 
 /**
  * Each test file gets its own database, cloned from one migrated template made once per run:
- * PostgreSQL `CREATE DATABASE ... TEMPLATE` when DATABASE_URL is set, else a copied PGlite directory.
+ * PostgreSQL `CREATE DATABASE ... TEMPLATE` when DATABASE_URL is set, else PGlite in memory loaded
+ * from the template's dump (a server started as a child process gets a copy of its directory).
  */
 export type TemplateRef = { kind: 'postgres'; url: string; name: string } | { kind: 'pglite'; dir: string; dump: string };
 
