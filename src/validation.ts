@@ -32,6 +32,13 @@ export function toDetails(error: z.ZodError): ErrorDetails {
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 export const isStorableText = (value: string): boolean => !UNSTORABLE.test(value);
 export const UNSTORABLE_TEXT = 'Must not contain NUL characters or unpaired surrogates';
+/** A JSON value whose every string and key isStorableText: what a jsonb column can keep (the JSON scalar bounds its depth). */
+export const isStorableJson = (value: unknown): boolean =>
+  typeof value === 'string'
+    ? isStorableText(value)
+    : Array.isArray(value)
+      ? value.every(isStorableJson)
+      : typeof value !== 'object' || value === null || Object.entries(value).every(([key, item]) => isStorableText(key) && isStorableJson(item));
 
 /** A string the database can store as it is (refused, not silently altered, when it cannot). */
 export const text = () => z.string().refine(isStorableText, UNSTORABLE_TEXT);

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { csvColumnsOf, importColumnsOf, restName, type FieldSpec, type RecordModel } from './field-spec.js';
 import { parseCalendarDate } from '../dates.js';
-import { email, optionalText, TYPE_MESSAGES } from '../validation.js';
+import { email, isStorableText, optionalText, TYPE_MESSAGES, UNSTORABLE_TEXT } from '../validation.js';
 import type { ErrorDetails } from '../errors.js';
 import type { Prisma } from '../generated/prisma/client.js';
 
@@ -35,7 +35,8 @@ const sixDecimals = (value: number) => Math.abs(value * 1e6 - Math.round(value *
 export function customValueRule(field: CustomFieldDefinition): z.ZodType {
   const options = field.options ?? [];
   const byType: Record<CustomFieldType, z.ZodType> = {
-    TEXT: z.string({ error: 'Expected a string' }).max(TEXT_MAX, `Must be at most ${TEXT_MAX} characters`),
+    // Text the database cannot keep in JSON (a NUL, an unpaired surrogate) is refused by name, never a 500.
+    TEXT: z.string({ error: 'Expected a string' }).max(TEXT_MAX, `Must be at most ${TEXT_MAX} characters`).refine(isStorableText, UNSTORABLE_TEXT),
     NUMBER: z
       .number({ error: TYPE_MESSAGES.number })
       .refine(Number.isFinite, TYPE_MESSAGES.number)
@@ -46,7 +47,7 @@ export function customValueRule(field: CustomFieldDefinition): z.ZodType {
     MULTI_SELECT: z
       .array(z.string().refine((value) => options.includes(value), MUST_BE_OPTION(options)), { error: 'Expected a list of options' })
       .refine((values) => new Set(values).size === values.length, 'Must not repeat an option'),
-    URL: z.url({ protocol: /^https?$/, error: 'Must be an http(s) URL' }),
+    URL: z.url({ protocol: /^https?$/, error: 'Must be an http(s) URL' }).refine(isStorableText, UNSTORABLE_TEXT),
     EMAIL: email,
     PHONE: optionalText(50),
   };
@@ -65,7 +66,7 @@ export function plainlyValid(field: Pick<CustomFieldDefinition, 'type' | 'option
   const options = new Set(field.options ?? []);
   switch (field.type) {
     case 'TEXT':
-      return (value) => typeof value === 'string' && value.length <= TEXT_MAX;
+      return (value) => typeof value === 'string' && value.length <= TEXT_MAX && isStorableText(value);
     case 'NUMBER':
       return (value) => typeof value === 'number' && Number.isFinite(value) && sixDecimals(value);
     case 'DATE':

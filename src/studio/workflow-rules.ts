@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ErrorDetails } from '../errors.js';
 import { eventObjectFields, type EventFieldType } from '../events/serialize.js';
 import { isEventType } from '../events/types.js';
-import { email, isUuid } from '../validation.js';
+import { email, isStorableJson, isStorableText, isUuid, UNSTORABLE_TEXT } from '../validation.js';
 
 export const CONDITION_OPS = ['eq', 'ne', 'in', 'gt', 'gte', 'lt', 'lte', 'contains', 'is_set', 'changed'] as const;
 export const ACTION_TYPES = ['create_task', 'add_note', 'update_record', 'send_email', 'send_webhook', 'wait'] as const;
@@ -92,6 +92,8 @@ export function judgeWorkflow(trigger: Trigger | null, actions: Action[]): Error
   trigger?.conditions.forEach((c, i) => {
     const at = `trigger.conditions.${i}`;
     if (!type) return;
+    // Saved as JSON: text PostgreSQL cannot keep is refused here rather than failing the write.
+    if (!isStorableJson(c.value)) return fail(`${at}.value`, UNSTORABLE_TEXT);
     const kind = pathType(type, c.path);
     if (!kind) return fail(`${at}.path`, `No record of ${type} has this path`);
     if (c.op === 'changed') {
@@ -115,6 +117,7 @@ export function judgeWorkflow(trigger: Trigger | null, actions: Action[]): Error
   actions.forEach((a, i) => {
     const at = (name: string) => `actions.${i}.params.${name}`;
     const p = a.params;
+    for (const [name, value] of Object.entries(p)) if (!isStorableText(name) || !isStorableJson(value)) fail(at(name), UNSTORABLE_TEXT);
     for (const name of TEXTS[a.type]) {
       const v = p[name];
       const required = !(name === 'notes');

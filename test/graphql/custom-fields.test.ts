@@ -155,6 +155,22 @@ describe('values', () => {
     expect(rest.body.details).toEqual({ 'custom_fields.score': ['Expected a number'], 'custom_fields.billing_email': ['Must be a valid e-mail address'] });
   });
 
+  test('text the database cannot keep (a NUL, an unpaired surrogate) is a 400 naming the field in a create, a batch item and a filter, never a 500', async () => {
+    const acc = await typedAccount();
+    const unstorable = ['Must not contain NUL characters or unpaired surrogates'];
+    for (const values of [{ note: 'a\u0000b' }, { note: 'a\ud800b' }, { site: 'https://acme.test/a\u0000b' }]) {
+      const [key] = Object.keys(values);
+      const one = await t.rest('POST', '/api/v1/contacts', { as: acc.member, body: { account_id: acc.id, first_name: 'Ada', custom_fields: values } });
+      expect({ status: one.status, details: one.body.details }).toEqual({ status: 400, details: { [`custom_fields.${key}`]: unstorable } });
+      const batch = await t.rest('POST', '/api/v1/contacts/batch', { as: acc.member, body: { account_id: acc.id, mode: 'create', records: [{ first_name: 'Ada', custom_fields: values }] } });
+      expect(batch.status).toBe(200);
+      expect(batch.body.data).toEqual([{ index: 0, status: 'failed', details: { [`custom_fields.${key}`]: unstorable } }]);
+    }
+    expect(await t.db.contact.count({ where: { accountId: acc.id } })).toBe(0);
+    const listed = await t.gql('query ($a: ID!, $c: [CustomFieldCondition!]) { contacts(accountId: $a, customFields: $c) { total } }', { a: acc.id, c: [{ key: 'note', eq: 'a\u0000b' }, { key: 'site', in: ['https://acme.test/a\u0000b'] }] }, { as: acc.member });
+    expect(problem(listed)).toMatchObject({ code: 'BAD_USER_INPUT', details: { 'customFields.note.eq': unstorable, 'customFields.site.in': unstorable } });
+  });
+
   test('a required field must be given on create and cannot be cleared; an archived key is an unknown field', async () => {
     const acc = await createAccount(t);
     await define(acc, { key: 'region', type: 'TEXT', required: true });

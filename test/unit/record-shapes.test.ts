@@ -132,7 +132,7 @@ describe("a record's shapes per account", () => {
     const samples: unknown[] = [
       'gold', 'silver', 'bronze', '', ' gold', 'x'.repeat(1000), 'x'.repeat(1001), '2027-03-01', '2027-02-30', '2027-3-1', ' 2027-03-01', '0001-01-01', '9999-12-31',
       0, -5, 2.5, 1.123456, 1.1234567, 1e21, Number.NaN, Infinity, true, false, null, undefined, {}, [], ['a'], ['a', 'b'], ['a', 'a'], ['a', 1], ['z'],
-      'https://example.com', 'a@example.com', '+1 555 0100',
+      'https://example.com', 'a@example.com', '+1 555 0100', 'a\u0000b', 'a\ud800b', 'https://example.com/a\u0000b',
     ];
     const types: CustomFieldType[] = ['TEXT', 'NUMBER', 'DATE', 'BOOLEAN', 'SELECT', 'MULTI_SELECT', 'URL', 'EMAIL', 'PHONE'];
     let told = 0;
@@ -152,6 +152,17 @@ describe("a record's shapes per account", () => {
     // Every type but the three the rule alone reads has values told plainly (so the shortcut is taken).
     expect(types.filter((type) => samples.some((v) => plainlyValid({ type, options: type === 'SELECT' ? ['gold', 'silver'] : ['a', 'b'] })?.(v)))).toEqual(types.slice(0, 6));
     expect(told).toBeGreaterThan(20);
+  });
+
+  it('a value the database cannot keep (a NUL, an unpaired surrogate) is refused by every type that takes text, by name', () => {
+    const types: CustomFieldType[] = ['TEXT', 'DATE', 'SELECT', 'MULTI_SELECT', 'URL', 'EMAIL', 'PHONE'];
+    const shapes = shapesOf(CONTACT_MODEL, types.map((type, position) => ({ ...TIER, key: type.toLowerCase(), type, options: ['x', 'y'], position })));
+    for (const bad of ['a\u0000b', 'a\ud800b', 'https://example.com/a\u0000b', 'a\u0000b@example.com']) {
+      const given = Object.fromEntries(types.map((type) => [type.toLowerCase(), type === 'MULTI_SELECT' ? [bad] : bad]));
+      const { details } = shapes.judge(given, 'create');
+      expect(Object.keys(details).sort()).toEqual(types.map((type) => `customFields.${type.toLowerCase()}`).sort());
+    }
+    expect(shapes.judge({ text: 'a\u0000b' }, 'update').details).toEqual({ 'customFields.text': ['Must not contain NUL characters or unpaired surrogates'] });
   });
 
   it('an archived field is no field: left out of every shape', () => {

@@ -51,6 +51,23 @@ const updateContact = (acc: TestAccount, id: string, input: object) =>
   t.gql('mutation ($id: ID!, $input: UpdateContactInput!) { updateContact(id: $id, input: $input) { id } }', { id, input }, { as: acc.member });
 
 describe('saving a workflow', { timeout: 60_000 }, () => {
+  test('text the database cannot keep (a NUL, an unpaired surrogate) in a condition or a step is refused, each part named, never a 500', async () => {
+    const acc = await createAccount(t);
+    const unstorable = ['Must not contain NUL characters or unpaired surrogates'];
+    const flow = {
+      trigger: { event: 'contact.created', conditions: [{ path: 'object.first_name', op: 'eq', value: 'a\u0000b' }] },
+      actions: [{ type: 'create_task', params: { title: 'a\u0000b' } }, { type: 'add_note', params: { body: 'a\ud800b' } }, { type: 'update_record', params: { fields: { first_name: 'a\u0000' } } }],
+    };
+    const r = await t.gql(CREATE, { input: { accountId: acc.id, name: 'x', ...flow } }, { as: acc.member });
+    expect(errorOf(r).extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      details: { 'trigger.conditions.0.value': unstorable, 'actions.0.params.title': unstorable, 'actions.1.params.body': unstorable, 'actions.2.params.fields': unstorable },
+    });
+    const rest = await t.rest('POST', '/api/v1/workflows', { as: acc.owner, body: { account_id: acc.id, name: 'y', trigger: { event: 'contact.created' }, actions: [{ type: 'create_task', params: { title: 'a\u0000b' } }] } });
+    expect({ status: rest.status, details: rest.body.details }).toEqual({ status: 400, details: { 'actions.0.params.title': unstorable } });
+    expect(await t.db.workflow.count({ where: { accountId: acc.id } })).toBe(0);
+  });
+
   test('an unknown event type, a path no record of it has and a value of the wrong type are refused, each part named', async () => {
     const acc = await createAccount(t);
     const r1 = await t.gql(CREATE, { input: { accountId: acc.id, name: 'x', trigger: { event: 'contact.exploded', conditions: [] } } }, { as: acc.member });
