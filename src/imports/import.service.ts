@@ -6,7 +6,7 @@ import { emit } from '../events/emit.js';
 import { SYSTEM, type Actor } from '../events/types.js';
 import { badInput } from '../errors.js';
 import type { Import, Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { uuid } from '../validation.js';
+import { isStorableJson, UNSTORABLE_TEXT, uuid } from '../validation.js';
 import { accountColumns, FIELDS, planColumns, type ImportObjectName } from './columns.js';
 import { recordShapes } from '../model/shapes.js';
 import { DELIMITERS, ENCODING_NAMES, ENCODINGS } from './dialect.js';
@@ -18,13 +18,18 @@ const mappingText = z.string().max(10_000, 'Must be at most 10000 characters').n
 /** A JSON object given as text (a query parameter): parsed here so a bad one is a 400 naming it. */
 const jsonObjectOf = <T>(accepts: (value: unknown) => boolean, message: string) => (text: string | null | undefined, ctx: z.RefinementCtx): T | Record<string, never> => {
   if (!text) return {};
+  let problem = message;
   try {
     const parsed: unknown = JSON.parse(text);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every(accepts)) return parsed as T;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every(accepts)) {
+      // Kept as JSON with the import: `\u0000` escapes parse to text the database cannot keep.
+      if (isStorableJson(parsed)) return parsed as T;
+      problem = UNSTORABLE_TEXT;
+    }
   } catch {
     /* refused below */
   }
-  ctx.addIssue({ code: 'custom', message });
+  ctx.addIssue({ code: 'custom', message: problem });
   return z.NEVER;
 };
 const isText = (v: unknown) => typeof v === 'string';

@@ -88,6 +88,8 @@ async function storeCsv(db: Database, file: string, dialect: Dialect, begin: Beg
       const at = line;
       line += (raw.match(/\r\n|\r|\n/g) ?? []).length;
       if (record.length === 1 && record[0] === '') return done(); // a blank line
+      // PostgreSQL's text holds no NUL: a file with one is no text in the encoding it was read in.
+      if (record.some((cell) => cell.includes('\u0000'))) return done(badFile(`Line ${at} holds a NUL character: not text in ${dialect.encoding} (a UTF-16 file without a byte order mark wants encoding=utf-16le or utf-16be)`));
       if (!headers) {
         headers = record;
         return done();

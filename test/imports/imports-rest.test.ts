@@ -211,6 +211,21 @@ describe('POST /api/v1/imports: bad input', () => {
     expect(header.body.details).toEqual({ body: ['No rows: the file has a header only'] });
   });
 
+  it('a NUL character in a header or a cell, or escaped in a mapping, is a 400 naming its line or the parameter, never a 500; nothing of it stays', async () => {
+    const before = await t.db.import.count({ where: { accountId: acc.id } });
+    const nul = (line: number) => ({ body: [`Line ${line} holds a NUL character: not text in utf-8 (a UTF-16 file without a byte order mark wants encoding=utf-16le or utf-16be)`] });
+    for (const [file, details] of [['first_name,email\u0000\r\nAda,ada@example.com\r\n', nul(1)], ['first_name,email\r\nAda,ada@example.com\r\nBo\u0000,bo@example.com\r\n', nul(3)]] as const) {
+      const r = await importCsv(t, acc.member, acc.id, file);
+      expect({ status: r.status, details: r.body.details }).toEqual({ status: 400, details });
+    }
+    const unstorable = ['Must not contain NUL characters or unpaired surrogates'];
+    for (const [name, value] of [['mapping', '{"first_name":"first_\\u0000name"}'], ['value_mapping', '{"contact_type":{"x\\u0000":"lead"}}']] as const) {
+      const r = await importCsv(t, acc.member, acc.id, 'first_name,contact_type\r\nAda,x\r\n', { [name]: value });
+      expect({ status: r.status, details: r.body.details }).toEqual({ status: 400, details: { [name]: unstorable } });
+    }
+    expect(await t.db.import.count({ where: { accountId: acc.id } })).toBe(before);
+  });
+
   it('a body that is not UTF-8 is a 400 on body, and nothing of it stays', async () => {
     const before = await t.db.import.count({ where: { accountId: acc.id } });
     const latin1 = Buffer.concat([Buffer.from('first_name\r\n'), Buffer.from([0x4a, 0xf6, 0x72, 0x67]), Buffer.from('\r\n')]);
