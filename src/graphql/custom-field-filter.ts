@@ -17,6 +17,11 @@ import type { Order } from './keyset.js';
 
 /** Conditions a list takes at most: each is a clause of its statement. */
 const MAX_CONDITIONS = 50;
+/**
+ * Values a list's `in`s take at most, all conditions together: each is a clause of its statement
+ * too (60,000 held one list past its statement timeout, 28 s; 5,000 took 7 s: docs/custom-fields.md#limits).
+ */
+export const MAX_IN_VALUES = 100;
 /** The types gt, gte, lt and lte compare, and those contains reads. */
 const COMPARED: readonly CustomFieldType[] = ['NUMBER', 'DATE'];
 const SEARCHED: readonly CustomFieldType[] = ['TEXT', 'EMAIL', 'URL', 'PHONE'];
@@ -72,6 +77,7 @@ const comparedRule = (field: CustomFieldSpec) =>
 export function judgeConditions(conditions: readonly Condition[], custom: readonly CustomFieldSpec[]): Judged[] {
   const details: ErrorDetails = {};
   const fail = (name: string, message: string) => (details[name] ??= []).push(message);
+  let inValues = 0;
   const judged = conditions.map((c) => {
     const at = `customFields.${c.key}`;
     const field = custom.find((f) => f.name === c.key);
@@ -85,7 +91,10 @@ export function judgeConditions(conditions: readonly Condition[], custom: readon
       for (const message of new Set(parsed.error.issues.map((i) => i.message))) fail(`${at}.${op}`, message);
     };
     if (c.eq != null) out.eq = value('eq', comparedRule(field), c.eq);
-    if (c.in != null) out.in = c.in.map((v) => value('in', comparedRule(field), v));
+    if (c.in != null) {
+      if ((inValues += c.in.length) > MAX_IN_VALUES) fail(`${at}.in`, `At most ${MAX_IN_VALUES} values in all of a list's in conditions`);
+      else out.in = c.in.map((v) => value('in', comparedRule(field), v));
+    }
     for (const op of RANGES) {
       if (c[op] == null) continue;
       if (!COMPARED.includes(type)) fail(`${at}.${op}`, `gt, gte, lt and lte compare NUMBER and DATE fields; ${c.key} is ${type}`);

@@ -28,8 +28,8 @@ export type CustomFieldSpec = FieldSpec & { custom: CustomFieldDefinition };
 
 const MUST_BE_OPTION = (options: readonly string[]) => `Must be one of: ${[...options].sort().join(', ')}`;
 const TEXT_MAX = 1000;
-/** A number stored with at most six decimals (what the NUMBER type keeps exactly). */
-const sixDecimals = (value: number) => Math.abs(value * 1e6 - Math.round(value * 1e6)) < 1e-6 * Math.max(1, Math.abs(value));
+/** A number stored with at most six decimals (what the NUMBER type keeps exactly); a whole one has none (1e308 times 1e6 is no number). */
+const sixDecimals = (value: number) => Number.isInteger(value) || Math.abs(value * 1e6 - Math.round(value * 1e6)) < 1e-6 * Math.max(1, Math.abs(value));
 
 /** A value of the field's type, judged with create's words (decisions §23); absent or null passes unless required. */
 export function customValueRule(field: CustomFieldDefinition): z.ZodType {

@@ -174,6 +174,16 @@ describe('refusals', () => {
     }
   });
 
+  test("a list's in conditions take at most 100 values together (each is a clause of its statement); the one past them is named, REST alike", async () => {
+    const values = (n: number, from = 0) => Array.from({ length: n }, (_, i) => from + i);
+    const within = await t.gql(PAGE, { accountId: s.acc.id, customFields: [{ key: 'score', in: values(60) }, { key: 'score', in: values(40, 60) }] }, { as: s.acc.member });
+    expect(within.errors).toBeUndefined();
+    const past = await t.gql(PAGE, { accountId: s.acc.id, customFields: [{ key: 'score', in: values(60) }, { key: 'note', in: values(41).map(String) }] }, { as: s.acc.member });
+    expect(problem(past)).toMatchObject({ code: 'BAD_USER_INPUT', details: { 'customFields.note.in': ["At most 100 values in all of a list's in conditions"] } });
+    const viaRest = await rest(`cf.score=${values(101).join(',')}`);
+    expect([viaRest.status, viaRest.body]).toEqual([400, { error: 'Invalid query', details: { 'cf.score': ["At most 100 values in all of a list's in conditions"] } }]);
+  });
+
   test('an operator the field’s type does not take, or a value not of its type, is refused on that key and operator', async () => {
     const customFields = [{ key: 'note', gt: 'a' }, { key: 'score', contains: '1' }, { key: 'tier', eq: 'platinum' }, { key: 'renewal', lt: '2027-02-30' }, { key: 'vip' }];
     const r = await t.gql(PAGE, { accountId: s.acc.id, customFields }, { as: s.acc.member });

@@ -131,7 +131,7 @@ describe("a record's shapes per account", () => {
   it('a value told plainly valid without the rule is one the rule passes, unchanged; every other goes to the rule', () => {
     const samples: unknown[] = [
       'gold', 'silver', 'bronze', '', ' gold', 'x'.repeat(1000), 'x'.repeat(1001), '2027-03-01', '2027-02-30', '2027-3-1', ' 2027-03-01', '0001-01-01', '9999-12-31',
-      0, -5, 2.5, 1.123456, 1.1234567, 1e21, Number.NaN, Infinity, true, false, null, undefined, {}, [], ['a'], ['a', 'b'], ['a', 'a'], ['a', 1], ['z'],
+      0, -5, 2.5, 1.123456, 1.1234567, 1e21, 1e308, -1e308, Number.NaN, Infinity, true, false, null, undefined, {}, [], ['a'], ['a', 'b'], ['a', 'a'], ['a', 1], ['z'],
       'https://example.com', 'a@example.com', '+1 555 0100', 'a\u0000b', 'a\ud800b', 'https://example.com/a\u0000b',
     ];
     const types: CustomFieldType[] = ['TEXT', 'NUMBER', 'DATE', 'BOOLEAN', 'SELECT', 'MULTI_SELECT', 'URL', 'EMAIL', 'PHONE'];
